@@ -1,0 +1,270 @@
+package nomadclient
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+)
+
+// NodeFilter narrows a node listing. Empty fields do not filter. All of it
+// is evaluated by Nomad, so filtering costs no extra calls.
+type NodeFilter struct {
+	Datacenter string
+	NodePool   string
+	NodeClass  string
+	Status     string
+	// Expression is a raw Nomad filter expression, ANDed with the rest.
+	Expression string
+}
+
+// Expression renders f as one Nomad filter expression ("" when empty).
+func (f NodeFilter) expression() string {
+	var parts []string
+	add := func(selector, value string) {
+		if value != "" {
+			parts = append(parts, fmt.Sprintf("%s == %s", selector, strconv.Quote(value)))
+		}
+	}
+	add("Datacenter", f.Datacenter)
+	add("NodePool", f.NodePool)
+	add("NodeClass", f.NodeClass)
+	add("Status", f.Status)
+	if f.Expression != "" {
+		parts = append(parts, "("+f.Expression+")")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// NodeInfo is what berth reports for every node.
+type NodeInfo struct {
+	ID         string
+	Name       string
+	Datacenter string
+	NodePool   string
+	NodeClass  string
+	Address    string
+	Status     string
+	Eligible   bool
+	Draining   bool
+	// Drivers names the drivers that are detected and healthy, sorted.
+	Drivers []string
+	// Meta is the node's client meta; nil when it was not fetched.
+	Meta            map[string]string
+	Capacity        capacity.Node
+	AllocationCount int
+}
+
+// Ready reports whether the node can take new work: status ready, eligible
+// for scheduling and not draining.
+func (n NodeInfo) Ready() bool {
+	return n.Status == api.NodeStatusReady && n.Eligible && !n.Draining
+}
+
+// NodeDetail adds what a single-node lookup reports.
+type NodeDetail struct {
+	NodeInfo
+	StatusDescription string
+	DriverDetails     []DriverDetail
+	HostVolumes       []HostVolume
+	// Events are the node's recent events, newest first.
+	Events []NodeEvent
+}
+
+// DriverDetail is one task driver as the node fingerprinted it.
+type DriverDetail struct {
+	Name        string
+	Detected    bool
+	Healthy     bool
+	Description string
+}
+
+// HostVolume is a host volume the node offers (static or dynamic).
+type HostVolume struct {
+	Name     string
+	Path     string
+	ReadOnly bool
+	ID       string // set for dynamic host volumes only
+}
+
+// NodeEvent is one entry of a node's event history.
+type NodeEvent struct {
+	Time      time.Time
+	Subsystem string
+	Message   string
+}
+
+// nonTerminalAllocs selects allocations that still hold resources on their
+// node; Nomad's own fit check ignores client-terminal ones the same way.
+const nonTerminalAllocs = `ClientStatus != "complete" and ClientStatus != "failed" and ClientStatus != "lost"`
+
+// ListNodes returns the nodes that match f with their capacity, sorted by
+// name then ID. It makes two Nomad calls whatever the node count (the node
+// list with resources and the allocation list), plus one per node when
+// withMeta is set, because Nomad's node list does not carry meta.
+func (c *Client) ListNodes(ctx context.Context, f NodeFilter, withMeta bool) ([]NodeInfo, error) {
+	stubs, err := readRetry(ctx, c, "list nodes", func(ctx context.Context) ([]*api.NodeListStub, error) {
+		out, _, err := c.api.Nodes().List(c.query(ctx, &api.QueryOptions{
+			Params: map[string]string{"resources": "true"},
+			Filter: f.expression(),
+		}))
+		return out, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes: %w", err)
+	}
+	if len(stubs) == 0 {
+		return []NodeInfo{}, nil
+	}
+	allocs, err := c.listAllocatedResources(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	nodes := make([]NodeInfo, 0, len(stubs))
+	for _, s := range stubs {
+		n := nodeInfoFromStub(s)
+		a := allocs[s.ID]
+		n.Capacity.Allocated, n.AllocationCount = a.resources, a.count
+		nodes = append(nodes, n)
+	}
+	sortNodes(nodes)
+	if withMeta {
+		for i := range nodes {
+			full, err := c.nodeInfo(ctx, nodes[i].ID)
+			if err != nil {
+				return nil, err
+			}
+			nodes[i].Meta = nonNilMap(full.Meta)
+		}
+	}
+	return nodes, nil
+}
+
+func sortNodes(nodes []NodeInfo) {
+	sort.Slice(nodes, func(i, j int) bool {
+		if nodes[i].Name != nodes[j].Name {
+			return nodes[i].Name < nodes[j].Name
+		}
+		return nodes[i].ID < nodes[j].ID
+	})
+}
+
+type nodeAllocs struct {
+	resources capacity.Resources
+	count     int
+}
+
+// listAllocatedResources sums the resources of non-terminal allocations per
+// node with one call (restricted to one node when nodeID is set).
+func (c *Client) listAllocatedResources(ctx context.Context, nodeID string) (map[string]nodeAllocs, error) {
+	filter := nonTerminalAllocs
+	if nodeID != "" {
+		filter = fmt.Sprintf("NodeID == %s and %s", strconv.Quote(nodeID), filter)
+	}
+	stubs, err := readRetry(ctx, c, "list allocations", func(ctx context.Context) ([]*api.AllocationListStub, error) {
+		out, _, err := c.api.Allocations().List(c.query(ctx, &api.QueryOptions{
+			Namespace: "*",
+			Params:    map[string]string{"resources": "true"},
+			Filter:    filter,
+		}))
+		return out, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing allocations: %w", err)
+	}
+	out := map[string]nodeAllocs{}
+	for _, a := range stubs {
+		na := out[a.NodeID]
+		na.count++
+		na.resources = na.resources.Add(AllocResources(a.AllocatedResources))
+		out[a.NodeID] = na
+	}
+	return out, nil
+}
+
+// AllocResources is what one allocation holds on its node: the sum of its
+// tasks' CPU and memory plus the group's shared disk.
+func AllocResources(r *api.AllocatedResources) capacity.Resources {
+	var out capacity.Resources
+	if r == nil {
+		return out
+	}
+	for _, t := range r.Tasks {
+		if t == nil {
+			continue
+		}
+		out.CPU += t.Cpu.CpuShares
+		out.MemoryMB += t.Memory.MemoryMB
+	}
+	out.DiskMB += r.Shared.DiskMB
+	return out
+}
+
+func nodeCapacity(total *api.NodeResources, reserved *api.NodeReservedResources) capacity.Node {
+	var n capacity.Node
+	if total != nil {
+		n.Total = capacity.Resources{CPU: total.Cpu.CpuShares, MemoryMB: total.Memory.MemoryMB, DiskMB: total.Disk.DiskMB}
+	}
+	if reserved != nil {
+		n.AgentReserved = capacity.Resources{
+			CPU:      int64(reserved.Cpu.CpuShares),
+			MemoryMB: int64(reserved.Memory.MemoryMB),
+			DiskMB:   int64(reserved.Disk.DiskMB),
+		}
+	}
+	return n
+}
+
+func healthyDrivers(drivers map[string]*api.DriverInfo) []string {
+	out := []string{}
+	for name, d := range drivers {
+		if d != nil && d.Detected && d.Healthy {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func nodeInfoFromStub(s *api.NodeListStub) NodeInfo {
+	return NodeInfo{
+		ID:         s.ID,
+		Name:       s.Name,
+		Datacenter: s.Datacenter,
+		NodePool:   s.NodePool,
+		NodeClass:  s.NodeClass,
+		Address:    s.Address,
+		Status:     s.Status,
+		Eligible:   s.SchedulingEligibility == api.NodeSchedulingEligible,
+		Draining:   s.Drain,
+		Drivers:    healthyDrivers(s.Drivers),
+		Capacity:   nodeCapacity(s.NodeResources, s.ReservedResources),
+	}
+}
+
+func nonNilMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func (c *Client) nodeInfo(ctx context.Context, id string) (*api.Node, error) {
+	n, err := readRetry(ctx, c, "read node", func(ctx context.Context) (*api.Node, error) {
+		out, _, err := c.api.Nodes().Info(id, c.query(ctx, nil))
+		return out, err
+	})
+	if err != nil {
+		if IsNotFound(err) {
+			return nil, &NodeNotFoundError{By: "id", Value: id}
+		}
+		return nil, fmt.Errorf("reading node %s: %w", id, err)
+	}
+	return n, nil
+}

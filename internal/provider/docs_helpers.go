@@ -1,0 +1,13 @@
+package provider
+
+import "strings"
+
+// backtickList renders enum values for MarkdownDescription, so the docs
+// list exactly what the validator accepts.
+func backtickList(values []string) string {
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = "`" + v + "`"
+	}
+	return strings.Join(quoted, ", ")
+}

@@ -1,0 +1,141 @@
+// Package provider maps berth's Terraform schemas onto the Nomad backend in
+// internal/nomadclient. It converts models and reports diagnostics; Nomad
+// logic lives in the backend and pure logic in small packages beside it.
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+var (
+	_ provider.Provider                     = &berthProvider{}
+	_ provider.ProviderWithConfigValidators = &berthProvider{}
+)
+
+// New returns a function that builds the provider, as providerserver wants.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider { return &berthProvider{version: version} }
+}
+
+type berthProvider struct {
+	version string
+}
+
+// providerModel is the provider block.
+type providerModel struct {
+	Address       types.String `tfsdk:"address"`
+	Region        types.String `tfsdk:"region"`
+	Namespace     types.String `tfsdk:"namespace"`
+	Token         types.String `tfsdk:"token"`
+	CAFile        types.String `tfsdk:"ca_file"`
+	CAPEM         types.String `tfsdk:"ca_pem"`
+	CertFile      types.String `tfsdk:"cert_file"`
+	CertPEM       types.String `tfsdk:"cert_pem"`
+	KeyFile       types.String `tfsdk:"key_file"`
+	KeyPEM        types.String `tfsdk:"key_pem"`
+	TLSServerName types.String `tfsdk:"tls_server_name"`
+	SkipVerify    types.Bool   `tfsdk:"skip_verify"`
+	Headers       types.Map    `tfsdk:"headers"`
+}
+
+// ProviderData is what Configure hands to resources and data sources.
+type ProviderData struct {
+	Nomad *nomadclient.Client
+}
+
+func (p *berthProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "berth"
+	resp.Version = p.version
+}
+
+func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	str := func(desc string, sensitive bool, v ...validator.String) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, Sensitive: sensitive, MarkdownDescription: desc, Validators: v}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "berth manages capacity on HashiCorp Nomad as code. Every setting falls back to the " +
+			"environment variable the Nomad CLI uses; a value in the configuration wins over the environment. " +
+			"Configuring the provider never contacts Nomad.",
+		Attributes: map[string]schema.Attribute{
+			"address": str("URL of a Nomad agent's HTTP API, `http://` or `https://`. Environment: `NOMAD_ADDR`. "+
+				"Default: `"+nomadclient.DefaultAddress+"`.", false, addressValidator{}),
+			"region":    str("Nomad region to send requests to. Environment: `NOMAD_REGION`. Default: the agent's region.", false),
+			"namespace": str("Namespace for objects that do not set their own. Environment: `NOMAD_NAMESPACE`. Default: `default`.", false),
+			"token":     str("ACL token (secret ID). Environment: `NOMAD_TOKEN`. Never logged.", true),
+			"ca_file": str("Path to a PEM CA certificate that verifies the agent's TLS certificate. Environment: `NOMAD_CACERT`. "+
+				"Conflicts with `ca_pem`.", false, stringvalidator.ConflictsWith(path.MatchRoot("ca_pem"))),
+			"ca_pem": str("PEM CA certificate that verifies the agent's TLS certificate. Conflicts with `ca_file`.", false),
+			"cert_file": str("Path to a PEM client certificate for mutual TLS. Environment: `NOMAD_CLIENT_CERT`. "+
+				"Needs `key_file` or `key_pem`; conflicts with `cert_pem`.", false, stringvalidator.ConflictsWith(path.MatchRoot("cert_pem"))),
+			"cert_pem": str("PEM client certificate for mutual TLS. Needs `key_file` or `key_pem`; conflicts with `cert_file`.", false),
+			"key_file": str("Path to the PEM private key of the client certificate. Environment: `NOMAD_CLIENT_KEY`. "+
+				"Conflicts with `key_pem`.", false, stringvalidator.ConflictsWith(path.MatchRoot("key_pem"))),
+			"key_pem":         str("PEM private key of the client certificate. Never logged.", true),
+			"tls_server_name": str("Server name to verify the agent's certificate against (SNI). Environment: `NOMAD_TLS_SERVER_NAME`.", false),
+			"skip_verify": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "Skip verification of the agent's TLS certificate. Only for testing. " +
+					"Environment: `NOMAD_SKIP_VERIFY` (`true`/`1`).",
+			},
+			"headers": schema.MapAttribute{
+				Optional:            true,
+				ElementType:         types.StringType,
+				MarkdownDescription: "Extra HTTP headers sent with every request, for proxies in front of Nomad.",
+			},
+		},
+	}
+}
+
+func (p *berthProvider) ConfigValidators(context.Context) []provider.ConfigValidator {
+	return []provider.ConfigValidator{clientCertKeyValidator{}}
+}
+
+func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var m providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cfg, diags := resolveConfig(ctx, m, envLookup)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	client, err := nomadclient.New(cfg)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid Nomad client settings",
+			"berth could not build its Nomad client: "+err.Error()+". Check the provider's TLS and address settings.")
+		return
+	}
+	ctx = client.MaskSecrets(ctx)
+	tflog.Debug(ctx, "Configured Nomad client", map[string]any{
+		"address": cfg.Address, "region": cfg.Region, "namespace": cfg.Namespace,
+		"token_set": cfg.Token != "", "tls_ca": cfg.CAFile != "" || cfg.CAPEM != "",
+	})
+	data := &ProviderData{Nomad: client}
+	resp.DataSourceData = data
+	resp.ResourceData = data
+}
+
+func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
+	return nil
+}
+
+func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		NewNodesDataSource,
+		NewNodeDataSource,
+	}
+}

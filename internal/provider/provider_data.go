@@ -1,0 +1,40 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+// providerDataFrom type-checks what Configure handed over. It returns nil
+// before the provider is configured (validation runs without it).
+func providerDataFrom(v any, diags *diag.Diagnostics) *ProviderData {
+	if v == nil {
+		return nil
+	}
+	data, ok := v.(*ProviderData)
+	if !ok {
+		diags.AddError("Unexpected provider data",
+			fmt.Sprintf("Expected *provider.ProviderData, got %T. This is a bug in berth; please report it.", v))
+		return nil
+	}
+	return data
+}
+
+// addNomadError reports a failed Nomad call: what berth tried, what Nomad
+// said and what to do next.
+func addNomadError(diags *diag.Diagnostics, summary string, err error) {
+	var connErr *nomadclient.ConnectError
+	switch {
+	case errors.As(err, &connErr):
+		diags.AddError(summary, connErr.Error())
+	case nomadclient.IsForbidden(err):
+		diags.AddError(summary, "Nomad refused the request (403 Permission denied): "+err.Error()+
+			". Check that the provider's token (or NOMAD_TOKEN) is valid and its ACL policy grants read access to nodes and allocations.")
+	default:
+		diags.AddError(summary, "Nomad said: "+err.Error())
+	}
+}

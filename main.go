@@ -1,0 +1,31 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"log"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider"
+)
+
+// Set by goreleaser at release time.
+var (
+	version = "dev"
+	commit  = "none"
+)
+
+func main() {
+	var debug bool
+	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
+	flag.Parse()
+
+	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+		Address: "registry.terraform.io/berthhq/berth",
+		Debug:   debug,
+	})
+	if err != nil {
+		log.Fatalf("berth provider (version %s, commit %s): %v", version, commit, err)
+	}
+}
