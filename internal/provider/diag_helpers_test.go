@@ -1,0 +1,11 @@
+package provider
+
+import "github.com/hashicorp/terraform-plugin-framework/diag"
+
+// diagPath is the attribute path of d, or "" for a diagnostic without one.
+func diagPath(d diag.Diagnostic) string {
+	if wp, ok := d.(diag.DiagnosticWithPath); ok {
+		return wp.Path().String()
+	}
+	return ""
+}

@@ -1,0 +1,160 @@
+package provider
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+func envMap(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestResolveConfig_environmentFallbackAndPrecedence(t *testing.T) {
+	env := envMap(map[string]string{
+		"NOMAD_ADDR":            "https://env.example:4646",
+		"NOMAD_REGION":          "env-region",
+		"NOMAD_NAMESPACE":       "env-ns",
+		"NOMAD_TOKEN":           "env-token",
+		"NOMAD_TLS_SERVER_NAME": "server.global.nomad",
+		"NOMAD_SKIP_VERIFY":     "true",
+	})
+	cfg, diags := resolveConfig(context.Background(), nullModel(), env)
+	if diags.HasError() {
+		t.Fatalf("unexpected diagnostics: %v", diags)
+	}
+	if cfg.Address != "https://env.example:4646" || cfg.Region != "env-region" || cfg.Namespace != "env-ns" ||
+		cfg.Token != "env-token" || cfg.TLSServerName != "server.global.nomad" || !cfg.SkipVerify {
+		t.Fatalf("environment not applied: %+v", cfg)
+	}
+
+	m := nullModel()
+	m.Address = types.StringValue("http://cfg.example:4646")
+	m.Namespace = types.StringValue("cfg-ns")
+	m.SkipVerify = types.BoolValue(false)
+	cfg, diags = resolveConfig(context.Background(), m, env)
+	if diags.HasError() {
+		t.Fatalf("unexpected diagnostics: %v", diags)
+	}
+	if cfg.Address != "http://cfg.example:4646" || cfg.Namespace != "cfg-ns" || cfg.SkipVerify {
+		t.Fatalf("configuration must win over environment: %+v", cfg)
+	}
+	if cfg.Token != "env-token" {
+		t.Fatalf("unset attributes still fall back: %+v", cfg)
+	}
+}
+
+func TestResolveConfig_badInputs(t *testing.T) {
+	cases := []struct {
+		name     string
+		model    func(m *providerModel)
+		env      map[string]string
+		wantPath string
+		wantText string
+	}{
+		{
+			name:     "address from environment is not a URL",
+			env:      map[string]string{"NOMAD_ADDR": "127.0.0.1:4646"},
+			wantPath: "address", wantText: "NOMAD_ADDR",
+		},
+		{
+			name:     "ftp address in configuration",
+			model:    func(m *providerModel) { m.Address = types.StringValue("ftp://nomad:4646") },
+			wantPath: "address", wantText: "http:// or https://",
+		},
+		{
+			name:     "client certificate from environment without a key",
+			env:      map[string]string{"NOMAD_CLIENT_CERT": "/etc/nomad/cli.pem"},
+			wantPath: "cert_file", wantText: "no key",
+		},
+		{
+			name:     "key pem without certificate",
+			model:    func(m *providerModel) { m.KeyPEM = types.StringValue("-----BEGIN PRIVATE KEY-----") },
+			wantPath: "key_file", wantText: "no certificate",
+		},
+		{
+			name:     "skip verify from environment is not a bool",
+			env:      map[string]string{"NOMAD_SKIP_VERIFY": "sometimes"},
+			wantPath: "skip_verify", wantText: "sometimes",
+		},
+		{
+			name:     "unknown address",
+			model:    func(m *providerModel) { m.Address = types.StringUnknown() },
+			wantPath: "address", wantText: "only known after apply",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := nullModel()
+			if tc.model != nil {
+				tc.model(&m)
+			}
+			_, diags := resolveConfig(context.Background(), m, envMap(tc.env))
+			if !diags.HasError() {
+				t.Fatal("expected an error")
+			}
+			var found bool
+			for _, d := range diags.Errors() {
+				if strings.Contains(d.Detail(), tc.wantText) && strings.Contains(diagPath(d), tc.wantPath) {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("no error at %q mentioning %q: %v", tc.wantPath, tc.wantText, diags)
+			}
+		})
+	}
+}
+
+func TestResolveConfig_pemInConfigBeatsFileFromEnvironment(t *testing.T) {
+	m := nullModel()
+	m.CAPEM = types.StringValue("pem")
+	cfg, diags := resolveConfig(context.Background(), m, envMap(map[string]string{"NOMAD_CACERT": "/nope.pem"}))
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if cfg.CAFile != "" || cfg.CAPEM != "pem" {
+		t.Fatalf("ca_pem should replace NOMAD_CACERT: %+v", cfg)
+	}
+}
+
+func nullModel() providerModel {
+	return providerModel{
+		Address: types.StringNull(), Region: types.StringNull(), Namespace: types.StringNull(), Token: types.StringNull(),
+		CAFile: types.StringNull(), CAPEM: types.StringNull(), CertFile: types.StringNull(), CertPEM: types.StringNull(),
+		KeyFile: types.StringNull(), KeyPEM: types.StringNull(), TLSServerName: types.StringNull(),
+		SkipVerify: types.BoolNull(), Headers: types.MapNull(types.StringType),
+	}
+}
+
+// TestProvider_validateRejectsBadSettings runs the real terraform CLI; the
+// errors come from validation, before Configure and before any Nomad call.
+func TestProvider_validateRejectsBadSettings(t *testing.T) {
+	cases := []struct {
+		name   string
+		block  string
+		expect string
+	}{
+		{"address not a URL", `address = "nomad.example:4646"`, `(?s)Invalid Nomad address.*must start with http:// or\s+https://`},
+		{"address with ftp scheme", `address = "ftp://nomad.example"`, `Invalid Nomad address`},
+		{"cert without key", `cert_pem = "-----BEGIN CERTIFICATE-----"`, `Client certificate without a key`},
+		{"key without cert", `key_file = "/tmp/key.pem"`, `Client key without a certificate`},
+		{"ca_file and ca_pem", "ca_file = \"/tmp/ca.pem\"\nca_pem = \"x\"", `(?s)Invalid Attribute Combination.*ca_pem`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      "provider \"berth\" {\n" + tc.block + "\n}\ndata \"berth_nodes\" \"all\" {}\n",
+					ExpectError: regexp.MustCompile(tc.expect),
+					PlanOnly:    true,
+				}},
+			})
+		})
+	}
+}
