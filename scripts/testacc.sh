@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs unit and acceptance tests (TF_ACC=1). When NOMAD_ADDR is unset it
+# starts a throwaway Nomad agent first and stops it afterwards, whether the
+# tests pass or not. Tests never touch a Nomad they did not start unless
+# NOMAD_ADDR is set explicitly.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+command -v terraform >/dev/null 2>&1 || [[ -n "${TF_ACC_TERRAFORM_PATH:-}" ]] || {
+	echo "testacc: the terraform CLI is not on PATH (and TF_ACC_TERRAFORM_PATH is unset)." >&2
+	echo "testacc: berth cannot download it here; install Terraform 1.11 or later and retry." >&2
+	exit 1
+}
+
+if [[ -z "${NOMAD_ADDR:-}" ]]; then
+	NOMAD_BIN="$(scripts/nomad-bin.sh)"
+	export NOMAD_BIN
+	state_dir="$(mktemp -d)"
+	state="$state_dir/agent.json"
+	cleanup() {
+		bin/devagent stop -state "$state" || echo "testacc: stopping the test agent failed" >&2
+		rm -rf "$state_dir"
+	}
+	trap cleanup EXIT
+	eval "$(bin/devagent start -state "$state" -name berth-acc | sed 's/^/export /')"
+	export BERTH_TEST_AGENT_STATE="$state"
+	echo "testacc: Nomad agent at $NOMAD_ADDR (stopped when the tests end)" >&2
+else
+	echo "testacc: using the Nomad at NOMAD_ADDR=$NOMAD_ADDR" >&2
+fi
+
+args=(-count=1 -timeout "${TIMEOUT:-60m}" -parallel "${PARALLEL:-4}")
+[[ -n "${TESTARGS:-}" ]] && args+=(-run "$TESTARGS")
+TF_ACC=1 go test ./... "${args[@]}"
