@@ -23,7 +23,7 @@ if [[ -z "${NOMAD_ADDR:-}" ]]; then
 		rm -rf "$state_dir"
 	}
 	trap cleanup EXIT
-	eval "$(bin/devagent start -state "$state" -name berth-acc | sed 's/^/export /')"
+	eval "$(bin/devagent start -state "$state" -name berth-acc -minimal-chroot | sed 's/^/export /')"
 	export BERTH_TEST_AGENT_STATE="$state"
 	echo "testacc: Nomad agent at $NOMAD_ADDR (stopped when the tests end)" >&2
 else
@@ -32,4 +32,4 @@ fi
 
 args=(-count=1 -timeout "${TIMEOUT:-60m}" -parallel "${PARALLEL:-4}")
 [[ -n "${TESTARGS:-}" ]] && args+=(-run "$TESTARGS")
-TF_ACC=1 go test ./... "${args[@]}"
+TF_ACC=1 go test ./... "${args[@]}" ${GOTESTFLAGS:-}

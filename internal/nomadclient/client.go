@@ -6,6 +6,7 @@ package nomadclient
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -93,6 +94,9 @@ func New(cfg Config) (*Client, error) {
 	}
 
 	httpClient := cleanhttp.DefaultPooledClient()
+	// api.ConfigureTLS fills in the transport's TLS config in place and
+	// dereferences it, so it must exist first.
+	httpClient.Transport.(*http.Transport).TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 	if err := api.ConfigureTLS(httpClient, tlsCfg); err != nil {
 		// The api package's message can name the key material's kind but
 		// never its content.

@@ -2,11 +2,10 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
@@ -47,27 +46,12 @@ func stopTestAgents() {
 	ownedAgents = nil
 }
 
-// startExtraClient joins one more client agent to the test server and
-// stops it when the test binary ends. nodeID, when set, is written as the
-// client's ID before it starts (Nomad keeps its node ID in the data dir).
-func startExtraClient(t *testing.T, o devagent.Options, nodeID string) *devagent.Agent {
-	t.Helper()
+// startClient joins one more client agent to the test server; it is
+// stopped when the test binary ends.
+func startClient(o devagent.Options) (*devagent.Agent, error) {
 	if mainAgent == nil {
-		t.Skip("needs a Nomad server started by the tests or make (extra client agents join it); NOMAD_ADDR points at an existing cluster")
+		return nil, errors.New("no test-started Nomad server to join")
 	}
-	dir, err := os.MkdirTemp("", "berth-acc-client-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if nodeID != "" {
-		if err := os.MkdirAll(filepath.Join(dir, "client"), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "client", "client-id"), []byte(nodeID), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	o.DataDir = dir
 	o.Servers = []string{mainAgent.RPCAddr}
 	o.Token = mainAgent.Token
 	o.DieWithParent = true
@@ -75,11 +59,8 @@ func startExtraClient(t *testing.T, o devagent.Options, nodeID string) *devagent
 	defer cancel()
 	a, err := devagent.Start(ctx, o)
 	if err != nil {
-		os.RemoveAll(dir)
-		t.Fatalf("starting extra client %q: %v", o.Name, err)
+		return nil, fmt.Errorf("starting extra client %q: %w", o.Name, err)
 	}
 	trackAgent(a)
-	// Start does not own a data dir it was given; remove it after Stop.
-	t.Cleanup(func() {})
-	return a
+	return a, nil
 }

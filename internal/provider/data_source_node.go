@@ -114,17 +114,20 @@ func (d *nodeDataSource) Configure(_ context.Context, req datasource.ConfigureRe
 
 func (d *nodeDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	ctx = d.data.Nomad.MaskSecrets(ctx)
-	var m nodeDataSourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	// Only id and name come from configuration; everything else is
+	// computed, so read just those two.
+	var id, name types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("id"), &id)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &name)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	node, err := d.data.Nomad.FindNode(ctx, m.ID.ValueString(), m.Name.ValueString())
+	node, err := d.data.Nomad.FindNode(ctx, id.ValueString(), name.ValueString())
 	if err != nil {
 		var notFound *nomadclient.NodeNotFoundError
 		var ambiguous *nomadclient.AmbiguousNodeError
 		at := path.Root("name")
-		if !m.ID.IsNull() {
+		if !id.IsNull() {
 			at = path.Root("id")
 		}
 		switch {

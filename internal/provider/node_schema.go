@@ -120,4 +120,3 @@ func newEventModels(events []nomadclient.NodeEvent) []eventModel {
 	}
 	return out
 }
-

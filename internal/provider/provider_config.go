@@ -192,4 +192,3 @@ func (clientCertKeyValidator) ValidateProvider(ctx context.Context, req provider
 			"A client key needs its certificate: set cert_file or cert_pem (or NOMAD_CLIENT_CERT).")
 	}
 }
-

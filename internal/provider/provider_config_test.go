@@ -158,3 +158,20 @@ func TestProvider_validateRejectsBadSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestProvider_unreachableNomad: configuring never contacts Nomad; the
+// first call that cannot connect names the address and how to set it.
+func TestProvider_unreachableNomad(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "berth" {
+  address = "http://127.0.0.1:1"
+}
+data "berth_nodes" "all" {}
+`,
+			ExpectError: regexp.MustCompile(`(?s)cannot reach Nomad at\s+http://127.0.0.1:1.*NOMAD_ADDR`),
+		}},
+	})
+}

@@ -52,7 +52,7 @@ func runTests(m *testing.M) int {
 	} else if os.Getenv("NOMAD_ADDR") == "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		agent, err := devagent.Start(ctx, devagent.Options{Name: "berth-acc", DieWithParent: true})
+		agent, err := devagent.Start(ctx, devagent.Options{Name: "berth-acc", ChrootEnv: devagent.MinimalChrootEnv(), DieWithParent: true})
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "starting a Nomad agent for acceptance tests: %v\n", err)
 			return 1

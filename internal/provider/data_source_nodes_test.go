@@ -1,0 +1,252 @@
+package provider
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+func TestAccNodesDataSource_basic(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	c := testNomad(t)
+	node := mainNode(t, c)
+	cpu, mem, disk := allocatableOf(node)
+	name := node.Name
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+data "berth_nodes" "one" {
+  filter = %q
+}`, fmt.Sprintf("Name == %q", name)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.berth_nodes.one", tfjsonpath.New("nodes"), knownvalue.ListSizeExact(1)),
+				statecheck.ExpectKnownValue("data.berth_nodes.one", tfjsonpath.New("nodes").AtSliceIndex(0).AtMapKey("id"), knownvalue.StringExact(node.ID)),
+				statecheck.ExpectKnownValue("data.berth_nodes.one", tfjsonpath.New("nodes").AtSliceIndex(0).AtMapKey("status"), knownvalue.StringExact("ready")),
+				statecheck.ExpectKnownValue("data.berth_nodes.one", tfjsonpath.New("nodes").AtSliceIndex(0).AtMapKey("ready"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue("data.berth_nodes.one", tfjsonpath.New("nodes").AtSliceIndex(0).AtMapKey("datacenter"), knownvalue.StringExact(node.Datacenter)),
+				statecheck.ExpectKnownValue("data.berth_nodes.one", tfjsonpath.New("nodes").AtSliceIndex(0).AtMapKey("node_pool"), knownvalue.StringExact(node.NodePool)),
+				statecheck.ExpectKnownValue("data.berth_nodes.one", tfjsonpath.New("nodes").AtSliceIndex(0).AtMapKey("meta"), knownvalue.Null()),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckTypeSetElemAttr("data.berth_nodes.one", "nodes.0.drivers.*", "raw_exec"),
+				resource.TestCheckTypeSetElemAttr("data.berth_nodes.one", "nodes.0.drivers.*", "exec"),
+				func(s *terraform.State) error {
+					for key, want := range map[string]int64{"cpu": cpu, "memory": mem, "disk": disk} {
+						if err := checkAttrInt(s, "data.berth_nodes.one", "nodes.0.allocatable."+key, want); err != nil {
+							return err
+						}
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
+
+func TestAccNodesDataSource_filters(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	node := mainNode(t, testNomad(t))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				// Nomad evaluates the raw filter; a broken one reports
+				// Nomad's own parse error.
+				Config:      `data "berth_nodes" "bad" { filter = "Name ==" }`,
+				ExpectError: regexp.MustCompile(`(?s)Could not list Nomad nodes.*Nomad said:.*filter`),
+			},
+			{
+				Config:      `data "berth_nodes" "bad" { status = "sleeping" }`,
+				ExpectError: regexp.MustCompile(`(?s)Attribute status value must be one of`),
+			},
+			{
+				Config:      `data "berth_nodes" "bad" { min_free = { cpu = -1 } }`,
+				ExpectError: regexp.MustCompile(`(?s)min_free.cpu.*at least 0`),
+			},
+			{
+				Config: fmt.Sprintf(`
+data "berth_nodes" "dc"       { datacenter = %[1]q }
+data "berth_nodes" "no_dc"    { datacenter = "no-such-dc" }
+data "berth_nodes" "pool"     { node_pool = %[2]q }
+data "berth_nodes" "no_class" { node_class = "no-such-class" }
+data "berth_nodes" "status"   { status = "ready" }
+data "berth_nodes" "ready"    { ready = true }
+data "berth_nodes" "expr"     { filter = "Name == \"%[3]s\"" }
+data "berth_nodes" "combined" {
+  datacenter = %[1]q
+  filter     = "Name == \"%[3]s\""
+  ready      = true
+}
+data "berth_nodes" "with_meta" {
+  filter       = "Name == \"%[3]s\""
+  include_meta = true
+}
+`, node.Datacenter, node.NodePool, node.Name),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("data.berth_nodes.no_dc", "nodes.#", "0"),
+					resource.TestCheckResourceAttr("data.berth_nodes.no_class", "nodes.#", "0"),
+					resource.TestCheckResourceAttr("data.berth_nodes.expr", "nodes.#", "1"),
+					resource.TestCheckResourceAttr("data.berth_nodes.expr", "nodes.0.id", node.ID),
+					resource.TestCheckResourceAttr("data.berth_nodes.combined", "nodes.#", "1"),
+					resource.TestCheckResourceAttr("data.berth_nodes.with_meta", "nodes.0.meta.%", fmt.Sprint(len(node.Meta))),
+					checkNodeListed("data.berth_nodes.dc", node.ID, true),
+					checkNodeListed("data.berth_nodes.pool", node.ID, true),
+					checkNodeListed("data.berth_nodes.status", node.ID, true),
+					checkNodeListed("data.berth_nodes.ready", node.ID, true),
+					checkAllNodes("data.berth_nodes.dc", "datacenter", node.Datacenter),
+					checkAllNodes("data.berth_nodes.status", "status", "ready"),
+					checkAllNodes("data.berth_nodes.ready", "ready", "true"),
+				),
+			},
+		},
+	})
+}
+
+// checkNodeListed asserts whether the node with id is in the data source.
+func checkNodeListed(addr, id string, want bool) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[addr]
+		if !ok {
+			return fmt.Errorf("%s not in state", addr)
+		}
+		found := false
+		for k, v := range rs.Primary.Attributes {
+			if strings.HasPrefix(k, "nodes.") && strings.HasSuffix(k, ".id") && v == id {
+				found = true
+			}
+		}
+		if found != want {
+			return fmt.Errorf("%s: node %s listed = %v, want %v", addr, id, found, want)
+		}
+		return nil
+	}
+}
+
+// checkAllNodes asserts that every listed node has attr == want.
+func checkAllNodes(addr, attr, want string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[addr]
+		if !ok {
+			return fmt.Errorf("%s not in state", addr)
+		}
+		for k, v := range rs.Primary.Attributes {
+			if strings.HasPrefix(k, "nodes.") && strings.HasSuffix(k, "."+attr) && strings.Count(k, ".") == 2 && v != want {
+				return fmt.Errorf("%s: %s = %q, want %q", addr, k, v, want)
+			}
+		}
+		return nil
+	}
+}
+
+// countingProxy forwards to the real agent and counts requests by path.
+type countingProxy struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (p *countingProxy) record(path string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paths = append(p.paths, path)
+}
+
+func (p *countingProxy) snapshot() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.paths...)
+}
+
+func startCountingProxy(t *testing.T) (*countingProxy, string) {
+	t.Helper()
+	target, err := url.Parse(os.Getenv("NOMAD_ADDR"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if target.Scheme != "http" {
+		t.Skip("the counting proxy forwards plain HTTP only")
+	}
+	p := &countingProxy{}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.record(r.URL.Path)
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return p, srv.URL
+}
+
+func TestAccNodesDataSource_constantAPICalls(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	sharedFleet(t) // at least four nodes
+	proxy, addr := startCountingProxy(t)
+
+	// The backend alone: exactly two calls for the whole listing, and one
+	// more per node only when meta is asked for.
+	client, err := nomadclient.New(nomadclient.Config{Address: addr, Token: os.Getenv("NOMAD_TOKEN")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := client.ListNodes(t.Context(), nomadclient.NodeFilter{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes) < 4 {
+		t.Fatalf("expected at least 4 nodes, got %d", len(nodes))
+	}
+	if got := proxy.snapshot(); len(got) != 2 {
+		t.Fatalf("listing %d nodes made %d calls, want 2: %v", len(nodes), len(got), got)
+	}
+	withMeta, err := client.ListNodes(t.Context(), nomadclient.NodeFilter{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(proxy.snapshot())-2, 2+len(withMeta); got != want {
+		t.Fatalf("listing %d nodes with meta made %d calls, want %d", len(withMeta), got, want)
+	}
+	before := len(proxy.snapshot())
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+provider "berth" {
+  address = %q
+}
+data "berth_nodes" "all" {}
+`, addr),
+			Check: func(s *terraform.State) error {
+				perPath := map[string]int{}
+				for _, p := range proxy.snapshot()[before:] {
+					perPath[p]++
+					if strings.HasPrefix(p, "/v1/node/") {
+						return fmt.Errorf("berth_nodes read a single node (%s): the listing must not cost a call per node", p)
+					}
+				}
+				if perPath["/v1/nodes"] == 0 || perPath["/v1/nodes"] != perPath["/v1/allocations"] {
+					return fmt.Errorf("want one allocation list per node list, got %v", perPath)
+				}
+				return nil
+			},
+		}},
+	})
+}

@@ -1,0 +1,244 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/berthhq/terraform-provider-berth/internal/devagent"
+)
+
+// secureAgent is a second, separate Nomad cluster with TLS on HTTP and RPC
+// and ACLs enabled, shared by the TLS and token tests.
+type secureAgent struct {
+	agent *devagent.Agent
+	caPEM string
+}
+
+var (
+	secureOnce sync.Once
+	secure     *secureAgent
+	secureErr  error
+)
+
+func sharedSecureAgent(t *testing.T) *secureAgent {
+	t.Helper()
+	secureOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "berth-acc-tls-")
+		if err != nil {
+			secureErr = err
+			return
+		}
+		// The CA and server certificate are made here, with crypto/x509.
+		files, caPEM, err := devagent.GenerateTLS(dir, nil)
+		if err != nil {
+			secureErr = err
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		a, err := devagent.Start(ctx, devagent.Options{Name: "berth-acc-tls", TLS: files, ACL: true, DieWithParent: true})
+		if err != nil {
+			secureErr = err
+			return
+		}
+		trackAgent(a)
+		secure = &secureAgent{agent: a, caPEM: caPEM}
+	})
+	if secure == nil {
+		t.Fatalf("starting the TLS + ACL agent: %v", secureErr)
+	}
+	return secure
+}
+
+func TestAccProvider_tls(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	s := sharedSecureAgent(t)
+	if !strings.HasPrefix(s.agent.Addr, "https://") {
+		t.Fatalf("TLS agent address %q is not https", s.agent.Addr)
+	}
+	cfg := func(extra string) string {
+		return fmt.Sprintf(`
+provider "berth" {
+  address = %q
+  token   = %q
+  %s
+}
+data "berth_node" "n" { name = "berth-acc-tls" }
+`, s.agent.Addr, s.agent.Token, extra)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg(fmt.Sprintf("ca_pem = %q", s.caPEM)),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("data.berth_node.n", "id", s.agent.NodeID),
+					resource.TestCheckResourceAttr("data.berth_node.n", "status", "ready"),
+				),
+			},
+			{
+				// Without the CA the agent's certificate is not trusted.
+				Config:      cfg(""),
+				ExpectError: regexp.MustCompile(`(?s)cannot reach Nomad at https://.*certificate`),
+			},
+			{
+				// With the CA but a wrong token, ACLs refuse the read.
+				Config: strings.Replace(cfg(fmt.Sprintf("ca_pem = %q", s.caPEM)), s.agent.Token,
+					"00000000-0000-0000-0000-000000000000", 1),
+				ExpectError: regexp.MustCompile(`(?s)403|Permission denied|ACL token not found`),
+			},
+		},
+	})
+}
+
+// TestAccProvider_tokenNeverLogged runs the real terraform CLI with the
+// provider binary at TF_LOG=TRACE against the ACL agent: the read succeeds,
+// so the token was sent, yet the token appears nowhere in the captured
+// log, from the configuration or from NOMAD_TOKEN.
+func TestAccProvider_tokenNeverLogged(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	s := sharedSecureAgent(t)
+	bin := buildProviderBinary(t)
+
+	for _, viaEnv := range []bool{false, true} {
+		t.Run(fmt.Sprintf("token_from_env=%v", viaEnv), func(t *testing.T) {
+			dir := t.TempDir()
+			caFile := filepath.Join(dir, "ca.pem")
+			if err := os.WriteFile(caFile, []byte(s.caPEM), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tokenLine := fmt.Sprintf("token = %q", s.agent.Token)
+			if viaEnv {
+				tokenLine = ""
+			}
+			writeFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
+terraform {
+  required_providers {
+    berth = { source = "berthhq/berth" }
+  }
+}
+provider "berth" {
+  address = %q
+  ca_file = %q
+  %s
+}
+data "berth_node" "n" { name = "berth-acc-tls" }
+output "status" { value = data.berth_node.n.status }
+`, s.agent.Addr, caFile, tokenLine))
+			logFile := filepath.Join(dir, "trace.log")
+			env := append(cleanEnv(), "TF_LOG=TRACE", "TF_LOG_PATH="+logFile,
+				"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
+			if viaEnv {
+				env = append(env, "NOMAD_TOKEN="+s.agent.Token)
+			}
+			out := runTerraform(t, dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
+			if !strings.Contains(out, `status = "ready"`) {
+				t.Fatalf("apply did not read the node through the ACL agent:\n%s", out)
+			}
+			logBytes, err := os.ReadFile(logFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := append(logBytes, out...)
+			if !bytes.Contains(logBytes, []byte("Nomad API request")) {
+				t.Fatalf("the trace log has no provider debug lines; the test would prove nothing (%d bytes)", len(logBytes))
+			}
+			if n := bytes.Count(all, []byte(s.agent.Token)); n != 0 {
+				t.Fatalf("the token appears %d times in the TF_LOG=TRACE output", n)
+			}
+		})
+	}
+}
+
+var (
+	providerBinOnce sync.Once
+	providerBin     string
+	providerBinErr  error
+)
+
+// buildProviderBinary builds the provider once per test binary.
+func buildProviderBinary(t *testing.T) string {
+	t.Helper()
+	providerBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "berth-acc-bin-")
+		if err != nil {
+			providerBinErr = err
+			return
+		}
+		providerBin = filepath.Join(dir, "terraform-provider-berth")
+		cmd := exec.Command("go", "build", "-o", providerBin, "github.com/berthhq/terraform-provider-berth")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			providerBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if providerBinErr != nil {
+		t.Fatal(providerBinErr)
+	}
+	return providerBin
+}
+
+// devOverridesConfig writes a CLI config that loads the provider from dir
+// instead of the registry.
+func devOverridesConfig(t *testing.T, workDir, binDir string) string {
+	t.Helper()
+	p := filepath.Join(workDir, "terraformrc")
+	writeFile(t, p, fmt.Sprintf(`
+provider_installation {
+  dev_overrides {
+    "berthhq/berth" = %q
+  }
+  direct {}
+}
+`, binDir))
+	return p
+}
+
+func runTerraform(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		tf = "terraform"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tf, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// cleanEnv is the environment without Nomad or Terraform logging settings.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "NOMAD_") || strings.HasPrefix(kv, "TF_LOG") || strings.HasPrefix(kv, "TF_CLI_CONFIG_FILE=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
