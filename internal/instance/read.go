@@ -1,0 +1,349 @@
+package instance
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+// SpecFromJob reads back, field by field, exactly what berth manages from a
+// job as Nomad returns it, so an out-of-band change to any managed field shows
+// up as a difference against the spec berth last applied.
+//
+// The result is in Normalize's canonical form: the round trip
+// SpecFromJob(<Nomad's copy of BuildJob(s, n)>) == Normalize(s) holds, with
+// Count always set to the job's actual count. On top of Normalize it absorbs
+// what Nomad fills in or rewrites on its own: a port "to" of -1 (Nomad's
+// "same as the allocated port") reads as 0, a missing memory_max as 0, and
+// berth's own meta keys (MetaPrefix) are stripped from job meta.
+//
+// The second result lists, in human-readable form, what berth cannot
+// represent (extra groups, templates, volumes, Consul services, …). Policies
+// berth does not manage (restart, reschedule, migrate, ephemeral disk, kill
+// timeouts, logs, task meta, …) are neither read nor reported; re-applying the
+// spec resets them to Nomad's defaults.
+func SpecFromJob(job *api.Job) (Spec, []string) {
+	r := &reader{}
+	if job == nil {
+		r.add("job is missing")
+		return Normalize(Spec{Count: ptr(0)}), r.unsupported
+	}
+
+	s := Spec{
+		Name:        deref(job.ID),
+		Namespace:   deref(job.Namespace),
+		Datacenters: cloneSlice(job.Datacenters),
+		NodePool:    deref(job.NodePool),
+		Running:     !deref(job.Stop),
+		Meta:        userMeta(job.Meta),
+		Count:       ptr(0),
+	}
+	r.checkJob(job)
+
+	switch len(job.TaskGroups) {
+	case 0:
+		r.add("job has no task groups (berth instances have exactly one)")
+	case 1:
+	default:
+		r.add("job has %d task groups (berth instances have exactly one)", len(job.TaskGroups))
+	}
+	if len(job.TaskGroups) > 0 && job.TaskGroups[0] != nil {
+		// With several groups the first is still read, so the caller can show
+		// something sensible next to the unsupported list.
+		r.readGroup(&s, job.TaskGroups[0])
+	}
+	return Normalize(s), r.unsupported
+}
+
+// reader accumulates unsupported findings while a job is read.
+type reader struct {
+	unsupported []string
+}
+
+func (r *reader) add(format string, args ...any) {
+	r.unsupported = append(r.unsupported, fmt.Sprintf(format, args...))
+}
+
+func (r *reader) readGroup(s *Spec, g *api.TaskGroup) {
+	if name := deref(g.Name); name != GroupName {
+		r.add("task group is named %q (berth instances use %q)", name, GroupName)
+	}
+	if g.Count != nil {
+		s.Count = ptr(*g.Count)
+	}
+	r.checkGroup(g)
+
+	ports := map[string]Port{}
+	switch len(g.Networks) {
+	case 0:
+		s.NetworkMode = DefaultNetworkMode
+	case 1:
+		s.NetworkMode, ports = r.readNetwork(g.Networks[0])
+	default:
+		r.add("group has %d networks (berth instances have one)", len(g.Networks))
+		s.NetworkMode, ports = r.readNetwork(g.Networks[0])
+	}
+	s.Update = r.readUpdate(g.Update)
+
+	owners := r.portOwners(g.Tasks, ports)
+	s.Services = make(map[string]Service, len(g.Tasks))
+	for _, t := range g.Tasks {
+		if t == nil {
+			continue
+		}
+		svc := r.readTask(s.Name, t)
+		for label, owner := range owners {
+			if owner == t.Name {
+				if svc.Ports == nil {
+					svc.Ports = map[string]Port{}
+				}
+				svc.Ports[label] = ports[label]
+			}
+		}
+		s.Services[t.Name] = svc
+	}
+}
+
+func (r *reader) readNetwork(nw *api.NetworkResource) (string, map[string]Port) {
+	if nw == nil {
+		return DefaultNetworkMode, map[string]Port{}
+	}
+	mode := nw.Mode
+	if mode == "" {
+		mode = DefaultNetworkMode
+	}
+	if !slices.Contains(NetworkModes, mode) {
+		r.add("group network mode is %q (berth supports %s)", mode, strings.Join(NetworkModes, ", "))
+	}
+	if nw.DNS != nil {
+		r.add("group network sets dns")
+	}
+	if nw.CNI != nil {
+		r.add("group network sets cni args")
+	}
+	if nw.Hostname != "" {
+		r.add("group network sets a hostname")
+	}
+	ports := map[string]Port{}
+	for _, p := range append(append([]api.Port{}, nw.ReservedPorts...), nw.DynamicPorts...) {
+		if p.HostNetwork != "" && p.HostNetwork != "default" {
+			r.add("port %q uses host network %q", p.Label, p.HostNetwork)
+		}
+		if p.IgnoreCollision {
+			r.add("port %q ignores collisions", p.Label)
+		}
+		to := p.To
+		if to < 0 {
+			// -1 means "same as the allocated port", which is what unset means.
+			to = 0
+		}
+		ports[p.Label] = Port{To: to, Static: p.Value}
+	}
+	return mode, ports
+}
+
+// portOwners decides which task declared each group port, from the MetaPorts
+// task meta BuildJob writes. A job with a single task (e.g. one being
+// imported) owns all ports without the meta.
+func (r *reader) portOwners(tasks []*api.Task, ports map[string]Port) map[string]string {
+	owners := map[string]string{}
+	var named []*api.Task
+	for _, t := range tasks {
+		if t != nil {
+			named = append(named, t)
+		}
+	}
+	// Sorted by name so a label claimed by two tasks goes to the same one
+	// every time.
+	sortTasks(named)
+	for _, t := range named {
+		for _, label := range strings.Split(t.Meta[MetaPorts], ",") {
+			if _, declared := ports[label]; !declared {
+				continue // the port was removed out of band; drop the claim
+			}
+			if _, taken := owners[label]; !taken {
+				owners[label] = t.Name
+			}
+		}
+	}
+	for _, label := range sortedKeys(ports) {
+		if _, ok := owners[label]; ok {
+			continue
+		}
+		if len(named) == 1 {
+			owners[label] = named[0].Name
+			continue
+		}
+		r.add("port %q is not assigned to any service (task meta %q)", label, MetaPorts)
+	}
+	return owners
+}
+
+func (r *reader) readUpdate(u *api.UpdateStrategy) Update {
+	if u == nil {
+		return Update{}
+	}
+	if hc := deref(u.HealthCheck); hc != "" && hc != healthCheckChecks && hc != healthCheckTaskStates {
+		r.add("update health_check is %q (berth derives checks or task_states)", hc)
+	}
+	if deref(u.AutoPromote) {
+		r.add("update auto_promote is enabled")
+	}
+	return Update{
+		MaxParallel:      deref(u.MaxParallel),
+		MinHealthyTime:   deref(u.MinHealthyTime),
+		HealthyDeadline:  deref(u.HealthyDeadline),
+		ProgressDeadline: deref(u.ProgressDeadline),
+		AutoRevert:       deref(u.AutoRevert),
+		Canary:           deref(u.Canary),
+	}
+}
+
+func (r *reader) readTask(instance string, t *api.Task) Service {
+	svc := Service{
+		Role:   r.readRole(t),
+		Driver: t.Driver,
+		Env:    cloneMap(t.Env),
+	}
+	r.readConfig(t, &svc)
+	if res := t.Resources; res != nil {
+		svc.CPU = deref(res.CPU)
+		svc.Memory = deref(res.MemoryMB)
+		svc.MemoryMax = deref(res.MemoryMaxMB)
+	}
+	r.checkTask(t)
+	svc.Check = r.readService(instance, t)
+	return svc
+}
+
+func (r *reader) readRole(t *api.Task) Role {
+	lc := t.Lifecycle
+	switch {
+	case lc == nil || lc.Hook == "":
+		return RoleMain
+	case lc.Hook == lifecyclePrestart && !lc.Sidecar:
+		return RoleInit
+	case lc.Hook == lifecyclePoststart && lc.Sidecar:
+		return RoleSidecar
+	default:
+		r.add("task %q has lifecycle hook %q with sidecar = %t", t.Name, lc.Hook, lc.Sidecar)
+		return RoleMain
+	}
+}
+
+// readConfig splits the driver config into the typed image/command/args
+// fields and the rest, normalized as Nomad's JSON API returns it.
+func (r *reader) readConfig(t *api.Task, svc *Service) {
+	rest := NormalizeConfig(t.Config)
+	if v, ok := rest["image"]; ok {
+		if s, isStr := v.(string); isStr {
+			svc.Image = s
+		} else {
+			r.add("task %q config.image is not a string", t.Name)
+		}
+		delete(rest, "image")
+	}
+	if v, ok := rest["command"]; ok {
+		if s, isStr := v.(string); isStr {
+			svc.Command = s
+		} else {
+			r.add("task %q config.command is not a string", t.Name)
+		}
+		delete(rest, "command")
+	}
+	if v, ok := rest["args"]; ok {
+		if args, isList := stringList(v); isList {
+			svc.Args = cloneSlice(args)
+		} else {
+			r.add("task %q config.args is not a list of strings", t.Name)
+		}
+		delete(rest, "args")
+	}
+	svc.Config = cloneMap(rest)
+}
+
+// readService reads the single Nomad-native service berth declares per task.
+func (r *reader) readService(instance string, t *api.Task) *Check {
+	if len(t.Services) == 0 {
+		return nil
+	}
+	if len(t.Services) > 1 {
+		r.add("task %q has %d services (berth supports one per task)", t.Name, len(t.Services))
+	}
+	s := t.Services[0]
+	if s == nil {
+		return nil
+	}
+	if s.Provider != providerNomad {
+		provider := s.Provider
+		if provider == "" {
+			provider = "consul"
+		}
+		r.add("task %q has a service with provider %q (berth uses %q)", t.Name, provider, providerNomad)
+	}
+	if want := ServiceName(instance, t.Name); s.Name != want {
+		r.add("task %q service is named %q (berth names it %q)", t.Name, s.Name, want)
+	}
+	if len(s.Tags) > 0 || len(s.CanaryTags) > 0 {
+		r.add("task %q service has tags", t.Name)
+	}
+	if len(s.Checks) != 1 {
+		r.add("task %q service has %d checks (berth supports exactly one)", t.Name, len(s.Checks))
+		return nil
+	}
+	c := s.Checks[0]
+	if !slices.Contains(CheckTypes, c.Type) {
+		r.add("task %q has a %q check (berth supports %s)", t.Name, c.Type, strings.Join(CheckTypes, ", "))
+	}
+	port := c.PortLabel
+	if port == "" {
+		port = s.PortLabel
+	}
+	check := &Check{Type: c.Type, Port: port, Interval: c.Interval, Timeout: c.Timeout}
+	if c.Type == "http" {
+		check.Path = c.Path
+	}
+	return check
+}
+
+// userMeta drops berth's own keys, which are not part of the user's meta.
+func userMeta(meta map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range meta {
+		if !strings.HasPrefix(k, MetaPrefix) {
+			out[k] = v
+		}
+	}
+	return cloneMap(out)
+}
+
+// stringList accepts a list of strings as it may appear in driver config:
+// []string when built locally, []any after a JSON round trip.
+func stringList(v any) ([]string, bool) {
+	switch l := v.(type) {
+	case []string:
+		return l, true
+	case []any:
+		out := make([]string, 0, len(l))
+		for _, e := range l {
+			s, ok := e.(string)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, s)
+		}
+		return out, true
+	default:
+		return nil, false
+	}
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

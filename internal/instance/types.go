@@ -1,0 +1,236 @@
+// Package instance maps a berth "instance" (one application) onto exactly one
+// Nomad service job with one task group, and back.
+//
+// The package is plain Go on purpose: the Terraform layer converts its models
+// to and from Spec, and everything that decides what the Nomad job looks like,
+// how a job read back from Nomad is interpreted, and what counts as a
+// difference lives here, where it can be tested without Terraform or Nomad.
+package instance
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"time"
+)
+
+// Role says how a service's task is started relative to the others in the
+// group. It is mapped onto the Nomad task lifecycle block.
+type Role string
+
+const (
+	// RoleMain tasks have no lifecycle block: they are the application.
+	RoleMain Role = "main"
+	// RoleInit tasks run to completion before the main tasks start
+	// (lifecycle hook "prestart", sidecar false).
+	RoleInit Role = "init"
+	// RoleSidecar tasks start after the main tasks and run alongside them
+	// (lifecycle hook "poststart", sidecar true).
+	RoleSidecar Role = "sidecar"
+)
+
+// Roles lists every valid role; schema docs and validators use it so the list
+// exists in one place.
+var Roles = []Role{RoleMain, RoleInit, RoleSidecar}
+
+// NetworkModes lists the group network modes berth supports.
+var NetworkModes = []string{"host", "bridge"}
+
+// CheckTypes lists the check types of Nomad-native services.
+var CheckTypes = []string{"http", "tcp"}
+
+const (
+	// GroupName is the name of the single task group of every instance job.
+	// It is fixed so that renaming nothing ever makes Nomad replace the group.
+	GroupName = "app"
+
+	// MetaPrefix marks the meta keys berth owns; users may not set them.
+	MetaPrefix = "berth."
+	// MetaKind is the job meta key that marks jobs managed by berth.
+	MetaKind = "berth.kind"
+	// KindInstance is the MetaKind value of berth_instance jobs.
+	KindInstance = "instance"
+	// MetaPorts is the task meta key recording which port labels the task's
+	// service declared, because Nomad only knows group-level ports.
+	MetaPorts = "berth.ports"
+
+	// DefaultNamespace, DefaultNodePool, DefaultDatacenter and
+	// DefaultNetworkMode are what Nomad fills in when the value is empty;
+	// Normalize and SpecFromJob use them so "" and the default compare equal.
+	DefaultNamespace   = "default"
+	DefaultNodePool    = "default"
+	DefaultDatacenter  = "*"
+	DefaultNetworkMode = "host"
+)
+
+// Spec is everything berth manages about an instance.
+type Spec struct {
+	Name        string
+	Namespace   string
+	Datacenters []string
+	NodePool    string // "" = Nomad default ("default")
+	// Count is nil when berth does not manage the count (e.g. an autoscaler
+	// does); BuildJob then keeps the count currently in Nomad.
+	Count       *int
+	Running     bool // false => job is registered stopped
+	NetworkMode string
+	Meta        map[string]string // user meta; keys starting with MetaPrefix are reserved
+	Services    map[string]Service
+	Update      Update
+}
+
+// Service is one task of the instance's group; the map key in Spec.Services is
+// the task name.
+type Service struct {
+	Role      Role
+	Driver    string
+	Image     string         // config.image when non-empty
+	Command   string         // config.command when non-empty
+	Args      []string       // config.args when non-empty
+	Config    map[string]any // extra driver config; must not hold image/command/args
+	Env       map[string]string
+	CPU       int // MHz
+	Memory    int // MiB
+	MemoryMax int // MiB, 0 = unset
+	Ports     map[string]Port
+	Check     *Check
+}
+
+// Port is one group port owned by a service. 0 means unset for both fields.
+type Port struct {
+	To     int // port inside the task's network namespace
+	Static int // reserved host port; 0 = dynamic
+}
+
+// Check is the single health check of a service's Nomad-native service
+// registration.
+type Check struct {
+	Type     string // one of CheckTypes
+	Port     string // a port label declared by some service of the instance
+	Path     string // http only; required for http
+	Interval time.Duration
+	Timeout  time.Duration
+}
+
+// Update is the group's update (deployment) strategy.
+type Update struct {
+	MaxParallel      int
+	MinHealthyTime   time.Duration
+	HealthyDeadline  time.Duration
+	ProgressDeadline time.Duration
+	AutoRevert       bool
+	Canary           int
+}
+
+// DefaultUpdate returns Nomad's own defaults for the update block. The
+// Terraform schema should use these as attribute defaults: BuildJob sends
+// Spec.Update verbatim, so a zero Update would disable deployments
+// (max_parallel 0) and fail Nomad's validation (healthy_deadline 0).
+func DefaultUpdate() Update {
+	return Update{
+		MaxParallel:      1,
+		MinHealthyTime:   10 * time.Second,
+		HealthyDeadline:  5 * time.Minute,
+		ProgressDeadline: 10 * time.Minute,
+	}
+}
+
+// Normalize returns a copy of s in the canonical form SpecFromJob produces, so
+// that two specs describing the same job compare equal with reflect.DeepEqual:
+//   - empty maps and slices become nil;
+//   - "" namespace / node pool / network mode / role become Nomad's defaults,
+//     empty datacenters become ["*"];
+//   - Config goes through a JSON round trip (numbers become float64, lists
+//     []any), which is what happens to it inside Nomad;
+//   - a tcp check's Path is dropped, since BuildJob never sends it.
+//
+// Count is left alone: nil means "unmanaged" and must stay distinguishable.
+func Normalize(s Spec) Spec {
+	out := s
+	if out.Namespace == "" {
+		out.Namespace = DefaultNamespace
+	}
+	if out.NodePool == "" {
+		out.NodePool = DefaultNodePool
+	}
+	if len(out.Datacenters) == 0 {
+		out.Datacenters = []string{DefaultDatacenter}
+	} else {
+		out.Datacenters = slices.Clone(out.Datacenters)
+	}
+	if out.NetworkMode == "" {
+		out.NetworkMode = DefaultNetworkMode
+	}
+	if out.Count != nil {
+		c := *out.Count
+		out.Count = &c
+	}
+	out.Meta = cloneMap(out.Meta)
+	out.Services = nil
+	if len(s.Services) > 0 {
+		out.Services = make(map[string]Service, len(s.Services))
+		for name, svc := range s.Services {
+			out.Services[name] = normalizeService(svc)
+		}
+	}
+	return out
+}
+
+func normalizeService(svc Service) Service {
+	if svc.Role == "" {
+		svc.Role = RoleMain
+	}
+	svc.Args = cloneSlice(svc.Args)
+	svc.Config = NormalizeConfig(svc.Config)
+	svc.Env = cloneMap(svc.Env)
+	svc.Ports = cloneMap(svc.Ports)
+	if svc.Check != nil {
+		c := *svc.Check
+		if c.Type != "http" {
+			c.Path = ""
+		}
+		svc.Check = &c
+	}
+	return svc
+}
+
+// NormalizeConfig returns driver config the way it comes back from Nomad's
+// JSON API: numbers as float64, lists as []any, nested objects as
+// map[string]any; empty becomes nil. Values that cannot be encoded as JSON are
+// returned unchanged (Nomad would reject them anyway).
+func NormalizeConfig(cfg map[string]any) map[string]any {
+	if len(cfg) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return maps.Clone(cfg)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return maps.Clone(cfg)
+	}
+	return out
+}
+
+// cloneMap copies m, returning nil for an empty map so nil and empty compare
+// equal after normalization.
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) == 0 {
+		return nil
+	}
+	return maps.Clone(m)
+}
+
+// cloneSlice copies s, returning nil for an empty slice.
+func cloneSlice[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
+}
+
+// sortedKeys returns the keys of m in order, for deterministic output.
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
