@@ -1,0 +1,89 @@
+package nomadclient
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// RestartAllocations restarts the running tasks of each running allocation
+// of a job in place, one allocation at a time, waiting for every restarted
+// task to run again before moving on. The job is not re-registered, so its
+// version does not change. The error names the allocation that did not
+// come back.
+func (c *Client) RestartAllocations(ctx context.Context, namespace, jobID string) error {
+	allocs, err := c.JobAllocations(ctx, namespace, jobID)
+	if err != nil {
+		return err
+	}
+	sort.Slice(allocs, func(i, j int) bool { return allocs[i].Name < allocs[j].Name })
+	for _, stub := range allocs {
+		if stub.ClientStatus != api.AllocClientStatusRunning || stub.DesiredStatus != api.AllocDesiredStatusRun {
+			continue
+		}
+		if err := c.restartOne(ctx, namespace, stub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Client) restartOne(ctx context.Context, namespace string, stub *api.AllocationListStub) error {
+	q := func() *api.QueryOptions { return c.query(ctx, &api.QueryOptions{Namespace: namespace}) }
+	alloc, _, err := c.api.Allocations().Info(stub.ID, q())
+	if err != nil {
+		return fmt.Errorf("reading allocation %s: %w", stub.ID, c.writeError(err))
+	}
+	// Remember which tasks run now and how often they restarted, to know
+	// when each has come back.
+	before := map[string]uint64{}
+	for name, ts := range alloc.TaskStates {
+		if ts != nil && ts.State == "running" {
+			before[name] = ts.Restarts
+		}
+	}
+	tflog.Info(ctx, "Restarting allocation", map[string]any{"allocation": alloc.ID, "tasks": len(before)})
+	if err := c.api.Allocations().Restart(alloc, "", q()); err != nil {
+		return fmt.Errorf("restarting allocation %s: %w", alloc.ID, c.writeError(err))
+	}
+	what := fmt.Sprintf("allocation %s (%s) to run again after restart", short(alloc.ID), alloc.Name)
+	err = poll(ctx, what, pollInterval, func() (bool, string, error) {
+		a, _, err := c.api.Allocations().Info(alloc.ID, q())
+		if err != nil {
+			return false, "", fmt.Errorf("reading allocation %s: %w", alloc.ID, c.writeError(err))
+		}
+		if a.ClientStatus == api.AllocClientStatusFailed || a.ClientStatus == api.AllocClientStatusLost {
+			return false, "", fmt.Errorf("allocation %s (%s) did not come back after the restart: it is %s; %s",
+				alloc.ID, alloc.Name, a.ClientStatus, lastEventsOf(a.TaskStates))
+		}
+		for name, restarts := range before {
+			ts := a.TaskStates[name]
+			if ts == nil || ts.Restarts <= restarts || ts.State != "running" {
+				return false, fmt.Sprintf("task %q not running again yet", name), nil
+			}
+		}
+		return true, "", nil
+	})
+	if err != nil {
+		return fmt.Errorf("restart of allocation %s (%s): %w", alloc.ID, alloc.Name, err)
+	}
+	return nil
+}
+
+func lastEventsOf(states map[string]*api.TaskState) string {
+	names := make([]string, 0, len(states))
+	for n := range states {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := ""
+	for _, n := range names {
+		if ts := states[n]; ts != nil {
+			out += fmt.Sprintf("task %q: %s. ", n, lastEvents(ts.Events, 3))
+		}
+	}
+	return out
+}

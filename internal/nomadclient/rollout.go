@@ -1,0 +1,255 @@
+package nomadclient
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// RolloutError says a job did not become healthy, with what Nomad reported:
+// placement failures and the last events of the failed tasks.
+type RolloutError struct {
+	JobID        string
+	DeploymentID string
+	Reason       string   // e.g. "deployment failed: Failed due to unhealthy allocations"
+	Details      []string // one line per failed placement or task
+}
+
+func (e *RolloutError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "job %q did not become healthy: %s", e.JobID, e.Reason)
+	for _, d := range e.Details {
+		b.WriteString("\n  - ")
+		b.WriteString(d)
+	}
+	return b.String()
+}
+
+const pollInterval = 500 * time.Millisecond
+
+// WaitForRollout follows a registration to its end: the evaluation must
+// place everything, and the deployment for the job version it produced
+// must succeed. It returns the deployment (nil when Nomad made none, e.g.
+// for a stopped job or when nothing changed).
+func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID string) (*api.Deployment, error) {
+	q := func() *api.QueryOptions { return c.query(ctx, &api.QueryOptions{Namespace: namespace}) }
+	var eval *api.Evaluation
+	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", short(evalID), jobID), pollInterval, func() (bool, string, error) {
+		e, _, err := c.api.Evaluations().Info(evalID, q())
+		if err != nil {
+			return false, "", fmt.Errorf("reading evaluation %s: %w", evalID, c.writeError(err))
+		}
+		eval = e
+		return e.Status != "pending", e.Status, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if eval.Status != "complete" {
+		return nil, &RolloutError{JobID: jobID, Reason: fmt.Sprintf("evaluation %s ended %q: %s", short(evalID), eval.Status, eval.StatusDescription)}
+	}
+	if len(eval.FailedTGAllocs) > 0 {
+		return nil, &RolloutError{JobID: jobID, Reason: "Nomad could not place all allocations", Details: placementFailures(eval.FailedTGAllocs)}
+	}
+
+	job, err := c.GetJob(ctx, namespace, jobID)
+	if err != nil || job == nil {
+		return nil, err
+	}
+	dep, _, err := c.api.Jobs().LatestDeployment(jobID, q())
+	if err != nil {
+		return nil, fmt.Errorf("reading the deployment of job %q: %w", jobID, c.writeError(err))
+	}
+	if dep == nil || job.Version == nil || dep.JobVersion != *job.Version {
+		tflog.Debug(ctx, "No deployment for this job version", map[string]any{"job": jobID})
+		return nil, nil
+	}
+	return dep, c.waitDeployment(ctx, namespace, jobID, dep)
+}
+
+func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, dep *api.Deployment) error {
+	q := func() *api.QueryOptions { return c.query(ctx, &api.QueryOptions{Namespace: namespace}) }
+	what := fmt.Sprintf("deployment %s of job %q (version %d)", short(dep.ID), jobID, dep.JobVersion)
+	err := poll(ctx, what, pollInterval, func() (bool, string, error) {
+		d, _, err := c.api.Deployments().Info(dep.ID, q())
+		if err != nil {
+			return false, "", fmt.Errorf("reading deployment %s: %w", dep.ID, c.writeError(err))
+		}
+		*dep = *d
+		switch d.Status {
+		case api.DeploymentStatusSuccessful:
+			return true, d.Status, nil
+		case api.DeploymentStatusFailed, api.DeploymentStatusCancelled:
+			return false, "", c.deploymentFailure(ctx, namespace, jobID, d)
+		}
+		return false, deploymentProgress(d), nil
+	})
+	return err
+}
+
+func deploymentProgress(d *api.Deployment) string {
+	var parts []string
+	for name, s := range d.TaskGroups {
+		if s == nil {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d/%d healthy, %d unhealthy", name, s.HealthyAllocs, s.DesiredTotal, s.UnhealthyAllocs))
+	}
+	sort.Strings(parts)
+	return d.Status + " (" + strings.Join(parts, "; ") + ")"
+}
+
+// deploymentFailure explains a failed deployment with the events of the
+// tasks that failed in its allocations.
+func (c *Client) deploymentFailure(ctx context.Context, namespace, jobID string, d *api.Deployment) error {
+	re := &RolloutError{JobID: jobID, DeploymentID: d.ID, Reason: fmt.Sprintf("deployment %s %s: %s", short(d.ID), d.Status, d.StatusDescription)}
+	allocs, _, err := c.api.Deployments().Allocations(d.ID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+	if err != nil {
+		re.Details = append(re.Details, "could not read the deployment's allocations: "+err.Error())
+		return re
+	}
+	re.Details = FailedTaskEvents(allocs)
+	return re
+}
+
+// FailedTaskEvents describes, per allocation, the tasks that failed or
+// restarted, quoting their last events as Nomad shows them.
+func FailedTaskEvents(allocs []*api.AllocationListStub) []string {
+	var out []string
+	sort.Slice(allocs, func(i, j int) bool { return allocs[i].Name < allocs[j].Name })
+	for _, a := range allocs {
+		healthy := a.DeploymentStatus != nil && a.DeploymentStatus.Healthy != nil && *a.DeploymentStatus.Healthy
+		if healthy && a.ClientStatus == api.AllocClientStatusRunning {
+			continue
+		}
+		tasks := make([]string, 0, len(a.TaskStates))
+		for name := range a.TaskStates {
+			tasks = append(tasks, name)
+		}
+		sort.Strings(tasks)
+		for _, name := range tasks {
+			ts := a.TaskStates[name]
+			if ts == nil || (!ts.Failed && ts.Restarts == 0 && ts.State != "pending") {
+				continue
+			}
+			out = append(out, fmt.Sprintf("allocation %s on node %s: task %q is %s (restarts %d): %s",
+				short(a.ID), nodeLabel(a), name, taskCondition(ts), ts.Restarts, lastEvents(ts.Events, 3)))
+		}
+		if len(tasks) == 0 || a.ClientStatus == api.AllocClientStatusFailed && len(out) == 0 {
+			out = append(out, fmt.Sprintf("allocation %s on node %s is %s: %s", short(a.ID), nodeLabel(a), a.ClientStatus, a.ClientDescription))
+		}
+	}
+	return out
+}
+
+func taskCondition(ts *api.TaskState) string {
+	if ts.Failed {
+		return "failed"
+	}
+	return ts.State
+}
+
+func nodeLabel(a *api.AllocationListStub) string {
+	if a.NodeName != "" {
+		return a.NodeName
+	}
+	return short(a.NodeID)
+}
+
+// lastEvents quotes the newest n events, oldest first, as "Type: message".
+func lastEvents(events []*api.TaskEvent, n int) string {
+	if len(events) > n {
+		events = events[len(events)-n:]
+	}
+	parts := make([]string, 0, len(events))
+	for _, e := range events {
+		if e == nil {
+			continue
+		}
+		msg := e.DisplayMessage
+		if msg == "" {
+			msg = e.Message
+		}
+		parts = append(parts, fmt.Sprintf("%q", strings.TrimSpace(e.Type+": "+msg)))
+	}
+	if len(parts) == 0 {
+		return "no task events yet"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// placementFailures turns the scheduler's metrics into sentences such as
+// `task group "app": Resources exhausted on 1 node: memory`.
+func placementFailures(failed map[string]*api.AllocationMetric) []string {
+	groups := make([]string, 0, len(failed))
+	for g := range failed {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	var out []string
+	for _, g := range groups {
+		m := failed[g]
+		if m == nil {
+			continue
+		}
+		var why []string
+		if m.NodesEvaluated == 0 {
+			why = append(why, fmt.Sprintf("no nodes were eligible for evaluation (node pool %q has %d nodes)", m.NodePool, m.NodesInPool))
+		}
+		for dim, n := range m.DimensionExhausted {
+			why = append(why, fmt.Sprintf("Resources exhausted on %s: %s", plural(n, "node"), dim))
+		}
+		for c, n := range m.ConstraintFiltered {
+			why = append(why, fmt.Sprintf("Constraint %s filtered %s", c, plural(n, "node")))
+		}
+		for c, n := range m.ClassFiltered {
+			why = append(why, fmt.Sprintf("Class %q filtered %s", c, plural(n, "node")))
+		}
+		sort.Strings(why)
+		if len(why) == 0 {
+			why = append(why, fmt.Sprintf("%d nodes evaluated, %d filtered, %d exhausted", m.NodesEvaluated, m.NodesFiltered, m.NodesExhausted))
+		}
+		out = append(out, fmt.Sprintf("task group %q could not be placed: %s", g, strings.Join(why, "; ")))
+	}
+	return out
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// WaitAllocationsStopped waits until none of the job's allocations is
+// pending or running.
+func (c *Client) WaitAllocationsStopped(ctx context.Context, namespace, jobID string) error {
+	return poll(ctx, fmt.Sprintf("allocations of job %q to stop", jobID), pollInterval, func() (bool, string, error) {
+		allocs, err := c.JobAllocations(ctx, namespace, jobID)
+		if IsNotFound(err) {
+			return true, "", nil
+		}
+		if err != nil {
+			return false, "", err
+		}
+		live := 0
+		for _, a := range allocs {
+			if a.ClientStatus == api.AllocClientStatusPending || a.ClientStatus == api.AllocClientStatusRunning {
+				live++
+			}
+		}
+		return live == 0, fmt.Sprintf("%d still running", live), nil
+	})
+}
