@@ -130,7 +130,9 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 }
 
 func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{
+		NewInstanceResource,
+	}
 }
 
 func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSource {

@@ -1,0 +1,252 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+)
+
+// Defaults the schema applies; they match what Nomad fills in, so a plan
+// right after apply is empty.
+const (
+	defaultCPU           = 100
+	defaultMemory        = 300
+	defaultCheckInterval = "10s"
+	defaultCheckTimeout  = "2s"
+)
+
+var (
+	portAttrTypes  = map[string]attr.Type{"to": types.Int64Type, "static": types.Int64Type}
+	checkAttrTypes = map[string]attr.Type{
+		"type": types.StringType, "port": types.StringType, "path": types.StringType,
+		"interval": timetypes.GoDurationType{}, "timeout": timetypes.GoDurationType{},
+	}
+	serviceAttrTypes = map[string]attr.Type{
+		"role": types.StringType, "driver": types.StringType, "image": types.StringType,
+		"command": types.StringType, "args": types.ListType{ElemType: types.StringType},
+		"config": jsontypes.NormalizedType{}, "env": types.MapType{ElemType: types.StringType},
+		"cpu": types.Int64Type, "memory": types.Int64Type, "memory_max": types.Int64Type,
+		"ports": types.MapType{ElemType: types.ObjectType{AttrTypes: portAttrTypes}},
+		"check": types.ObjectType{AttrTypes: checkAttrTypes},
+	}
+	updateAttrTypes = map[string]attr.Type{
+		"max_parallel": types.Int64Type, "min_healthy_time": timetypes.GoDurationType{},
+		"healthy_deadline": timetypes.GoDurationType{}, "progress_deadline": timetypes.GoDurationType{},
+		"auto_revert": types.BoolType, "canary": types.Int64Type,
+	}
+	allocationAttrTypes = map[string]attr.Type{
+		"id": types.StringType, "node_id": types.StringType, "client_status": types.StringType, "healthy": types.BoolType,
+	}
+)
+
+func instanceRoles() []string {
+	out := make([]string, len(instance.Roles))
+	for i, r := range instance.Roles {
+		out[i] = string(r)
+	}
+	return out
+}
+
+func defaultUpdateObject() types.Object {
+	u := instance.DefaultUpdate()
+	return types.ObjectValueMust(updateAttrTypes, map[string]attr.Value{
+		"max_parallel":      types.Int64Value(int64(u.MaxParallel)),
+		"min_healthy_time":  timetypes.NewGoDurationValue(u.MinHealthyTime),
+		"healthy_deadline":  timetypes.NewGoDurationValue(u.HealthyDeadline),
+		"progress_deadline": timetypes.NewGoDurationValue(u.ProgressDeadline),
+		"auto_revert":       types.BoolValue(u.AutoRevert),
+		"canary":            types.Int64Value(int64(u.Canary)),
+	})
+}
+
+func durationAttr(desc string, def string) schema.StringAttribute {
+	a := schema.StringAttribute{
+		CustomType: timetypes.GoDurationType{}, Optional: true, Computed: true,
+		MarkdownDescription: desc + " A Go duration such as `10s` or `5m`.",
+	}
+	if def != "" {
+		a.Default = stringdefault.StaticString(def)
+	}
+	return a
+}
+
+func instanceSchema(ctx context.Context) schema.Schema {
+	u := instance.DefaultUpdate()
+	positive := []validator.Int64{int64validator.AtLeast(1)}
+	return schema.Schema{
+		MarkdownDescription: "An application instance: one Nomad service job with one task group, whose services are " +
+			"its tasks. Applies wait for a healthy deployment and explain failures with Nomad's task events; " +
+			"`terraform plan` shows any change made in Nomad behind Terraform's back, field by field.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "`<namespace>/<name>`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required: true, MarkdownDescription: "Job ID and name. Changing it replaces the instance.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.LengthBetween(1, 128)},
+			},
+			"namespace": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Nomad namespace. Default: the provider's `namespace`. Changing it replaces the instance.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+			},
+			"datacenters": schema.ListAttribute{
+				ElementType: types.StringType, Optional: true, Computed: true,
+				Default:             listdefault.StaticValue(types.ListValueMust(types.StringType, []attr.Value{types.StringValue("*")})),
+				MarkdownDescription: "Datacenters the job may run in; globs allowed. Default `[\"*\"]`.",
+				Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
+			},
+			"node_pool": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Node pool to run in. Default: the namespace's default pool (`default`).",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"count": schema.Int64Attribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Number of allocations. When unset, berth leaves the count to others (an autoscaler, " +
+					"`nomad job scale`): their changes are kept and never shown as drift, and this attribute reports the current count. " +
+					"A new instance starts with 1.",
+				Validators:    []validator.Int64{int64validator.AtLeast(0)},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"running": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "`false` stops the job (it stays in Nomad's history); `true` starts it again. Default `true`.",
+			},
+			"network_mode": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(instance.DefaultNetworkMode),
+				MarkdownDescription: "Group network mode: " + backtickList(instance.NetworkModes) + ". Default `host`.",
+				Validators:          []validator.String{stringvalidator.OneOf(instance.NetworkModes...)},
+			},
+			"meta": schema.MapAttribute{
+				ElementType: types.StringType, Optional: true,
+				MarkdownDescription: "Job meta. Keys starting with `berth.` are reserved for berth.",
+			},
+			"services": schema.MapNestedAttribute{
+				Required:            true,
+				MarkdownDescription: "The services of the instance, keyed by name; each is one Nomad task. At least one must have role `main`.",
+				Validators:          []validator.Map{mapvalidator.SizeAtLeast(1)},
+				NestedObject:        schema.NestedAttributeObject{Attributes: serviceAttributes(positive)},
+			},
+			"update": schema.SingleNestedAttribute{
+				Optional: true, Computed: true, Default: objectdefault.StaticValue(defaultUpdateObject()),
+				MarkdownDescription: "Rolling deploy strategy. Defaults are Nomad's.",
+				Attributes: map[string]schema.Attribute{
+					"max_parallel": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(int64(u.MaxParallel)),
+						MarkdownDescription: "Allocations updated at once. `0` disables deployments.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
+					"min_healthy_time":  durationAttr("How long an allocation must be healthy before it counts as healthy. Default `10s`.", u.MinHealthyTime.String()),
+					"healthy_deadline":  durationAttr("How long an allocation may take to become healthy. Default `5m`.", u.HealthyDeadline.String()),
+					"progress_deadline": durationAttr("How long a deployment may go without progress before it fails. Default `10m`.", u.ProgressDeadline.String()),
+					"auto_revert": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+						MarkdownDescription: "Revert to the last stable version when a deployment fails. Default `false`."},
+					"canary": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
+						MarkdownDescription: "Canaries placed before a rolling update. Default `0`.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
+				},
+			},
+			"restart_triggers": schema.MapAttribute{
+				ElementType: types.StringType, Optional: true,
+				MarkdownDescription: "Arbitrary values; any change restarts the running allocations in place, one at a time, " +
+					"without registering a new job version (for example a config file's hash).",
+			},
+			"wait_for_healthy": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Wait until the deployment is successful (or fail with the reason). Default `true`.",
+			},
+			"purge_on_destroy": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Purge the job from Nomad on destroy instead of leaving it stopped in history. Default `true`.",
+			},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+
+			"job_version":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Job version in Nomad."},
+			"job_modify_index": schema.Int64Attribute{Computed: true, MarkdownDescription: "Job modify index; berth registers with check-and-set against it."},
+			"status": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "Status from the current allocations: " + backtickList(instanceStatuses()) + "."},
+			"deployment_id":     schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the deployment the last apply followed; empty when none."},
+			"deployment_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Status of that deployment."},
+			"allocations": schema.ListNestedAttribute{
+				Computed: true, MarkdownDescription: "Current (non-terminal) allocations, by name.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":            schema.StringAttribute{Computed: true, MarkdownDescription: "Allocation ID."},
+					"node_id":       schema.StringAttribute{Computed: true, MarkdownDescription: "Node it runs on."},
+					"client_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Client status (`pending`, `running`, ...)."},
+					"healthy":       schema.BoolAttribute{Computed: true, MarkdownDescription: "Deployment health; null until decided."},
+				}},
+			},
+		},
+	}
+}
+
+func instanceStatuses() []string {
+	out := make([]string, len(instance.Statuses))
+	for i, s := range instance.Statuses {
+		out[i] = string(s)
+	}
+	return out
+}
+
+func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
+	port := []validator.Int64{int64validator.Between(1, 65535)}
+	return map[string]schema.Attribute{
+		"role": schema.StringAttribute{
+			Optional: true, Computed: true, Default: stringdefault.StaticString(string(instance.RoleMain)),
+			MarkdownDescription: "How the task runs: `main` for the group's lifetime, `init` to completion before the main tasks " +
+				"(prestart), `sidecar` alongside them (poststart). One of " + backtickList(instanceRoles()) + ". Default `main`.",
+			Validators: []validator.String{stringvalidator.OneOf(instanceRoles()...)},
+		},
+		"driver":  schema.StringAttribute{Required: true, MarkdownDescription: "Nomad task driver (`exec`, `raw_exec`, `docker`, ...)."},
+		"image":   schema.StringAttribute{Optional: true, MarkdownDescription: "Sets `config.image` for image-based drivers."},
+		"command": schema.StringAttribute{Optional: true, MarkdownDescription: "Sets `config.command`."},
+		"args":    schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Sets `config.args`."},
+		"config": schema.StringAttribute{
+			CustomType: jsontypes.NormalizedType{}, Optional: true,
+			MarkdownDescription: "Extra driver config as a JSON object (use `jsonencode`), merged with `image`, `command` and `args`, which it must not repeat.",
+		},
+		"env":        schema.MapAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Environment variables."},
+		"cpu":        schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(defaultCPU), MarkdownDescription: "CPU in MHz. Default `100`.", Validators: positive},
+		"memory":     schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(defaultMemory), MarkdownDescription: "Memory in MiB. Default `300`.", Validators: positive},
+		"memory_max": schema.Int64Attribute{Optional: true, MarkdownDescription: "Memory limit in MiB when oversubscription is enabled; at least `memory`.", Validators: positive},
+		"ports": schema.MapNestedAttribute{
+			Optional:            true,
+			MarkdownDescription: "Ports by label; labels are unique across the instance. Tasks see them as `NOMAD_PORT_<label>`.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"to":     schema.Int64Attribute{Optional: true, MarkdownDescription: "Port inside the task's network namespace (bridge mode).", Validators: port},
+				"static": schema.Int64Attribute{Optional: true, MarkdownDescription: "Fixed host port; default a dynamic one.", Validators: port},
+			}},
+		},
+		"check": schema.SingleNestedAttribute{
+			Optional:            true,
+			MarkdownDescription: "A health check on a Nomad-native service registration for this task; deployments then wait for it to pass.",
+			Attributes: map[string]schema.Attribute{
+				"type": schema.StringAttribute{Required: true, MarkdownDescription: "Check type: " + backtickList(instance.CheckTypes) + ".",
+					Validators: []validator.String{stringvalidator.OneOf(instance.CheckTypes...)}},
+				"port":     schema.StringAttribute{Required: true, MarkdownDescription: "Label of a port declared by a service of this instance."},
+				"path":     schema.StringAttribute{Optional: true, MarkdownDescription: "HTTP path, required for `http` checks."},
+				"interval": durationAttr("Time between checks. Default `10s`.", defaultCheckInterval),
+				"timeout":  durationAttr("Time a check may take. Default `2s`.", defaultCheckTimeout),
+			},
+		},
+	}
+}

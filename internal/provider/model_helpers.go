@@ -1,0 +1,102 @@
+package provider
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+type timeDuration = time.Duration
+
+// anyUnknown reports whether any of vs is unknown (at plan time).
+func anyUnknown(vs ...attr.Value) bool {
+	for _, v := range vs {
+		if v.IsUnknown() {
+			return true
+		}
+	}
+	return false
+}
+
+func durationOf(v timetypes.GoDuration, at path.Path, diags *diag.Diagnostics) time.Duration {
+	if v.IsNull() {
+		return 0
+	}
+	d, ds := v.ValueGoDuration()
+	for _, e := range ds {
+		diags.AddAttributeError(at, e.Summary(), e.Detail())
+	}
+	return d
+}
+
+func durationOrDefault(v timetypes.GoDuration, def string, at path.Path, diags *diag.Diagnostics) time.Duration {
+	if v.IsNull() {
+		d, _ := time.ParseDuration(def)
+		return d
+	}
+	return durationOf(v, at, diags)
+}
+
+func stringOrNull(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+func intOrNull(n int) types.Int64 {
+	if n == 0 {
+		return types.Int64Null()
+	}
+	return types.Int64Value(int64(n))
+}
+
+func listOf(ctx context.Context, l []string, diags *diag.Diagnostics) types.List {
+	v, d := types.ListValueFrom(ctx, types.StringType, l)
+	diags.Append(d...)
+	return v
+}
+
+func listOrNull(ctx context.Context, l []string, diags *diag.Diagnostics) types.List {
+	if len(l) == 0 {
+		return types.ListNull(types.StringType)
+	}
+	return listOf(ctx, l, diags)
+}
+
+func mapOrNull(ctx context.Context, m map[string]string, diags *diag.Diagnostics) types.Map {
+	if len(m) == 0 {
+		return types.MapNull(types.StringType)
+	}
+	v, d := types.MapValueFrom(ctx, types.StringType, m)
+	diags.Append(d...)
+	return v
+}
+
+// fieldPath turns an instance.FieldError path (attribute names and map
+// keys, alternating where an attribute is a map) into a Terraform path.
+func fieldPath(elems []any) path.Path {
+	mapAttrs := map[string]bool{"services": true, "ports": true, "env": true, "meta": true}
+	var p path.Path
+	prevMap := false
+	for i, e := range elems {
+		s, _ := e.(string)
+		switch {
+		case i == 0:
+			p = path.Root(s)
+		case prevMap:
+			p = p.AtMapKey(s)
+			prevMap = false
+			continue
+		default:
+			p = p.AtName(s)
+		}
+		prevMap = mapAttrs[s]
+	}
+	return p
+}

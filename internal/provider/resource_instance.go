@@ -1,0 +1,421 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = &instanceResource{}
+	_ resource.ResourceWithImportState    = &instanceResource{}
+	_ resource.ResourceWithValidateConfig = &instanceResource{}
+	_ resource.ResourceWithModifyPlan     = &instanceResource{}
+)
+
+// NewInstanceResource builds the berth_instance resource.
+func NewInstanceResource() resource.Resource { return &instanceResource{} }
+
+type instanceResource struct{ data *ProviderData }
+
+func (r *instanceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_instance"
+}
+
+func (r *instanceResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = instanceSchema(ctx)
+}
+
+func (r *instanceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// ValidateConfig runs berth's own checks at validate/plan time, each at
+// its attribute path, so nothing invalid is ever sent to Nomad.
+func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m instanceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	spec, diags, err := m.toSpec(ctx)
+	resp.Diagnostics.Append(diags...)
+	if err != nil || diags.HasError() {
+		return // unknown values: checked again when they are known
+	}
+	for _, fe := range instance.Validate(spec) {
+		resp.Diagnostics.AddAttributeError(fieldPath(fe.Path), fe.Summary, fe.Detail)
+	}
+}
+
+// ModifyPlan fills the namespace and ID of a new instance from the
+// provider's namespace so the plan shows them.
+func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil || !req.State.Raw.IsNull() {
+		return
+	}
+	var ns, name types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	if ns.IsUnknown() {
+		ns = types.StringValue(r.data.Nomad.Namespace())
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), ns)...)
+	}
+	if !ns.IsUnknown() && !name.IsUnknown() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), instanceID(ns.ValueString(), name.ValueString()))...)
+	}
+}
+
+func (r *instanceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var plan instanceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	spec, ok := r.plannedSpec(ctx, &plan, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	nomad := r.data.Nomad
+	existing, err := nomad.GetJob(ctx, spec.Namespace, spec.Name)
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Could not check for an existing job", err)
+		return
+	}
+	if existing != nil {
+		owner := "It is not managed by berth."
+		if instance.IsBerthJob(existing) {
+			owner = "It was created by berth, probably from another Terraform state."
+		}
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Job already exists",
+			fmt.Sprintf("Nomad already has a job %q in namespace %q. %s To manage it here, import it: "+
+				"terraform import <address> %s", spec.Name, spec.Namespace, owner, instanceID(spec.Namespace, spec.Name)))
+		return
+	}
+	res, err := nomad.RegisterJob(ctx, instance.BuildJob(spec, 1), 0)
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Could not register the job", err)
+		return
+	}
+	tflog.Info(ctx, "Registered job", map[string]any{"job": spec.Name, "namespace": spec.Namespace, "eval": res.EvalID})
+	if res.Warnings != "" {
+		resp.Diagnostics.AddWarning("Nomad warnings", res.Warnings)
+	}
+	rolloutErr := r.settle(ctx, spec, res.EvalID, &plan)
+	// The job exists now: record it whatever happened next, so a failed
+	// rollout leaves a tainted resource and never an orphaned job.
+	r.refreshComputed(ctx, &plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if rolloutErr != nil {
+		addRolloutError(&resp.Diagnostics, "The instance did not become healthy", rolloutErr)
+	}
+}
+
+// plannedSpec converts the plan and applies berth's validation once more,
+// now that every value is known.
+func (r *instanceResource) plannedSpec(ctx context.Context, plan *instanceModel, diags *diag.Diagnostics) (instance.Spec, bool) {
+	spec, d, err := plan.toSpec(ctx)
+	diags.Append(d...)
+	if err != nil {
+		diags.AddError("Unknown values at apply", "berth_instance got unknown values at apply time; this is a bug in berth.")
+		return spec, false
+	}
+	if diags.HasError() {
+		return spec, false
+	}
+	if spec.Namespace == "" {
+		spec.Namespace = r.data.Nomad.Namespace()
+		plan.Namespace = types.StringValue(spec.Namespace)
+	}
+	for _, fe := range instance.Validate(spec) {
+		diags.AddAttributeError(fieldPath(fe.Path), fe.Summary, fe.Detail)
+	}
+	return spec, !diags.HasError()
+}
+
+// settle waits for the outcome of a registration: a healthy deployment for
+// a running job, all allocations stopped for a stopped one.
+func (r *instanceResource) settle(ctx context.Context, spec instance.Spec, evalID string, m *instanceModel) error {
+	if !spec.Running {
+		return r.data.Nomad.WaitAllocationsStopped(ctx, spec.Namespace, spec.Name)
+	}
+	if !m.WaitForHealthy.IsNull() && !m.WaitForHealthy.ValueBool() {
+		return nil
+	}
+	dep, err := r.data.Nomad.WaitForRollout(ctx, spec.Namespace, spec.Name, evalID)
+	if dep != nil {
+		m.DeploymentID = types.StringValue(dep.ID)
+		m.DeploymentStatus = types.StringValue(dep.Status)
+	}
+	var re *nomadclient.RolloutError
+	if errors.As(err, &re) && re.DeploymentID != "" {
+		m.DeploymentID = types.StringValue(re.DeploymentID)
+		m.DeploymentStatus = types.StringValue(api.DeploymentStatusFailed)
+	}
+	return err
+}
+
+// refreshComputed reads the job and its allocations into m's computed
+// attributes (two API calls) and the count Nomad runs.
+func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel, diags *diag.Diagnostics) {
+	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
+	job, err := r.data.Nomad.GetJob(ctx, ns, name)
+	if err != nil || job == nil {
+		if err == nil {
+			err = fmt.Errorf("job %q disappeared from namespace %q", name, ns)
+		}
+		addNomadError(diags, "Could not read the job back", err)
+		return
+	}
+	allocs, err := r.data.Nomad.JobAllocations(ctx, ns, name)
+	if err != nil {
+		addNomadError(diags, "Could not read the job's allocations", err)
+		return
+	}
+	if spec, _ := instance.SpecFromJob(job); spec.Count != nil {
+		m.Count = types.Int64Value(int64(*spec.Count))
+	}
+	if m.NodePool.IsUnknown() || m.NodePool.IsNull() {
+		m.NodePool = types.StringValue(deref(job.NodePool))
+	}
+	setComputed(m, job, allocs)
+}
+
+func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var state instanceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	job, err := r.data.Nomad.GetJob(ctx, ns, name)
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Could not read the job", err)
+		return
+	}
+	if job == nil {
+		tflog.Info(ctx, "Job is gone from Nomad; removing it from state", map[string]any{"job": name, "namespace": ns})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	allocs, err := r.data.Nomad.JobAllocations(ctx, ns, name)
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Could not read the job's allocations", err)
+		return
+	}
+	live, unsupported := instance.SpecFromJob(job)
+	importing := state.Services.IsNull()
+	switch {
+	case importing && len(unsupported) > 0:
+		resp.Diagnostics.AddError("Job cannot be represented by berth_instance",
+			fmt.Sprintf("Job %q in namespace %q uses what berth_instance cannot manage, so importing it would drop parts of it:\n  - %s\n"+
+				"Manage this job with another tool, or reshape it (one task group, supported stanzas only) and import again.",
+				name, ns, strings.Join(unsupported, "\n  - ")))
+		return
+	case len(unsupported) > 0:
+		resp.Diagnostics.AddWarning("Job has settings berth does not manage",
+			fmt.Sprintf("Job %q was changed outside Terraform in ways berth_instance cannot represent; the next apply "+
+				"will remove them:\n  - %s", name, strings.Join(unsupported, "\n  - ")))
+	}
+	r.mergeLive(ctx, &state, live, importing, &resp.Diagnostics)
+	setComputed(&state, job, allocs)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// mergeLive puts what runs in Nomad into state. When the managed fields
+// match what state says (after normalisation), state keeps its own spelling
+// (e.g. "5m" rather than "5m0s", [] rather than null), so there is no
+// phantom diff; otherwise state takes Nomad's values and the plan shows the
+// drift field by field. The count always comes from Nomad.
+func (r *instanceResource) mergeLive(ctx context.Context, state *instanceModel, live instance.Spec, importing bool, diags *diag.Diagnostics) {
+	count := live.Count
+	if !importing {
+		prior, d, err := state.toSpec(ctx)
+		diags.Append(d...)
+		if err == nil && !d.HasError() {
+			prior.Count, live.Count = nil, nil
+			if len(instance.Diff(prior, live)) == 0 {
+				if count != nil {
+					state.Count = types.Int64Value(int64(*count))
+				}
+				state.NodePool = types.StringValue(live.NodePool)
+				return
+			}
+		}
+	}
+	live.Count = count
+	diags.Append(specToModel(ctx, live, state)...)
+	if importing {
+		// What the schema defaults would have put there.
+		state.WaitForHealthy = types.BoolValue(true)
+		state.PurgeOnDestroy = types.BoolValue(true)
+	}
+}
+
+func (r *instanceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var plan, state instanceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	var configCount types.Int64
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("count"), &configCount)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	want, ok := r.plannedSpec(ctx, &plan, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	had, ds, err := state.toSpec(ctx)
+	resp.Diagnostics.Append(ds...)
+	if err != nil || resp.Diagnostics.HasError() {
+		return
+	}
+	if configCount.IsNull() {
+		// Not managed: whatever count runs in Nomad stays.
+		want.Count, had.Count = nil, nil
+	}
+
+	nomad := r.data.Nomad
+	job, err := nomad.GetJob(ctx, want.Namespace, want.Name)
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Could not read the job", err)
+		return
+	}
+	if job == nil {
+		resp.Diagnostics.AddError("Job is gone", fmt.Sprintf("Job %q was deleted from Nomad during the apply. Run terraform apply again to recreate it.", want.Name))
+		return
+	}
+	index := deref(job.JobModifyIndex)
+	if index != uint64(state.JobModifyIndex.ValueInt64()) {
+		// Something changed the job since the last refresh. Proceed only if
+		// it touched nothing berth manages (e.g. an autoscaler's count).
+		live, _ := instance.SpecFromJob(job)
+		if want.Count == nil {
+			live.Count = nil
+		}
+		if changed := instance.Diff(had, live); len(changed) > 0 {
+			resp.Diagnostics.AddError("Job changed in Nomad since the last refresh",
+				fmt.Sprintf("Job %q was modified outside Terraform after the plan was made (modify index %d, expected %d):\n  - %s\n"+
+					"Run terraform plan again to see the drift, then apply.", want.Name, index, state.JobModifyIndex.ValueInt64(), strings.Join(changed, "\n  - ")))
+			return
+		}
+	}
+	liveCount := 1
+	if live, _ := instance.SpecFromJob(job); live.Count != nil {
+		liveCount = *live.Count
+	}
+
+	var rolloutErr error
+	switch {
+	case instance.OnlyCountDiffers(had, want):
+		res, err := nomad.ScaleJob(ctx, want.Namespace, want.Name, instance.GroupName, *want.Count, "berth: count changed in Terraform")
+		if err != nil {
+			addNomadError(&resp.Diagnostics, "Could not scale the job", err)
+			return
+		}
+		rolloutErr = r.settle(ctx, want, res.EvalID, &plan)
+	case len(instance.Diff(had, want)) > 0:
+		res, err := nomad.RegisterJob(ctx, instance.BuildJob(want, liveCount), index)
+		if err != nil {
+			addNomadError(&resp.Diagnostics, "Could not register the job", err)
+			return
+		}
+		if res.Warnings != "" {
+			resp.Diagnostics.AddWarning("Nomad warnings", res.Warnings)
+		}
+		rolloutErr = r.settle(ctx, want, res.EvalID, &plan)
+	default:
+		plan.DeploymentID, plan.DeploymentStatus = state.DeploymentID, state.DeploymentStatus
+	}
+	if rolloutErr == nil && want.Running && !plan.RestartTriggers.Equal(state.RestartTriggers) && !state.RestartTriggers.IsNull() {
+		if err := nomad.RestartAllocations(ctx, want.Namespace, want.Name); err != nil {
+			rolloutErr = err
+		}
+	}
+	r.refreshComputed(ctx, &plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if rolloutErr != nil {
+		addRolloutError(&resp.Diagnostics, "The instance update did not complete", rolloutErr)
+	}
+}
+
+func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var state instanceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	nomad := r.data.Nomad
+	// Stop first and wait, then purge: purging at once drops the
+	// allocations from the server while the client is still killing tasks.
+	if err := nomad.StopJob(ctx, ns, name, false); err != nil {
+		addNomadError(&resp.Diagnostics, "Could not stop the job", err)
+		return
+	}
+	if err := nomad.WaitAllocationsStopped(ctx, ns, name); err != nil {
+		addNomadError(&resp.Diagnostics, "The job's allocations did not stop", err)
+		return
+	}
+	if state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool() {
+		if err := nomad.StopJob(ctx, ns, name, true); err != nil {
+			addNomadError(&resp.Diagnostics, "Could not purge the job", err)
+		}
+	}
+}
+
+// ImportState accepts `name` or `namespace/name`.
+func (r *instanceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ns, name, found := strings.Cut(req.ID, "/")
+	if !found {
+		ns, name = r.data.Nomad.Namespace(), req.ID
+	}
+	if ns == "" || name == "" || strings.Contains(name, "/") {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected `name` or `namespace/name`, got %q.", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), instanceID(ns, name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+}
+
+// addRolloutError reports a rollout failure with Nomad's own words.
+func addRolloutError(diags *diag.Diagnostics, summary string, err error) {
+	var re *nomadclient.RolloutError
+	if errors.As(err, &re) {
+		diags.AddError(summary, re.Error()+"\n\nThe job stays registered; fix the cause and apply again, "+
+			"or inspect it with `nomad job status "+re.JobID+"`.")
+		return
+	}
+	addNomadError(diags, summary, err)
+}
