@@ -26,7 +26,7 @@ type instanceModel struct {
 	Namespace        types.String   `tfsdk:"namespace"`
 	Datacenters      types.List     `tfsdk:"datacenters"`
 	NodePool         types.String   `tfsdk:"node_pool"`
-	Count            types.Int64    `tfsdk:"count"`
+	Count            types.Int64    `tfsdk:"replicas"`
 	Running          types.Bool     `tfsdk:"running"`
 	NetworkMode      types.String   `tfsdk:"network_mode"`
 	Meta             types.Map      `tfsdk:"meta"`

@@ -123,9 +123,9 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "Node pool to run in. Default: the namespace's default pool (`default`).",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"count": schema.Int64Attribute{
+			"replicas": schema.Int64Attribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Number of allocations. When unset, berth leaves the count to others (an autoscaler, " +
+				MarkdownDescription: "Number of allocations (the task group's `count`; `count` itself is a Terraform meta-argument). When unset, berth leaves the count to others (an autoscaler, " +
 					"`nomad job scale`): their changes are kept and never shown as drift, and this attribute reports the current count. " +
 					"A new instance starts with 1.",
 				Validators:    []validator.Int64{int64validator.AtLeast(0)},

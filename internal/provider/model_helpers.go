@@ -88,6 +88,9 @@ func fieldPath(elems []any) path.Path {
 		s, _ := e.(string)
 		switch {
 		case i == 0:
+			if s == "count" {
+				s = "replicas" // count is a Terraform meta-argument
+			}
 			p = path.Root(s)
 		case prevMap:
 			p = p.AtMapKey(s)

@@ -277,7 +277,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	var configCount types.Int64
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("count"), &configCount)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("replicas"), &configCount)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
