@@ -127,6 +127,7 @@ func FailedTaskEvents(allocs []*api.AllocationListStub) []string {
 		if healthy && a.ClientStatus == api.AllocClientStatusRunning {
 			continue
 		}
+		before := len(out)
 		tasks := make([]string, 0, len(a.TaskStates))
 		for name := range a.TaskStates {
 			tasks = append(tasks, name)
@@ -140,8 +141,14 @@ func FailedTaskEvents(allocs []*api.AllocationListStub) []string {
 			out = append(out, fmt.Sprintf("allocation %s on node %s: task %q is %s (restarts %d): %s",
 				short(a.ID), nodeLabel(a), name, taskCondition(ts), ts.Restarts, lastEvents(ts.Events, 3)))
 		}
-		if len(tasks) == 0 || a.ClientStatus == api.AllocClientStatusFailed && len(out) == 0 {
-			out = append(out, fmt.Sprintf("allocation %s on node %s is %s: %s", short(a.ID), nodeLabel(a), a.ClientStatus, a.ClientDescription))
+		if n := len(out); n == before {
+			// No task failed: the allocation ran but never became healthy,
+			// which means its health checks did not pass in time.
+			why := a.ClientDescription
+			if a.ClientStatus == api.AllocClientStatusRunning {
+				why = "its tasks run but it never became healthy: its service checks did not pass within healthy_deadline"
+			}
+			out = append(out, fmt.Sprintf("allocation %s on node %s is %s: %s", short(a.ID), nodeLabel(a), a.ClientStatus, why))
 		}
 	}
 	return out

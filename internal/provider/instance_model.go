@@ -216,9 +216,9 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 	u := s.Update
 	m.Update = types.ObjectValueMust(updateAttrTypes, map[string]attr.Value{
 		"max_parallel":      types.Int64Value(int64(u.MaxParallel)),
-		"min_healthy_time":  timetypes.NewGoDurationValue(u.MinHealthyTime),
-		"healthy_deadline":  timetypes.NewGoDurationValue(u.HealthyDeadline),
-		"progress_deadline": timetypes.NewGoDurationValue(u.ProgressDeadline),
+		"min_healthy_time":  durationValue(u.MinHealthyTime),
+		"healthy_deadline":  durationValue(u.HealthyDeadline),
+		"progress_deadline": durationValue(u.ProgressDeadline),
 		"auto_revert":       types.BoolValue(u.AutoRevert),
 		"canary":            types.Int64Value(int64(u.Canary)),
 	})
@@ -251,7 +251,7 @@ func serviceObject(ctx context.Context, svc instance.Service, diags *diag.Diagno
 	if c := svc.Check; c != nil {
 		check = types.ObjectValueMust(checkAttrTypes, map[string]attr.Value{
 			"type": types.StringValue(c.Type), "port": types.StringValue(c.Port), "path": stringOrNull(c.Path),
-			"interval": timetypes.NewGoDurationValue(c.Interval), "timeout": timetypes.NewGoDurationValue(c.Timeout),
+			"interval": durationValue(c.Interval), "timeout": durationValue(c.Timeout),
 		})
 	}
 	return types.ObjectValueMust(serviceAttrTypes, map[string]attr.Value{

@@ -71,9 +71,9 @@ func defaultUpdateObject() types.Object {
 	u := instance.DefaultUpdate()
 	return types.ObjectValueMust(updateAttrTypes, map[string]attr.Value{
 		"max_parallel":      types.Int64Value(int64(u.MaxParallel)),
-		"min_healthy_time":  timetypes.NewGoDurationValue(u.MinHealthyTime),
-		"healthy_deadline":  timetypes.NewGoDurationValue(u.HealthyDeadline),
-		"progress_deadline": timetypes.NewGoDurationValue(u.ProgressDeadline),
+		"min_healthy_time":  durationValue(u.MinHealthyTime),
+		"healthy_deadline":  durationValue(u.HealthyDeadline),
+		"progress_deadline": durationValue(u.ProgressDeadline),
 		"auto_revert":       types.BoolValue(u.AutoRevert),
 		"canary":            types.Int64Value(int64(u.Canary)),
 	})
@@ -156,9 +156,9 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				Attributes: map[string]schema.Attribute{
 					"max_parallel": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(int64(u.MaxParallel)),
 						MarkdownDescription: "Allocations updated at once. `0` disables deployments.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
-					"min_healthy_time":  durationAttr("How long an allocation must be healthy before it counts as healthy. Default `10s`.", u.MinHealthyTime.String()),
-					"healthy_deadline":  durationAttr("How long an allocation may take to become healthy. Default `5m`.", u.HealthyDeadline.String()),
-					"progress_deadline": durationAttr("How long a deployment may go without progress before it fails. Default `10m`.", u.ProgressDeadline.String()),
+					"min_healthy_time":  durationAttr("How long an allocation must be healthy before it counts as healthy. Default `10s`.", durationValue(u.MinHealthyTime).ValueString()),
+					"healthy_deadline":  durationAttr("How long an allocation may take to become healthy. Default `5m`.", durationValue(u.HealthyDeadline).ValueString()),
+					"progress_deadline": durationAttr("How long a deployment may go without progress before it fails. Default `10m`.", durationValue(u.ProgressDeadline).ValueString()),
 					"auto_revert": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 						MarkdownDescription: "Revert to the last stable version when a deployment fails. Default `false`."},
 					"canary": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),

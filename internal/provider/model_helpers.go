@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
@@ -102,4 +103,17 @@ func fieldPath(elems []any) path.Path {
 		prevMap = mapAttrs[s]
 	}
 	return p
+}
+
+// durationValue renders d the way people write it ("1m", "1h30m", not
+// "1m0s"), so imported values read like configuration.
+func durationValue(d time.Duration) timetypes.GoDuration {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return timetypes.NewGoDurationValueFromStringMust(s)
 }

@@ -1,0 +1,51 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+)
+
+// expectNoChanges is plancheck.ExpectEmptyPlan that, on failure, names the
+// attributes that would change, so a drift bug is diagnosable from CI logs.
+type expectNoChanges struct{}
+
+func (expectNoChanges) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	var problems []string
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Change.Actions.NoOp() {
+			continue
+		}
+		before, _ := rc.Change.Before.(map[string]any)
+		after, _ := rc.Change.After.(map[string]any)
+		var diffs []string
+		for k := range union(before, after) {
+			if !reflect.DeepEqual(before[k], after[k]) {
+				b, _ := json.Marshal(before[k])
+				a, _ := json.Marshal(after[k])
+				diffs = append(diffs, fmt.Sprintf("%s: %s -> %s", k, b, a))
+			}
+		}
+		sort.Strings(diffs)
+		problems = append(problems, fmt.Sprintf("%s %v:\n    %s", rc.Address, rc.Change.Actions, strings.Join(diffs, "\n    ")))
+	}
+	if len(problems) > 0 {
+		resp.Error = fmt.Errorf("expected an empty plan, got:\n  %s", strings.Join(problems, "\n  "))
+	}
+}
+
+func union(a, b map[string]any) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
