@@ -103,10 +103,11 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		Running:     m.Running.IsNull() || m.Running.ValueBool(),
 		NetworkMode: m.NetworkMode.ValueString(),
 	}
-	if anyUnknown(m.Name, m.Datacenters, m.Count, m.Running, m.NetworkMode, m.Meta, m.Services, m.Update) {
+	if anyUnknown(m.Name, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.Services, m.Update) {
 		return s, diags, errUnknown
 	}
-	if !m.Count.IsNull() {
+	// An unknown count is an unmanaged one about to be read from Nomad.
+	if !m.Count.IsNull() && !m.Count.IsUnknown() {
 		c := int(m.Count.ValueInt64())
 		s.Count = &c
 	}

@@ -176,4 +176,3 @@ func TestAccInstance_lifecycleAndUpdate(t *testing.T) {
 		},
 	})
 }
-

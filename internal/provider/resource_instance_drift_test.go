@@ -1,0 +1,181 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+)
+
+// mutateJob changes the job in Nomad behind Terraform's back.
+func mutateJob(t *testing.T, name string, change func(*api.Job)) func() {
+	return func() {
+		c := testNomad(t)
+		job, _, err := c.Jobs().Info(name, nil)
+		if err != nil {
+			t.Fatalf("reading job %q: %v", name, err)
+		}
+		change(job)
+		if _, _, err := c.Jobs().Register(job, nil); err != nil {
+			t.Fatalf("changing job %q out of band: %v", name, err)
+		}
+	}
+}
+
+func appTask(job *api.Job) *api.Task {
+	for _, task := range job.TaskGroups[0].Tasks {
+		if task.Name == "app" {
+			return task
+		}
+	}
+	panic("no app task")
+}
+
+// planShowsUpdate is a plan-only step that expects Terraform to want to
+// put the instance back.
+func planShowsUpdate(cfg string, preConfig func()) resource.TestStep {
+	return resource.TestStep{
+		PreConfig:          preConfig,
+		Config:             cfg,
+		PlanOnly:           true,
+		ExpectNonEmptyPlan: true,
+	}
+}
+
+func TestAccInstance_driftIsDetected(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	name := testInstanceName(t)
+	cfg := instanceConfig{name: name, extra: "replicas = 1", app: `env = { LOG_LEVEL = "info" }`}.String()
+	backToConfig := resource.TestStep{
+		Config: cfg,
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+		}},
+		Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+			task := appTask(job)
+			if task.Env["LOG_LEVEL"] != "info" || *task.Resources.CPU != 50 || task.Config["command"] != "/bin/sleep" {
+				return fmt.Errorf("apply did not restore the job: env %v cpu %d config %v", task.Env, *task.Resources.CPU, task.Config)
+			}
+			return nil
+		}),
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkInstanceDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			planShowsUpdate(cfg, mutateJob(t, name, func(j *api.Job) { appTask(j).Env["LOG_LEVEL"] = "debug" })),
+			backToConfig,
+			planShowsUpdate(cfg, mutateJob(t, name, func(j *api.Job) { appTask(j).Resources.CPU = ptr(70) })),
+			backToConfig,
+			planShowsUpdate(cfg, mutateJob(t, name, func(j *api.Job) { appTask(j).Config["command"] = "/usr/bin/sleep" })),
+			backToConfig,
+			{
+				// Stopped out of band: running drifts.
+				PreConfig: func() {
+					if _, _, err := testNomad(t).Jobs().Deregister(name, false, nil); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             cfg,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{Config: cfg, Check: expectRunning(t, name, 1)},
+			{
+				// Purged out of band: the next plan creates it again.
+				PreConfig: func() {
+					if _, _, err := testNomad(t).Jobs().Deregister(name, true, nil); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionCreate),
+				}},
+				Check: expectRunning(t, name, 1),
+			},
+		},
+	})
+}
+
+// TestAccInstance_unmanagedCountIsKept: with replicas unset, a scale done
+// in Nomad (an autoscaler, `nomad job scale`) is not drift, and an apply
+// that changes something else keeps it.
+func TestAccInstance_unmanagedCountIsKept(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	name := testInstanceName(t)
+	cfg := instanceConfig{name: name, app: `env = { V = "1" }`}.String()
+	changed := instanceConfig{name: name, app: `env = { V = "2" }`}.String()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkInstanceDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{Config: cfg, Check: expectRunning(t, name, 1)},
+			{
+				PreConfig: func() {
+					c := testNomad(t)
+					if _, _, err := c.Jobs().Scale(name, "app", ptr(2), "autoscaler", false, nil, nil); err != nil {
+						t.Fatal(err)
+					}
+					waitFor(t, "two running allocations", time.Minute, func() (bool, error) {
+						allocs, _, err := c.Jobs().Allocations(name, false, nil)
+						return err == nil && runningAllocs(allocs) == 2, err
+					})
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectNoChanges{},
+				}},
+			},
+			{
+				Config: changed,
+				Check: withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					if *job.TaskGroups[0].Count != 2 || runningAllocs(allocs) != 2 {
+						return fmt.Errorf("count %d with %d running, want the autoscaler's 2 kept", *job.TaskGroups[0].Count, runningAllocs(allocs))
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
+
+// TestAccInstance_failingTask: a task that exits 1 fails the apply with
+// the task's own events, and the instance stays in state, tainted.
+func TestAccInstance_failingTask(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	name := testInstanceName(t)
+	cfg := fmt.Sprintf(`
+resource "berth_instance" "t" {
+  name     = %q
+  replicas = 1
+  update   = { min_healthy_time = "1s", healthy_deadline = "5s", progress_deadline = "10s" }
+  services = {
+    app = { driver = "raw_exec", command = "/bin/sh", args = ["-c", "echo boom >&2; exit 1"], cpu = 50, memory = 32 }
+  }
+}`, name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkInstanceDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`(?s)did not become healthy.*task "app".*Exit Code: 1`),
+			},
+			{
+				// It is in state (tainted): the plan replaces it.
+				Config:             cfg,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
