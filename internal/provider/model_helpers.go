@@ -28,10 +28,9 @@ func durationOf(v timetypes.GoDuration, at path.Path, diags *diag.Diagnostics) t
 	if v.IsNull() {
 		return 0
 	}
-	d, ds := v.ValueGoDuration()
-	for _, e := range ds {
-		diags.AddAttributeError(at, e.Summary(), e.Detail())
-	}
+	// An invalid string is reported by the type's own validation, at the
+	// attribute; do not report it twice.
+	d, _ := v.ValueGoDuration()
 	return d
 }
 

@@ -1,0 +1,67 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+// TestInstance_badInputIsRejectedAtPlan runs the real terraform CLI: each
+// case fails at plan time with an error at the attribute, and nothing
+// reaches Nomad (the provider points at a closed port).
+func TestInstance_badInputIsRejectedAtPlan(t *testing.T) {
+	svc := `driver = "raw_exec", command = "/bin/sleep"`
+	cases := []struct {
+		name, body, want string
+	}{
+		{"no main service", fmt.Sprintf(`services = { a = { role = "init", %s } }`, svc), `(?s)No main service`},
+		{"unknown role", fmt.Sprintf(`services = { a = { role = "daemon", %s } }`, svc), `(?s)services\["a"\].role.*value must be one of`},
+		{"memory_max below memory", fmt.Sprintf(`services = { a = { %s, memory = 256, memory_max = 128 } }`, svc), `(?s)Invalid memory_max.*memory_max \(128 MiB\) must be at least memory \(256 MiB\)`},
+		{"zero cpu", fmt.Sprintf(`services = { a = { %s, cpu = 0 } }`, svc), `(?s)services\["a"\].cpu.*at least 1`},
+		{"negative replicas", fmt.Sprintf("replicas = -1\n services = { a = { %s } }", svc), `(?s)replicas.*at least 0`},
+		{"bad duration", fmt.Sprintf("update = { min_healthy_time = \"ten seconds\" }\n services = { a = { %s } }", svc), `(?s)Invalid Time Duration String Value.*"ten seconds"`},
+		{"duplicate port label", fmt.Sprintf(`services = {
+  a = { %[1]s, ports = { http = {} } }
+  b = { role = "sidecar", %[1]s, ports = { http = {} } }
+}`, svc), `(?s)services\["b"\].ports\["http"\].*(?i)duplicate|already`},
+		{"check on undeclared port", fmt.Sprintf(`services = { a = { %s, check = { type = "tcp", port = "nope" } } }`, svc), `(?s)Unknown check port.*"nope"`},
+		{"bad network mode", fmt.Sprintf("network_mode = \"cni/x\"\n services = { a = { %s } }", svc), `(?s)network_mode.*value must be one of`},
+		{"config not an object", fmt.Sprintf(`services = { a = { %s, config = "[1]" } }`, svc), `(?s)Invalid driver config.*JSON object`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config: fmt.Sprintf(`
+provider "berth" {
+  address = "http://127.0.0.1:1"
+}
+resource "berth_instance" "t" {
+  name = "bad"
+  %s
+}`, tc.body),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+		})
+	}
+}
+
+func TestFieldPath(t *testing.T) {
+	cases := map[string][]any{
+		`services["a"].ports["http"].static`: {"services", "a", "ports", "http", "static"},
+		`services["web"].check.port`:         {"services", "web", "check", "port"},
+		`update.min_healthy_time`:            {"update", "min_healthy_time"},
+		`meta["berth.kind"]`:                 {"meta", "berth.kind"},
+		`replicas`:                           {"count"},
+	}
+	for want, elems := range cases {
+		if got := fieldPath(elems).String(); got != want {
+			t.Errorf("fieldPath(%v) = %s, want %s", elems, got, want)
+		}
+	}
+}
