@@ -139,5 +139,6 @@ func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSou
 	return []func() datasource.DataSource{
 		NewNodesDataSource,
 		NewNodeDataSource,
+		NewInstanceDataSource,
 	}
 }

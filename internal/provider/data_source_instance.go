@@ -1,0 +1,213 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+)
+
+var (
+	_ datasource.DataSource              = &instanceDataSource{}
+	_ datasource.DataSourceWithConfigure = &instanceDataSource{}
+)
+
+// NewInstanceDataSource builds the berth_instance data source.
+func NewInstanceDataSource() datasource.DataSource { return &instanceDataSource{} }
+
+type instanceDataSource struct{ data *ProviderData }
+
+type instanceStatusModel struct {
+	ID               types.String            `tfsdk:"id"`
+	Name             types.String            `tfsdk:"name"`
+	Namespace        types.String            `tfsdk:"namespace"`
+	ManagedByBerth   types.Bool              `tfsdk:"managed_by_berth"`
+	Status           types.String            `tfsdk:"status"`
+	JobVersion       types.Int64             `tfsdk:"job_version"`
+	DeploymentID     types.String            `tfsdk:"deployment_id"`
+	DeploymentStatus types.String            `tfsdk:"deployment_status"`
+	Allocations      []allocationStatusModel `tfsdk:"allocations"`
+}
+
+type allocationStatusModel struct {
+	ID            types.String      `tfsdk:"id"`
+	Name          types.String      `tfsdk:"name"`
+	NodeID        types.String      `tfsdk:"node_id"`
+	NodeName      types.String      `tfsdk:"node_name"`
+	ClientStatus  types.String      `tfsdk:"client_status"`
+	DesiredStatus types.String      `tfsdk:"desired_status"`
+	JobVersion    types.Int64       `tfsdk:"job_version"`
+	Healthy       types.Bool        `tfsdk:"healthy"`
+	CPUPercent    types.Float64     `tfsdk:"cpu_percent"`
+	RSSMiB        types.Float64     `tfsdk:"rss_mib"`
+	Tasks         []taskStatusModel `tfsdk:"tasks"`
+}
+
+type taskStatusModel struct {
+	Name      types.String `tfsdk:"name"`
+	State     types.String `tfsdk:"state"`
+	Failed    types.Bool   `tfsdk:"failed"`
+	Restarts  types.Int64  `tfsdk:"restarts"`
+	LastEvent types.String `tfsdk:"last_event"`
+}
+
+func (d *instanceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_instance"
+}
+
+func (d *instanceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	str := func(desc string) schema.StringAttribute { return schema.StringAttribute{Computed: true, MarkdownDescription: desc} }
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Live status of one instance (any Nomad service job, berth's or not): status, deployment, and each " +
+			"current allocation with its tasks and a one-shot CPU and memory sample.",
+		Attributes: map[string]schema.Attribute{
+			"name":              schema.StringAttribute{Required: true, MarkdownDescription: "Job ID."},
+			"namespace":         schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Namespace. Default: the provider's."},
+			"id":                str("`<namespace>/<name>`."),
+			"managed_by_berth":  schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the job carries berth's `berth.kind` meta."},
+			"status":            str("Status from the current allocations: " + backtickList(instanceStatuses()) + "."),
+			"job_version":       schema.Int64Attribute{Computed: true, MarkdownDescription: "Current job version."},
+			"deployment_id":     str("Latest deployment; empty when none."),
+			"deployment_status": str("Status of the latest deployment."),
+			"allocations": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "Non-terminal allocations, by name.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":             str("Allocation ID."),
+					"name":           str("Allocation name, e.g. `web.app[0]`."),
+					"node_id":        str("Node ID."),
+					"node_name":      str("Node name."),
+					"client_status":  str("Client status."),
+					"desired_status": str("Desired status."),
+					"job_version":    schema.Int64Attribute{Computed: true, MarkdownDescription: "Job version it runs."},
+					"healthy":        schema.BoolAttribute{Computed: true, MarkdownDescription: "Deployment health; null until decided."},
+					"cpu_percent":    schema.Float64Attribute{Computed: true, MarkdownDescription: "CPU use sampled once, percent of one core; null when not running or unavailable."},
+					"rss_mib":        schema.Float64Attribute{Computed: true, MarkdownDescription: "Resident memory sampled once, MiB; null when not running or unavailable."},
+					"tasks": schema.ListNestedAttribute{
+						Computed: true, MarkdownDescription: "Tasks by name.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"name":       str("Task name."),
+							"state":      str("`pending`, `running` or `dead`."),
+							"failed":     schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the task failed."},
+							"restarts":   schema.Int64Attribute{Computed: true, MarkdownDescription: "Restart count."},
+							"last_event": str("Last task event, `Type: message`."),
+						}},
+					},
+				}},
+			},
+		},
+	}
+}
+
+func (d *instanceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	ctx = d.data.Nomad.MaskSecrets(ctx)
+	var name, ns types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &name)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("namespace"), &ns)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	namespace := ns.ValueString()
+	if namespace == "" {
+		namespace = d.data.Nomad.Namespace()
+	}
+	nomad := d.data.Nomad
+	job, err := nomad.GetJob(ctx, namespace, name.ValueString())
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Could not read the job", err)
+		return
+	}
+	if job == nil {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Instance not found",
+			fmt.Sprintf("Nomad has no job %q in namespace %q.", name.ValueString(), namespace))
+		return
+	}
+	allocs, err := nomad.JobAllocations(ctx, namespace, *job.ID)
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Could not read the job's allocations", err)
+		return
+	}
+	dep, err := nomad.LatestDeployment(ctx, namespace, *job.ID)
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Could not read the job's deployment", err)
+		return
+	}
+	out := instanceStatusModel{
+		ID: types.StringValue(instanceID(namespace, *job.ID)), Name: types.StringValue(*job.ID), Namespace: types.StringValue(namespace),
+		ManagedByBerth:   types.BoolValue(instance.IsBerthJob(job)),
+		Status:           types.StringValue(string(instance.DeriveStatus(deref(job.Stop), deref(job.Version), allocs))),
+		JobVersion:       types.Int64Value(int64(deref(job.Version))),
+		DeploymentID:     types.StringValue(""),
+		DeploymentStatus: types.StringValue(""),
+		Allocations:      []allocationStatusModel{},
+	}
+	if dep != nil {
+		out.DeploymentID, out.DeploymentStatus = types.StringValue(dep.ID), types.StringValue(dep.Status)
+	}
+	sort.Slice(allocs, func(i, j int) bool { return allocs[i].Name < allocs[j].Name })
+	for _, a := range allocs {
+		if a.ClientStatus != api.AllocClientStatusPending && a.ClientStatus != api.AllocClientStatusRunning {
+			continue
+		}
+		am := allocationStatusModel{
+			ID: types.StringValue(a.ID), Name: types.StringValue(a.Name), NodeID: types.StringValue(a.NodeID),
+			NodeName: types.StringValue(a.NodeName), ClientStatus: types.StringValue(a.ClientStatus),
+			DesiredStatus: types.StringValue(a.DesiredStatus), JobVersion: types.Int64Value(int64(a.JobVersion)),
+			Healthy: types.BoolNull(), CPUPercent: types.Float64Null(), RSSMiB: types.Float64Null(),
+			Tasks: taskStatuses(a.TaskStates),
+		}
+		if a.DeploymentStatus != nil && a.DeploymentStatus.Healthy != nil {
+			am.Healthy = types.BoolValue(*a.DeploymentStatus.Healthy)
+		}
+		if a.ClientStatus == api.AllocClientStatusRunning {
+			if u, err := nomad.AllocationUsage(ctx, namespace, a.ID); err == nil {
+				am.CPUPercent, am.RSSMiB = types.Float64Value(u.CPUPercent), types.Float64Value(u.RSSMiB)
+			} else {
+				resp.Diagnostics.AddWarning("No usage sample", fmt.Sprintf("Allocation %s: %v. cpu_percent and rss_mib are null.", a.ID, err))
+			}
+		}
+		out.Allocations = append(out.Allocations, am)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
+}
+
+func taskStatuses(states map[string]*api.TaskState) []taskStatusModel {
+	names := make([]string, 0, len(states))
+	for n := range states {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]taskStatusModel, 0, len(names))
+	for _, n := range names {
+		ts := states[n]
+		if ts == nil {
+			continue
+		}
+		last := ""
+		if len(ts.Events) > 0 && ts.Events[len(ts.Events)-1] != nil {
+			e := ts.Events[len(ts.Events)-1]
+			msg := e.DisplayMessage
+			if msg == "" {
+				msg = e.Message
+			}
+			last = strings.TrimSpace(e.Type + ": " + msg)
+		}
+		out = append(out, taskStatusModel{
+			Name: types.StringValue(n), State: types.StringValue(ts.State), Failed: types.BoolValue(ts.Failed),
+			Restarts: types.Int64Value(int64(ts.Restarts)), LastEvent: types.StringValue(last),
+		})
+	}
+	return out
+}
