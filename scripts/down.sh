@@ -5,10 +5,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 dev="$root/.dev"
 
-if [[ -f "$dev/agent.json" && -f "$dev/quickstart.tfstate" && -x bin/terraform-provider-berth ]]; then
+if [[ -f "$dev/agent.json" && -f "$dev/quickstart/terraform.tfstate" && -x bin/terraform-provider-berth ]]; then
 	eval "$(bin/devagent env -state "$dev/agent.json" | sed 's/^/export /')"
-	TF_CLI_CONFIG_FILE="$dev/terraformrc" terraform -chdir=examples/quickstart destroy -auto-approve -input=false \
-		-state="$dev/quickstart.tfstate" || echo "down: destroy failed; stopping the agent anyway" >&2
+	TF_CLI_CONFIG_FILE="$dev/terraformrc" terraform -chdir="$dev/quickstart" destroy -auto-approve -input=false ||
+		echo "down: destroy failed; stopping the agent anyway" >&2
 fi
 if [[ -x bin/devagent ]]; then
 	bin/devagent stop -state "$dev/agent.json"

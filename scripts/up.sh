@@ -33,8 +33,11 @@ provider_installation {
 }
 RC
 export TF_CLI_CONFIG_FILE="$dev/terraformrc"
-# dev_overrides needs no init; apply warns that overrides are in effect.
-terraform -chdir=examples/quickstart apply -auto-approve -input=false -state="$dev/quickstart.tfstate"
+# Apply a copy, so state and lock files stay in .dev/. dev_overrides needs
+# no init; terraform warns that overrides are in effect.
+mkdir -p "$dev/quickstart"
+cp examples/quickstart/*.tf "$dev/quickstart/"
+terraform -chdir="$dev/quickstart" apply -auto-approve -input=false
 echo
 echo "Nomad is at $NOMAD_ADDR (UI: $NOMAD_ADDR/ui). Run 'make down' to stop it."
 echo "To use terraform or nomad against it in your shell:"

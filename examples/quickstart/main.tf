@@ -10,8 +10,11 @@ terraform {
 
 provider "berth" {}
 
-# Every node with its capacity.
-data "berth_nodes" "all" {}
+# Every node with its capacity, read after the instance is placed so its
+# allocation shows in `allocated` and `free`.
+data "berth_nodes" "all" {
+  depends_on = [berth_instance.hello]
+}
 
 # Nodes that can take work and have at least 100 MHz and 64 MiB free.
 data "berth_nodes" "ready" {
@@ -22,6 +25,53 @@ data "berth_nodes" "ready" {
 # One node in detail: here, the first one listed.
 data "berth_node" "first" {
   id = data.berth_nodes.all.nodes[0].id
+}
+
+# A small application: an init task, the main task and a sidecar, all on
+# the raw_exec driver so it runs on any machine without Docker.
+resource "berth_instance" "hello" {
+  name     = "hello"
+  replicas = 1
+  update   = { min_healthy_time = "2s" }
+
+  services = {
+    setup = {
+      role    = "init"
+      driver  = "raw_exec"
+      command = "/bin/sh"
+      args    = ["-c", "echo preparing"]
+      cpu     = 50
+      memory  = 32
+    }
+    app = {
+      driver  = "raw_exec"
+      command = "/bin/sh"
+      args    = ["-c", "while true; do echo \"hello from $NOMAD_ALLOC_NAME\"; sleep 10; done"]
+      env     = { GREETING = "hello" }
+      cpu     = 100
+      memory  = 64
+    }
+    logger = {
+      role    = "sidecar"
+      driver  = "raw_exec"
+      command = "/bin/sleep"
+      args    = ["3600"]
+      cpu     = 50
+      memory  = 32
+    }
+  }
+}
+
+data "berth_instance" "hello" {
+  name = berth_instance.hello.name
+}
+
+output "hello" {
+  value = {
+    status      = berth_instance.hello.status
+    version     = berth_instance.hello.job_version
+    allocations = [for a in data.berth_instance.hello.allocations : "${a.name} ${a.client_status} on ${a.node_name}"]
+  }
 }
 
 output "nodes" {

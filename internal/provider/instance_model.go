@@ -121,20 +121,17 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		if anyUnknown(u.MaxParallel, u.MinHealthyTime, u.HealthyDeadline, u.ProgressDeadline, u.AutoRevert, u.Canary) {
 			return s, diags, errUnknown
 		}
-		s.Update = instance.Update{
-			MaxParallel: int(u.MaxParallel.ValueInt64()), AutoRevert: u.AutoRevert.ValueBool(), Canary: int(u.Canary.ValueInt64()),
+		// Attributes left out of the block are null in configuration (their
+		// defaults only appear in the plan): read them as the defaults.
+		def := instance.DefaultUpdate()
+		if !u.MaxParallel.IsNull() {
+			s.Update.MaxParallel = int(u.MaxParallel.ValueInt64())
 		}
-		for _, d := range []struct {
-			v   timetypes.GoDuration
-			dst *timeDuration
-			at  string
-		}{
-			{u.MinHealthyTime, &s.Update.MinHealthyTime, "min_healthy_time"},
-			{u.HealthyDeadline, &s.Update.HealthyDeadline, "healthy_deadline"},
-			{u.ProgressDeadline, &s.Update.ProgressDeadline, "progress_deadline"},
-		} {
-			*d.dst = durationOf(d.v, path.Root("update").AtName(d.at), &diags)
-		}
+		s.Update.AutoRevert = u.AutoRevert.ValueBool()
+		s.Update.Canary = int(u.Canary.ValueInt64())
+		s.Update.MinHealthyTime = durationOr(u.MinHealthyTime, def.MinHealthyTime)
+		s.Update.HealthyDeadline = durationOr(u.HealthyDeadline, def.HealthyDeadline)
+		s.Update.ProgressDeadline = durationOr(u.ProgressDeadline, def.ProgressDeadline)
 	}
 
 	var services map[string]serviceModel
@@ -194,8 +191,8 @@ func (sm serviceModel) toService(ctx context.Context, at path.Path, diags *diag.
 			return svc, errUnknown
 		}
 		svc.Check = &instance.Check{Type: c.Type.ValueString(), Port: c.Port.ValueString(), Path: c.Path.ValueString()}
-		svc.Check.Interval = durationOrDefault(c.Interval, defaultCheckInterval, at.AtName("check").AtName("interval"), diags)
-		svc.Check.Timeout = durationOrDefault(c.Timeout, defaultCheckTimeout, at.AtName("check").AtName("timeout"), diags)
+		svc.Check.Interval = durationOr(c.Interval, mustDuration(defaultCheckInterval))
+		svc.Check.Timeout = durationOr(c.Timeout, mustDuration(defaultCheckTimeout))
 	}
 	return svc, nil
 }

@@ -24,22 +24,23 @@ func anyUnknown(vs ...attr.Value) bool {
 	return false
 }
 
-func durationOf(v timetypes.GoDuration, at path.Path, diags *diag.Diagnostics) time.Duration {
+// durationOr reads a duration attribute, or def when it is null. An
+// invalid string is reported by the type's own validation, at the
+// attribute, so it is not reported again here.
+func durationOr(v timetypes.GoDuration, def time.Duration) time.Duration {
 	if v.IsNull() {
-		return 0
+		return def
 	}
-	// An invalid string is reported by the type's own validation, at the
-	// attribute; do not report it twice.
 	d, _ := v.ValueGoDuration()
 	return d
 }
 
-func durationOrDefault(v timetypes.GoDuration, def string, at path.Path, diags *diag.Diagnostics) time.Duration {
-	if v.IsNull() {
-		d, _ := time.ParseDuration(def)
-		return d
+func mustDuration(s string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		panic(err)
 	}
-	return durationOf(v, at, diags)
+	return d
 }
 
 func stringOrNull(s string) types.String {

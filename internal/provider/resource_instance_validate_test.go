@@ -65,3 +65,24 @@ func TestFieldPath(t *testing.T) {
 		}
 	}
 }
+
+// TestInstance_partialUpdateBlockPlans: attributes left out of `update`
+// take Nomad's defaults; the plan must not read them as zero.
+func TestInstance_partialUpdateBlockPlans(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "berth" {
+  address = "http://127.0.0.1:1"
+}
+resource "berth_instance" "t" {
+  name     = "partial"
+  update   = { min_healthy_time = "2s" }
+  services = { a = { driver = "raw_exec", command = "/bin/sleep" } }
+}`,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
