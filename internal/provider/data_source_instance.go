@@ -64,7 +64,9 @@ func (d *instanceDataSource) Metadata(_ context.Context, req datasource.Metadata
 }
 
 func (d *instanceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	str := func(desc string) schema.StringAttribute { return schema.StringAttribute{Computed: true, MarkdownDescription: desc} }
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Live status of one instance (any Nomad service job, berth's or not): status, deployment, and each " +
 			"current allocation with its tasks and a one-shot CPU and memory sample.",
