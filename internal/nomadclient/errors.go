@@ -68,11 +68,12 @@ func isConnectionError(err error) bool {
 }
 
 // isRetryable reports whether an idempotent call that failed with err may
-// succeed when tried again: no answer at all, or a server-side 5xx.
+// succeed when tried again: no answer at all, a server-side 5xx, or 429
+// (Nomad's per-client connection limit).
 func isRetryable(err error) bool {
 	if isConnectionError(err) {
 		return true
 	}
 	code := statusCode(err)
-	return code >= 500 && code <= 599
+	return code == 429 || code >= 500 && code <= 599
 }

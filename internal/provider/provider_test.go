@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,11 +78,19 @@ func testAccPreCheck(t *testing.T) {
 
 // testNomad is an API client for asserting in Nomad itself, configured from
 // the same environment the provider reads.
+// One client is shared: every client has its own connection pool, and
+// Nomad limits concurrent connections per client address.
 func testNomad(t *testing.T) *api.Client {
 	t.Helper()
-	c, err := api.NewClient(api.DefaultConfig())
-	if err != nil {
-		t.Fatalf("nomad api client: %v", err)
+	testNomadOnce.Do(func() { testNomadClient, testNomadErr = api.NewClient(api.DefaultConfig()) })
+	if testNomadErr != nil {
+		t.Fatalf("nomad api client: %v", testNomadErr)
 	}
-	return c
+	return testNomadClient
 }
+
+var (
+	testNomadOnce   sync.Once
+	testNomadClient *api.Client
+	testNomadErr    error
+)
