@@ -1,0 +1,142 @@
+package nomadclient
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+// GetVolume reads a host volume by ID; (nil, nil) when it does not exist.
+func (c *Client) GetVolume(ctx context.Context, namespace, id string) (*api.HostVolume, error) {
+	v, err := readRetry(ctx, c, "read volume", func(ctx context.Context) (*api.HostVolume, error) {
+		out, _, err := c.api.HostVolumes().Get(id, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		return out, err
+	})
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading host volume %s: %w", id, err)
+	}
+	return v, nil
+}
+
+// VolumesNamed lists the host volumes called name in a namespace.
+func (c *Client) VolumesNamed(ctx context.Context, namespace, name string) ([]*api.HostVolumeStub, error) {
+	stubs, err := readRetry(ctx, c, "list volumes", func(ctx context.Context) ([]*api.HostVolumeStub, error) {
+		out, _, err := c.api.HostVolumes().List(nil, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		return out, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing host volumes in namespace %q: %w", namespace, err)
+	}
+	var out []*api.HostVolumeStub
+	for _, s := range stubs {
+		if s.Name == name {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// AmbiguousVolumeError says several volumes share a name in a namespace.
+type AmbiguousVolumeError struct {
+	Namespace, Name string
+	Matches         []*api.HostVolumeStub
+}
+
+func (e *AmbiguousVolumeError) Error() string {
+	lines := make([]string, 0, len(e.Matches))
+	for _, m := range e.Matches {
+		lines = append(lines, fmt.Sprintf("  %s  node=%s state=%s", m.ID, m.NodeID, m.State))
+	}
+	return fmt.Sprintf("%d host volumes are named %q in namespace %q; use the volume ID instead:\n%s",
+		len(e.Matches), e.Name, e.Namespace, strings.Join(lines, "\n"))
+}
+
+// FindVolume resolves a volume by namespace and name; it must be unique.
+// It returns (nil, nil) when there is none.
+func (c *Client) FindVolume(ctx context.Context, namespace, name string) (*api.HostVolume, error) {
+	stubs, err := c.VolumesNamed(ctx, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	switch len(stubs) {
+	case 0:
+		return nil, nil
+	case 1:
+		return c.GetVolume(ctx, namespace, stubs[0].ID)
+	}
+	return nil, &AmbiguousVolumeError{Namespace: namespace, Name: name, Matches: stubs}
+}
+
+// CreateVolume creates a dynamic host volume, or updates it in place when
+// v.ID is set (Nomad's create endpoint accepts both). Not retried.
+func (c *Client) CreateVolume(ctx context.Context, v *api.HostVolume) (*api.HostVolume, string, error) {
+	resp, _, err := c.api.HostVolumes().Create(&api.HostVolumeCreateRequest{Volume: v},
+		(&api.WriteOptions{Namespace: v.Namespace}).WithContext(ctx))
+	if err != nil {
+		return nil, "", c.writeError(err)
+	}
+	return resp.Volume, resp.Warnings, nil
+}
+
+// DeleteVolume deletes a host volume; force deletes it even when its node
+// is gone. A volume that does not exist is not an error.
+func (c *Client) DeleteVolume(ctx context.Context, namespace, id string, force bool) error {
+	_, _, err := c.api.HostVolumes().Delete(&api.HostVolumeDeleteRequest{ID: id, Force: force},
+		(&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+	if err != nil && !IsNotFound(err) {
+		return c.writeError(err)
+	}
+	return nil
+}
+
+// WaitVolumeReady waits until the volume is ready. A volume that stays
+// pending ends the wait with the context, naming its state.
+func (c *Client) WaitVolumeReady(ctx context.Context, namespace, id string) (*api.HostVolume, error) {
+	var vol *api.HostVolume
+	err := poll(ctx, "host volume "+short(id)+" to be ready", pollInterval, func() (bool, string, error) {
+		v, err := c.GetVolume(ctx, namespace, id)
+		if err != nil {
+			return false, "", err
+		}
+		if v == nil {
+			return false, "", fmt.Errorf("host volume %s disappeared while waiting for it to be ready", id)
+		}
+		vol = v
+		return v.State == api.HostVolumeStateReady, string(v.State), nil
+	})
+	return vol, err
+}
+
+// WaitVolumeGone waits until the volume no longer exists.
+func (c *Client) WaitVolumeGone(ctx context.Context, namespace, id string) error {
+	return poll(ctx, "host volume "+short(id)+" to be deleted", pollInterval, func() (bool, string, error) {
+		v, err := c.GetVolume(ctx, namespace, id)
+		if err != nil {
+			return false, "", err
+		}
+		if v == nil {
+			return true, "", nil
+		}
+		return false, string(v.State), nil
+	})
+}
+
+// LiveVolumeAllocations returns the non-terminal allocations using a volume.
+func LiveVolumeAllocations(v *api.HostVolume) []*api.AllocationListStub {
+	var out []*api.AllocationListStub
+	for _, a := range v.Allocations {
+		if a != nil && a.ClientStatus != api.AllocClientStatusComplete && a.ClientStatus != api.AllocClientStatusFailed &&
+			a.ClientStatus != api.AllocClientStatusLost {
+			out = append(out, a)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
