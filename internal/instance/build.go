@@ -51,6 +51,7 @@ func BuildJob(s Spec, currentCount int) *api.Job {
 		Count:    ptr(count),
 		Networks: []*api.NetworkResource{buildNetwork(s)},
 		Update:   buildUpdate(s),
+		Volumes:  buildVolumes(s.Volumes),
 	}
 	for _, name := range sortedKeys(s.Services) {
 		group.Tasks = append(group.Tasks, buildTask(s.Name, name, s.Services[name]))
@@ -126,11 +127,12 @@ func buildUpdate(s Spec) *api.UpdateStrategy {
 
 func buildTask(instance, name string, svc Service) *api.Task {
 	task := &api.Task{
-		Name:      name,
-		Driver:    svc.Driver,
-		Lifecycle: lifecycleFor(svc.Role),
-		Config:    driverConfig(svc),
-		Env:       cloneMap(svc.Env),
+		Name:         name,
+		Driver:       svc.Driver,
+		Lifecycle:    lifecycleFor(svc.Role),
+		Config:       driverConfig(svc),
+		Env:          cloneMap(svc.Env),
+		VolumeMounts: buildMounts(svc.Mounts),
 		Resources: &api.Resources{
 			CPU:      ptr(svc.CPU),
 			MemoryMB: ptr(svc.Memory),

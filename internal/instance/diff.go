@@ -11,8 +11,9 @@ const unset = "(unset)"
 
 // Diff lists the managed fields that differ between a and b, one line per
 // field, as `path: <a> -> <b>`, e.g. `services.web.env.LOG_LEVEL: "info" ->
-// "debug"` or `count: 2 -> 3`. A service, port or check present on one side
-// only is one line: `services.worker: added` (only in b) or `removed`.
+// "debug"` or `count: 2 -> 3`. A service, port, check or volume present on
+// one side only is one line: `services.worker: added` (only in b) or
+// `removed`. A service's mounts are compared as one ordered list.
 //
 // Both specs are normalized first (see Normalize), so nil vs empty and ""
 // vs Nomad's defaults are not differences. Count is compared only when both
@@ -37,6 +38,17 @@ func Diff(a, b Spec) []string {
 		sb, inB := b.Services[name]
 		if !d.presence("services."+name, inA, inB) {
 			diffService(d, "services."+name, sa, sb)
+		}
+	}
+	for _, name := range unionKeys(a.Volumes, b.Volumes) {
+		va, inA := a.Volumes[name]
+		vb, inB := b.Volumes[name]
+		if p := "volumes." + name; !d.presence(p, inA, inB) {
+			// "volume" is the Terraform attribute holding Source.
+			d.str(p+".volume", va.Source, vb.Source)
+			d.val(p+".read_only", strconv.FormatBool(va.ReadOnly), strconv.FormatBool(vb.ReadOnly))
+			d.str(p+".access_mode", va.AccessMode, vb.AccessMode)
+			d.str(p+".attachment_mode", va.AttachmentMode, vb.AttachmentMode)
 		}
 	}
 
@@ -86,6 +98,9 @@ func diffService(d *differ, at string, a, b Service) {
 			d.val(p+".static", strconv.Itoa(pa.Static), strconv.Itoa(pb.Static))
 		}
 	}
+	// Mounts are one line: the list is ordered, so an element-wise diff of a
+	// reordered list would only be noise.
+	d.val(at+".mounts", mountsText(a.Mounts), mountsText(b.Mounts))
 	if !d.presence(at+".check", a.Check != nil, b.Check != nil) && a.Check != nil {
 		ca, cb := a.Check, b.Check
 		d.str(at+".check.type", ca.Type, cb.Type)
@@ -157,6 +172,21 @@ func listText(l []string) string {
 		return "[]"
 	}
 	return jsonText(l)
+}
+
+// mountsText formats mounts as a JSON list with the Terraform attribute
+// names, [] when there are none.
+func mountsText(mounts []Mount) string {
+	type mount struct {
+		Volume      string `json:"volume"`
+		Destination string `json:"destination"`
+		ReadOnly    bool   `json:"read_only"`
+	}
+	out := make([]mount, 0, len(mounts))
+	for _, m := range mounts {
+		out = append(out, mount(m))
+	}
+	return jsonText(out)
 }
 
 func unionKeys[V any](a, b map[string]V) []string {

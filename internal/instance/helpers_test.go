@@ -40,6 +40,10 @@ func fullSpec() Spec {
 					"http":    {To: 8080},
 					"metrics": {To: 9090, Static: 29090},
 				},
+				Mounts: []Mount{
+					{Volume: "data", Destination: "/var/lib/shop"},
+					{Volume: "assets", Destination: "/srv/assets", ReadOnly: true},
+				},
 				Check: &Check{Type: "http", Port: "http", Path: "/health", Interval: 10 * time.Second, Timeout: 2 * time.Second},
 			},
 			"migrate": {
@@ -56,8 +60,15 @@ func fullSpec() Spec {
 				CPU:    50,
 				Memory: 64,
 				Ports:  map[string]Port{"admin": {}},
+				// Writable mount of a read-only claim: Nomad mounts it
+				// read-only anyway, and it is valid.
+				Mounts: []Mount{{Volume: "assets", Destination: "/assets"}},
 				Check:  &Check{Type: "tcp", Port: "admin", Interval: 5 * time.Second, Timeout: time.Second},
 			},
+		},
+		Volumes: map[string]VolumeClaim{
+			"data":   {Source: "shop-data"},
+			"assets": {Source: "shop-assets", ReadOnly: true, AccessMode: "single-node-reader-only", AttachmentMode: "file-system"},
 		},
 		Update: Update{
 			MaxParallel:      2,

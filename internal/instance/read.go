@@ -20,10 +20,10 @@ import (
 // berth's own meta keys (MetaPrefix) are stripped from job meta.
 //
 // The second result lists, in human-readable form, what berth cannot
-// represent (extra groups, templates, volumes, Consul services, …). Policies
-// berth does not manage (restart, reschedule, migrate, ephemeral disk, kill
-// timeouts, logs, task meta, …) are neither read nor reported; re-applying the
-// spec resets them to Nomad's defaults.
+// represent (extra groups, templates, CSI volumes, Consul services, …).
+// Policies berth does not manage (restart, reschedule, migrate, ephemeral
+// disk, kill timeouts, logs, task meta, …) are neither read nor reported;
+// re-applying the spec resets them to Nomad's defaults.
 func SpecFromJob(job *api.Job) (Spec, []string) {
 	r := &reader{}
 	if job == nil {
@@ -86,6 +86,7 @@ func (r *reader) readGroup(s *Spec, g *api.TaskGroup) {
 		s.NetworkMode, ports = r.readNetwork(g.Networks[0])
 	}
 	s.Update = r.readUpdate(g.Update)
+	s.Volumes = r.readVolumes(g)
 
 	owners := r.portOwners(g.Tasks, ports)
 	s.Services = make(map[string]Service, len(g.Tasks))
@@ -206,6 +207,7 @@ func (r *reader) readTask(instance string, t *api.Task) Service {
 		Role:   r.readRole(t),
 		Driver: t.Driver,
 		Env:    cloneMap(t.Env),
+		Mounts: r.readMounts(t),
 	}
 	r.readConfig(t, &svc)
 	if res := t.Resources; res != nil {

@@ -23,7 +23,9 @@ func TestRoundTrip(t *testing.T) {
 	svc.Env = map[string]string{}
 	svc.Config = map[string]any{"nested": map[string]any{"n": 3, "l": []string{"a"}}}
 	svc.Ports = map[string]Port{}
+	svc.Mounts = []Mount{}
 	emptyValues.Services["app"] = svc
+	emptyValues.Volumes = map[string]VolumeClaim{}
 	noDeploys := minimalSpec()
 	noDeploys.Update = Update{HealthyDeadline: DefaultUpdate().HealthyDeadline}
 
@@ -129,9 +131,6 @@ func TestSpecFromJobUnsupported(t *testing.T) {
 			j.TaskGroups = append(j.TaskGroups, &api.TaskGroup{Name: ptr("other")})
 		}, "job has 2 task groups (berth instances have exactly one)"},
 		{"group name", func(j *api.Job) { j.TaskGroups[0].Name = ptr("web") }, `task group is named "web"`},
-		{"volumes", func(j *api.Job) {
-			j.TaskGroups[0].Volumes = map[string]*api.VolumeRequest{"data": {Type: "host"}}
-		}, "group uses volumes"},
 		{"user constraint", func(j *api.Job) {
 			j.TaskGroups[0].Constraints = append(j.TaskGroups[0].Constraints,
 				&api.Constraint{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="})

@@ -76,7 +76,10 @@ type Spec struct {
 	NetworkMode string
 	Meta        map[string]string // user meta; keys starting with MetaPrefix are reserved
 	Services    map[string]Service
-	Update      Update
+	// Volumes are the group-level host volume requests, keyed by the request
+	// name that mounts refer to (see volumes.go).
+	Volumes map[string]VolumeClaim
+	Update  Update
 }
 
 // Service is one task of the instance's group; the map key in Spec.Services is
@@ -93,7 +96,10 @@ type Service struct {
 	Memory    int // MiB
 	MemoryMax int // MiB, 0 = unset
 	Ports     map[string]Port
-	Check     *Check
+	// Mounts are kept in the order given: Nomad keeps the task's volume_mount
+	// list in order, and reordering it would show up as a difference.
+	Mounts []Mount
+	Check  *Check
 }
 
 // Port is one group port owned by a service. 0 means unset for both fields.
@@ -142,7 +148,10 @@ func DefaultUpdate() Update {
 //     empty datacenters become ["*"];
 //   - Config goes through a JSON round trip (numbers become float64, lists
 //     []any), which is what happens to it inside Nomad;
-//   - a tcp check's Path is dropped, since BuildJob never sends it.
+//   - a tcp check's Path is dropped, since BuildJob never sends it;
+//   - a volume's empty access and attachment modes become the defaults
+//     (DefaultVolumeAccessModeFor, DefaultVolumeAttachmentMode), which
+//     BuildJob always sends.
 //
 // Count is left alone: nil means "unmanaged" and must stay distinguishable.
 func Normalize(s Spec) Spec {
@@ -173,6 +182,7 @@ func Normalize(s Spec) Spec {
 			out.Services[name] = normalizeService(svc)
 		}
 	}
+	out.Volumes = normalizeVolumes(s.Volumes)
 	return out
 }
 
@@ -184,6 +194,7 @@ func normalizeService(svc Service) Service {
 	svc.Config = NormalizeConfig(svc.Config)
 	svc.Env = cloneMap(svc.Env)
 	svc.Ports = cloneMap(svc.Ports)
+	svc.Mounts = cloneSlice(svc.Mounts)
 	if svc.Check != nil {
 		c := *svc.Check
 		if c.Type != "http" {

@@ -60,9 +60,6 @@ func (r *reader) checkJob(job *api.Job) {
 
 func (r *reader) checkGroup(g *api.TaskGroup) {
 	r.checkPlacement("group", g.Constraints, g.Affinities, g.Spreads)
-	if len(g.Volumes) > 0 {
-		r.add("group uses volumes")
-	}
 	if len(g.Services) > 0 {
 		r.add("group has group-level services (berth declares services in tasks)")
 	}
@@ -99,7 +96,6 @@ func (r *reader) checkTask(t *api.Task) {
 		{len(t.Artifacts) > 0, "uses artifacts"},
 		{t.Vault != nil, "uses vault"},
 		{t.Consul != nil, "has a consul block"},
-		{len(t.VolumeMounts) > 0, "mounts volumes"},
 		{t.DispatchPayload != nil, "has a dispatch payload"},
 		{t.CSIPluginConfig != nil, "is a CSI plugin"},
 		{t.Kind != "", "is of kind " + `"` + t.Kind + `"`},

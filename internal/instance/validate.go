@@ -45,7 +45,9 @@ var (
 //   - max_parallel 0 is allowed: it is Nomad's way to turn deployments off;
 //   - progress_deadline 0 is allowed: it means "no deadline" in Nomad;
 //   - an empty role is treated as "main";
-//   - init services may not have a check (it could never pass once they exit).
+//   - init services may not have a check (it could never pass once they exit);
+//   - mounts and volumes follow volumes_validate.go: a declared volume that
+//     no service mounts is allowed.
 func Validate(s Spec) []FieldError {
 	v := &validator{}
 	if s.Count != nil && *s.Count < 0 {
@@ -63,6 +65,7 @@ func Validate(s Spec) []FieldError {
 		}
 	}
 	v.services(s)
+	v.volumes(s.Volumes)
 	v.update(s.Update)
 	return v.errs
 }
@@ -99,6 +102,7 @@ func (v *validator) services(s Spec) {
 	for _, name := range sortedKeys(s.Services) {
 		svc := s.Services[name]
 		v.service(s.Name, name, svc)
+		v.mounts(s.Volumes, name, svc)
 		for _, label := range sortedKeys(svc.Ports) {
 			p := path("services", name, "ports", label)
 			if owner, dup := portOwner[label]; dup {

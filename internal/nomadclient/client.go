@@ -62,7 +62,7 @@ func ValidateAddress(addr string) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("%q must start with http:// or https://", addr)
 	}
-	if u.Host == "" {
+	if u.Hostname() == "" {
 		return fmt.Errorf("%q has no host", addr)
 	}
 	return nil

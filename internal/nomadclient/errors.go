@@ -2,6 +2,8 @@ package nomadclient
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -36,12 +38,27 @@ type ConnectError struct {
 }
 
 func (e *ConnectError) Error() string {
+	if isTLSVerifyError(e.Err) {
+		return fmt.Sprintf("the TLS certificate of the Nomad agent at %s is not trusted: %v. Give the provider the CA that "+
+			"signed it with \"ca_file\" or \"ca_pem\" (or NOMAD_CACERT), and \"tls_server_name\" if the certificate "+
+			"is for another name", e.Address, unwrapURL(e.Err))
+	}
 	return fmt.Sprintf("cannot reach Nomad at %s: %v. Check that the agent is running and reachable, "+
 		"and set the provider's \"address\" attribute or the NOMAD_ADDR environment variable "+
 		"to the address of a Nomad agent (for example https://nomad.example.com:4646)", e.Address, unwrapURL(e.Err))
 }
 
 func (e *ConnectError) Unwrap() error { return e.Err }
+
+// isTLSVerifyError reports whether err is a failed certificate check,
+// which no retry or address change fixes.
+func isTLSVerifyError(err error) bool {
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	return errors.As(err, &unknownCA) || errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &verify)
+}
 
 // unwrapURL drops url.Error's "Get \"http://...\":" prefix, which repeats
 // the address and can carry query strings.
@@ -71,6 +88,9 @@ func isConnectionError(err error) bool {
 // succeed when tried again: no answer at all, a server-side 5xx, or 429
 // (Nomad's per-client connection limit).
 func isRetryable(err error) bool {
+	if isTLSVerifyError(err) {
+		return false
+	}
 	if isConnectionError(err) {
 		return true
 	}

@@ -2,6 +2,7 @@ package nomadclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sort"
@@ -46,7 +47,12 @@ func (c *Client) FindNode(ctx context.Context, id, name string) (*NodeDetail, er
 	by, value := "id", id
 	q := &api.QueryOptions{}
 	if id != "" {
-		q.Prefix = id
+		if strings.Trim(strings.ToLower(id), "0123456789abcdef-") != "" {
+			// Not hex: no node ID can start with it (and Nomad's index
+			// would answer 500).
+			return nil, &NodeNotFoundError{By: "id", Value: id}
+		}
+		q.Prefix = evenPrefix(id)
 	} else {
 		by, value = "name", name
 		q.Filter = "Name == " + strconv.Quote(name)
@@ -57,6 +63,9 @@ func (c *Client) FindNode(ctx context.Context, id, name string) (*NodeDetail, er
 	})
 	if err != nil {
 		return nil, fmt.Errorf("looking up node by %s %q: %w", by, value, err)
+	}
+	if id != "" {
+		stubs = withPrefix(stubs, id)
 	}
 	match, err := pickNode(stubs, by, value)
 	if err != nil {
@@ -150,4 +159,41 @@ func hostOf(addr string) string {
 		return host
 	}
 	return addr
+}
+
+// NodeName returns a node's name; "" when the node is unknown (it may have
+// left the cluster).
+func (c *Client) NodeName(ctx context.Context, id string) (string, error) {
+	if id == "" {
+		return "", nil
+	}
+	n, err := c.nodeInfo(ctx, id)
+	var nf *NodeNotFoundError
+	if errors.As(err, &nf) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return n.Name, nil
+}
+
+// evenPrefix trims an ID prefix to an even number of hex digits: Nomad's
+// index answers 500 to odd-length prefixes, so ask for one digit less and
+// filter (as the Nomad CLI does).
+func evenPrefix(prefix string) string {
+	if len(strings.ReplaceAll(prefix, "-", ""))%2 == 1 {
+		prefix = strings.TrimSuffix(prefix[:len(prefix)-1], "-")
+	}
+	return prefix
+}
+
+func withPrefix(stubs []*api.NodeListStub, prefix string) []*api.NodeListStub {
+	out := stubs[:0:0]
+	for _, s := range stubs {
+		if strings.HasPrefix(s.ID, prefix) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -37,10 +37,12 @@ const pollInterval = 500 * time.Millisecond
 // must succeed. It returns the deployment (nil when Nomad made none, e.g.
 // for a stopped job or when nothing changed).
 func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID string) (*api.Deployment, error) {
-	q := func() *api.QueryOptions { return c.query(ctx, &api.QueryOptions{Namespace: namespace}) }
 	var eval *api.Evaluation
 	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", short(evalID), jobID), pollInterval, func() (bool, string, error) {
-		e, _, err := c.api.Evaluations().Info(evalID, q())
+		e, err := readRetry(ctx, c, "read evaluation", func(ctx context.Context) (*api.Evaluation, error) {
+			out, _, err := c.api.Evaluations().Info(evalID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+			return out, err
+		})
 		if err != nil {
 			return false, "", fmt.Errorf("reading evaluation %s: %w", evalID, c.writeError(err))
 		}
@@ -61,9 +63,9 @@ func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID st
 	if err != nil || job == nil {
 		return nil, err
 	}
-	dep, _, err := c.api.Jobs().LatestDeployment(jobID, q())
+	dep, err := c.LatestDeployment(ctx, namespace, jobID)
 	if err != nil {
-		return nil, fmt.Errorf("reading the deployment of job %q: %w", jobID, c.writeError(err))
+		return nil, err
 	}
 	if dep == nil || job.Version == nil || dep.JobVersion != *job.Version {
 		tflog.Debug(ctx, "No deployment for this job version", map[string]any{"job": jobID})
@@ -73,10 +75,12 @@ func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID st
 }
 
 func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, dep *api.Deployment) error {
-	q := func() *api.QueryOptions { return c.query(ctx, &api.QueryOptions{Namespace: namespace}) }
 	what := fmt.Sprintf("deployment %s of job %q (version %d)", short(dep.ID), jobID, dep.JobVersion)
 	err := poll(ctx, what, pollInterval, func() (bool, string, error) {
-		d, _, err := c.api.Deployments().Info(dep.ID, q())
+		d, err := readRetry(ctx, c, "read deployment", func(ctx context.Context) (*api.Deployment, error) {
+			out, _, err := c.api.Deployments().Info(dep.ID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+			return out, err
+		})
 		if err != nil {
 			return false, "", fmt.Errorf("reading deployment %s: %w", dep.ID, c.writeError(err))
 		}

@@ -132,6 +132,7 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewInstanceResource,
+		NewVolumeResource,
 	}
 }
 

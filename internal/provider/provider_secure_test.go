@@ -91,7 +91,7 @@ data "berth_node" "n" { name = "berth-acc-tls" }
 			{
 				// Without the CA the agent's certificate is not trusted.
 				Config:      cfg(""),
-				ExpectError: regexp.MustCompile(`(?s)cannot reach Nomad at https://.*certificate`),
+				ExpectError: regexp.MustCompile(`(?s)TLS certificate of the Nomad agent at\s+https://.*not\s+trusted.*ca_file`),
 			},
 			{
 				// With the CA but a wrong token, ACLs refuse the read.

@@ -1,0 +1,229 @@
+package instance
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+func TestDriverSupportsHostVolumes(t *testing.T) {
+	tests := []struct {
+		driver string
+		want   bool
+	}{
+		{"raw_exec", false},
+		{"qemu", false},
+		{"mock_driver", false},
+		{"exec", true},
+		{"docker", true},
+		{"java", true}, // supported on Linux, where Nomad clients run java tasks
+		{"podman", true},
+		{"some-community-driver", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.driver, func(t *testing.T) {
+			if got := DriverSupportsHostVolumes(tt.driver); got != tt.want {
+				t.Errorf("DriverSupportsHostVolumes(%q) = %v, want %v", tt.driver, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDefaultVolumeAccessModeFor(t *testing.T) {
+	tests := []struct {
+		readOnly bool
+		want     string
+	}{
+		{false, "single-node-writer"},
+		{true, "single-node-reader-only"},
+	}
+	for _, tt := range tests {
+		if got := DefaultVolumeAccessModeFor(tt.readOnly); got != tt.want {
+			t.Errorf("DefaultVolumeAccessModeFor(%v) = %q, want %q", tt.readOnly, got, tt.want)
+		}
+	}
+}
+
+func TestBuildJobVolumes(t *testing.T) {
+	s := fullSpec()
+	s.Volumes["blocks"] = VolumeClaim{Source: "raw", AccessMode: "single-node-multi-writer", AttachmentMode: "block-device"}
+	job := BuildJob(s, 1)
+
+	wantVolumes := map[string]*api.VolumeRequest{
+		"data": {Name: "data", Type: "host", Source: "shop-data",
+			AccessMode: "single-node-writer", AttachmentMode: "file-system"},
+		"assets": {Name: "assets", Type: "host", Source: "shop-assets", ReadOnly: true,
+			AccessMode: "single-node-reader-only", AttachmentMode: "file-system"},
+		"blocks": {Name: "blocks", Type: "host", Source: "raw",
+			AccessMode: "single-node-multi-writer", AttachmentMode: "block-device"},
+	}
+	if got := job.TaskGroups[0].Volumes; !reflect.DeepEqual(got, wantVolumes) {
+		t.Errorf("volumes = %+v, want %+v", got, wantVolumes)
+	}
+
+	tests := []struct {
+		task string
+		want []*api.VolumeMount
+	}{
+		{"web", []*api.VolumeMount{
+			{Volume: ptr("data"), Destination: ptr("/var/lib/shop"), ReadOnly: ptr(false)},
+			{Volume: ptr("assets"), Destination: ptr("/srv/assets"), ReadOnly: ptr(true)},
+		}},
+		{"proxy", []*api.VolumeMount{{Volume: ptr("assets"), Destination: ptr("/assets"), ReadOnly: ptr(false)}}},
+		{"migrate", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.task, func(t *testing.T) {
+			if got := findTask(t, job, tt.task).VolumeMounts; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("mounts = %s, want %s", mountsString(got), mountsString(tt.want))
+			}
+		})
+	}
+
+	if v := BuildJob(minimalSpec(), 1).TaskGroups[0].Volumes; v != nil {
+		t.Errorf("volumes = %v for a spec without volumes, want nil", v)
+	}
+}
+
+func TestRoundTripVolumes(t *testing.T) {
+	withVolumes := func(vols map[string]VolumeClaim, mounts ...Mount) Spec {
+		s := minimalSpec()
+		s.Volumes = vols
+		svc := s.Services["app"]
+		svc.Mounts = mounts
+		s.Services["app"] = svc
+		return s
+	}
+	tests := []struct {
+		name string
+		spec Spec
+	}{
+		{"default modes", withVolumes(map[string]VolumeClaim{"data": {Source: "d"}},
+			Mount{Volume: "data", Destination: "/data"})},
+		{"read-only default mode", withVolumes(map[string]VolumeClaim{"ro": {Source: "d", ReadOnly: true}},
+			Mount{Volume: "ro", Destination: "/ro", ReadOnly: true})},
+		{"explicit modes", withVolumes(map[string]VolumeClaim{
+			"data": {Source: "d", AccessMode: "single-node-single-writer", AttachmentMode: "block-device"},
+		}, Mount{Volume: "data", Destination: "/dev/data"})},
+		{"volume mounted by no service", withVolumes(map[string]VolumeClaim{"pin": {Source: "p"}})},
+		{"same volume twice, order kept", withVolumes(map[string]VolumeClaim{"data": {Source: "d"}},
+			Mount{Volume: "data", Destination: "/z"}, Mount{Volume: "data", Destination: "/a", ReadOnly: true})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if errs := Validate(tt.spec); len(errs) > 0 {
+				t.Fatalf("test spec is invalid: %+v", errs)
+			}
+			got, unsupported := SpecFromJob(simulateNomad(t, BuildJob(tt.spec, 1)))
+			if len(unsupported) > 0 {
+				t.Errorf("unsupported = %q", unsupported)
+			}
+			if want := Normalize(tt.spec); !reflect.DeepEqual(got, want) {
+				t.Errorf("round trip differs:\n%s\ngot  %+v\nwant %+v", strings.Join(Diff(want, got), "\n"), got.Volumes, want.Volumes)
+			}
+		})
+	}
+}
+
+func TestSpecFromJobVolumeChanges(t *testing.T) {
+	group := func(j *api.Job) *api.TaskGroup { return j.TaskGroups[0] }
+	tests := []struct {
+		name   string
+		mutate func(job *api.Job)
+		want   []string
+	}{
+		{"read_only", func(j *api.Job) { group(j).Volumes["data"].ReadOnly = true },
+			[]string{"volumes.data.read_only: false -> true"}},
+		{"source", func(j *api.Job) { group(j).Volumes["data"].Source = "other" },
+			[]string{`volumes.data.volume: "shop-data" -> "other"`}},
+		{"access mode", func(j *api.Job) { group(j).Volumes["data"].AccessMode = "single-node-multi-writer" },
+			[]string{`volumes.data.access_mode: "single-node-writer" -> "single-node-multi-writer"`}},
+		{"empty modes read as defaults", func(j *api.Job) {
+			group(j).Volumes["data"].AccessMode, group(j).Volumes["data"].AttachmentMode = "", ""
+			group(j).Volumes["assets"].AccessMode = ""
+		}, nil},
+		{"volume removed", func(j *api.Job) { delete(group(j).Volumes, "assets") },
+			[]string{"volumes.assets: removed"}},
+		{"volume added", func(j *api.Job) {
+			group(j).Volumes["extra"] = &api.VolumeRequest{Name: "extra", Type: "host", Source: "x"}
+		}, []string{"volumes.extra: added"}},
+		{"mount destination", func(j *api.Job) { task(j, "proxy").VolumeMounts[0].Destination = ptr("/a") },
+			[]string{`services.proxy.mounts: [{"volume":"assets","destination":"/assets","read_only":false}] -> [{"volume":"assets","destination":"/a","read_only":false}]`}},
+		{"mount removed", func(j *api.Job) { task(j, "proxy").VolumeMounts = nil },
+			[]string{`services.proxy.mounts: [{"volume":"assets","destination":"/assets","read_only":false}] -> []`}},
+		{"mounts reordered", func(j *api.Job) {
+			m := task(j, "web").VolumeMounts
+			m[0], m[1] = m[1], m[0]
+		}, []string{`services.web.mounts: ` +
+			`[{"volume":"data","destination":"/var/lib/shop","read_only":false},{"volume":"assets","destination":"/srv/assets","read_only":true}] -> ` +
+			`[{"volume":"assets","destination":"/srv/assets","read_only":true},{"volume":"data","destination":"/var/lib/shop","read_only":false}]`}},
+		{"propagation private and no label are defaults", func(j *api.Job) {
+			task(j, "proxy").VolumeMounts[0].PropagationMode = ptr("")
+			task(j, "proxy").VolumeMounts[0].SELinuxLabel = nil
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			job := simulateNomad(t, BuildJob(fullSpec(), 1))
+			tt.mutate(job)
+			got, unsupported := SpecFromJob(job)
+			if len(unsupported) > 0 {
+				t.Errorf("unsupported = %q", unsupported)
+			}
+			if d := Diff(fullSpec(), got); !reflect.DeepEqual(d, tt.want) {
+				t.Errorf("Diff =\n%q\nwant\n%q", d, tt.want)
+			}
+		})
+	}
+}
+
+func TestSpecFromJobVolumeUnsupported(t *testing.T) {
+	vol := func(f func(v *api.VolumeRequest)) func(*api.Job) {
+		return func(j *api.Job) { f(j.TaskGroups[0].Volumes["data"]) }
+	}
+	mount := func(f func(m *api.VolumeMount)) func(*api.Job) {
+		return func(j *api.Job) { f(task(j, "web").VolumeMounts[1]) }
+	}
+	tests := []struct {
+		name   string
+		mutate func(job *api.Job)
+		want   string
+	}{
+		{"csi", vol(func(v *api.VolumeRequest) { v.Type = "csi" }),
+			`group volume "data" is a CSI volume (berth mounts host volumes only)`},
+		{"unknown type", vol(func(v *api.VolumeRequest) { v.Type = "nfs" }), `group volume "data" has type "nfs"`},
+		{"per_alloc", vol(func(v *api.VolumeRequest) { v.PerAlloc = true }), `group volume "data" is per_alloc`},
+		{"sticky", vol(func(v *api.VolumeRequest) { v.Sticky = true }), `group volume "data" is sticky`},
+		{"mount options", vol(func(v *api.VolumeRequest) { v.MountOptions = &api.CSIMountOptions{FSType: "ext4"} }),
+			`group volume "data" has mount options`},
+		{"propagation mode", mount(func(m *api.VolumeMount) { m.PropagationMode = ptr("bidirectional") }),
+			`task "web" volume_mount 1 uses propagation mode "bidirectional"`},
+		{"selinux label", mount(func(m *api.VolumeMount) { m.SELinuxLabel = ptr("Z") }),
+			`task "web" volume_mount 1 sets selinux label "Z"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			job := simulateNomad(t, BuildJob(fullSpec(), 1))
+			tt.mutate(job)
+			got, unsupported := SpecFromJob(job)
+			if len(unsupported) != 1 || !strings.Contains(unsupported[0], tt.want) {
+				t.Errorf("unsupported = %q, want one entry containing %q", unsupported, tt.want)
+			}
+			// The rest of the volume is still read, so mounts keep referring
+			// to something.
+			if _, ok := got.Volumes["data"]; !ok {
+				t.Errorf("volume data not read: %+v", got.Volumes)
+			}
+		})
+	}
+}
+
+func mountsString(ms []*api.VolumeMount) string {
+	var parts []string
+	for _, m := range ms {
+		parts = append(parts, deref(m.Volume)+":"+deref(m.Destination)+":"+map[bool]string{true: "ro", false: "rw"}[deref(m.ReadOnly)])
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}

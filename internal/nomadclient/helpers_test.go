@@ -1,0 +1,258 @@
+package nomadclient
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fastRetry keeps retry tests fast: three tries, millisecond backoff.
+var fastRetry = RetryPolicy{Attempts: 3, Base: time.Millisecond, Max: 5 * time.Millisecond}
+
+// recordedRequest is what the fake server remembers of one request.
+type recordedRequest struct {
+	Method string
+	Path   string
+	Query  url.Values
+	Header http.Header
+	Body   []byte
+}
+
+// fakeNomad is an httptest server answering canned responses per
+// "METHOD /path" route. A request to a route that was not set fails the
+// test. It counts and records every request.
+type fakeNomad struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu     sync.Mutex
+	routes map[string]http.HandlerFunc
+	reqs   []recordedRequest
+}
+
+func newFakeNomad(t *testing.T) *fakeNomad {
+	t.Helper()
+	f := &fakeNomad{t: t, routes: map[string]http.HandlerFunc{}}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeNomad) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	key := r.Method + " " + r.URL.Path
+	f.mu.Lock()
+	f.reqs = append(f.reqs, recordedRequest{
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body,
+	})
+	h := f.routes[key]
+	f.mu.Unlock()
+	if h == nil {
+		f.t.Errorf("fake Nomad: unexpected request %s %s", r.Method, r.URL.RequestURI())
+		http.Error(w, "unexpected request", http.StatusTeapot)
+		return
+	}
+	h(w, r)
+}
+
+// handle sets the handler of "METHOD /path".
+func (f *fakeNomad) handle(route string, h http.HandlerFunc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.routes[route] = h
+}
+
+// count returns how many requests reached path (any method).
+func (f *fakeNomad) count(path string) int {
+	return len(f.requests(path))
+}
+
+// total returns how many requests reached the server.
+func (f *fakeNomad) total() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.reqs)
+}
+
+// requests returns the recorded requests to path (any method).
+func (f *fakeNomad) requests(path string) []recordedRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []recordedRequest
+	for _, r := range f.reqs {
+		if r.Path == path {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// client builds a Client for the fake server with the fast retry policy.
+func (f *fakeNomad) client(mods ...func(*Config)) *Client {
+	f.t.Helper()
+	return newTestClient(f.t, f.srv.URL, mods...)
+}
+
+func newTestClient(t *testing.T, addr string, mods ...func(*Config)) *Client {
+	t.Helper()
+	cfg := Config{Address: addr, Retry: fastRetry}
+	for _, m := range mods {
+		m(&cfg)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return c
+}
+
+// replyJSON answers 200 with v encoded the way Nomad does, with the index
+// headers Nomad sets.
+func replyJSON(v any) http.HandlerFunc {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("replyJSON: %v", err))
+	}
+	return replyRaw(http.StatusOK, string(b))
+}
+
+// replyRaw answers with a status and a raw body.
+func replyRaw(status int, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Nomad-Index", "7")
+		w.Header().Set("X-Nomad-LastContact", "0")
+		w.Header().Set("X-Nomad-KnownLeader", "true")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	}
+}
+
+// replySequence answers the i-th request with the i-th handler and every
+// later request with the last one.
+func replySequence(hs ...http.HandlerFunc) http.HandlerFunc {
+	var mu sync.Mutex
+	n := 0
+	return func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		h := hs[min(n, len(hs)-1)]
+		n++
+		mu.Unlock()
+		h(w, r)
+	}
+}
+
+// hangUntilDone blocks until the client goes away or the test ends.
+func hangUntilDone(t *testing.T) http.HandlerFunc {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}
+}
+
+// closedAddress returns an http address nothing listens on.
+func closedAddress(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + addr
+}
+
+// droppingListener accepts TCP connections and closes them at once, so
+// every request gets no HTTP answer at all. It counts the connections.
+type droppingListener struct {
+	l     net.Listener
+	mu    sync.Mutex
+	conns int
+	done  chan struct{}
+}
+
+func newDroppingListener(t *testing.T) *droppingListener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &droppingListener{l: l, done: make(chan struct{})}
+	go func() {
+		defer close(d.done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			d.mu.Lock()
+			d.conns++
+			d.mu.Unlock()
+			_ = c.Close()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		<-d.done
+	})
+	return d
+}
+
+func (d *droppingListener) url() string { return "http://" + d.l.Addr().String() }
+
+func (d *droppingListener) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.conns
+}
+
+// selfSignedPEM returns a self-signed certificate and its key, PEM encoded.
+func selfSignedPEM(t *testing.T) (certPEM, keyPEM string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "berth test"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
+		string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}))
+}
+
+func bptr(b bool) *bool { return &b }

@@ -1,0 +1,425 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/units"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = &volumeResource{}
+	_ resource.ResourceWithImportState    = &volumeResource{}
+	_ resource.ResourceWithValidateConfig = &volumeResource{}
+	_ resource.ResourceWithModifyPlan     = &volumeResource{}
+)
+
+// NewVolumeResource builds the berth_volume resource.
+func NewVolumeResource() resource.Resource { return &volumeResource{} }
+
+type volumeResource struct{ data *ProviderData }
+
+type volumeModel struct {
+	ID             types.String   `tfsdk:"id"`
+	Name           types.String   `tfsdk:"name"`
+	Namespace      types.String   `tfsdk:"namespace"`
+	PluginID       types.String   `tfsdk:"plugin_id"`
+	CapacityMin    sizeValue      `tfsdk:"capacity_min"`
+	CapacityMax    sizeValue      `tfsdk:"capacity_max"`
+	AccessMode     types.String   `tfsdk:"access_mode"`
+	AttachmentMode types.String   `tfsdk:"attachment_mode"`
+	NodeID         types.String   `tfsdk:"node_id"`
+	NodePool       types.String   `tfsdk:"node_pool"`
+	Constraints    types.List     `tfsdk:"constraints"`
+	Parameters     types.Map      `tfsdk:"parameters"`
+	ForceDestroy   types.Bool     `tfsdk:"force_destroy"`
+	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+	NodeName       types.String   `tfsdk:"node_name"`
+	HostPath       types.String   `tfsdk:"host_path"`
+	CapacityBytes  types.Int64    `tfsdk:"capacity_bytes"`
+	State          types.String   `tfsdk:"state"`
+	Allocations    types.List     `tfsdk:"allocations"`
+}
+
+type constraintModel struct {
+	Attribute types.String `tfsdk:"attribute"`
+	Operator  types.String `tfsdk:"operator"`
+	Value     types.String `tfsdk:"value"`
+}
+
+func (r *volumeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_volume"
+}
+
+func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = volumeSchema(ctx)
+}
+
+func (r *volumeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m volumeModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !m.CapacityMin.IsUnknown() && !m.CapacityMax.IsUnknown() && !m.CapacityMin.IsNull() && !m.CapacityMax.IsNull() &&
+		m.CapacityMin.Bytes() > m.CapacityMax.Bytes() {
+		resp.Diagnostics.AddAttributeError(path.Root("capacity_max"), "capacity_max below capacity_min",
+			fmt.Sprintf("capacity_max (%s) must be at least capacity_min (%s).", m.CapacityMax.ValueString(), m.CapacityMin.ValueString()))
+	}
+	plugin := m.PluginID.ValueString()
+	if (m.PluginID.IsNull() || plugin == defaultVolumePlugin) && !m.Parameters.IsNull() && !m.Parameters.IsUnknown() {
+		for key := range m.Parameters.Elements() {
+			if !slices.Contains(mkdirParameters, key) {
+				resp.Diagnostics.AddAttributeError(path.Root("parameters").AtMapKey(key), "Unknown mkdir parameter",
+					fmt.Sprintf("The mkdir plugin accepts only %s; %q would be rejected by Nomad. Remove it, or use a plugin that understands it.",
+						strings.Join(mkdirParameters, ", "), key))
+			}
+		}
+	}
+}
+
+// ModifyPlan shows the namespace of a new volume and refuses to shrink
+// capacity_max below what the volume already has.
+func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan volumeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if req.State.Raw.IsNull() {
+		if plan.Namespace.IsUnknown() {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
+		}
+		return
+	}
+	var state volumeModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if sameSettings(plan, state) {
+		// Nothing the user controls changes (sizes may be spelled
+		// differently): keep the computed values too, so the plan is empty.
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &state)...)
+		return
+	}
+	if plan.CapacityMax.IsUnknown() || plan.CapacityMax.IsNull() {
+		return
+	}
+	if have := state.CapacityBytes.ValueInt64(); have > 0 && plan.CapacityMax.Bytes() < have {
+		resp.Diagnostics.AddAttributeError(path.Root("capacity_max"), "capacity_max below the current capacity",
+			fmt.Sprintf("The volume already has %s; capacity_max %s would be smaller. Volumes cannot shrink in place: "+
+				"keep capacity_max at least %s, or replace the volume (e.g. terraform apply -replace).",
+				units.FormatBytes(have), plan.CapacityMax.ValueString(), units.FormatBytes(have)))
+	}
+}
+
+// sameSettings reports whether plan and state agree on every attribute
+// the user sets.
+func sameSettings(plan, state volumeModel) bool {
+	return plan.Name.Equal(state.Name) && plan.Namespace.Equal(state.Namespace) && plan.PluginID.Equal(state.PluginID) &&
+		plan.CapacityMin.Equal(state.CapacityMin) && plan.CapacityMax.Equal(state.CapacityMax) &&
+		plan.AccessMode.Equal(state.AccessMode) && plan.AttachmentMode.Equal(state.AttachmentMode) &&
+		plan.NodeID.Equal(state.NodeID) && plan.NodePool.Equal(state.NodePool) && plan.Constraints.Equal(state.Constraints) &&
+		plan.Parameters.Equal(state.Parameters) && plan.ForceDestroy.Equal(state.ForceDestroy) && plan.Timeouts.Equal(state.Timeouts)
+}
+
+// toVolume builds the Nomad request from the plan.
+func (m *volumeModel) toVolume(ctx context.Context, diags *diag.Diagnostics) *api.HostVolume {
+	v := &api.HostVolume{
+		ID: m.ID.ValueString(), Name: m.Name.ValueString(), Namespace: m.Namespace.ValueString(),
+		PluginID: m.PluginID.ValueString(), NodeID: m.NodeID.ValueString(), NodePool: m.NodePool.ValueString(),
+		RequestedCapacityMinBytes: m.CapacityMin.Bytes(), RequestedCapacityMaxBytes: m.CapacityMax.Bytes(),
+		RequestedCapabilities: []*api.HostVolumeCapability{{
+			AccessMode:     api.HostVolumeAccessMode(m.AccessMode.ValueString()),
+			AttachmentMode: api.HostVolumeAttachmentMode(m.AttachmentMode.ValueString()),
+		}},
+	}
+	if m.ID.IsUnknown() {
+		v.ID = ""
+	}
+	if m.NodeID.IsUnknown() {
+		v.NodeID = ""
+	}
+	if m.NodePool.IsUnknown() {
+		v.NodePool = ""
+	}
+	diags.Append(m.Parameters.ElementsAs(ctx, &v.Parameters, false)...)
+	var cons []constraintModel
+	diags.Append(m.Constraints.ElementsAs(ctx, &cons, false)...)
+	for _, c := range cons {
+		v.Constraints = append(v.Constraints, &api.Constraint{
+			LTarget: c.Attribute.ValueString(), Operand: c.Operator.ValueString(), RTarget: c.Value.ValueString(),
+		})
+	}
+	return v
+}
+
+// fromVolume writes what Nomad reports into m. Requested values that
+// match state keep state's spelling.
+func (r *volumeResource) fromVolume(ctx context.Context, v *api.HostVolume, m *volumeModel, diags *diag.Diagnostics) {
+	m.ID = types.StringValue(v.ID)
+	m.Name = types.StringValue(v.Name)
+	m.Namespace = types.StringValue(v.Namespace)
+	m.PluginID = types.StringValue(v.PluginID)
+	m.NodeID = types.StringValue(v.NodeID)
+	m.NodePool = types.StringValue(v.NodePool)
+	m.CapacityMin = keepSize(m.CapacityMin, v.RequestedCapacityMinBytes)
+	m.CapacityMax = keepSize(m.CapacityMax, v.RequestedCapacityMaxBytes)
+	if len(v.RequestedCapabilities) > 0 && v.RequestedCapabilities[0] != nil {
+		m.AccessMode = types.StringValue(string(v.RequestedCapabilities[0].AccessMode))
+		m.AttachmentMode = types.StringValue(string(v.RequestedCapabilities[0].AttachmentMode))
+	}
+	m.Parameters = mapOrNull(ctx, v.Parameters, diags)
+	if len(v.Constraints) == 0 {
+		m.Constraints = types.ListNull(types.ObjectType{AttrTypes: constraintAttrTypes})
+	} else {
+		var elems []attr.Value
+		for _, c := range v.Constraints {
+			elems = append(elems, types.ObjectValueMust(constraintAttrTypes, map[string]attr.Value{
+				"attribute": types.StringValue(c.LTarget), "operator": types.StringValue(c.Operand), "value": stringOrNull(c.RTarget),
+			}))
+		}
+		m.Constraints = types.ListValueMust(types.ObjectType{AttrTypes: constraintAttrTypes}, elems)
+	}
+	m.HostPath = types.StringValue(v.HostPath)
+	m.CapacityBytes = types.Int64Value(v.CapacityBytes)
+	m.State = types.StringValue(string(v.State))
+	ids := []string{}
+	for _, a := range nomadclient.LiveVolumeAllocations(v) {
+		ids = append(ids, a.ID)
+	}
+	m.Allocations = listOf(ctx, ids, diags)
+	name, err := r.data.Nomad.NodeName(ctx, v.NodeID)
+	if err != nil {
+		addNomadError(diags, "Could not read the volume's node", err)
+	}
+	m.NodeName = types.StringValue(name)
+	if m.ForceDestroy.IsNull() {
+		m.ForceDestroy = types.BoolValue(false)
+	}
+}
+
+// keepSize returns prior when it means the same number of bytes (so
+// "1GiB" stays "1GiB"), else the size Nomad reports, or null for 0.
+func keepSize(prior sizeValue, bytes int64) sizeValue {
+	if !prior.IsNull() && !prior.IsUnknown() && prior.Bytes() == bytes {
+		return prior
+	}
+	if bytes == 0 {
+		return sizeValue{StringValue: types.StringNull()}
+	}
+	return newSizeValue(bytes)
+}
+
+func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var plan volumeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Create(ctx, 5*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if plan.Namespace.IsUnknown() || plan.Namespace.ValueString() == "" {
+		plan.Namespace = types.StringValue(r.data.Nomad.Namespace())
+	}
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	nomad := r.data.Nomad
+	existing, err := nomad.VolumesNamed(ctx, ns, name)
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Could not check for an existing volume", err)
+		return
+	}
+	if len(existing) > 0 {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Volume already exists",
+			fmt.Sprintf("Namespace %q already has a host volume named %q (ID %s on node %s). To manage it here, import it: "+
+				"terraform import <address> %s", ns, name, existing[0].ID, existing[0].NodeID, existing[0].ID))
+		return
+	}
+	req2 := plan.toVolume(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	created, warnings, err := nomad.CreateVolume(ctx, req2)
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Could not create the volume", err)
+		return
+	}
+	if warnings != "" {
+		resp.Diagnostics.AddWarning("Nomad warnings", warnings)
+	}
+	tflog.Info(ctx, "Created host volume", map[string]any{"id": created.ID, "name": name})
+	// From here on the volume exists: state always records it, so a volume
+	// that never becomes ready is tainted rather than orphaned.
+	vol, waitErr := nomad.WaitVolumeReady(ctx, ns, created.ID)
+	if vol == nil {
+		vol = created
+	}
+	r.fromVolume(ctx, vol, &plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if waitErr != nil {
+		resp.Diagnostics.AddError("Volume did not become ready",
+			fmt.Sprintf("Host volume %s (%q) was created but is %s: %v. Check the node's plugin with `nomad volume status -type host %s`; "+
+				"the volume is kept in state as tainted and will be replaced on the next apply.", vol.ID, name, vol.State, waitErr, vol.ID))
+	}
+}
+
+func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var state volumeModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	v, err := r.data.Nomad.GetVolume(ctx, state.Namespace.ValueString(), state.ID.ValueString())
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Could not read the volume", err)
+		return
+	}
+	if v == nil {
+		tflog.Info(ctx, "Host volume is gone from Nomad; removing it from state", map[string]any{"id": state.ID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	r.fromVolume(ctx, v, &state, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var plan volumeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Update(ctx, 5*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	nomad := r.data.Nomad
+	want := plan.toVolume(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Only capacity and parameters change in place; everything else is
+	// either unchanged or forces replacement, so sending the whole request
+	// with the ID updates exactly those.
+	if _, warnings, err := nomad.CreateVolume(ctx, want); err != nil {
+		addNomadError(&resp.Diagnostics, "Could not update the volume", err)
+		return
+	} else if warnings != "" {
+		resp.Diagnostics.AddWarning("Nomad warnings", warnings)
+	}
+	vol, err := nomad.WaitVolumeReady(ctx, want.Namespace, want.ID)
+	if vol != nil {
+		r.fromVolume(ctx, vol, &plan, &resp.Diagnostics)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "The volume did not become ready after the update", err)
+	}
+}
+
+func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var state volumeModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	nomad := r.data.Nomad
+	ns, id := state.Namespace.ValueString(), state.ID.ValueString()
+	v, err := nomad.GetVolume(ctx, ns, id)
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Could not read the volume", err)
+		return
+	}
+	if v == nil {
+		return
+	}
+	force := state.ForceDestroy.ValueBool()
+	if users := nomadclient.LiveVolumeAllocations(v); len(users) > 0 && !force {
+		resp.Diagnostics.AddError("Volume is in use",
+			fmt.Sprintf("Host volume %q (%s) is used by %s. Stop them first (remove or stop the instances that mount it, "+
+				"e.g. `nomad job stop <job>`), then destroy again; or set force_destroy = true where Nomad allows it.",
+				v.Name, v.ID, describeAllocs(users)))
+		return
+	}
+	if err := nomad.DeleteVolume(ctx, ns, id, force); err != nil {
+		addNomadError(&resp.Diagnostics, "Could not delete the volume", err)
+		return
+	}
+	if err := nomad.WaitVolumeGone(ctx, ns, id); err != nil {
+		addNomadError(&resp.Diagnostics, "The volume was not deleted", err)
+	}
+}
+
+func describeAllocs(allocs []*api.AllocationListStub) string {
+	jobs := map[string]bool{}
+	var parts []string
+	for _, a := range allocs {
+		jobs[a.JobID] = true
+		parts = append(parts, fmt.Sprintf("allocation %s (%s, job %q, %s)", a.ID, a.Name, a.JobID, a.ClientStatus))
+	}
+	names := make([]string, 0, len(jobs))
+	for j := range jobs {
+		names = append(names, fmt.Sprintf("%q", j))
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("%d allocation(s) of job(s) %s: %s", len(allocs), strings.Join(names, ", "), strings.Join(parts, "; "))
+}
+
+var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// ImportState accepts a volume ID, or `name` / `namespace/name` when the
+// name is unique in the namespace.
+func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ns, ref := r.data.Nomad.Namespace(), req.ID
+	if before, after, ok := strings.Cut(req.ID, "/"); ok {
+		ns, ref = before, after
+	}
+	id := ref
+	if !uuidRe.MatchString(ref) {
+		v, err := r.data.Nomad.FindVolume(ctx, ns, ref)
+		if err != nil {
+			addNomadError(&resp.Diagnostics, "Cannot import the volume", err)
+			return
+		}
+		if v == nil {
+			resp.Diagnostics.AddError("Volume not found", fmt.Sprintf("Namespace %q has no host volume named %q.", ns, ref))
+			return
+		}
+		id = v.ID
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
+}

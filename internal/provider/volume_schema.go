@@ -1,0 +1,104 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/units"
+)
+
+// Enumerations the schema validates and documents from one list.
+var (
+	volumeAccessModes = []string{
+		string(api.HostVolumeAccessModeSingleNodeReader), string(api.HostVolumeAccessModeSingleNodeWriter),
+		string(api.HostVolumeAccessModeSingleNodeSingleWriter), string(api.HostVolumeAccessModeSingleNodeMultiWriter),
+	}
+	volumeAttachmentModes = []string{string(api.HostVolumeAttachmentModeFilesystem), string(api.HostVolumeAttachmentModeBlockDevice)}
+	volumeStates          = []string{string(api.HostVolumeStatePending), string(api.HostVolumeStateReady), string(api.HostVolumeStateUnavailable)}
+	constraintOperators   = []string{"=", "!=", ">", ">=", "<", "<=", "distinct_hosts", "distinct_property", "regexp", "set_contains", "set_contains_all", "set_contains_any", "version", "semver", "is_set", "is_not_set"}
+	// mkdirParameters are the only parameters Nomad's built-in mkdir plugin
+	// understands.
+	mkdirParameters = []string{"mode", "uid", "gid"}
+)
+
+const defaultVolumePlugin = "mkdir"
+
+var constraintAttrTypes = map[string]attr.Type{"attribute": types.StringType, "operator": types.StringType, "value": types.StringType}
+
+func volumeSchema(ctx context.Context) schema.Schema {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	replaceIfSet := []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()}
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	size := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{
+			CustomType: sizeType{}, Optional: true,
+			PlanModifiers:       []planmodifier.String{keepEqualSize{}},
+			MarkdownDescription: desc + " A number and a unit: " + backtickList(units.Suffixes) + ". Sizes compare by value: `1024MiB` after `1GiB` is no change.",
+		}
+	}
+	return schema.Schema{
+		MarkdownDescription: "A persistent volume placed on a Nomad node: a dynamic host volume created by a plugin " +
+			"(`mkdir` is built in). Instances mount it through their `volumes` attribute. Create waits until it is ready; " +
+			"destroy refuses while allocations use it (see `force_destroy`).",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "Volume ID.", PlanModifiers: keep},
+			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
+				MarkdownDescription: "Volume name; instances mount it by this name. Changing it replaces the volume.",
+				Validators:          []validator.String{stringvalidator.LengthBetween(1, 128)}},
+			"namespace": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
+				MarkdownDescription: "Namespace. Default: the provider's `namespace`. Changing it replaces the volume."},
+			"plugin_id": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(defaultVolumePlugin),
+				PlanModifiers:       replace,
+				MarkdownDescription: "Host volume plugin. Default `mkdir` (built in). Changing it replaces the volume."},
+			"capacity_min": size("Smallest acceptable capacity."),
+			"capacity_max": size("Largest acceptable capacity. Changed in place; lowering it below the current capacity fails at plan time."),
+			"access_mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volumeAccessModes[1]),
+				PlanModifiers:       replace,
+				MarkdownDescription: "How allocations may use it: " + backtickList(volumeAccessModes) + ". Default `single-node-writer`.",
+				Validators:          []validator.String{stringvalidator.OneOf(volumeAccessModes...)}},
+			"attachment_mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volumeAttachmentModes[0]),
+				PlanModifiers:       replace,
+				MarkdownDescription: "How it is presented: " + backtickList(volumeAttachmentModes) + ". Default `file-system`.",
+				Validators:          []validator.String{stringvalidator.OneOf(volumeAttachmentModes...)}},
+			"node_id": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
+				MarkdownDescription: "Node to create it on. When unset Nomad places it (using `node_pool` and `constraints`) and this reports the node chosen."},
+			"node_pool": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
+				MarkdownDescription: "Node pool to place it in. Default: the namespace's default pool."},
+			"constraints": schema.ListNestedAttribute{
+				Optional: true, MarkdownDescription: "Placement constraints, as in a job. Changing them replaces the volume.",
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"attribute": schema.StringAttribute{Required: true, MarkdownDescription: "Attribute to test, e.g. `${attr.kernel.name}` (write `$${...}` in HCL)."},
+					"operator": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("="),
+						MarkdownDescription: "Operator: " + backtickList(constraintOperators) + ". Default `=`.",
+						Validators:          []validator.String{stringvalidator.OneOf(constraintOperators...)}},
+					"value": schema.StringAttribute{Optional: true, MarkdownDescription: "Value to compare with."},
+				}},
+			},
+			"parameters": schema.MapAttribute{ElementType: types.StringType, Optional: true,
+				MarkdownDescription: "Plugin parameters, changed in place. The `mkdir` plugin accepts only " + backtickList(mkdirParameters) + "."},
+			"force_destroy": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Delete even while allocations use the volume, where Nomad allows it (e.g. its node is gone). Default `false`."},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+
+			"node_name":      schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the node it lives on."},
+			"host_path":      schema.StringAttribute{Computed: true, MarkdownDescription: "Path on the node."},
+			"capacity_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Capacity the plugin reports (the `mkdir` plugin reports 0)."},
+			"state":          schema.StringAttribute{Computed: true, MarkdownDescription: "State: " + backtickList(volumeStates) + "."},
+			"allocations": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "IDs of the non-terminal allocations using it."},
+		},
+	}
+}
