@@ -31,6 +31,7 @@ type instanceModel struct {
 	NetworkMode      types.String   `tfsdk:"network_mode"`
 	Meta             types.Map      `tfsdk:"meta"`
 	Services         types.Map      `tfsdk:"services"`
+	Volumes          types.Map      `tfsdk:"volumes"`
 	Update           types.Object   `tfsdk:"update"`
 	RestartTriggers  types.Map      `tfsdk:"restart_triggers"`
 	WaitForHealthy   types.Bool     `tfsdk:"wait_for_healthy"`
@@ -57,6 +58,20 @@ type serviceModel struct {
 	MemoryMax types.Int64          `tfsdk:"memory_max"`
 	Ports     types.Map            `tfsdk:"ports"`
 	Check     types.Object         `tfsdk:"check"`
+	Mounts    types.List           `tfsdk:"mounts"`
+}
+
+type mountModel struct {
+	Volume      types.String `tfsdk:"volume"`
+	Destination types.String `tfsdk:"destination"`
+	ReadOnly    types.Bool   `tfsdk:"read_only"`
+}
+
+type volumeClaimModel struct {
+	Volume         types.String `tfsdk:"volume"`
+	ReadOnly       types.Bool   `tfsdk:"read_only"`
+	AccessMode     types.String `tfsdk:"access_mode"`
+	AttachmentMode types.String `tfsdk:"attachment_mode"`
 }
 
 type portModel struct {
@@ -103,7 +118,7 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		Running:     m.Running.IsNull() || m.Running.ValueBool(),
 		NetworkMode: m.NetworkMode.ValueString(),
 	}
-	if anyUnknown(m.Name, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.Services, m.Update) {
+	if anyUnknown(m.Name, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.Services, m.Update, m.Volumes) {
 		return s, diags, errUnknown
 	}
 	// An unknown count is an unmanaged one about to be read from Nomad.
@@ -134,6 +149,21 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		s.Update.ProgressDeadline = durationOr(u.ProgressDeadline, def.ProgressDeadline)
 	}
 
+	if !m.Volumes.IsNull() {
+		var claims map[string]volumeClaimModel
+		diags.Append(m.Volumes.ElementsAs(ctx, &claims, false)...)
+		s.Volumes = make(map[string]instance.VolumeClaim, len(claims))
+		for key, c := range claims {
+			if anyUnknown(c.Volume, c.ReadOnly, c.AccessMode, c.AttachmentMode) {
+				return s, diags, errUnknown
+			}
+			s.Volumes[key] = instance.VolumeClaim{
+				Source: c.Volume.ValueString(), ReadOnly: c.ReadOnly.ValueBool(),
+				AccessMode: c.AccessMode.ValueString(), AttachmentMode: c.AttachmentMode.ValueString(),
+			}
+		}
+	}
+
 	var services map[string]serviceModel
 	diags.Append(m.Services.ElementsAs(ctx, &services, false)...)
 	if diags.HasError() {
@@ -151,7 +181,7 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 }
 
 func (sm serviceModel) toService(ctx context.Context, at path.Path, diags *diag.Diagnostics) (instance.Service, error) {
-	if anyUnknown(sm.Role, sm.Driver, sm.Image, sm.Command, sm.Args, sm.Config, sm.Env, sm.CPU, sm.Memory, sm.MemoryMax, sm.Ports, sm.Check) {
+	if anyUnknown(sm.Role, sm.Driver, sm.Image, sm.Command, sm.Args, sm.Config, sm.Env, sm.CPU, sm.Memory, sm.MemoryMax, sm.Ports, sm.Check, sm.Mounts) {
 		return instance.Service{}, errUnknown
 	}
 	svc := instance.Service{
@@ -182,6 +212,18 @@ func (sm serviceModel) toService(ctx context.Context, at path.Path, diags *diag.
 				return svc, errUnknown
 			}
 			svc.Ports[label] = instance.Port{To: int(p.To.ValueInt64()), Static: int(p.Static.ValueInt64())}
+		}
+	}
+	if !sm.Mounts.IsNull() {
+		var mounts []mountModel
+		diags.Append(sm.Mounts.ElementsAs(ctx, &mounts, false)...)
+		for _, mt := range mounts {
+			if anyUnknown(mt.Volume, mt.Destination, mt.ReadOnly) {
+				return svc, errUnknown
+			}
+			svc.Mounts = append(svc.Mounts, instance.Mount{
+				Volume: mt.Volume.ValueString(), Destination: mt.Destination.ValueString(), ReadOnly: mt.ReadOnly.ValueBool(),
+			})
 		}
 	}
 	if !sm.Check.IsNull() {
@@ -225,6 +267,25 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 		services[name] = serviceObject(ctx, svc, &diags)
 	}
 	m.Services = types.MapValueMust(types.ObjectType{AttrTypes: serviceAttrTypes}, services)
+	m.Volumes = types.MapNull(types.ObjectType{AttrTypes: volumeClaimAttrTypes})
+	if len(s.Volumes) > 0 {
+		claims := make(map[string]attr.Value, len(s.Volumes))
+		for key, c := range s.Volumes {
+			// Defaults read back as null, the way an unset attribute reads.
+			access, attach := stringOrNull(c.AccessMode), stringOrNull(c.AttachmentMode)
+			if c.AccessMode == instance.DefaultVolumeAccessModeFor(c.ReadOnly) {
+				access = types.StringNull()
+			}
+			if c.AttachmentMode == instance.DefaultVolumeAttachmentMode {
+				attach = types.StringNull()
+			}
+			claims[key] = types.ObjectValueMust(volumeClaimAttrTypes, map[string]attr.Value{
+				"volume": types.StringValue(c.Source), "read_only": types.BoolValue(c.ReadOnly),
+				"access_mode": access, "attachment_mode": attach,
+			})
+		}
+		m.Volumes = types.MapValueMust(types.ObjectType{AttrTypes: volumeClaimAttrTypes}, claims)
+	}
 	return diags
 }
 
@@ -252,12 +313,22 @@ func serviceObject(ctx context.Context, svc instance.Service, diags *diag.Diagno
 			"interval": durationValue(c.Interval), "timeout": durationValue(c.Timeout),
 		})
 	}
+	mounts := types.ListNull(types.ObjectType{AttrTypes: mountAttrTypes})
+	if len(svc.Mounts) > 0 {
+		elems := make([]attr.Value, 0, len(svc.Mounts))
+		for _, mt := range svc.Mounts {
+			elems = append(elems, types.ObjectValueMust(mountAttrTypes, map[string]attr.Value{
+				"volume": types.StringValue(mt.Volume), "destination": types.StringValue(mt.Destination), "read_only": types.BoolValue(mt.ReadOnly),
+			}))
+		}
+		mounts = types.ListValueMust(types.ObjectType{AttrTypes: mountAttrTypes}, elems)
+	}
 	return types.ObjectValueMust(serviceAttrTypes, map[string]attr.Value{
 		"role": types.StringValue(string(svc.Role)), "driver": types.StringValue(svc.Driver),
 		"image": stringOrNull(svc.Image), "command": stringOrNull(svc.Command),
 		"args": listOrNull(ctx, svc.Args, diags), "config": config, "env": mapOrNull(ctx, svc.Env, diags),
 		"cpu": types.Int64Value(int64(svc.CPU)), "memory": types.Int64Value(int64(svc.Memory)), "memory_max": intOrNull(svc.MemoryMax),
-		"ports": ports, "check": check,
+		"ports": ports, "check": check, "mounts": mounts,
 	})
 }
 

@@ -46,8 +46,13 @@ var (
 		"command": types.StringType, "args": types.ListType{ElemType: types.StringType},
 		"config": jsontypes.NormalizedType{}, "env": types.MapType{ElemType: types.StringType},
 		"cpu": types.Int64Type, "memory": types.Int64Type, "memory_max": types.Int64Type,
-		"ports": types.MapType{ElemType: types.ObjectType{AttrTypes: portAttrTypes}},
-		"check": types.ObjectType{AttrTypes: checkAttrTypes},
+		"ports":  types.MapType{ElemType: types.ObjectType{AttrTypes: portAttrTypes}},
+		"check":  types.ObjectType{AttrTypes: checkAttrTypes},
+		"mounts": types.ListType{ElemType: types.ObjectType{AttrTypes: mountAttrTypes}},
+	}
+	mountAttrTypes       = map[string]attr.Type{"volume": types.StringType, "destination": types.StringType, "read_only": types.BoolType}
+	volumeClaimAttrTypes = map[string]attr.Type{
+		"volume": types.StringType, "read_only": types.BoolType, "access_mode": types.StringType, "attachment_mode": types.StringType,
 	}
 	updateAttrTypes = map[string]attr.Type{
 		"max_parallel": types.Int64Type, "min_healthy_time": timetypes.GoDurationType{},
@@ -150,6 +155,24 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				Validators:          []validator.Map{mapvalidator.SizeAtLeast(1)},
 				NestedObject:        schema.NestedAttributeObject{Attributes: serviceAttributes(positive)},
 			},
+			"volumes": schema.MapNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Host volumes the instance claims, keyed by the name its services' `mounts` use. " +
+					"Nomad places the allocations on a node that has the volume (for example a `berth_volume`).",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"volume": schema.StringAttribute{Required: true,
+						MarkdownDescription: "Name of the host volume, e.g. `berth_volume.data.name`; it must be in the instance's namespace."},
+					"read_only": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+						MarkdownDescription: "Claim the volume read-only. Default `false`."},
+					"access_mode": schema.StringAttribute{Optional: true,
+						MarkdownDescription: "Access mode to claim: " + backtickList(instance.VolumeAccessModes) +
+							". Default: `single-node-writer`, or `single-node-reader-only` when `read_only`. It must be one the volume offers.",
+						Validators: []validator.String{stringvalidator.OneOf(instance.VolumeAccessModes...)}},
+					"attachment_mode": schema.StringAttribute{Optional: true,
+						MarkdownDescription: "Attachment mode: " + backtickList(instance.VolumeAttachmentModes) + ". Default `file-system`.",
+						Validators:          []validator.String{stringvalidator.OneOf(instance.VolumeAttachmentModes...)}},
+				}},
+			},
 			"update": schema.SingleNestedAttribute{
 				Optional: true, Computed: true, Default: objectdefault.StaticValue(defaultUpdateObject()),
 				MarkdownDescription: "Rolling deploy strategy. Defaults are Nomad's.",
@@ -234,6 +257,17 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"to":     schema.Int64Attribute{Optional: true, MarkdownDescription: "Port inside the task's network namespace (bridge mode).", Validators: port},
 				"static": schema.Int64Attribute{Optional: true, MarkdownDescription: "Fixed host port; default a dynamic one.", Validators: port},
+			}},
+		},
+		"mounts": schema.ListNestedAttribute{
+			Optional: true,
+			MarkdownDescription: "Volumes from the instance's `volumes` mounted into this task. The `raw_exec` driver cannot " +
+				"mount volumes; use `exec` (or another isolating driver).",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"volume":      schema.StringAttribute{Required: true, MarkdownDescription: "Key in the instance's `volumes`."},
+				"destination": schema.StringAttribute{Required: true, MarkdownDescription: "Absolute path inside the task."},
+				"read_only": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+					MarkdownDescription: "Mount read-only. Default `false`."},
 			}},
 		},
 		"check": schema.SingleNestedAttribute{

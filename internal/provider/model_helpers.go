@@ -82,10 +82,14 @@ func mapOrNull(ctx context.Context, m map[string]string, diags *diag.Diagnostics
 // fieldPath turns an instance.FieldError path (attribute names and map
 // keys, alternating where an attribute is a map) into a Terraform path.
 func fieldPath(elems []any) path.Path {
-	mapAttrs := map[string]bool{"services": true, "ports": true, "env": true, "meta": true}
+	mapAttrs := map[string]bool{"services": true, "ports": true, "env": true, "meta": true, "volumes": true}
 	var p path.Path
 	prevMap := false
 	for i, e := range elems {
+		if n, ok := e.(int); ok {
+			p = p.AtListIndex(n)
+			continue
+		}
 		s, _ := e.(string)
 		switch {
 		case i == 0:

@@ -28,6 +28,11 @@ func TestInstance_badInputIsRejectedAtPlan(t *testing.T) {
 }`, svc), `(?s)services\["b"\].ports\["http"\].*(?i)duplicate|already`},
 		{"check on undeclared port", fmt.Sprintf(`services = { a = { %s, check = { type = "tcp", port = "nope" } } }`, svc), `(?s)Unknown check port.*"nope"`},
 		{"bad network mode", fmt.Sprintf("network_mode = \"cni/x\"\n services = { a = { %s } }", svc), `(?s)network_mode.*value must be one of`},
+		{"raw_exec cannot mount", `volumes = { data = { volume = "x" } }
+ services = { a = { driver = "raw_exec", command = "/bin/sleep", mounts = [{ volume = "data", destination = "/data" }] } }`,
+			`(?s)Driver cannot mount volumes.*does not support host volumes`},
+		{"mount of an undeclared volume", fmt.Sprintf(`services = { a = { %s, mounts = [{ volume = "nope", destination = "/data" }] } }`,
+			`driver = "exec", command = "/bin/sleep"`), `(?s)nope`},
 		{"config not an object", fmt.Sprintf(`services = { a = { %s, config = "[1]" } }`, svc), `(?s)Invalid driver config.*JSON object`},
 	}
 	for _, tc := range cases {
