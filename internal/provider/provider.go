@@ -141,5 +141,6 @@ func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSou
 		NewNodesDataSource,
 		NewNodeDataSource,
 		NewInstanceDataSource,
+		NewVolumeDataSource,
 	}
 }

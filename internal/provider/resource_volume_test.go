@@ -114,6 +114,19 @@ func TestAccVolume_lifecycle(t *testing.T) {
 				}},
 			},
 			{
+				// The data source finds it by name and by ID.
+				Config: volumeConfig(name, "30MiB", "") + fmt.Sprintf(`
+data "berth_volume" "by_name" { name = %q }
+data "berth_volume" "by_id" { id = berth_volume.v.id }`, name),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttrPair("data.berth_volume.by_name", "id", volumeAddr, "id"),
+					resource.TestCheckResourceAttrPair("data.berth_volume.by_id", "host_path", volumeAddr, "host_path"),
+					resource.TestCheckResourceAttr("data.berth_volume.by_name", "capacity_max_bytes", fmt.Sprint(30<<20)),
+					resource.TestCheckResourceAttr("data.berth_volume.by_name", "state", "ready"),
+					resource.TestCheckResourceAttr("data.berth_volume.by_name", "parameters.mode", "0755"),
+				),
+			},
+			{
 				ResourceName:            volumeAddr,
 				ImportState:             true,
 				ImportStateVerify:       true,
