@@ -13,7 +13,7 @@ provider "berth" {}
 # Every node with its capacity, read after the instance is placed so its
 # allocation shows in `allocated` and `free`.
 data "berth_nodes" "all" {
-  depends_on = [berth_instance.hello]
+  depends_on = [berth_instance.hello, berth_instance.notes_writer]
 }
 
 # Nodes that can take work and have at least 100 MHz and 64 MiB free.
@@ -62,6 +62,30 @@ resource "berth_instance" "hello" {
   }
 }
 
+# A persistent volume on the node, and an exec task (the driver that can
+# mount host volumes) that appends to a file on it every few seconds.
+resource "berth_volume" "notes" {
+  name       = "notes"
+  parameters = { mode = "0777" }
+}
+
+resource "berth_instance" "notes_writer" {
+  name     = "notes-writer"
+  replicas = 1
+  update   = { min_healthy_time = "2s" }
+  volumes  = { notes = { volume = berth_volume.notes.name } }
+  services = {
+    writer = {
+      driver  = "exec"
+      command = "/bin/sh"
+      args    = ["-c", "while true; do date >> /notes/log.txt; sleep 5; done"]
+      cpu     = 50
+      memory  = 32
+      mounts  = [{ volume = "notes", destination = "/notes" }]
+    }
+  }
+}
+
 data "berth_instance" "hello" {
   name = berth_instance.hello.name
 }
@@ -72,6 +96,11 @@ output "hello" {
     version     = berth_instance.hello.job_version
     allocations = [for a in data.berth_instance.hello.allocations : "${a.name} ${a.client_status} on ${a.node_name}"]
   }
+}
+
+output "notes" {
+  description = "The file the notes writer appends to, on the node."
+  value       = "${berth_volume.notes.host_path}/log.txt on ${berth_volume.notes.node_name}"
 }
 
 output "nodes" {
