@@ -22,11 +22,14 @@ func TestAccVolume_mountedByInstance(t *testing.T) {
 	testAccPreCheck(t)
 	vol := "berth-acc-mnt-" + randomHex(3)
 	app := "berth-acc-mnt-app-" + randomHex(3)
+	// Pinned to the main node: the test reads the file on this machine's
+	// disk, and other tests add client agents that could take it.
 	volumeBlock := fmt.Sprintf(`
 resource "berth_volume" "v" {
   name       = %q
+  node_id    = %q
   parameters = { mode = "0777" }
-}`, vol)
+}`, vol, mainNode(t, testNomad(t)).ID)
 	instanceBlock := func(volumeRef string) string {
 		return fmt.Sprintf(`
 resource "berth_instance" "app" {
