@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
+	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 )
 
@@ -48,4 +51,19 @@ func union(a, b map[string]any) map[string]bool {
 		out[k] = true
 	}
 	return out
+}
+
+// expectPlanRejects plans config with the real terraform CLI against a
+// provider pointed at a closed port, and expects an error matching want:
+// the input is rejected before anything could reach Nomad.
+func expectPlanRejects(t *testing.T, config, want string) {
+	t.Helper()
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      "provider \"berth\" {\n  address = \"http://127.0.0.1:1\"\n}\n" + config,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(want),
+		}},
+	})
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -37,21 +36,10 @@ func TestInstance_badInputIsRejectedAtPlan(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config: fmt.Sprintf(`
-provider "berth" {
-  address = "http://127.0.0.1:1"
-}
-resource "berth_instance" "t" {
+			expectPlanRejects(t, `resource "berth_instance" "t" {
   name = "bad"
-  %s
-}`, tc.body),
-					PlanOnly:    true,
-					ExpectError: regexp.MustCompile(tc.want),
-				}},
-			})
+  `+tc.body+`
+}`, tc.want)
 		})
 	}
 }

@@ -3,7 +3,6 @@ package provider
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
@@ -170,21 +169,10 @@ func TestVolume_badInputIsRejectedAtPlan(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config: fmt.Sprintf(`
-provider "berth" {
-  address = "http://127.0.0.1:1"
-}
-resource "berth_volume" "v" {
+			expectPlanRejects(t, `resource "berth_volume" "v" {
   name = "bad"
-  %s
-}`, tc.body),
-					PlanOnly:    true,
-					ExpectError: regexp.MustCompile(tc.want),
-				}},
-			})
+  `+tc.body+`
+}`, tc.want)
 		})
 	}
 }
