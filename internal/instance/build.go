@@ -17,6 +17,9 @@ const (
 	providerNomad = "nomad"
 )
 
+// PinTarget is the constraint attribute that pins a job to one node.
+const PinTarget = "${node.unique.id}"
+
 // BuildJob builds the job to register for s. It does not validate s; call
 // Validate first.
 //
@@ -44,6 +47,9 @@ func BuildJob(s Spec, currentCount int) *api.Job {
 	}
 	if s.NodePool != "" {
 		job.NodePool = ptr(s.NodePool)
+	}
+	if s.PinNode != "" {
+		job.Constraints = []*api.Constraint{{LTarget: PinTarget, Operand: "=", RTarget: s.PinNode}}
 	}
 
 	group := &api.TaskGroup{

@@ -235,3 +235,27 @@ func TestIsBerthJob(t *testing.T) {
 		})
 	}
 }
+
+func TestPinNodeRoundTrip(t *testing.T) {
+	s := Spec{
+		Name: "pinned", Running: true, Count: ptr(1), PinNode: "77e393ef-0000-4000-8000-000000000000",
+		Services: map[string]Service{"app": {Driver: "raw_exec", Command: "/bin/sleep", CPU: 100, Memory: 64}},
+		Update:   DefaultUpdate(),
+	}
+	job := BuildJob(s, 1)
+	if len(job.Constraints) != 1 || job.Constraints[0].LTarget != PinTarget || job.Constraints[0].RTarget != s.PinNode {
+		t.Fatalf("constraints = %+v", job.Constraints)
+	}
+	got, unsupported := SpecFromJob(job)
+	if len(unsupported) > 0 {
+		t.Fatalf("pin reported unsupported: %v", unsupported)
+	}
+	if got.PinNode != s.PinNode {
+		t.Fatalf("PinNode read back as %q", got.PinNode)
+	}
+	other := s
+	other.PinNode = "other"
+	if d := Diff(s, other); len(d) != 1 {
+		t.Fatalf("Diff = %v, want one line", d)
+	}
+}

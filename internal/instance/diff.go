@@ -26,6 +26,7 @@ func Diff(a, b Spec) []string {
 	d.str("namespace", a.Namespace, b.Namespace)
 	d.val("datacenters", listText(a.Datacenters), listText(b.Datacenters))
 	d.str("node_pool", a.NodePool, b.NodePool)
+	d.str("node_reservation node", a.PinNode, b.PinNode)
 	if a.Count != nil && b.Count != nil {
 		d.val("count", strconv.Itoa(*a.Count), strconv.Itoa(*b.Count))
 	}

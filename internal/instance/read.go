@@ -40,7 +40,18 @@ func SpecFromJob(job *api.Job) (Spec, []string) {
 		Meta:        userMeta(job.Meta),
 		Count:       ptr(0),
 	}
-	r.checkJob(job)
+	// berth's own pin to a reservation's node is managed, not unsupported.
+	var others []*api.Constraint
+	for _, c := range job.Constraints {
+		if c != nil && c.LTarget == PinTarget && c.Operand == "=" && s.PinNode == "" {
+			s.PinNode = c.RTarget
+			continue
+		}
+		others = append(others, c)
+	}
+	pinless := *job
+	pinless.Constraints = others
+	r.checkJob(&pinless)
 
 	switch len(job.TaskGroups) {
 	case 0:

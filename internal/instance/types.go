@@ -69,6 +69,9 @@ type Spec struct {
 	Namespace   string
 	Datacenters []string
 	NodePool    string // "" = Nomad default ("default")
+	// PinNode, when set, is the only node the job may run on (the node of
+	// the reservation it is charged to).
+	PinNode string
 	// Count is nil when berth does not manage the count (e.g. an autoscaler
 	// does); BuildJob then keeps the count currently in Nomad.
 	Count       *int

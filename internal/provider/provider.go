@@ -48,11 +48,14 @@ type providerModel struct {
 	TLSServerName types.String `tfsdk:"tls_server_name"`
 	SkipVerify    types.Bool   `tfsdk:"skip_verify"`
 	Headers       types.Map    `tfsdk:"headers"`
+	LedgerNS      types.String `tfsdk:"ledger_namespace"`
 }
 
 // ProviderData is what Configure hands to resources and data sources.
 type ProviderData struct {
 	Nomad *nomadclient.Client
+	// LedgerNamespace holds the node reservation ledgers (Nomad Variables).
+	LedgerNamespace string
 }
 
 func (p *berthProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -89,6 +92,8 @@ func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 				MarkdownDescription: "Skip verification of the agent's TLS certificate. Only for testing. " +
 					"Environment: `NOMAD_SKIP_VERIFY` (`true`/`1`).",
 			},
+			"ledger_namespace": str("Namespace of the Nomad Variables that hold node reservation ledgers "+
+				"(`berth/nodes/<node-id>`). Every configuration that reserves on the same nodes must use the same one. Default: `default`.", false),
 			"headers": schema.MapAttribute{
 				Optional:            true,
 				ElementType:         types.StringType,
@@ -124,7 +129,11 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 		"address": cfg.Address, "region": cfg.Region, "namespace": cfg.Namespace,
 		"token_set": cfg.Token != "", "tls_ca": cfg.CAFile != "" || cfg.CAPEM != "",
 	})
-	data := &ProviderData{Nomad: client}
+	ledgerNS := m.LedgerNS.ValueString()
+	if ledgerNS == "" {
+		ledgerNS = "default"
+	}
+	data := &ProviderData{Nomad: client, LedgerNamespace: ledgerNS}
 	resp.DataSourceData = data
 	resp.ResourceData = data
 }

@@ -127,7 +127,7 @@ func nullModel() providerModel {
 		Address: types.StringNull(), Region: types.StringNull(), Namespace: types.StringNull(), Token: types.StringNull(),
 		CAFile: types.StringNull(), CAPEM: types.StringNull(), CertFile: types.StringNull(), CertPEM: types.StringNull(),
 		KeyFile: types.StringNull(), KeyPEM: types.StringNull(), TLSServerName: types.StringNull(),
-		SkipVerify: types.BoolNull(), Headers: types.MapNull(types.StringType),
+		SkipVerify: types.BoolNull(), Headers: types.MapNull(types.StringType), LedgerNS: types.StringNull(),
 	}
 }
 
