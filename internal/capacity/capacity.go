@@ -93,14 +93,17 @@ type Node struct {
 	// AgentReserved is what the Nomad agent's own `reserved` block keeps back
 	// from workloads.
 	AgentReserved Resources
-	// Allocated is the sum over the node's non-terminal allocations.
+	// Allocated is the sum over the node's non-terminal allocations that
+	// are not charged to a berth reservation (those are inside Reserved).
 	Allocated Resources
+	// Reserved is the sum of berth's node reservations on the node.
+	Reserved Resources
 }
 
 // Allocatable is what the node offers to workloads: total minus what the
 // agent reserves for itself.
 func (n Node) Allocatable() Resources { return n.Total.Sub(n.AgentReserved) }
 
-// Free is what is left for new work: allocatable minus allocated. It is
-// negative in a dimension that is overcommitted.
-func (n Node) Free() Resources { return n.Allocatable().Sub(n.Allocated) }
+// Free is what is left for new work: allocatable minus reserved minus
+// allocated. It is negative in a dimension that is overcommitted.
+func (n Node) Free() Resources { return n.Allocatable().Sub(n.Reserved).Sub(n.Allocated) }

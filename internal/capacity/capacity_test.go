@@ -29,6 +29,16 @@ func TestNodeArithmetic(t *testing.T) {
 			wantFree:        Resources{3400, 6912, 8916},
 		},
 		{
+			name: "berth reservations count against free",
+			node: Node{
+				Total:     Resources{4000, 8192, 10240},
+				Allocated: Resources{500, 0, 0},
+				Reserved:  Resources{3000, 4096, 1024},
+			},
+			wantAllocatable: Resources{4000, 8192, 10240},
+			wantFree:        Resources{500, 4096, 9216},
+		},
+		{
 			name: "exactly full",
 			node: Node{
 				Total:     Resources{1000, 1000, 1000},

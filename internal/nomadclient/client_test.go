@@ -224,12 +224,12 @@ func TestTLSVerification(t *testing.T) {
 	caPEM := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
 
 	trusted := newTestClient(t, srv.URL, func(c *Config) { c.CAPEM = caPEM })
-	if _, err := trusted.ListNodes(context.Background(), NodeFilter{}, false); err != nil {
+	if _, err := trusted.ListNodes(context.Background(), NodeFilter{}, false, "default"); err != nil {
 		t.Errorf("ListNodes with the server's CA: %v", err)
 	}
 
 	untrusted := newTestClient(t, srv.URL)
-	_, err := untrusted.ListNodes(context.Background(), NodeFilter{}, false)
+	_, err := untrusted.ListNodes(context.Background(), NodeFilter{}, false, "default")
 	if err == nil {
 		t.Fatal("ListNodes against an untrusted certificate succeeded")
 	}
@@ -238,7 +238,7 @@ func TestTLSVerification(t *testing.T) {
 	}
 
 	insecure := newTestClient(t, srv.URL, func(c *Config) { c.SkipVerify = true })
-	if _, err := insecure.ListNodes(context.Background(), NodeFilter{}, false); err != nil {
+	if _, err := insecure.ListNodes(context.Background(), NodeFilter{}, false, "default"); err != nil {
 		t.Errorf("ListNodes with skip_verify: %v", err)
 	}
 }
@@ -320,7 +320,7 @@ func TestLoggingTransportOmitsToken(t *testing.T) {
 
 	var buf bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &buf)
-	if _, err := c.ListNodes(ctx, NodeFilter{}, false); err == nil {
+	if _, err := c.ListNodes(ctx, NodeFilter{}, false, "default"); err == nil {
 		t.Fatal("ListNodes against a 500 succeeded")
 	}
 	out := buf.String()

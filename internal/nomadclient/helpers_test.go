@@ -1,6 +1,7 @@
 package nomadclient
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -54,6 +55,8 @@ func newFakeNomad(t *testing.T) *fakeNomad {
 
 func (f *fakeNomad) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	// Handlers may read the body too.
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	key := r.Method + " " + r.URL.Path
 	f.mu.Lock()
 	f.reqs = append(f.reqs, recordedRequest{

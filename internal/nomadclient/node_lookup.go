@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 )
 
 // NodeNotFoundError says no node matched a lookup.
@@ -43,7 +45,7 @@ func (e *AmbiguousNodeError) Error() string {
 
 // FindNode looks a node up by ID (full or unique prefix) when id is set,
 // else by exact name, and returns its details with capacity.
-func (c *Client) FindNode(ctx context.Context, id, name string) (*NodeDetail, error) {
+func (c *Client) FindNode(ctx context.Context, id, name, ledgerNS string) (*NodeDetail, error) {
 	by, value := "id", id
 	q := &api.QueryOptions{}
 	if id != "" {
@@ -75,13 +77,20 @@ func (c *Client) FindNode(ctx context.Context, id, name string) (*NodeDetail, er
 	if err != nil {
 		return nil, err
 	}
-	allocs, err := c.listAllocatedResources(ctx, node.ID)
+	allocs, err := c.NodeAllocations(ctx, node.ID)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := c.ReadLedger(ctx, ledgerNS, node.ID)
+	if err != nil {
+		return nil, err
+	}
+	l, err := ledger.Decode(node.ID, cur.Items)
 	if err != nil {
 		return nil, err
 	}
 	d := nodeDetailFromNode(node)
-	a := allocs[node.ID]
-	d.Capacity.Allocated, d.AllocationCount = a.resources, a.count
+	applyLedger(&d.NodeInfo, allocs, l)
 	return d, nil
 }
 

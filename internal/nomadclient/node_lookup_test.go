@@ -22,7 +22,7 @@ func TestFindNodeByIDPrefixAmbiguous(t *testing.T) {
 		{ID: "ab12ffff-0000-4000-8000-000000000000", Name: "zeta", Datacenter: "dc2", Status: "down", CreateIndex: 10},
 		{ID: "ab120000-0000-4000-8000-000000000000", Name: "alpha", Datacenter: "dc1", Status: "ready", CreateIndex: 5},
 	}))
-	_, err := f.client().FindNode(context.Background(), "ab12", "")
+	_, err := f.client().FindNode(context.Background(), "ab12", "", "default")
 
 	var amb *AmbiguousNodeError
 	if !errors.As(err, &amb) {
@@ -68,8 +68,9 @@ func TestFindNodeExactIDWins(t *testing.T) {
 	}))
 	f.handle("GET /v1/node/abcd", replyJSON(&api.Node{ID: "abcd", Name: "n1", Status: "ready"}))
 	f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
+	f.handle("GET /v1/var/berth/nodes/abcd", replyRaw(404, "variable not found"))
 
-	d, err := f.client().FindNode(context.Background(), "abcd", "")
+	d, err := f.client().FindNode(context.Background(), "abcd", "", "berth-system")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +93,16 @@ func TestFindNodeExactIDWins(t *testing.T) {
 	if got := allocReqs[0].Query.Get("namespace"); got != "*" {
 		t.Errorf("allocation namespace = %q, want *", got)
 	}
+	ledgerReqs := f.requests("/v1/var/berth/nodes/abcd")
+	if len(ledgerReqs) != 1 || ledgerReqs[0].Query.Get("namespace") != "berth-system" {
+		t.Errorf("ledger reads %+v, want one in namespace berth-system", ledgerReqs)
+	}
+	if f.count("/v1/vars") != 0 {
+		t.Error("FindNode listed every ledger; it needs only its node's")
+	}
+	if d.Reservations == nil || len(d.Reservations) != 0 || !d.Capacity.Reserved.IsZero() {
+		t.Errorf("absent ledger: Reservations = %#v, Reserved = %+v", d.Reservations, d.Capacity.Reserved)
+	}
 }
 
 func TestFindNodeNotFound(t *testing.T) {
@@ -108,7 +119,7 @@ func TestFindNodeNotFound(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeNomad(t)
 			f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{}))
-			d, err := f.client().FindNode(context.Background(), tc.id, tc.nodeName)
+			d, err := f.client().FindNode(context.Background(), tc.id, tc.nodeName, "default")
 			if d != nil {
 				t.Errorf("FindNode returned %+v", d)
 			}
@@ -139,7 +150,7 @@ func TestFindNodeVanished(t *testing.T) {
 	f := newFakeNomad(t)
 	f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{{ID: testNodeID}}))
 	f.handle("GET /v1/node/"+testNodeID, replyRaw(404, "node not found"))
-	_, err := f.client().FindNode(context.Background(), "0123", "")
+	_, err := f.client().FindNode(context.Background(), "0123", "", "default")
 	var nf *NodeNotFoundError
 	if !errors.As(err, &nf) || nf.By != "id" || nf.Value != testNodeID {
 		t.Errorf("err = %v, want NodeNotFoundError for id %s", err, testNodeID)
@@ -155,7 +166,7 @@ func TestFindNodeByNameAmbiguous(t *testing.T) {
 		{ID: "bbbb", Name: "web", CreateIndex: 2},
 		{ID: "aaaa", Name: "web", CreateIndex: 1},
 	}))
-	_, err := f.client().FindNode(context.Background(), "", "web")
+	_, err := f.client().FindNode(context.Background(), "", "web", "default")
 	var amb *AmbiguousNodeError
 	if !errors.As(err, &amb) {
 		t.Fatalf("err = %v, want *AmbiguousNodeError", err)
@@ -258,8 +269,9 @@ func TestFindNodeDetail(t *testing.T) {
 		}},
 		{ID: "a2", NodeID: testNodeID},
 	}))
+	f.handle("GET /v1/var/berth/nodes/"+testNodeID, replyRaw(404, "variable not found"))
 
-	d, err := f.client().FindNode(context.Background(), testNodeID, "")
+	d, err := f.client().FindNode(context.Background(), testNodeID, "", "default")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,8 +337,9 @@ func TestFindNodeOddLengthPrefix(t *testing.T) {
 	f.handle("GET /v1/node/0123abcd-0000-4000-8000-000000000001",
 		replyJSON(&api.Node{ID: "0123abcd-0000-4000-8000-000000000001", Name: "wanted"}))
 	f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
+	f.handle("GET /v1/var/berth/nodes/0123abcd-0000-4000-8000-000000000001", replyRaw(404, "variable not found"))
 
-	d, err := f.client().FindNode(context.Background(), "0123a", "")
+	d, err := f.client().FindNode(context.Background(), "0123a", "", "default")
 	if err != nil {
 		t.Fatalf("FindNode(0123a): %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 )
 
 // NodeFilter narrows a node listing. Empty fields do not filter. All of it
@@ -59,6 +60,8 @@ type NodeInfo struct {
 	Meta            map[string]string
 	Capacity        capacity.Node
 	AllocationCount int
+	// Reservations are berth's node reservations on the node, by name.
+	Reservations []NodeReservation
 }
 
 // Ready reports whether the node can take new work: status ready, eligible
@@ -104,11 +107,20 @@ type NodeEvent struct {
 // node; Nomad's own fit check ignores client-terminal ones the same way.
 const nonTerminalAllocs = `ClientStatus != "complete" and ClientStatus != "failed" and ClientStatus != "lost"`
 
+// NodeReservation is a berth reservation as node listings show it.
+type NodeReservation struct {
+	Name        string
+	Request     capacity.Resources
+	Used        capacity.Resources
+	Annotations map[string]string
+}
+
 // ListNodes returns the nodes that match f with their capacity, sorted by
-// name then ID. It makes two Nomad calls whatever the node count (the node
-// list with resources and the allocation list), plus one per node when
-// withMeta is set, because Nomad's node list does not carry meta.
-func (c *Client) ListNodes(ctx context.Context, f NodeFilter, withMeta bool) ([]NodeInfo, error) {
+// name then ID. Calls: the node list, the allocation list and the ledger
+// list, plus one ledger read per node that holds reservations (Nomad's
+// variable list carries no items) and, with withMeta, one read per node
+// (Nomad's node list carries no meta). Never one call per node otherwise.
+func (c *Client) ListNodes(ctx context.Context, f NodeFilter, withMeta bool, ledgerNS string) ([]NodeInfo, error) {
 	stubs, err := readRetry(ctx, c, "list nodes", func(ctx context.Context) ([]*api.NodeListStub, error) {
 		out, _, err := c.api.Nodes().List(c.query(ctx, &api.QueryOptions{
 			Params: map[string]string{"resources": "true"},
@@ -122,15 +134,18 @@ func (c *Client) ListNodes(ctx context.Context, f NodeFilter, withMeta bool) ([]
 	if len(stubs) == 0 {
 		return []NodeInfo{}, nil
 	}
-	allocs, err := c.listAllocatedResources(ctx, "")
+	allocs, err := c.allocationsByNode(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ledgers, err := c.readLedgers(ctx, ledgerNS)
 	if err != nil {
 		return nil, err
 	}
 	nodes := make([]NodeInfo, 0, len(stubs))
 	for _, s := range stubs {
 		n := nodeInfoFromStub(s)
-		a := allocs[s.ID]
-		n.Capacity.Allocated, n.AllocationCount = a.resources, a.count
+		applyLedger(&n, allocs[s.ID], ledgers[s.ID])
 		nodes = append(nodes, n)
 	}
 	sortNodes(nodes)
@@ -146,6 +161,24 @@ func (c *Client) ListNodes(ctx context.Context, f NodeFilter, withMeta bool) ([]
 	return nodes, nil
 }
 
+// applyLedger fills a node's allocated and reserved capacity: allocations
+// charged to a reservation on the node count once, inside reserved.
+func applyLedger(n *NodeInfo, allocs []*api.AllocationListStub, l ledger.Ledger) {
+	n.AllocationCount = len(allocs)
+	n.Capacity.Allocated = allocatedOutside(allocs, l)
+	n.Capacity.Reserved = l.Reserved()
+	n.Reservations = []NodeReservation{}
+	names := make([]string, 0, len(l.Reservations))
+	for name := range l.Reservations {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		r := l.Reservations[name]
+		n.Reservations = append(n.Reservations, NodeReservation{Name: name, Request: r.Request, Used: r.Used(), Annotations: r.Annotations})
+	}
+}
+
 func sortNodes(nodes []NodeInfo) {
 	sort.Slice(nodes, func(i, j int) bool {
 		if nodes[i].Name != nodes[j].Name {
@@ -153,39 +186,6 @@ func sortNodes(nodes []NodeInfo) {
 		}
 		return nodes[i].ID < nodes[j].ID
 	})
-}
-
-type nodeAllocs struct {
-	resources capacity.Resources
-	count     int
-}
-
-// listAllocatedResources sums the resources of non-terminal allocations per
-// node with one call (restricted to one node when nodeID is set).
-func (c *Client) listAllocatedResources(ctx context.Context, nodeID string) (map[string]nodeAllocs, error) {
-	filter := nonTerminalAllocs
-	if nodeID != "" {
-		filter = fmt.Sprintf("NodeID == %s and %s", strconv.Quote(nodeID), filter)
-	}
-	stubs, err := readRetry(ctx, c, "list allocations", func(ctx context.Context) ([]*api.AllocationListStub, error) {
-		out, _, err := c.api.Allocations().List(c.query(ctx, &api.QueryOptions{
-			Namespace: "*",
-			Params:    map[string]string{"resources": "true"},
-			Filter:    filter,
-		}))
-		return out, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("listing allocations: %w", err)
-	}
-	out := map[string]nodeAllocs{}
-	for _, a := range stubs {
-		na := out[a.NodeID]
-		na.count++
-		na.resources = na.resources.Add(AllocResources(a.AllocatedResources))
-		out[a.NodeID] = na
-	}
-	return out, nil
 }
 
 // AllocResources is what one allocation holds on its node: the sum of its

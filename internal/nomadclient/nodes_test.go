@@ -56,8 +56,9 @@ func TestListNodesCapacity(t *testing.T) {
 		allocStub("alloc-2", "node-a", 0, [2]int64{250, 256}),
 		allocStub("alloc-3", "node-not-listed", 9999, [2]int64{9999, 9999}),
 	}))
+	f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
 
-	nodes, err := f.client().ListNodes(context.Background(), NodeFilter{Datacenter: "dc1", Expression: `Meta.x == "y"`}, false)
+	nodes, err := f.client().ListNodes(context.Background(), NodeFilter{Datacenter: "dc1", Expression: `Meta.x == "y"`}, false, "berth-system")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,8 +144,22 @@ func TestListNodesCapacity(t *testing.T) {
 	if aq.Get("namespace") != "*" || aq.Get("resources") != "true" || aq.Get("filter") != nonTerminalAllocs {
 		t.Errorf("allocation query = %v, want namespace=*, resources=true, filter=%q", aq, nonTerminalAllocs)
 	}
-	if f.total() != 2 {
-		t.Errorf("%d requests, want 2 without meta", f.total())
+	varReqs := f.requests("/v1/vars")
+	if len(varReqs) != 1 {
+		t.Fatalf("%d ledger list requests, want 1 for all nodes", len(varReqs))
+	}
+	if vq := varReqs[0].Query; vq.Get("prefix") != LedgerPrefix || vq.Get("namespace") != "berth-system" {
+		t.Errorf("ledger list query = %v, want prefix=%s namespace=berth-system", vq, LedgerPrefix)
+	}
+	// Node list, allocation list, ledger list; no ledger exists, so no
+	// ledger reads.
+	if f.total() != 3 {
+		t.Errorf("%d requests, want 3 without meta or ledgers", f.total())
+	}
+	for _, n := range nodes {
+		if !n.Capacity.Reserved.IsZero() || n.Reservations == nil || len(n.Reservations) != 0 {
+			t.Errorf("%s: Reserved = %+v, Reservations = %#v; want zero and an empty non-nil slice", n.ID, n.Capacity.Reserved, n.Reservations)
+		}
 	}
 }
 
@@ -152,10 +167,11 @@ func TestListNodesWithMeta(t *testing.T) {
 	f := newFakeNomad(t)
 	f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{{ID: "n1", Name: "one"}, {ID: "n2", Name: "two"}}))
 	f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
+	f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
 	f.handle("GET /v1/node/n1", replyJSON(&api.Node{ID: "n1", Meta: map[string]string{"rack": "r1"}}))
 	f.handle("GET /v1/node/n2", replyJSON(&api.Node{ID: "n2"}))
 
-	nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, true)
+	nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, true, "default")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,8 +192,9 @@ func TestListNodesMetaNodeGone(t *testing.T) {
 	f := newFakeNomad(t)
 	f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{{ID: "n1", Name: "one"}}))
 	f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
+	f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
 	f.handle("GET /v1/node/n1", replyRaw(404, "node not found"))
-	_, err := f.client().ListNodes(context.Background(), NodeFilter{}, true)
+	_, err := f.client().ListNodes(context.Background(), NodeFilter{}, true, "default")
 	var nf *NodeNotFoundError
 	if !errors.As(err, &nf) || nf.Value != "n1" {
 		t.Errorf("err = %v, want NodeNotFoundError for n1", err)
@@ -187,7 +204,7 @@ func TestListNodesMetaNodeGone(t *testing.T) {
 func TestListNodesEmpty(t *testing.T) {
 	f := newFakeNomad(t)
 	f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{}))
-	nodes, err := f.client().ListNodes(context.Background(), NodeFilter{Status: "ready"}, true)
+	nodes, err := f.client().ListNodes(context.Background(), NodeFilter{Status: "ready"}, true, "default")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +212,7 @@ func TestListNodesEmpty(t *testing.T) {
 		t.Errorf("nodes = %#v, want an empty non-nil slice", nodes)
 	}
 	if f.total() != 1 {
-		t.Errorf("%d requests, want 1: no allocations or meta for no nodes", f.total())
+		t.Errorf("%d requests, want 1: no allocations, ledgers or meta for no nodes", f.total())
 	}
 }
 

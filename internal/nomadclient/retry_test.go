@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 )
 
 const testNodeID = "0123abcd-0000-4000-8000-000000000001"
@@ -38,7 +41,7 @@ func readOps() []readOp {
 			path: "/v1/nodes",
 			ok:   replyJSON([]*api.NodeListStub{}),
 			call: func(ctx context.Context, c *Client) error {
-				_, err := c.ListNodes(ctx, NodeFilter{}, false)
+				_, err := c.ListNodes(ctx, NodeFilter{}, false, "default")
 				return err
 			},
 		},
@@ -59,11 +62,21 @@ func readOps() []readOp {
 			path: "/v1/nodes",
 			ok:   replyJSON([]*api.NodeListStub{stub}),
 			extra: map[string]http.HandlerFunc{
-				"GET /v1/node/" + testNodeID: replyJSON(node),
-				"GET /v1/allocations":        replyJSON([]*api.AllocationListStub{}),
+				"GET /v1/node/" + testNodeID:            replyJSON(node),
+				"GET /v1/allocations":                   replyJSON([]*api.AllocationListStub{}),
+				"GET /v1/var/" + LedgerPath(testNodeID): replyRaw(404, "variable not found"),
 			},
 			call: func(ctx context.Context, c *Client) error {
-				_, err := c.FindNode(ctx, "0123", "")
+				_, err := c.FindNode(ctx, "0123", "", "default")
+				return err
+			},
+		},
+		{
+			name: "LedgerNodes",
+			path: "/v1/vars",
+			ok:   replyJSON([]*api.VariableMetadata{{Path: LedgerPath(testNodeID)}}),
+			call: func(ctx context.Context, c *Client) error {
+				_, err := c.LedgerNodes(ctx, "berth")
 				return err
 			},
 		},
@@ -257,7 +270,8 @@ func TestFollowUpCallsRetry(t *testing.T) {
 		f := newFakeNomad(t)
 		f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{stub}))
 		f.handle("GET /v1/allocations", replySequence(replyRaw(500, "oops"), replyJSON([]*api.AllocationListStub{})))
-		nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, false)
+		f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
+		nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, "default")
 		if err != nil || len(nodes) != 1 {
 			t.Fatalf("ListNodes = %v, %v", nodes, err)
 		}
@@ -270,7 +284,7 @@ func TestFollowUpCallsRetry(t *testing.T) {
 		f := newFakeNomad(t)
 		f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{stub}))
 		f.handle("GET /v1/allocations", replyRaw(503, "no leader"))
-		_, err := f.client().ListNodes(context.Background(), NodeFilter{}, false)
+		_, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, "default")
 		if statusCode(err) != 503 || !strings.Contains(err.Error(), "listing allocations") {
 			t.Errorf("err = %v, want a 503 naming the allocation listing", err)
 		}
@@ -283,9 +297,10 @@ func TestFollowUpCallsRetry(t *testing.T) {
 		f := newFakeNomad(t)
 		f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{stub}))
 		f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
+		f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
 		f.handle("GET /v1/node/"+testNodeID, replySequence(replyRaw(500, "oops"),
 			replyJSON(&api.Node{ID: testNodeID, Meta: map[string]string{"rack": "r1"}})))
-		nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, true)
+		nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, true, "default")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,11 +312,51 @@ func TestFollowUpCallsRetry(t *testing.T) {
 		}
 	})
 
+	t.Run("ListNodes ledger list and ledger read 500 then success", func(t *testing.T) {
+		f := newFakeNomad(t)
+		f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{stub}))
+		f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
+		f.handle("GET /v1/vars", replySequence(replyRaw(500, "oops"),
+			replyJSON([]*api.VariableMetadata{{Path: LedgerPath(testNodeID)}})))
+		f.handle("GET /v1/var/"+LedgerPath(testNodeID), replySequence(replyRaw(503, "no leader"),
+			replyJSON(&api.Variable{Path: LedgerPath(testNodeID), Items: ledgerItems(t, testNodeID, map[string]ledger.Reservation{
+				"db": {Request: capacity.Resources{CPU: 100}, CreatedAt: t0},
+			}), ModifyIndex: 9})))
+		nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, "default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := nodes[0].Capacity.Reserved; got != (capacity.Resources{CPU: 100}) {
+			t.Errorf("Reserved = %+v, want the ledger's 100 MHz", got)
+		}
+		if n := f.count("/v1/vars"); n != 2 {
+			t.Errorf("%d ledger list requests, want 2", n)
+		}
+		if n := f.count("/v1/var/" + LedgerPath(testNodeID)); n != 2 {
+			t.Errorf("%d ledger read requests, want 2", n)
+		}
+	})
+
+	t.Run("FindNode ledger read persistent 503", func(t *testing.T) {
+		f := newFakeNomad(t)
+		f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{stub}))
+		f.handle("GET /v1/node/"+testNodeID, replyJSON(&api.Node{ID: testNodeID}))
+		f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
+		f.handle("GET /v1/var/"+LedgerPath(testNodeID), replyRaw(503, "no leader"))
+		_, err := f.client().FindNode(context.Background(), testNodeID, "", "default")
+		if statusCode(err) != 503 || !strings.Contains(err.Error(), "reservation ledger of node "+testNodeID) {
+			t.Errorf("err = %v, want a 503 naming the node's ledger", err)
+		}
+		if n := f.count("/v1/var/" + LedgerPath(testNodeID)); n != fastRetry.Attempts {
+			t.Errorf("%d ledger requests, want %d", n, fastRetry.Attempts)
+		}
+	})
+
 	t.Run("FindNode node info persistent 503", func(t *testing.T) {
 		f := newFakeNomad(t)
 		f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{stub}))
 		f.handle("GET /v1/node/"+testNodeID, replyRaw(503, "no leader"))
-		_, err := f.client().FindNode(context.Background(), testNodeID, "")
+		_, err := f.client().FindNode(context.Background(), testNodeID, "", "default")
 		if statusCode(err) != 503 || !strings.Contains(err.Error(), "reading node "+testNodeID) {
 			t.Errorf("err = %v, want a 503 naming the node", err)
 		}
@@ -490,7 +545,7 @@ func TestContextDeadlineOnHangingServer(t *testing.T) {
 			f := newFakeNomad(t)
 			hang := hangUntilDone(t)
 			for _, route := range []string{
-				"GET /v1/nodes", "GET /v1/job/web", "GET /v1/job/web/allocations", "GET /v1/job/web/deployment",
+				"GET /v1/nodes", "GET /v1/vars", "GET /v1/job/web", "GET /v1/job/web/allocations", "GET /v1/job/web/deployment",
 				"PUT /v1/jobs", "PUT /v1/job/web/scale", "DELETE /v1/job/web",
 			} {
 				f.handle(route, hang)
@@ -527,7 +582,7 @@ func TestContextCanceledBeforeCall(t *testing.T) {
 	f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{}))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := f.client().ListNodes(ctx, NodeFilter{}, false)
+	_, err := f.client().ListNodes(ctx, NodeFilter{}, false, "default")
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
@@ -549,7 +604,7 @@ func TestContextEndsDuringBackoff(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := c.ListNodes(ctx, NodeFilter{}, false)
+	_, err := c.ListNodes(ctx, NodeFilter{}, false, "default")
 	if elapsed := time.Since(start); elapsed > 2*time.Second {
 		t.Errorf("returned after %s; the backoff ignored the context", elapsed)
 	}

@@ -28,11 +28,21 @@ type nodeDataSource struct{ data *ProviderData }
 
 type nodeDataSourceModel struct {
 	NodeModel
-	StatusDescription types.String      `tfsdk:"status_description"`
-	DriversDetail     []driverModel     `tfsdk:"drivers_detail"`
-	HostVolumes       []hostVolumeModel `tfsdk:"host_volumes"`
-	AllocationCount   types.Int64       `tfsdk:"allocation_count"`
-	Events            []eventModel      `tfsdk:"events"`
+	StatusDescription types.String       `tfsdk:"status_description"`
+	DriversDetail     []driverModel      `tfsdk:"drivers_detail"`
+	HostVolumes       []hostVolumeModel  `tfsdk:"host_volumes"`
+	AllocationCount   types.Int64        `tfsdk:"allocation_count"`
+	Events            []eventModel       `tfsdk:"events"`
+	Reservations      []reservationEntry `tfsdk:"reservations"`
+}
+
+type reservationEntry struct {
+	Name        types.String      `tfsdk:"name"`
+	CPU         types.Int64       `tfsdk:"cpu"`
+	Memory      types.Int64       `tfsdk:"memory"`
+	Disk        types.Int64       `tfsdk:"disk"`
+	Used        capacityModel     `tfsdk:"used"`
+	Annotations map[string]string `tfsdk:"annotations"`
 }
 
 type driverModel struct {
@@ -96,6 +106,18 @@ func (d *nodeDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 			"message":   schema.StringAttribute{Computed: true, MarkdownDescription: "What happened."},
 		}},
 	}
+	attrs["reservations"] = schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "berth node reservations on the node, by name.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"name":        schema.StringAttribute{Computed: true, MarkdownDescription: "Reservation name."},
+			"cpu":         schema.Int64Attribute{Computed: true, MarkdownDescription: "Reserved CPU in MHz."},
+			"memory":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Reserved memory in MiB."},
+			"disk":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Reserved disk in MiB."},
+			"used":        capacityAttribute("What work charged to the reservation uses of it."),
+			"annotations": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Annotations."},
+		}},
+	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Status and capacity of one Nomad node, looked up by ID (or unique ID prefix) or by name.",
 		Attributes:          attrs,
@@ -122,7 +144,7 @@ func (d *nodeDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	node, err := d.data.Nomad.FindNode(ctx, id.ValueString(), name.ValueString())
+	node, err := d.data.Nomad.FindNode(ctx, id.ValueString(), name.ValueString(), d.data.LedgerNamespace)
 	if err != nil {
 		var notFound *nomadclient.NodeNotFoundError
 		var ambiguous *nomadclient.AmbiguousNodeError
@@ -149,6 +171,13 @@ func (d *nodeDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		Events:            newEventModels(node.Events),
 		DriversDetail:     make([]driverModel, 0, len(node.DriverDetails)),
 		HostVolumes:       make([]hostVolumeModel, 0, len(node.HostVolumes)),
+	}
+	out.Reservations = make([]reservationEntry, 0, len(node.Reservations))
+	for _, r := range node.Reservations {
+		out.Reservations = append(out.Reservations, reservationEntry{
+			Name: types.StringValue(r.Name), CPU: types.Int64Value(r.Request.CPU), Memory: types.Int64Value(r.Request.MemoryMB),
+			Disk: types.Int64Value(r.Request.DiskMB), Used: newCapacityModel(r.Used), Annotations: r.Annotations,
+		})
 	}
 	for _, drv := range node.DriverDetails {
 		out.DriversDetail = append(out.DriversDetail, driverModel{

@@ -59,7 +59,8 @@ func (d *nodesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists Nomad nodes with their status and capacity: what each offers (`allocatable`), " +
 			"what running work holds (`allocated`) and what is left (`free`). Filters are optional and combine with AND. " +
-			"The read costs two Nomad API calls however many nodes there are (one more per node with `include_meta`).",
+			"The read costs three Nomad API calls however many nodes there are, plus one per node that holds berth " +
+			"reservations (their ledgers) and one per node with `include_meta`.",
 		Attributes: map[string]schema.Attribute{
 			"datacenter": schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes in this datacenter."},
 			"node_pool":  schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes in this node pool."},
@@ -121,7 +122,7 @@ func (d *nodesDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		Status:     m.Status.ValueString(),
 		Expression: m.Filter.ValueString(),
 	}
-	nodes, err := d.data.Nomad.ListNodes(ctx, filter, m.IncludeMeta.ValueBool())
+	nodes, err := d.data.Nomad.ListNodes(ctx, filter, m.IncludeMeta.ValueBool(), d.data.LedgerNamespace)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not list Nomad nodes", err)
 		return

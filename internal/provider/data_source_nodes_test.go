@@ -194,36 +194,56 @@ func startCountingProxy(t *testing.T) (*countingProxy, string) {
 	return p, srv.URL
 }
 
+// splitLedgerReads separates reads of node ledger variables from the
+// other requests.
+func splitLedgerReads(paths []string) (others, ledgerReads []string) {
+	for _, p := range paths {
+		if strings.HasPrefix(p, "/v1/var/berth/nodes/") {
+			ledgerReads = append(ledgerReads, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	return others, ledgerReads
+}
+
 func TestAccNodesDataSource_constantAPICalls(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	sharedFleet(t) // at least four nodes
 	proxy, addr := startCountingProxy(t)
 
-	// The backend alone: exactly two calls for the whole listing, and one
-	// more per node only when meta is asked for.
+	// The backend alone: three calls for the whole listing (nodes,
+	// allocations, ledger list) plus one read per node ledger that exists,
+	// and one more per node only when meta is asked for.
 	client, err := nomadclient.New(nomadclient.Config{Address: addr, Token: os.Getenv("NOMAD_TOKEN")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes, err := client.ListNodes(t.Context(), nomadclient.NodeFilter{}, false)
+	nodes, err := client.ListNodes(t.Context(), nomadclient.NodeFilter{}, false, "default")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(nodes) < 4 {
 		t.Fatalf("expected at least 4 nodes, got %d", len(nodes))
 	}
-	if got := proxy.snapshot(); len(got) != 2 {
-		t.Fatalf("listing %d nodes made %d calls, want 2: %v", len(nodes), len(got), got)
+	base, ledgerReads := splitLedgerReads(proxy.snapshot())
+	if len(base) != 3 {
+		t.Fatalf("listing %d nodes made %d calls besides ledger reads, want 3: %v", len(nodes), len(base), base)
 	}
-	withMeta, err := client.ListNodes(t.Context(), nomadclient.NodeFilter{}, true)
+	if len(ledgerReads) > len(nodes) {
+		t.Fatalf("%d ledger reads for %d nodes", len(ledgerReads), len(nodes))
+	}
+	before := len(proxy.snapshot())
+	withMeta, err := client.ListNodes(t.Context(), nomadclient.NodeFilter{}, true, "default")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(proxy.snapshot())-2, 2+len(withMeta); got != want {
-		t.Fatalf("listing %d nodes with meta made %d calls, want %d", len(withMeta), got, want)
+	metaBase, _ := splitLedgerReads(proxy.snapshot()[before:])
+	if got, want := len(metaBase), 3+len(withMeta); got != want {
+		t.Fatalf("listing %d nodes with meta made %d calls besides ledger reads, want %d", len(withMeta), got, want)
 	}
-	before := len(proxy.snapshot())
+	before = len(proxy.snapshot())
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -242,7 +262,7 @@ data "berth_nodes" "all" {}
 						return fmt.Errorf("berth_nodes read a single node (%s): the listing must not cost a call per node", p)
 					}
 				}
-				if perPath["/v1/nodes"] == 0 || perPath["/v1/nodes"] != perPath["/v1/allocations"] {
+				if perPath["/v1/nodes"] == 0 || perPath["/v1/nodes"] != perPath["/v1/allocations"] || perPath["/v1/nodes"] != perPath["/v1/vars"] {
 					return fmt.Errorf("want one allocation list per node list, got %v", perPath)
 				}
 				return nil

@@ -21,6 +21,12 @@ type testFleet struct {
 	twins      [2]*devagent.Agent
 	twinName   string
 	twinPrefix string
+	// resvA and resvB share a node pool for the node reservation tests;
+	// conc sits alone in another for the concurrency test.
+	resvA, resvB *devagent.Agent
+	resvPool     string
+	conc         *devagent.Agent
+	concPool     string
 }
 
 var (
@@ -46,6 +52,20 @@ func sharedFleet(t *testing.T) *testFleet {
 		for i := range f.twins {
 			id := fmt.Sprintf("%s-%s-%s-%s-%s", f.twinPrefix, randomHex(2), randomHex(2), randomHex(2), randomHex(6))
 			if f.twins[i], err = startClient(devagent.Options{Name: f.twinName, NodeClass: "twin", NodeID: id}); err != nil {
+				fleetErr = err
+				return
+			}
+		}
+		f.resvPool, f.concPool = "berth-acc-resv-"+sfx, "berth-acc-conc-"+sfx
+		for _, c := range []struct {
+			dst        **devagent.Agent
+			name, pool string
+		}{
+			{&f.resvA, "berth-acc-resv-a-" + sfx, f.resvPool},
+			{&f.resvB, "berth-acc-resv-b-" + sfx, f.resvPool},
+			{&f.conc, "berth-acc-conc-" + sfx, f.concPool},
+		} {
+			if *c.dst, err = startClient(devagent.Options{Name: c.name, NodePool: c.pool}); err != nil {
 				fleetErr = err
 				return
 			}

@@ -16,7 +16,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // instanceModel is the berth_instance resource.
@@ -26,6 +28,7 @@ type instanceModel struct {
 	Namespace        types.String   `tfsdk:"namespace"`
 	Datacenters      types.List     `tfsdk:"datacenters"`
 	NodePool         types.String   `tfsdk:"node_pool"`
+	NodeReservation  types.String   `tfsdk:"node_reservation"`
 	Count            types.Int64    `tfsdk:"replicas"`
 	Running          types.Bool     `tfsdk:"running"`
 	NetworkMode      types.String   `tfsdk:"network_mode"`
@@ -118,8 +121,15 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		Running:     m.Running.IsNull() || m.Running.ValueBool(),
 		NetworkMode: m.NetworkMode.ValueString(),
 	}
-	if anyUnknown(m.Name, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.Services, m.Update, m.Volumes) {
+	if anyUnknown(m.Name, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.Services, m.Update, m.Volumes, m.NodeReservation) {
 		return s, diags, errUnknown
+	}
+	if !m.NodeReservation.IsNull() {
+		node, _, err := nomadclient.ParseReservationID(m.NodeReservation.ValueString())
+		if err != nil {
+			diags.AddAttributeError(path.Root("node_reservation"), "Invalid node reservation ID", err.Error())
+		}
+		s.PinNode = node
 	}
 	// An unknown count is an unmanaged one about to be read from Nomad.
 	if !m.Count.IsNull() && !m.Count.IsUnknown() {
@@ -373,4 +383,20 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// defaultEphemeralDiskMB is the disk Nomad gives each allocation when the
+// job sets none (berth does not set it).
+const defaultEphemeralDiskMB = 300
+
+// chargeOf is what an instance running count allocations takes from a
+// node reservation.
+func chargeOf(s instance.Spec, count int) capacity.Resources {
+	var per capacity.Resources
+	for _, svc := range s.Services {
+		per.CPU += int64(svc.CPU)
+		per.MemoryMB += int64(svc.Memory)
+	}
+	per.DiskMB = defaultEphemeralDiskMB
+	return capacity.Resources{CPU: per.CPU * int64(count), MemoryMB: per.MemoryMB * int64(count), DiskMB: per.DiskMB * int64(count)}
 }

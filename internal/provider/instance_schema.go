@@ -128,6 +128,14 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "Node pool to run in. Default: the namespace's default pool (`default`).",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
+			"node_reservation": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "ID of a `berth_node_reservation` to place the instance into: the job is pinned to the " +
+					"reservation's node and its resources (services × replicas, plus Nomad's default 300 MiB ephemeral disk per " +
+					"allocation) are charged to the reservation's budget before the job is registered, and released after it " +
+					"is destroyed. Set `node_pool` to the node's pool when it is not `default`. Changing it replaces the instance.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
 			"replicas": schema.Int64Attribute{
 				Optional: true, Computed: true,
 				MarkdownDescription: "Number of allocations (the task group's `count`; `count` itself is a Terraform meta-argument). When unset, berth leaves the count to others (an autoscaler, " +

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -30,6 +31,7 @@ type NodeModel struct {
 	Meta        map[string]string `tfsdk:"meta"`
 	Allocatable capacityModel     `tfsdk:"allocatable"`
 	Allocated   capacityModel     `tfsdk:"allocated"`
+	Reserved    capacityModel     `tfsdk:"reserved"`
 	Free        capacityModel     `tfsdk:"free"`
 }
 
@@ -59,6 +61,7 @@ func newNodeModel(n nomadclient.NodeInfo) NodeModel {
 		Meta:        n.Meta,
 		Allocatable: newCapacityModel(n.Capacity.Allocatable()),
 		Allocated:   newCapacityModel(n.Capacity.Allocated),
+		Reserved:    newCapacityModel(n.Capacity.Reserved),
 		Free:        newCapacityModel(n.Capacity.Free()),
 	}
 }
@@ -97,8 +100,10 @@ func nodeAttributes() map[string]schema.Attribute {
 		"drivers":     schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Names of the task drivers that are detected and healthy, sorted."},
 		"meta":        schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Client metadata of the node."},
 		"allocatable": capacityAttribute("What the node offers to workloads: its fingerprinted resources minus what the agent's `reserved` block keeps back."),
-		"allocated":   capacityAttribute("Sum of the resources of the node's non-terminal allocations."),
-		"free":        capacityAttribute("`allocatable` minus `allocated`. Negative in a dimension that is overcommitted."),
+		"allocated": capacityAttribute("Sum of the resources of the node's non-terminal allocations, except those of work " +
+			"charged to a berth node reservation on the node (that work is counted once, inside `reserved`)."),
+		"reserved": capacityAttribute("Sum of the berth node reservations (`berth_node_reservation`) on the node."),
+		"free":     capacityAttribute("`allocatable` minus `reserved` minus `allocated`. Negative in a dimension that is overcommitted."),
 	}
 }
 
@@ -119,4 +124,12 @@ func newEventModels(events []nomadclient.NodeEvent) []eventModel {
 		})
 	}
 	return out
+}
+
+var capacityAttrTypes = map[string]attr.Type{"cpu": types.Int64Type, "memory": types.Int64Type, "disk": types.Int64Type}
+
+func capacityObject(r capacity.Resources) types.Object {
+	return types.ObjectValueMust(capacityAttrTypes, map[string]attr.Value{
+		"cpu": types.Int64Value(r.CPU), "memory": types.Int64Value(r.MemoryMB), "disk": types.Int64Value(r.DiskMB),
+	})
 }

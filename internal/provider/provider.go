@@ -142,6 +142,7 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewInstanceResource,
 		NewVolumeResource,
+		NewNodeReservationResource,
 	}
 }
 

@@ -110,9 +110,17 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 				"terraform import <address> %s", spec.Name, spec.Namespace, owner, instanceID(spec.Namespace, spec.Name)))
 		return
 	}
+	startCount := 1
+	if spec.Count != nil {
+		startCount = *spec.Count
+	}
+	if !r.charge(ctx, &plan, spec, startCount, &resp.Diagnostics) {
+		return
+	}
 	res, err := nomad.RegisterJob(ctx, instance.BuildJob(spec, 1), 0)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not register the job", err)
+		r.uncharge(ctx, &plan, &resp.Diagnostics)
 		return
 	}
 	tflog.Info(ctx, "Registered job", map[string]any{"job": spec.Name, "namespace": spec.Namespace, "eval": res.EvalID})
@@ -330,6 +338,13 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		liveCount = *live.Count
 	}
 
+	newCount := liveCount
+	if want.Count != nil {
+		newCount = *want.Count
+	}
+	if !r.charge(ctx, &plan, want, newCount, &resp.Diagnostics) {
+		return
+	}
 	var rolloutErr error
 	switch {
 	case instance.OnlyCountDiffers(had, want):
@@ -390,7 +405,38 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 	if state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool() {
 		if err := nomad.StopJob(ctx, ns, name, true); err != nil {
 			addNomadError(&resp.Diagnostics, "Could not purge the job", err)
+			return
 		}
+	}
+	r.uncharge(ctx, &state, &resp.Diagnostics)
+}
+
+// charge records what the instance takes from its node reservation (if
+// any) before the job is registered; false when the budget is exceeded or
+// the ledger cannot be written.
+func (r *instanceResource) charge(ctx context.Context, m *instanceModel, spec instance.Spec, count int, diags *diag.Diagnostics) bool {
+	if m.NodeReservation.IsNull() {
+		return true
+	}
+	amount := chargeOf(spec, count)
+	err := r.data.Nomad.Charge(ctx, r.data.LedgerNamespace, m.NodeReservation.ValueString(),
+		nomadclient.InstanceConsumer(spec.Namespace, spec.Name), amount)
+	if err != nil {
+		addReservationError(diags, "Could not place the instance into its node reservation", err)
+		return false
+	}
+	return true
+}
+
+// uncharge releases the instance's charge on its node reservation.
+func (r *instanceResource) uncharge(ctx context.Context, m *instanceModel, diags *diag.Diagnostics) {
+	if m.NodeReservation.IsNull() {
+		return
+	}
+	err := r.data.Nomad.Uncharge(ctx, r.data.LedgerNamespace, m.NodeReservation.ValueString(),
+		nomadclient.InstanceConsumer(m.Namespace.ValueString(), m.Name.ValueString()))
+	if err != nil {
+		addNomadError(diags, "Could not release the instance's charge on its node reservation", err)
 	}
 }
 

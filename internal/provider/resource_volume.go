@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/units"
 )
@@ -35,25 +36,26 @@ func NewVolumeResource() resource.Resource { return &volumeResource{} }
 type volumeResource struct{ data *ProviderData }
 
 type volumeModel struct {
-	ID             types.String   `tfsdk:"id"`
-	Name           types.String   `tfsdk:"name"`
-	Namespace      types.String   `tfsdk:"namespace"`
-	PluginID       types.String   `tfsdk:"plugin_id"`
-	CapacityMin    sizeValue      `tfsdk:"capacity_min"`
-	CapacityMax    sizeValue      `tfsdk:"capacity_max"`
-	AccessMode     types.String   `tfsdk:"access_mode"`
-	AttachmentMode types.String   `tfsdk:"attachment_mode"`
-	NodeID         types.String   `tfsdk:"node_id"`
-	NodePool       types.String   `tfsdk:"node_pool"`
-	Constraints    types.List     `tfsdk:"constraints"`
-	Parameters     types.Map      `tfsdk:"parameters"`
-	ForceDestroy   types.Bool     `tfsdk:"force_destroy"`
-	Timeouts       timeouts.Value `tfsdk:"timeouts"`
-	NodeName       types.String   `tfsdk:"node_name"`
-	HostPath       types.String   `tfsdk:"host_path"`
-	CapacityBytes  types.Int64    `tfsdk:"capacity_bytes"`
-	State          types.String   `tfsdk:"state"`
-	Allocations    types.List     `tfsdk:"allocations"`
+	ID              types.String   `tfsdk:"id"`
+	Name            types.String   `tfsdk:"name"`
+	Namespace       types.String   `tfsdk:"namespace"`
+	PluginID        types.String   `tfsdk:"plugin_id"`
+	CapacityMin     sizeValue      `tfsdk:"capacity_min"`
+	CapacityMax     sizeValue      `tfsdk:"capacity_max"`
+	AccessMode      types.String   `tfsdk:"access_mode"`
+	AttachmentMode  types.String   `tfsdk:"attachment_mode"`
+	NodeID          types.String   `tfsdk:"node_id"`
+	NodePool        types.String   `tfsdk:"node_pool"`
+	NodeReservation types.String   `tfsdk:"node_reservation"`
+	Constraints     types.List     `tfsdk:"constraints"`
+	Parameters      types.Map      `tfsdk:"parameters"`
+	ForceDestroy    types.Bool     `tfsdk:"force_destroy"`
+	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+	NodeName        types.String   `tfsdk:"node_name"`
+	HostPath        types.String   `tfsdk:"host_path"`
+	CapacityBytes   types.Int64    `tfsdk:"capacity_bytes"`
+	State           types.String   `tfsdk:"state"`
+	Allocations     types.List     `tfsdk:"allocations"`
 }
 
 type constraintModel struct {
@@ -84,6 +86,10 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 		m.CapacityMin.Bytes() > m.CapacityMax.Bytes() {
 		resp.Diagnostics.AddAttributeError(path.Root("capacity_max"), "capacity_max below capacity_min",
 			fmt.Sprintf("capacity_max (%s) must be at least capacity_min (%s).", m.CapacityMax.ValueString(), m.CapacityMin.ValueString()))
+	}
+	if !m.NodeReservation.IsNull() && !m.NodeID.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("node_reservation"), "node_reservation conflicts with node_id",
+			"A volume placed into a node reservation lives on the reservation's node; remove node_id.")
 	}
 	plugin := m.PluginID.ValueString()
 	if (m.PluginID.IsNull() || plugin == defaultVolumePlugin) && !m.Parameters.IsNull() && !m.Parameters.IsUnknown() {
@@ -265,9 +271,23 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if !plan.NodeReservation.IsNull() {
+		node, _, err := nomadclient.ParseReservationID(plan.NodeReservation.ValueString())
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("node_reservation"), "Invalid node reservation ID", err.Error())
+			return
+		}
+		req2.NodeID = node
+		if err := nomad.Charge(ctx, r.data.LedgerNamespace, plan.NodeReservation.ValueString(), nomadclient.VolumeConsumer(ns, name),
+			capacity.Resources{DiskMB: volumeDiskMB(plan)}); err != nil {
+			addReservationError(&resp.Diagnostics, "Could not place the volume into its node reservation", err)
+			return
+		}
+	}
 	created, warnings, err := nomad.CreateVolume(ctx, req2)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not create the volume", err)
+		r.uncharge(ctx, plan, &resp.Diagnostics)
 		return
 	}
 	if warnings != "" {
@@ -380,6 +400,27 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 	if err := nomad.WaitVolumeGone(ctx, ns, id); err != nil {
 		addNomadError(&resp.Diagnostics, "The volume was not deleted", err)
+		return
+	}
+	r.uncharge(ctx, state, &resp.Diagnostics)
+}
+
+// volumeDiskMB is what a volume takes from a reservation's disk budget.
+func volumeDiskMB(m volumeModel) int64 {
+	if b := m.CapacityMax.Bytes(); b > 0 {
+		return units.MiB(b)
+	}
+	return units.MiB(m.CapacityMin.Bytes())
+}
+
+func (r *volumeResource) uncharge(ctx context.Context, m volumeModel, diags *diag.Diagnostics) {
+	if m.NodeReservation.IsNull() {
+		return
+	}
+	err := r.data.Nomad.Uncharge(ctx, r.data.LedgerNamespace, m.NodeReservation.ValueString(),
+		nomadclient.VolumeConsumer(m.Namespace.ValueString(), m.Name.ValueString()))
+	if err != nil {
+		addNomadError(diags, "Could not release the volume's charge on its node reservation", err)
 	}
 }
 

@@ -74,6 +74,11 @@ func volumeSchema(ctx context.Context) schema.Schema {
 				Validators:          []validator.String{stringvalidator.OneOf(volumeAttachmentModes...)}},
 			"node_id": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
 				MarkdownDescription: "Node to create it on. When unset Nomad places it (using `node_pool` and `constraints`) and this reports the node chosen."},
+			"node_reservation": schema.StringAttribute{Optional: true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: "ID of a `berth_node_reservation` to place the volume into: it is created on the " +
+					"reservation's node and its `capacity_max` (or `capacity_min`) is charged to the reservation's disk budget, " +
+					"released after the volume is deleted. Conflicts with `node_id`. Changing it replaces the volume."},
 			"node_pool": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
 				MarkdownDescription: "Node pool to place it in. Default: the namespace's default pool."},
 			"constraints": schema.ListNestedAttribute{

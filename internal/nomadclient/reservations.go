@@ -1,0 +1,318 @@
+package nomadclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+	"github.com/berthhq/terraform-provider-berth/internal/ledger"
+)
+
+// InstanceConsumer and VolumeConsumer name the work charged to a
+// reservation in the ledger.
+func InstanceConsumer(namespace, job string) string { return "instance:" + namespace + "/" + job }
+
+// VolumeConsumer names a volume charged to a reservation.
+func VolumeConsumer(namespace, name string) string { return "volume:" + namespace + "/" + name }
+
+// Placement narrows where a reservation without a node may go.
+type Placement struct {
+	Datacenter, NodePool, NodeClass string
+	Strategy                        ledger.Strategy
+}
+
+// ReservationRequest is one node reservation to create or resize.
+type ReservationRequest struct {
+	Name        string
+	NodeID      string // "" = schedule with Placement
+	Placement   Placement
+	Request     capacity.Resources
+	Annotations map[string]string
+}
+
+// Reservation is a reservation as the ledger holds it, with its node.
+type Reservation struct {
+	ledger.Reservation
+	Name       string
+	NodeID     string
+	NodeName   string
+	Datacenter string
+	NodeGone   bool // the node left the cluster; the reservation is kept
+}
+
+// chargedJobs is the set of "instance:<ns>/<job>" consumer keys in l, used
+// to leave those jobs' allocations out of "allocated".
+func allocatedOutside(allocs []*api.AllocationListStub, l ledger.Ledger) capacity.Resources {
+	charged := l.ConsumerKeys()
+	var out capacity.Resources
+	for _, a := range allocs {
+		if charged[InstanceConsumer(a.Namespace, a.JobID)] {
+			continue
+		}
+		out = out.Add(AllocResources(a.AllocatedResources))
+	}
+	return out
+}
+
+func nodeStateOf(n *api.Node, allocs []*api.AllocationListStub, l ledger.Ledger) ledger.NodeState {
+	c := nodeCapacity(n.NodeResources, n.ReservedResources)
+	return ledger.NodeState{ID: n.ID, Name: n.Name, Allocatable: c.Allocatable(), Allocated: allocatedOutside(allocs, l)}
+}
+
+// Reserve creates or resizes a reservation under check-and-set and returns
+// the node it is on. Without a node it schedules one; if the chosen node's
+// ledger changed under it and the request no longer fits, it chooses again.
+func (c *Client) Reserve(ctx context.Context, ns string, req ReservationRequest) (string, error) {
+	if req.NodeID != "" {
+		return req.NodeID, c.reserveOn(ctx, ns, req.NodeID, req)
+	}
+	const rounds = 5
+	var lastErr error
+	for round := 0; round < rounds; round++ {
+		cands, err := c.candidates(ctx, ns, req.Placement)
+		if err != nil {
+			return "", err
+		}
+		nodeID, err := ledger.Pick(cands, req.Request, req.Placement.Strategy)
+		if err != nil {
+			return "", err
+		}
+		err = c.reserveOn(ctx, ns, nodeID, req)
+		var notEnough *ledger.NotEnoughError
+		if errors.As(err, &notEnough) {
+			lastErr = err // someone took the room first: choose again
+			continue
+		}
+		return nodeID, err
+	}
+	return "", fmt.Errorf("could not place the reservation after %d rounds of scheduling: %w", rounds, lastErr)
+}
+
+func (c *Client) reserveOn(ctx context.Context, ns, nodeID string, req ReservationRequest) error {
+	node, err := c.nodeInfo(ctx, nodeID)
+	if err != nil {
+		return err
+	}
+	return c.UpdateLedger(ctx, ns, nodeID, func(items map[string]string) (map[string]string, error) {
+		l, err := ledger.Decode(nodeID, items)
+		if err != nil {
+			return nil, err
+		}
+		// Allocations are re-read on every attempt: capacity is checked
+		// against the ledger version being written.
+		allocs, err := c.NodeAllocations(ctx, nodeID)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.Reserve(nodeStateOf(node, allocs, l), req.Name, req.Request, req.Annotations, time.Now().UTC()); err != nil {
+			return nil, err
+		}
+		if err := l.CheckSize(node.Name); err != nil {
+			return nil, err
+		}
+		return l.Encode()
+	})
+}
+
+// CheckReservation reports whether req would fit now, without writing
+// (plan-time check). A missing node is reported as *NodeNotFoundError.
+func (c *Client) CheckReservation(ctx context.Context, ns string, req ReservationRequest) error {
+	node, err := c.nodeInfo(ctx, req.NodeID)
+	if err != nil {
+		return err
+	}
+	cur, err := c.ReadLedger(ctx, ns, req.NodeID)
+	if err != nil {
+		return err
+	}
+	l, err := ledger.Decode(req.NodeID, cur.Items)
+	if err != nil {
+		return err
+	}
+	allocs, err := c.NodeAllocations(ctx, req.NodeID)
+	if err != nil {
+		return err
+	}
+	return l.Reserve(nodeStateOf(node, allocs, l), req.Name, req.Request, req.Annotations, time.Now().UTC())
+}
+
+// candidates gathers the nodes matching p with their ledgers and current
+// allocations.
+func (c *Client) candidates(ctx context.Context, ns string, p Placement) ([]ledger.Candidate, error) {
+	stubs, err := readRetry(ctx, c, "list nodes", func(ctx context.Context) ([]*api.NodeListStub, error) {
+		out, _, err := c.api.Nodes().List(c.query(ctx, &api.QueryOptions{
+			Params: map[string]string{"resources": "true"},
+			Filter: NodeFilter{Datacenter: p.Datacenter, NodePool: p.NodePool, NodeClass: p.NodeClass}.expression(),
+		}))
+		return out, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes for scheduling: %w", err)
+	}
+	byNode, err := c.allocationsByNode(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ledgers, err := c.readLedgers(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	cands := make([]ledger.Candidate, 0, len(stubs))
+	for _, s := range stubs {
+		l := ledgers[s.ID]
+		if l.NodeID == "" {
+			l = ledger.Ledger{NodeID: s.ID, Reservations: map[string]ledger.Reservation{}}
+		}
+		capNode := nodeCapacity(s.NodeResources, s.ReservedResources)
+		cands = append(cands, ledger.Candidate{
+			Node:     ledger.NodeState{ID: s.ID, Name: s.Name, Allocatable: capNode.Allocatable(), Allocated: allocatedOutside(byNode[s.ID], l)},
+			Ledger:   l,
+			Status:   s.Status,
+			Eligible: s.SchedulingEligibility == api.NodeSchedulingEligible,
+			Draining: s.Drain,
+		})
+	}
+	return cands, nil
+}
+
+// allocationsByNode lists every non-terminal allocation once, by node.
+func (c *Client) allocationsByNode(ctx context.Context) (map[string][]*api.AllocationListStub, error) {
+	stubs, err := readRetry(ctx, c, "list allocations", func(ctx context.Context) ([]*api.AllocationListStub, error) {
+		out, _, err := c.api.Allocations().List(c.query(ctx, &api.QueryOptions{
+			Namespace: "*", Params: map[string]string{"resources": "true"}, Filter: nonTerminalAllocs,
+		}))
+		return out, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing allocations: %w", err)
+	}
+	out := map[string][]*api.AllocationListStub{}
+	for _, a := range stubs {
+		out[a.NodeID] = append(out[a.NodeID], a)
+	}
+	return out, nil
+}
+
+// readLedgers reads every node ledger: one list call, then one read per
+// node that has reservations (Nomad's list does not return items).
+func (c *Client) readLedgers(ctx context.Context, ns string) (map[string]ledger.Ledger, error) {
+	ids, err := c.LedgerNodes(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]ledger.Ledger, len(ids))
+	for _, id := range ids {
+		cur, err := c.ReadLedger(ctx, ns, id)
+		if err != nil {
+			return nil, err
+		}
+		l, err := ledger.Decode(id, cur.Items)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = l
+	}
+	return out, nil
+}
+
+// ReadReservation reads one reservation; found is false when its ledger
+// item is gone. A node that left the cluster is reported with NodeGone.
+func (c *Client) ReadReservation(ctx context.Context, ns, nodeID, name string) (*Reservation, bool, error) {
+	cur, err := c.ReadLedger(ctx, ns, nodeID)
+	if err != nil {
+		return nil, false, err
+	}
+	l, err := ledger.Decode(nodeID, cur.Items)
+	if err != nil {
+		return nil, false, err
+	}
+	r, ok := l.Reservations[name]
+	if !ok {
+		return nil, false, nil
+	}
+	out := &Reservation{Reservation: r, Name: name, NodeID: nodeID}
+	node, err := c.nodeInfo(ctx, nodeID)
+	var nf *NodeNotFoundError
+	switch {
+	case errors.As(err, &nf):
+		out.NodeGone = true
+	case err != nil:
+		return nil, false, err
+	default:
+		out.NodeName, out.Datacenter = node.Name, node.Datacenter
+	}
+	return out, true, nil
+}
+
+// ReleaseReservation removes a reservation; a missing one is success.
+// It refuses while work is still charged to it.
+func (c *Client) ReleaseReservation(ctx context.Context, ns, nodeID, name string) error {
+	return c.UpdateLedger(ctx, ns, nodeID, func(items map[string]string) (map[string]string, error) {
+		l, err := ledger.Decode(nodeID, items)
+		if err != nil {
+			return nil, err
+		}
+		if r, ok := l.Reservations[name]; ok && len(r.Consumers) > 0 {
+			keys := make([]string, 0, len(r.Consumers))
+			for k := range r.Consumers {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			return nil, fmt.Errorf("reservation %q on node %s still has work charged to it: %s; destroy that work first",
+				name, short(nodeID), strings.Join(keys, ", "))
+		}
+		l.Release(name)
+		return l.Encode()
+	})
+}
+
+// ParseReservationID splits "<node_id>/<name>".
+func ParseReservationID(id string) (nodeID, name string, err error) {
+	nodeID, name, ok := strings.Cut(id, "/")
+	if !ok || nodeID == "" || name == "" {
+		return "", "", fmt.Errorf("%q is not a node reservation ID: expected <node_id>/<name>", id)
+	}
+	return nodeID, name, nil
+}
+
+// Charge records work against a reservation (replacing an earlier charge
+// by the same consumer) under check-and-set.
+func (c *Client) Charge(ctx context.Context, ns, reservationID, consumer string, amount capacity.Resources) error {
+	nodeID, name, err := ParseReservationID(reservationID)
+	if err != nil {
+		return err
+	}
+	return c.UpdateLedger(ctx, ns, nodeID, func(items map[string]string) (map[string]string, error) {
+		l, err := ledger.Decode(nodeID, items)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.Charge(name, consumer, amount); err != nil {
+			return nil, err
+		}
+		return l.Encode()
+	})
+}
+
+// Uncharge releases a consumer's charge; a missing reservation or charge
+// is success.
+func (c *Client) Uncharge(ctx context.Context, ns, reservationID, consumer string) error {
+	nodeID, name, err := ParseReservationID(reservationID)
+	if err != nil {
+		return err
+	}
+	return c.UpdateLedger(ctx, ns, nodeID, func(items map[string]string) (map[string]string, error) {
+		l, err := ledger.Decode(nodeID, items)
+		if err != nil {
+			return nil, err
+		}
+		l.Uncharge(name, consumer)
+		return l.Encode()
+	})
+}

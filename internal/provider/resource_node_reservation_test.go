@@ -1,0 +1,261 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/ledger"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+// readLedger reads a node's ledger straight from Nomad Variables.
+func readLedger(t *testing.T, nodeID string) (ledger.Ledger, uint64) {
+	t.Helper()
+	v, _, err := testNomad(t).Variables().Read(nomadclient.LedgerPath(nodeID), nil)
+	if err != nil {
+		return ledger.Ledger{NodeID: nodeID, Reservations: map[string]ledger.Reservation{}}, 0
+	}
+	l, err := ledger.Decode(nodeID, v.Items)
+	if err != nil {
+		t.Fatalf("ledger of %s in Nomad does not decode: %v", nodeID, err)
+	}
+	return l, v.ModifyIndex
+}
+
+func checkLedger(t *testing.T, nodeID string, f func(ledger.Ledger) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		l, _ := readLedger(t, nodeID)
+		return f(l)
+	}
+}
+
+// TestAccNodeReservation_lifecycle runs on two nodes no other test uses:
+// named reservations with an exact fit accepted and one MHz more refused,
+// resize in place, import, out-of-band ledger deletion, then scheduling
+// with binpack and spread.
+func TestAccNodeReservation_lifecycle(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	f := sharedFleet(t)
+	c := testNomad(t)
+	a, b := apiNode(t, c, f.resvA.NodeID), apiNode(t, c, f.resvB.NodeID)
+	acpu, amem, _ := allocatableOf(a)
+	_, bmem, _ := allocatableOf(b)
+	if amem != bmem {
+		t.Fatalf("test nodes differ in memory (%d, %d); the scheduling steps assume equal nodes", amem, bmem)
+	}
+	named := func(bigCPU int64, extra string) string {
+		return fmt.Sprintf(`
+resource "berth_node_reservation" "big" {
+  name        = "big"
+  node_id     = %[1]q
+  cpu         = %[2]d
+  memory      = 1024
+  disk        = 100
+  annotations = { owner = "acc" }
+}
+resource "berth_node_reservation" "exact" {
+  name    = "exact"
+  node_id = %[1]q
+  cpu     = 1000
+}
+%[3]s`, a.ID, bigCPU, extra)
+	}
+	oneMore := fmt.Sprintf(`
+resource "berth_node_reservation" "one_more" {
+  name    = "one-more"
+  node_id = %q
+  cpu     = 1
+}`, a.ID)
+	scheduled := fmt.Sprintf(`
+resource "berth_node_reservation" "packed" {
+  name      = "packed"
+  memory    = 2048
+  placement = { node_pool = %[1]q, strategy = "binpack" }
+}
+resource "berth_node_reservation" "spread" {
+  name      = "spread"
+  memory    = 2048
+  placement = { node_pool = %[1]q, strategy = "spread" }
+  depends_on = [berth_node_reservation.packed]
+}`, f.resvPool)
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			for _, id := range []string{a.ID, b.ID} {
+				l, _ := readLedger(t, id)
+				for _, name := range []string{"big", "exact", "packed", "spread"} {
+					if _, ok := l.Reservations[name]; ok {
+						return fmt.Errorf("ledger of %s still holds %q after destroy", id, name)
+					}
+				}
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: named(acpu-1000, ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("berth_node_reservation.big", tfjsonpath.New("id"), knownvalue.StringExact(a.ID+"/big")),
+					statecheck.ExpectKnownValue("berth_node_reservation.big", tfjsonpath.New("node_status"), knownvalue.StringExact("ready")),
+					statecheck.ExpectKnownValue("berth_node_reservation.big", tfjsonpath.New("node_name"), knownvalue.StringExact(a.Name)),
+				},
+				Check: checkLedger(t, a.ID, func(l ledger.Ledger) error {
+					big, exact := l.Reservations["big"], l.Reservations["exact"]
+					if big.Request.CPU != acpu-1000 || big.Request.MemoryMB != 1024 || big.Annotations["owner"] != "acc" || exact.Request.CPU != 1000 {
+						return fmt.Errorf("ledger in Nomad: %+v", l.Reservations)
+					}
+					if got := l.Reserved().CPU; got != acpu {
+						return fmt.Errorf("reserved cpu %d, want exactly the allocatable %d", got, acpu)
+					}
+					return nil
+				}),
+			},
+			{
+				// The node is full: one MHz more fails at plan time.
+				Config: named(acpu-1000, oneMore),
+				ExpectError: regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(fmt.Sprintf(
+					`node %q (%s) has not enough cpu: allocatable %d MHz, reserved %d, allocated 0, requested 1`,
+					a.Name, a.ID[:8], acpu, acpu)), " ", `\s+`)),
+			},
+			{
+				// Resize in place.
+				Config: named(acpu-2000, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("berth_node_reservation.big", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("berth_node_reservation.exact", plancheck.ResourceActionNoop),
+				}},
+				Check: checkLedger(t, a.ID, func(l ledger.Ledger) error {
+					if got := l.Reservations["big"].Request.CPU; got != acpu-2000 {
+						return fmt.Errorf("big cpu in the ledger = %d, want %d", got, acpu-2000)
+					}
+					return nil
+				}),
+			},
+			{
+				ResourceName:      "berth_node_reservation.big",
+				ImportState:       true,
+				ImportStateId:     a.ID[:8] + "/big",
+				ImportStateVerify: true,
+			},
+			{
+				// Removed from the ledger behind Terraform's back: recreated.
+				PreConfig: func() {
+					l, index := readLedger(t, a.ID)
+					l.Release("exact")
+					items, err := l.Encode()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, _, err := c.Variables().CheckedUpdate(&api.Variable{Path: nomadclient.LedgerPath(a.ID), Items: items, ModifyIndex: index}, nil); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: named(acpu-2000, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("berth_node_reservation.exact", plancheck.ResourceActionCreate),
+				}},
+			},
+			{
+				// Scheduled: binpack fills the busier node A, spread takes B.
+				Config: named(acpu-2000, scheduled),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("berth_node_reservation.packed", tfjsonpath.New("node_id"), knownvalue.StringExact(a.ID)),
+					statecheck.ExpectKnownValue("berth_node_reservation.spread", tfjsonpath.New("node_id"), knownvalue.StringExact(b.ID)),
+				},
+				Check: checkLedger(t, b.ID, func(l ledger.Ledger) error {
+					if l.Reservations["spread"].Request.MemoryMB != 2048 {
+						return fmt.Errorf("ledger of B: %+v", l.Reservations)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
+
+// TestAccNodeReservation_instanceInside: an instance placed into a
+// reservation is pinned to its node and charged; exceeding the budget
+// fails; the node data source counts the work once.
+func TestAccNodeReservation_instanceInside(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	f := sharedFleet(t)
+	node := f.resvB.NodeID
+	app := "berth-acc-resv-app-" + randomHex(3)
+	cfg := func(replicas int) string {
+		return fmt.Sprintf(`
+resource "berth_node_reservation" "app" {
+  name    = "app-%[4]s"
+  node_id = %[1]q
+  cpu     = 500
+  memory  = 512
+  disk    = 1000
+}
+resource "berth_instance" "app" {
+  name             = %[2]q
+  node_pool        = %[3]q
+  node_reservation = berth_node_reservation.app.id
+  replicas         = %[5]d
+  update           = { min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }
+  services = {
+    app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 100, memory = 64 }
+  }
+}
+data "berth_node" "n" {
+  id         = %[1]q
+  depends_on = [berth_instance.app]
+}`, node, app, f.resvPool, app[len(app)-6:], replicas)
+	}
+	resName := "app-" + app[len(app)-6:]
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkInstanceDestroyed(t, app),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg(2),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					withJob(t, app, func(job *api.Job, allocs []*api.AllocationListStub) error {
+						if len(job.Constraints) == 0 || job.Constraints[0].RTarget != node {
+							return fmt.Errorf("job is not pinned to %s: %+v", node, job.Constraints)
+						}
+						for _, a := range allocs {
+							if a.ClientStatus == "running" && a.NodeID != node {
+								return fmt.Errorf("allocation %s runs on %s", a.ID, a.NodeID)
+							}
+						}
+						return nil
+					}),
+					checkLedger(t, node, func(l ledger.Ledger) error {
+						used := l.Reservations[resName].Consumers[nomadclient.InstanceConsumer("default", app)]
+						if used.CPU != 200 || used.MemoryMB != 128 || used.DiskMB != 600 {
+							b, _ := json.Marshal(l.Reservations[resName])
+							return fmt.Errorf("charge in the ledger: %s", b)
+						}
+						return nil
+					}),
+					resource.TestCheckResourceAttr("data.berth_node.n", "allocated.cpu", "0"),
+					resource.TestCheckTypeSetElemNestedAttrs("data.berth_node.n", "reservations.*", map[string]string{
+						"name": resName, "cpu": "500", "used.cpu": "200",
+					}),
+				),
+			},
+			{
+				Config:      cfg(10),
+				ExpectError: regexp.MustCompile(`(?s)reservation "` + resName + `" has not enough cpu left for\s+instance:default/` + app + `: budget 500 MHz`),
+			},
+		},
+	})
+}
