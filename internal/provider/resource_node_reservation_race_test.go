@@ -1,0 +1,124 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestAccNodeReservation_concurrentApplies starts two terraform processes
+// with separate state at the same time, each asking for more reservations
+// on one node than fit together. However the race goes, the sum of what
+// succeeded never exceeds the node's allocatable CPU, every failure carries
+// the capacity error, and the ledger in Nomad matches the two states
+// exactly. It runs several rounds.
+func TestAccNodeReservation_concurrentApplies(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	f := sharedFleet(t)
+	node := apiNode(t, testNomad(t), f.conc.NodeID)
+	acpu, _, _ := allocatableOf(node)
+	const perProcess = 5
+	each := acpu / 8 // 10 requests, room for 8
+	bin := buildProviderBinary(t)
+
+	for round := 1; round <= 3; round++ {
+		dirs := make([]string, 2)
+		for p := range dirs {
+			dirs[p] = t.TempDir()
+			var b strings.Builder
+			fmt.Fprintf(&b, "terraform {\n  required_providers {\n    berth = { source = \"berthhq/berth\" }\n  }\n}\n")
+			for j := 0; j < perProcess; j++ {
+				fmt.Fprintf(&b, "resource \"berth_node_reservation\" \"r%d\" {\n  name    = \"race-%d-p%d-r%d\"\n  node_id = %q\n  cpu     = %d\n}\n",
+					j, round, p, j, node.ID, each)
+			}
+			writeFile(t, filepath.Join(dirs[p], "main.tf"), b.String())
+		}
+		env := append(cleanEnv(), "NOMAD_ADDR="+os.Getenv("NOMAD_ADDR"), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
+			"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dirs[0], filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
+
+		outs := make([]string, 2)
+		var wg sync.WaitGroup
+		for p := range dirs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[p] = runTerraformAllowFail(dirs[p], env, "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=5")
+			}()
+		}
+		wg.Wait()
+
+		l, _ := readLedger(t, node.ID)
+		var inStates []string
+		for p := range dirs {
+			inStates = append(inStates, stateNames(t, dirs[p], env)...)
+		}
+		var inLedger []string
+		var sum int64
+		for name, r := range l.Reservations {
+			if strings.HasPrefix(name, fmt.Sprintf("race-%d-", round)) {
+				inLedger = append(inLedger, name)
+				sum += r.Request.CPU
+			}
+		}
+		sort.Strings(inStates)
+		sort.Strings(inLedger)
+		if fmt.Sprint(inStates) != fmt.Sprint(inLedger) {
+			t.Fatalf("round %d: ledger %v does not match the states %v", round, inLedger, inStates)
+		}
+		if sum > acpu {
+			t.Fatalf("round %d: %d MHz reserved on a node with %d allocatable: over-committed", round, sum, acpu)
+		}
+		failures := 2*perProcess - len(inLedger)
+		if failures < 2 {
+			t.Fatalf("round %d: %d of 10 reservations succeeded; only 8 fit", round, len(inLedger))
+		}
+		combined := outs[0] + outs[1]
+		if n := strings.Count(combined, "has not enough cpu"); n < 1 {
+			t.Fatalf("round %d: %d failures but no capacity error in the output:\n%s", round, failures, combined)
+		}
+		t.Logf("round %d: %d succeeded (%d of %d MHz), %d refused", round, len(inLedger), sum, acpu, failures)
+		for p := range dirs {
+			runTerraform(t, dirs[p], env, "destroy", "-auto-approve", "-input=false", "-no-color", "-refresh=false")
+		}
+		if l, _ := readLedger(t, node.ID); len(l.Reservations) != 0 {
+			t.Fatalf("round %d: %d reservations left after destroy", round, len(l.Reservations))
+		}
+	}
+}
+
+func runTerraformAllowFail(dir string, env []string, args ...string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "terraform", args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, _ := cmd.CombinedOutput()
+	return string(out)
+}
+
+// stateNames lists the reservation names in a directory's state.
+func stateNames(t *testing.T, dir string, env []string) []string {
+	t.Helper()
+	out := runTerraform(t, dir, env, "state", "list")
+	var names []string
+	for _, addr := range strings.Fields(out) {
+		if !strings.HasPrefix(addr, "berth_node_reservation.") {
+			continue
+		}
+		show := runTerraform(t, dir, env, "state", "show", "-no-color", addr)
+		for _, line := range strings.Split(show, "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "name ") {
+				names = append(names, strings.Trim(strings.TrimSpace(strings.SplitN(line, "=", 2)[1]), `"`))
+			}
+		}
+	}
+	return names
+}
