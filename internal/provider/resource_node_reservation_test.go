@@ -169,6 +169,16 @@ resource "berth_node_reservation" "spread" {
 				}},
 			},
 			{
+				// Nothing in the pool can take it: the error says why, per node.
+				Config: named(acpu-2000, fmt.Sprintf(`
+resource "berth_node_reservation" "huge" {
+  name      = "huge"
+  cpu       = 100000000
+  placement = { node_pool = %q }
+}`, f.resvPool)),
+				ExpectError: regexp.MustCompile(`(?s)no node can take the reservation: 2 nodes: 2 not enough cpu`),
+			},
+			{
 				// Scheduled: binpack fills the busier node A, spread takes B.
 				Config: named(acpu-2000, scheduled),
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -214,9 +224,14 @@ resource "berth_instance" "app" {
     app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 100, memory = 64 }
   }
 }
+resource "berth_volume" "v" {
+  name             = "%[2]s-vol"
+  node_reservation = berth_node_reservation.app.id
+  capacity_max     = "100MiB"
+}
 data "berth_node" "n" {
   id         = %[1]q
-  depends_on = [berth_instance.app]
+  depends_on = [berth_instance.app, berth_volume.v]
 }`, node, app, f.resvPool, app[len(app)-6:], replicas)
 	}
 	resName := "app-" + app[len(app)-6:]
@@ -240,7 +255,8 @@ data "berth_node" "n" {
 					}),
 					checkLedger(t, node, func(l ledger.Ledger) error {
 						used := l.Reservations[resName].Consumers[nomadclient.InstanceConsumer("default", app)]
-						if used.CPU != 200 || used.MemoryMB != 128 || used.DiskMB != 600 {
+						vol := l.Reservations[resName].Consumers[nomadclient.VolumeConsumer("default", app+"-vol")]
+						if used.CPU != 200 || used.MemoryMB != 128 || used.DiskMB != 600 || vol.DiskMB != 100 {
 							b, _ := json.Marshal(l.Reservations[resName])
 							return fmt.Errorf("charge in the ledger: %s", b)
 						}
@@ -248,8 +264,9 @@ data "berth_node" "n" {
 					}),
 					resource.TestCheckResourceAttr("data.berth_node.n", "allocated.cpu", "0"),
 					resource.TestCheckTypeSetElemNestedAttrs("data.berth_node.n", "reservations.*", map[string]string{
-						"name": resName, "cpu": "500", "used.cpu": "200",
+						"name": resName, "cpu": "500", "used.cpu": "200", "used.disk": "700",
 					}),
+					resource.TestCheckResourceAttr("berth_volume.v", "node_id", node),
 				),
 			},
 			{
