@@ -37,26 +37,8 @@ const pollInterval = 500 * time.Millisecond
 // must succeed. It returns the deployment (nil when Nomad made none, e.g.
 // for a stopped job or when nothing changed).
 func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID string) (*api.Deployment, error) {
-	var eval *api.Evaluation
-	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", short(evalID), jobID), pollInterval, func() (bool, string, error) {
-		e, err := readRetry(ctx, c, "read evaluation", func(ctx context.Context) (*api.Evaluation, error) {
-			out, _, err := c.api.Evaluations().Info(evalID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
-			return out, err
-		})
-		if err != nil {
-			return false, "", fmt.Errorf("reading evaluation %s: %w", evalID, c.writeError(err))
-		}
-		eval = e
-		return e.Status != "pending", e.Status, nil
-	})
-	if err != nil {
+	if err := c.waitPlaced(ctx, namespace, jobID, evalID); err != nil {
 		return nil, err
-	}
-	if eval.Status != "complete" {
-		return nil, &RolloutError{JobID: jobID, Reason: fmt.Sprintf("evaluation %s ended %q: %s", short(evalID), eval.Status, eval.StatusDescription)}
-	}
-	if len(eval.FailedTGAllocs) > 0 {
-		return nil, &RolloutError{JobID: jobID, Reason: "Nomad could not place all allocations", Details: placementFailures(eval.FailedTGAllocs)}
 	}
 
 	job, err := c.GetJob(ctx, namespace, jobID)
@@ -72,6 +54,33 @@ func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID st
 		return nil, nil
 	}
 	return dep, c.waitDeployment(ctx, namespace, jobID, dep)
+}
+
+// waitPlaced waits for an evaluation to finish and fails with the
+// scheduler's reasons when it could not place everything.
+func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string) error {
+	var eval *api.Evaluation
+	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", short(evalID), jobID), pollInterval, func() (bool, string, error) {
+		e, err := readRetry(ctx, c, "read evaluation", func(ctx context.Context) (*api.Evaluation, error) {
+			out, _, err := c.api.Evaluations().Info(evalID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+			return out, err
+		})
+		if err != nil {
+			return false, "", fmt.Errorf("reading evaluation %s: %w", evalID, c.writeError(err))
+		}
+		eval = e
+		return e.Status != "pending", e.Status, nil
+	})
+	if err != nil {
+		return err
+	}
+	if eval.Status != "complete" {
+		return &RolloutError{JobID: jobID, Reason: fmt.Sprintf("evaluation %s ended %q: %s", short(evalID), eval.Status, eval.StatusDescription)}
+	}
+	if len(eval.FailedTGAllocs) > 0 {
+		return &RolloutError{JobID: jobID, Reason: "Nomad could not place all allocations", Details: placementFailures(eval.FailedTGAllocs)}
+	}
+	return nil
 }
 
 func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, dep *api.Deployment) error {
