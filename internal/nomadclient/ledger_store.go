@@ -33,11 +33,14 @@ type LedgerItems struct {
 
 // ReadLedger reads a node's ledger variable; an absent one is empty.
 func (c *Client) ReadLedger(ctx context.Context, namespace, nodeID string) (LedgerItems, error) {
+	// Raw rather than Variables().Read: that one reports a 403 (no
+	// permission) as "not found", which would make a ledger look empty.
 	v, err := readRetry(ctx, c, "read ledger", func(ctx context.Context) (*api.Variable, error) {
-		out, _, err := c.api.Variables().Read(LedgerPath(nodeID), c.query(ctx, &api.QueryOptions{Namespace: namespace}))
-		return out, err
+		var out api.Variable
+		_, err := c.api.Raw().Query("/v1/var/"+LedgerPath(nodeID), &out, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		return &out, err
 	})
-	if errors.Is(err, api.ErrVariablePathNotFound) || IsNotFound(err) {
+	if IsNotFound(err) {
 		return LedgerItems{Items: map[string]string{}}, nil
 	}
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -252,10 +251,6 @@ func TestReadLedgerErrors(t *testing.T) {
 // An ACL token that may not read the ledger must not be told the ledger
 // is empty: Reserve, Release and ReadReservation would act on that.
 func TestReadLedgerForbiddenIsAnError(t *testing.T) {
-	if os.Getenv("BERTH_KNOWN_BUGS") == "" {
-		t.Skip("known bug (set BERTH_KNOWN_BUGS=1 to run): api.Variables.Read answers a 403 with " +
-			"ErrVariablePathNotFound (its readInternal accepts 403 for Peek), and ReadLedger turns that into an empty ledger")
-	}
 	f := newFakeNomad(t)
 	f.handle("GET /v1/var/"+LedgerPath(testNodeID), replyRaw(403, "Permission denied"))
 	_, err := f.client().ReadLedger(context.Background(), ledgerNS, testNodeID)

@@ -46,8 +46,8 @@ type Reservation struct {
 	NodeGone   bool // the node left the cluster; the reservation is kept
 }
 
-// chargedJobs is the set of "instance:<ns>/<job>" consumer keys in l, used
-// to leave those jobs' allocations out of "allocated".
+// allocatedOutside sums the allocations not charged to a reservation in
+// l: work charged to one is already counted inside "reserved".
 func allocatedOutside(allocs []*api.AllocationListStub, l ledger.Ledger) capacity.Resources {
 	charged := l.ConsumerKeys()
 	var out capacity.Resources
