@@ -3,6 +3,7 @@ package nomadclient
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 )
@@ -27,8 +28,12 @@ func (c *Client) WaitTaskRunning(ctx context.Context, namespace, jobID, evalID, 
 		}
 		ts := newest.TaskStates[task]
 		switch {
-		case ts != nil && (ts.State == "running" || ts.State == "dead" && !ts.Failed && !ts.StartedAt.IsZero()):
-			// Running, or already ran to completion: it started.
+		case ts != nil && ts.State == "running" && allRunning(newest) && time.Since(ts.StartedAt) >= settleTime,
+			ts != nil && ts.State == "dead" && !ts.Failed && !ts.StartedAt.IsZero():
+			// Running for a moment once the whole allocation runs (the
+			// client reports task deaths late while other tasks of the
+			// allocation are still starting, so a command that fails at once
+			// is seen "running" until then), or already ran to completion.
 			running = newest
 			return true, "", nil
 		case ts != nil && ts.Failed, newest.ClientStatus == api.AllocClientStatusFailed,
@@ -43,6 +48,19 @@ func (c *Client) WaitTaskRunning(ctx context.Context, namespace, jobID, evalID, 
 		return false, "task " + state, nil
 	})
 	return running, err
+}
+
+// settleTime is how long a task must have been running to count as
+// started.
+const settleTime = time.Second
+
+func allRunning(a *api.AllocationListStub) bool {
+	for _, ts := range a.TaskStates {
+		if ts == nil || ts.State != "running" {
+			return false
+		}
+	}
+	return a.ClientStatus == api.AllocClientStatusRunning
 }
 
 func newestAlloc(allocs []*api.AllocationListStub) *api.AllocationListStub {

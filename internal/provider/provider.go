@@ -5,6 +5,8 @@ package provider
 
 import (
 	"context"
+	"crypto/ed25519"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -16,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
@@ -49,6 +52,8 @@ type providerModel struct {
 	SkipVerify    types.Bool   `tfsdk:"skip_verify"`
 	Headers       types.Map    `tfsdk:"headers"`
 	LedgerNS      types.String `tfsdk:"ledger_namespace"`
+	SigningKey    types.String `tfsdk:"signing_key"`
+	LeaseDriver   types.String `tfsdk:"lease_driver"`
 }
 
 // ProviderData is what Configure hands to resources and data sources.
@@ -56,6 +61,10 @@ type ProviderData struct {
 	Nomad *nomadclient.Client
 	// LedgerNamespace holds the node reservation ledgers (Nomad Variables).
 	LedgerNamespace string
+	// SigningKey signs berth_reservation leases; nil leaves them unsigned.
+	SigningKey ed25519.PrivateKey
+	// LeaseDriver runs the lease timer task.
+	LeaseDriver string
 }
 
 func (p *berthProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -94,6 +103,9 @@ func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 			},
 			"ledger_namespace": str("Namespace of the Nomad Variables that hold node reservation ledgers "+
 				"(`berth/nodes/<node-id>`). Every configuration that reserves on the same nodes must use the same one. Default: `default`.", false),
+			"signing_key": str("ed25519 private key that signs `berth_reservation` leases: PEM (PKCS#8) or the base64 "+
+				"32-byte seed. Environment: `BERTH_SIGNING_KEY`. Without one, leases are unsigned. Never logged.", true),
+			"lease_driver": str("Task driver of the lease timer task that ends `berth_reservation` leases at expiry. Default: `exec`.", false),
 			"headers": schema.MapAttribute{
 				Optional:            true,
 				ElementType:         types.StringType,
@@ -133,7 +145,23 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	if ledgerNS == "" {
 		ledgerNS = "default"
 	}
-	data := &ProviderData{Nomad: client, LedgerNamespace: ledgerNS}
+	data := &ProviderData{Nomad: client, LedgerNamespace: ledgerNS, LeaseDriver: m.LeaseDriver.ValueString()}
+	if data.LeaseDriver == "" {
+		data.LeaseDriver = "exec"
+	}
+	keyText := m.SigningKey.ValueString()
+	if m.SigningKey.IsNull() {
+		keyText = os.Getenv("BERTH_SIGNING_KEY")
+	}
+	if keyText != "" {
+		key, err := lease.ParseSigningKey(keyText)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("signing_key"), "Invalid signing key",
+				"The lease signing key (signing_key or BERTH_SIGNING_KEY) cannot be used: "+err.Error())
+			return
+		}
+		data.SigningKey = key
+	}
 	resp.DataSourceData = data
 	resp.ResourceData = data
 }
@@ -143,6 +171,7 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 		NewInstanceResource,
 		NewVolumeResource,
 		NewNodeReservationResource,
+		NewReservationResource,
 	}
 }
 

@@ -128,6 +128,7 @@ func nullModel() providerModel {
 		CAFile: types.StringNull(), CAPEM: types.StringNull(), CertFile: types.StringNull(), CertPEM: types.StringNull(),
 		KeyFile: types.StringNull(), KeyPEM: types.StringNull(), TLSServerName: types.StringNull(),
 		SkipVerify: types.BoolNull(), Headers: types.MapNull(types.StringType), LedgerNS: types.StringNull(),
+		SigningKey: types.StringNull(), LeaseDriver: types.StringNull(),
 	}
 }
 

@@ -1,0 +1,129 @@
+package lease
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+// canonicalVersion is the first line of the signed bytes. Bump it whenever the
+// format changes so an old signature can never verify under a new meaning.
+const canonicalVersion = "berth-lease-v1"
+
+// CanonicalBytes is what a lease signature covers. The format is eight lines,
+// each terminated by "\n", in this fixed order:
+//
+//	berth-lease-v1
+//	name=<JSON string>
+//	namespace=<JSON string>          ("" is written as "default")
+//	node=<JSON string>               ("" when Nomad places the lease)
+//	user=<JSON string>               (hex public key, "" when unsigned)
+//	workload=<JSON object>
+//	created_at=<RFC 3339, UTC, whole seconds, e.g. 2025-01-02T03:04:05Z>
+//	duration=<decimal whole seconds, e.g. 3600>
+//
+// The workload object always has exactly these keys, sorted bytewise:
+//
+//	{"args":[<strings in order>],"command":<string>,"cpu":<int>,"disk":<int>,
+//	 "driver":<string>,"env":{<sorted key: string>},"image":<string>,"memory":<int>}
+//
+// with no whitespace; empty args is [], empty env is {}, and a disk of 0 is
+// written as Nomad's default 300. JSON strings are as encoded by Go's
+// encoding/json with HTML escaping off (only ", \, control characters and
+// U+2028/U+2029 are escaped), so any JSON encoder that sorts keys and does not
+// escape "<>&" reproduces them.
+//
+// Quoting every string keeps a newline or "=" inside a value from forging
+// another line. Every string must be valid UTF-8 (JSON would otherwise
+// replace bad bytes, letting different inputs share bytes), the duration and
+// created_at must be whole seconds and the duration positive; otherwise
+// CanonicalBytes returns an error. Namespace "" and disk 0 are the only
+// values that share bytes with another (the values Nomad substitutes for
+// them), because they produce the same job.
+func CanonicalBytes(l Lease) ([]byte, error) {
+	if err := checkTiming(l); err != nil {
+		return nil, err
+	}
+	if err := checkUTF8(l); err != nil {
+		return nil, err
+	}
+	e := l.effective()
+	w := e.Workload
+
+	args := w.Args
+	if args == nil {
+		args = []string{}
+	}
+	env := w.Env
+	if env == nil {
+		env = map[string]string{}
+	}
+	// encoding/json writes map keys sorted, which gives the canonical order
+	// regardless of how the caller's maps iterate.
+	workload, err := encodeJSON(map[string]any{
+		"args":    args,
+		"command": w.Command,
+		"cpu":     w.CPU,
+		"disk":    w.Disk,
+		"driver":  w.Driver,
+		"env":     env,
+		"image":   w.Image,
+		"memory":  w.Memory,
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	var b bytes.Buffer
+	b.WriteString(canonicalVersion + "\n")
+	for _, f := range []struct{ key, val string }{
+		{"name", e.Name},
+		{"namespace", e.Namespace},
+		{"node", e.NodeID},
+		{"user", e.User},
+	} {
+		q, err := encodeJSON(f.val)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "%s=%s\n", f.key, q)
+	}
+	fmt.Fprintf(&b, "workload=%s\n", workload)
+	fmt.Fprintf(&b, "created_at=%s\n", e.CreatedAt.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "duration=%d\n", int64(e.Duration/time.Second))
+	return b.Bytes(), nil
+}
+
+// encodeJSON is json.Marshal without HTML escaping, so the format is easy to
+// reproduce outside Go.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+func checkUTF8(l Lease) error {
+	w := l.Workload
+	fields := []struct{ name, val string }{
+		{"name", l.Name}, {"namespace", l.Namespace}, {"node", l.NodeID}, {"user", l.User},
+		{"workload.driver", w.Driver}, {"workload.image", w.Image}, {"workload.command", w.Command},
+	}
+	for i, a := range w.Args {
+		fields = append(fields, struct{ name, val string }{fmt.Sprintf("workload.args[%d]", i), a})
+	}
+	for k, v := range w.Env {
+		fields = append(fields, struct{ name, val string }{"workload.env key", k}, struct{ name, val string }{"workload.env value", v})
+	}
+	for _, f := range fields {
+		if !utf8.ValidString(f.val) {
+			return fmt.Errorf("%s is not valid UTF-8", f.name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var workloadAttrTypes = map[string]attr.Type{
+	"driver": types.StringType, "image": types.StringType, "command": types.StringType,
+	"args": types.ListType{ElemType: types.StringType}, "env": types.MapType{ElemType: types.StringType},
+	"cpu": types.Int64Type, "memory": types.Int64Type, "disk": types.Int64Type,
+}
+
+func leaseSchema() schema.Schema {
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	positive := []validator.Int64{int64validator.AtLeast(1)}
+	computed := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc, PlanModifiers: keep}
+	}
+	return schema.Schema{
+		MarkdownDescription: "A signed, time-bounded workload lease. The lease is a Nomad batch job whose leader task " +
+			"sleeps until `expires_at`; when it exits Nomad stops the workload, so the lease ends on the cluster's own clock " +
+			"even if nobody runs Terraform again. With a provider `signing_key` the lease is signed (ed25519) and every read " +
+			"verifies the job in Nomad against the signature: a change made behind Terraform's back shows as `verified = false` " +
+			"and the next plan replaces the lease.",
+		Attributes: map[string]schema.Attribute{
+			"id": computed("`<namespace>/<name>`."),
+			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
+				MarkdownDescription: "Job ID. Changing it replaces the lease.", Validators: []validator.String{stringvalidator.LengthBetween(1, 128)}},
+			"namespace": schema.StringAttribute{Optional: true, Computed: true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+				MarkdownDescription: "Namespace. Default: the provider's. Changing it replaces the lease."},
+			"duration": schema.StringAttribute{Required: true, CustomType: timetypes.GoDurationType{},
+				MarkdownDescription: "How long the lease lasts from `created_at`, a Go duration such as `8h`. Changing it before expiry " +
+					"extends or shortens the lease in place (re-signed, timer updated); a new end already in the past is an error."},
+			"node_id": schema.StringAttribute{Optional: true, Computed: true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+				MarkdownDescription: "Node to run on. Unset: Nomad places the lease (or the node reservation's node)."},
+			"node_reservation": schema.StringAttribute{Optional: true, PlanModifiers: replace,
+				MarkdownDescription: "ID of a `berth_node_reservation`: the lease runs on its node and its workload's resources are " +
+					"charged to the reservation, released on destroy. Conflicts with `node_id`."},
+			"workload": schema.SingleNestedAttribute{Required: true,
+				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				MarkdownDescription: "The leased workload: one task. Changing it replaces the lease.",
+				Attributes: map[string]schema.Attribute{
+					"driver":  schema.StringAttribute{Required: true, MarkdownDescription: "Task driver."},
+					"image":   schema.StringAttribute{Optional: true, MarkdownDescription: "Sets `config.image` for image-based drivers."},
+					"command": schema.StringAttribute{Optional: true, MarkdownDescription: "Sets `config.command`."},
+					"args":    schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Sets `config.args`."},
+					"env":     schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Environment variables."},
+					"cpu": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(100), Validators: positive,
+						MarkdownDescription: "CPU in MHz. Default `100`."},
+					"memory": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(300), Validators: positive,
+						MarkdownDescription: "Memory in MiB. Default `300`."},
+					"disk": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(300), Validators: positive,
+						MarkdownDescription: "Ephemeral disk in MiB. Default `300`."},
+				},
+			},
+			"renew": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "After expiry, the next plan replaces the lease with a fresh one (like `time_rotating`). `false`: it stays " +
+					"expired (`result.state = \"expired\"`) and no change is planned until it is removed. Default `true`."},
+			"wait_for_running": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Create waits until the workload runs, or fails with the reason (the lease stays in state, tainted). Default `true`."},
+			"user":       computed("Hex ed25519 public key of the signing key; null when unsigned."),
+			"created_at": computed("When the lease was created, RFC 3339 UTC."),
+			"expires_at": computed("`created_at` + `duration`, RFC 3339 UTC."),
+			"expired": schema.BoolAttribute{Computed: true,
+				MarkdownDescription: "Whether the lease has ended, by the clock or because its job is dead."},
+			"signature": computed("Hex ed25519 signature over the lease's canonical bytes; null when unsigned."),
+			"verified": schema.BoolAttribute{Computed: true,
+				MarkdownDescription: "Whether the job in Nomad still matches the signature (and was signed by the provider's key); null when unsigned."},
+			"result": schema.SingleNestedAttribute{Computed: true,
+				MarkdownDescription: "Outcome: `state` is one of " + backtickList(resultStates) + ".",
+				Attributes: map[string]schema.Attribute{
+					"state":         schema.StringAttribute{Computed: true, MarkdownDescription: "One of " + backtickList(resultStates) + "."},
+					"error":         schema.StringAttribute{Computed: true, MarkdownDescription: "Why the lease failed, from placement or task events."},
+					"node_id":       schema.StringAttribute{Computed: true, MarkdownDescription: "Node of the newest allocation."},
+					"allocation_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Newest allocation."},
+					"address":       schema.StringAttribute{Computed: true, MarkdownDescription: "Reserved for the workload's address; empty today."},
+				}},
+		},
+	}
+}
