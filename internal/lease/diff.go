@@ -88,10 +88,9 @@ func Mismatches(signed, actual Lease) []Mismatch {
 // Diff is Mismatches as human-readable lines, e.g.
 // `workload.env.FOO: "a" -> "b"`.
 func Diff(signed, actual Lease) []string {
-	ms := Mismatches(signed, actual)
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.String()
+	var out []string // nil when nothing differs
+	for _, m := range Mismatches(signed, actual) {
+		out = append(out, m.String())
 	}
 	return out
 }

@@ -33,6 +33,15 @@ type NodeModel struct {
 	Allocated   capacityModel     `tfsdk:"allocated"`
 	Reserved    capacityModel     `tfsdk:"reserved"`
 	Free        capacityModel     `tfsdk:"free"`
+	Leases      []leaseEntry      `tfsdk:"leases"`
+}
+
+type leaseEntry struct {
+	Name      types.String  `tfsdk:"name"`
+	Namespace types.String  `tfsdk:"namespace"`
+	User      types.String  `tfsdk:"user"`
+	ExpiresAt types.String  `tfsdk:"expires_at"`
+	Resources capacityModel `tfsdk:"resources"`
 }
 
 type capacityModel struct {
@@ -63,7 +72,19 @@ func newNodeModel(n nomadclient.NodeInfo) NodeModel {
 		Allocated:   newCapacityModel(n.Capacity.Allocated),
 		Reserved:    newCapacityModel(n.Capacity.Reserved),
 		Free:        newCapacityModel(n.Capacity.Free()),
+		Leases:      newLeaseEntries(n.Leases),
 	}
+}
+
+func newLeaseEntries(leases []nomadclient.NodeLease) []leaseEntry {
+	out := make([]leaseEntry, 0, len(leases))
+	for _, l := range leases {
+		out = append(out, leaseEntry{
+			Name: types.StringValue(l.Name), Namespace: types.StringValue(l.Namespace), User: stringOrNull(l.User),
+			ExpiresAt: types.StringValue(l.ExpiresAt), Resources: newCapacityModel(l.Resources),
+		})
+	}
+	return out
 }
 
 func capacityAttribute(what string) schema.SingleNestedAttribute {
@@ -104,6 +125,17 @@ func nodeAttributes() map[string]schema.Attribute {
 			"charged to a berth node reservation on the node (that work is counted once, inside `reserved`)."),
 		"reserved": capacityAttribute("Sum of the berth node reservations (`berth_node_reservation`) on the node."),
 		"free":     capacityAttribute("`allocatable` minus `reserved` minus `allocated`. Negative in a dimension that is overcommitted."),
+		"leases": schema.ListNestedAttribute{
+			Computed:            true,
+			MarkdownDescription: "Active berth leases (`berth_reservation`) running on the node.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"name":       computedString("Lease (job) name."),
+				"namespace":  computedString("Namespace."),
+				"user":       computedString("Hex public key that signed it; null when unsigned."),
+				"expires_at": computedString("When it ends, RFC 3339."),
+				"resources":  capacityAttribute("What its allocation holds on the node."),
+			}},
+		},
 	}
 }
 

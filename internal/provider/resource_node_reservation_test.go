@@ -1,11 +1,13 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -15,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -276,3 +279,58 @@ data "berth_node" "n" {
 		},
 	})
 }
+
+// TestAccNodeReservation_nodeGone: a node that leaves the cluster keeps
+// its reservation, shown as node_status = "gone", and nothing is
+// silently replaced.
+func TestAccNodeReservation_nodeGone(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	sharedFleet(t) // needs a test-started server
+	agent, err := startClient(devagentOptions("berth-acc-gone-" + randomHex(3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`
+resource "berth_node_reservation" "r" {
+  name    = "held"
+  node_id = %q
+  memory  = 256
+}`, agent.NodeID)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check:  resource.TestCheckResourceAttr("berth_node_reservation.r", "node_status", "ready"),
+			},
+			{
+				PreConfig: func() {
+					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+					defer cancel()
+					if err := agent.Stop(ctx); err != nil {
+						t.Fatal(err)
+					}
+					if _, _, err := testNomad(t).Nodes().Purge(agent.NodeID, nil); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectNoChanges{},
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("berth_node_reservation.r", "node_status", "gone"),
+					checkLedger(t, agent.NodeID, func(l ledger.Ledger) error {
+						if _, ok := l.Reservations["held"]; !ok {
+							return fmt.Errorf("the reservation left the ledger")
+						}
+						return nil
+					}),
+				),
+			},
+		},
+	})
+}
+
+func devagentOptions(name string) devagent.Options { return devagent.Options{Name: name} }

@@ -211,23 +211,33 @@ func TestAccReservation_tamperingIsDetected(t *testing.T) {
 func TestAccReservation_durationInPlaceAndImport(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	key, _ := testSigningKey(t)
+	key, pub := testSigningKey(t)
 	name := "berth-acc-lease-dur-" + randomHex(3)
 	var created, sig string
+	nodeDS := `
+data "berth_node" "n" {
+  id = berth_reservation.l.result.node_id
+}`
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
-				Config: leaseConfig(key, name, "10m", ""),
-				Check: func(s *terraform.State) error {
-					a := s.RootModule().Resources[leaseAddr].Primary.Attributes
-					created, sig = a["created_at"], a["signature"]
-					return nil
-				},
+				Config: leaseConfig(key, name, "10m", "") + nodeDS,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(s *terraform.State) error {
+						a := s.RootModule().Resources[leaseAddr].Primary.Attributes
+						created, sig = a["created_at"], a["signature"]
+						return nil
+					},
+					// The node data source lists the lease running there.
+					resource.TestCheckTypeSetElemNestedAttrs("data.berth_node.n", "leases.*", map[string]string{
+						"name": name, "namespace": "default", "user": pub, "resources.cpu": fmt.Sprint(50 + lease.TimerCPU), "resources.memory": fmt.Sprint(32 + lease.TimerMemoryMB),
+					}),
+				),
 			},
 			{
-				Config: leaseConfig(key, name, "20m", ""),
+				Config: leaseConfig(key, name, "20m", "") + nodeDS,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
 				}},
