@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/nomad/api"
 )
 
 // fastRetry keeps retry tests fast: three tries, millisecond backoff.
@@ -259,3 +261,14 @@ func selfSignedPEM(t *testing.T) (certPEM, keyPEM string) {
 }
 
 func bptr(b bool) *bool { return &b }
+
+// leaseJobsPath is where ListNodes and FindNode list berth's lease jobs.
+const leaseJobsPath = "/v1/jobs"
+
+// handleLeases answers the lease job listing with jobs (none when empty).
+func (f *fakeNomad) handleLeases(jobs ...*api.JobListStub) {
+	if jobs == nil {
+		jobs = []*api.JobListStub{}
+	}
+	f.handle("GET "+leaseJobsPath, replyJSON(jobs))
+}

@@ -89,8 +89,13 @@ func (c *Client) FindNode(ctx context.Context, id, name, ledgerNS string) (*Node
 	if err != nil {
 		return nil, err
 	}
+	leases, err := c.leaseJobs(ctx)
+	if err != nil {
+		return nil, err
+	}
 	d := nodeDetailFromNode(node)
 	applyLedger(&d.NodeInfo, allocs, l)
+	applyLeases(&d.NodeInfo, allocs, leases)
 	return d, nil
 }
 

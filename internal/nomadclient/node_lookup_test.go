@@ -69,6 +69,7 @@ func TestFindNodeExactIDWins(t *testing.T) {
 	f.handle("GET /v1/node/abcd", replyJSON(&api.Node{ID: "abcd", Name: "n1", Status: "ready"}))
 	f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
 	f.handle("GET /v1/var/berth/nodes/abcd", replyRaw(404, "variable not found"))
+	f.handleLeases()
 
 	d, err := f.client().FindNode(context.Background(), "abcd", "", "berth-system")
 	if err != nil {
@@ -100,8 +101,14 @@ func TestFindNodeExactIDWins(t *testing.T) {
 	if f.count("/v1/vars") != 0 {
 		t.Error("FindNode listed every ledger; it needs only its node's")
 	}
+	if n := f.count(leaseJobsPath); n != 1 {
+		t.Errorf("%d lease job list requests, want 1", n)
+	}
 	if d.Reservations == nil || len(d.Reservations) != 0 || !d.Capacity.Reserved.IsZero() {
 		t.Errorf("absent ledger: Reservations = %#v, Reserved = %+v", d.Reservations, d.Capacity.Reserved)
+	}
+	if d.Leases == nil || len(d.Leases) != 0 {
+		t.Errorf("no leases: Leases = %#v, want an empty non-nil slice", d.Leases)
 	}
 }
 
@@ -270,6 +277,7 @@ func TestFindNodeDetail(t *testing.T) {
 		{ID: "a2", NodeID: testNodeID},
 	}))
 	f.handle("GET /v1/var/berth/nodes/"+testNodeID, replyRaw(404, "variable not found"))
+	f.handleLeases()
 
 	d, err := f.client().FindNode(context.Background(), testNodeID, "", "default")
 	if err != nil {
@@ -338,6 +346,7 @@ func TestFindNodeOddLengthPrefix(t *testing.T) {
 		replyJSON(&api.Node{ID: "0123abcd-0000-4000-8000-000000000001", Name: "wanted"}))
 	f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
 	f.handle("GET /v1/var/berth/nodes/0123abcd-0000-4000-8000-000000000001", replyRaw(404, "variable not found"))
+	f.handleLeases()
 
 	d, err := f.client().FindNode(context.Background(), "0123a", "", "default")
 	if err != nil {

@@ -62,6 +62,14 @@ type NodeInfo struct {
 	AllocationCount int
 	// Reservations are berth's node reservations on the node, by name.
 	Reservations []NodeReservation
+	// Leases are the active berth leases (berth_reservation) on the node.
+	Leases []NodeLease
+}
+
+// NodeLease is an active berth lease as node listings show it.
+type NodeLease struct {
+	Name, Namespace, User, ExpiresAt string
+	Resources                        capacity.Resources
 }
 
 // Ready reports whether the node can take new work: status ready, eligible
@@ -142,10 +150,15 @@ func (c *Client) ListNodes(ctx context.Context, f NodeFilter, withMeta bool, led
 	if err != nil {
 		return nil, err
 	}
+	leases, err := c.leaseJobs(ctx)
+	if err != nil {
+		return nil, err
+	}
 	nodes := make([]NodeInfo, 0, len(stubs))
 	for _, s := range stubs {
 		n := nodeInfoFromStub(s)
 		applyLedger(&n, allocs[s.ID], ledgers[s.ID])
+		applyLeases(&n, allocs[s.ID], leases)
 		nodes = append(nodes, n)
 	}
 	sortNodes(nodes)
@@ -177,6 +190,45 @@ func applyLedger(n *NodeInfo, allocs []*api.AllocationListStub, l ledger.Ledger)
 		r := l.Reservations[name]
 		n.Reservations = append(n.Reservations, NodeReservation{Name: name, Request: r.Request, Used: r.Used(), Annotations: r.Annotations})
 	}
+}
+
+// leaseMetaKind marks berth lease jobs (internal/lease writes it).
+const leaseMetaKind = "lease"
+
+// leaseJobs lists berth's lease jobs in every namespace with their meta,
+// in one call, keyed by "<namespace>/<job>".
+func (c *Client) leaseJobs(ctx context.Context) (map[string]*api.JobListStub, error) {
+	stubs, err := readRetry(ctx, c, "list lease jobs", func(ctx context.Context) ([]*api.JobListStub, error) {
+		out, _, err := c.api.Jobs().ListOptions(&api.JobListOptions{Fields: &api.JobListFields{Meta: true}},
+			c.query(ctx, &api.QueryOptions{Namespace: "*", Filter: `Meta["berth.kind"] == "` + leaseMetaKind + `"`}))
+		return out, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing berth leases: %w", err)
+	}
+	out := make(map[string]*api.JobListStub, len(stubs))
+	for _, s := range stubs {
+		out[s.Namespace+"/"+s.ID] = s
+	}
+	return out, nil
+}
+
+// applyLeases lists the leases whose allocations run on the node.
+func applyLeases(n *NodeInfo, allocs []*api.AllocationListStub, leases map[string]*api.JobListStub) {
+	n.Leases = []NodeLease{}
+	for _, a := range allocs {
+		job, ok := leases[a.Namespace+"/"+a.JobID]
+		if !ok {
+			continue
+		}
+		n.Leases = append(n.Leases, NodeLease{
+			Name: a.JobID, Namespace: a.Namespace, User: job.Meta["berth.user"], ExpiresAt: job.Meta["berth.expires_at"],
+			Resources: AllocResources(a.AllocatedResources),
+		})
+	}
+	sort.Slice(n.Leases, func(i, j int) bool {
+		return n.Leases[i].Namespace+"/"+n.Leases[i].Name < n.Leases[j].Namespace+"/"+n.Leases[j].Name
+	})
 }
 
 func sortNodes(nodes []NodeInfo) {

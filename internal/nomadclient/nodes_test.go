@@ -3,6 +3,7 @@ package nomadclient
 import (
 	"context"
 	"errors"
+	"net/http"
 	"reflect"
 	"testing"
 
@@ -57,6 +58,7 @@ func TestListNodesCapacity(t *testing.T) {
 		allocStub("alloc-3", "node-not-listed", 9999, [2]int64{9999, 9999}),
 	}))
 	f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
+	f.handleLeases()
 
 	nodes, err := f.client().ListNodes(context.Background(), NodeFilter{Datacenter: "dc1", Expression: `Meta.x == "y"`}, false, "berth-system")
 	if err != nil {
@@ -151,14 +153,20 @@ func TestListNodesCapacity(t *testing.T) {
 	if vq := varReqs[0].Query; vq.Get("prefix") != LedgerPrefix || vq.Get("namespace") != "berth-system" {
 		t.Errorf("ledger list query = %v, want prefix=%s namespace=berth-system", vq, LedgerPrefix)
 	}
-	// Node list, allocation list, ledger list; no ledger exists, so no
-	// ledger reads.
-	if f.total() != 3 {
-		t.Errorf("%d requests, want 3 without meta or ledgers", f.total())
+	if n := f.count(leaseJobsPath); n != 1 {
+		t.Errorf("%d lease job list requests, want 1 for all nodes", n)
+	}
+	// Node list, allocation list, ledger list, lease job list; no ledger
+	// exists, so no ledger reads.
+	if f.total() != 4 {
+		t.Errorf("%d requests, want 4 without meta or ledgers", f.total())
 	}
 	for _, n := range nodes {
 		if !n.Capacity.Reserved.IsZero() || n.Reservations == nil || len(n.Reservations) != 0 {
 			t.Errorf("%s: Reserved = %+v, Reservations = %#v; want zero and an empty non-nil slice", n.ID, n.Capacity.Reserved, n.Reservations)
+		}
+		if n.Leases == nil || len(n.Leases) != 0 {
+			t.Errorf("%s: Leases = %#v, want an empty non-nil slice", n.ID, n.Leases)
 		}
 	}
 }
@@ -168,6 +176,7 @@ func TestListNodesWithMeta(t *testing.T) {
 	f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{{ID: "n1", Name: "one"}, {ID: "n2", Name: "two"}}))
 	f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
 	f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
+	f.handleLeases()
 	f.handle("GET /v1/node/n1", replyJSON(&api.Node{ID: "n1", Meta: map[string]string{"rack": "r1"}}))
 	f.handle("GET /v1/node/n2", replyJSON(&api.Node{ID: "n2"}))
 
@@ -193,6 +202,7 @@ func TestListNodesMetaNodeGone(t *testing.T) {
 	f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{{ID: "n1", Name: "one"}}))
 	f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
 	f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
+	f.handleLeases()
 	f.handle("GET /v1/node/n1", replyRaw(404, "node not found"))
 	_, err := f.client().ListNodes(context.Background(), NodeFilter{}, true, "default")
 	var nf *NodeNotFoundError
@@ -266,4 +276,107 @@ func TestAllocResources(t *testing.T) {
 	if got := AllocResources(r); got != want {
 		t.Errorf("AllocResources = %+v, want %+v", got, want)
 	}
+}
+
+func TestListNodesLeases(t *testing.T) {
+	leaseJob := func(ns, id, user, expires string) *api.JobListStub {
+		return &api.JobListStub{ID: id, Namespace: ns, Meta: map[string]string{
+			"berth.kind": "lease", "berth.user": user, "berth.expires_at": expires,
+		}}
+	}
+	nodes := []*api.NodeListStub{{ID: "node-a", Name: "alpha"}, {ID: "node-b", Name: "beta"}, {ID: "node-c", Name: "gamma"}}
+	allocs := []*api.AllocationListStub{
+		jobAlloc("a1", "node-a", "dev", "alice-box", res(1000, 2048, 100)),
+		jobAlloc("a2", "node-a", "apps", "web", res(300, 256, 0)),
+		// Same job name as a lease, other namespace: not a lease.
+		jobAlloc("a3", "node-a", "prod", "alice-box", res(50, 32, 0)),
+		jobAlloc("a4", "node-a", "apps", "bob-box", res(500, 512, 0)),
+		jobAlloc("b1", "node-b", "dev", "carol-box", res(200, 128, 10)),
+		jobAlloc("c1", "node-c", "apps", "web", res(300, 256, 0)),
+	}
+
+	t.Run("leases by node", func(t *testing.T) {
+		f := newFakeNomad(t)
+		f.handle("GET /v1/nodes", replyJSON(nodes))
+		f.handle("GET /v1/allocations", replyJSON(allocs))
+		f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
+		f.handleLeases(
+			leaseJob("dev", "alice-box", "alice", "2025-01-02T03:04:05Z"),
+			leaseJob("apps", "bob-box", "bob", "2025-02-03T04:05:06Z"),
+			leaseJob("dev", "carol-box", "carol", "2025-03-04T05:06:07Z"),
+			// A lease with no allocation shows on no node.
+			leaseJob("dev", "idle-box", "dave", "2025-04-05T06:07:08Z"),
+		)
+
+		got, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, "default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 {
+			t.Fatalf("%d nodes, want 3: %+v", len(got), got)
+		}
+		want := map[string][]NodeLease{
+			// Sorted by namespace/name: apps/bob-box before dev/alice-box.
+			"node-a": {
+				{Name: "bob-box", Namespace: "apps", User: "bob", ExpiresAt: "2025-02-03T04:05:06Z", Resources: res(500, 512, 0)},
+				{Name: "alice-box", Namespace: "dev", User: "alice", ExpiresAt: "2025-01-02T03:04:05Z", Resources: res(1000, 2048, 100)},
+			},
+			"node-b": {
+				{Name: "carol-box", Namespace: "dev", User: "carol", ExpiresAt: "2025-03-04T05:06:07Z", Resources: res(200, 128, 10)},
+			},
+			"node-c": {},
+		}
+		for _, n := range got {
+			if n.Leases == nil {
+				t.Errorf("%s: Leases is nil, want a non-nil slice", n.ID)
+			}
+			if !reflect.DeepEqual(n.Leases, want[n.ID]) {
+				t.Errorf("%s: Leases =\n %+v\nwant\n %+v", n.ID, n.Leases, want[n.ID])
+			}
+		}
+		// Leases do not change the capacity accounting.
+		if got[0].AllocationCount != 4 {
+			t.Errorf("node-a AllocationCount = %d, want 4", got[0].AllocationCount)
+		}
+
+		reqs := f.requests(leaseJobsPath)
+		if len(reqs) != 1 {
+			t.Fatalf("%d lease job list requests, want 1 for all nodes", len(reqs))
+		}
+		q := reqs[0].Query
+		if q.Get("meta") != "true" {
+			t.Errorf("lease job list meta = %q, want true", q.Get("meta"))
+		}
+		if q.Get("namespace") != "*" {
+			t.Errorf("lease job list namespace = %q, want *", q.Get("namespace"))
+		}
+		if want := `Meta["berth.kind"] == "lease"`; q.Get("filter") != want {
+			t.Errorf("lease job list filter = %q, want %q", q.Get("filter"), want)
+		}
+		if reqs[0].Method != http.MethodGet {
+			t.Errorf("lease job list method = %s, want GET", reqs[0].Method)
+		}
+		// Node list, allocation list, ledger list, lease job list.
+		if n := f.total(); n != 4 {
+			t.Errorf("%d requests, want 4", n)
+		}
+	})
+
+	t.Run("no leases", func(t *testing.T) {
+		f := newFakeNomad(t)
+		f.handle("GET /v1/nodes", replyJSON(nodes))
+		f.handle("GET /v1/allocations", replyJSON(allocs))
+		f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
+		f.handleLeases()
+
+		got, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, "default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range got {
+			if n.Leases == nil || len(n.Leases) != 0 {
+				t.Errorf("%s: Leases = %#v, want an empty non-nil slice", n.ID, n.Leases)
+			}
+		}
+	})
 }

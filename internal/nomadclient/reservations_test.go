@@ -95,6 +95,7 @@ func TestListNodesWithLedger(t *testing.T) {
 	f.handle("GET /v1/allocations", replyJSON(allocs))
 	f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{{Namespace: ledgerNS, Path: LedgerPath("node-a")}}))
 	newFakeVar(f, ledgerNS, LedgerPath("node-a"), ledgerItems(t, "node-a", chargedLedger()), 12)
+	f.handleLeases()
 
 	nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, ledgerNS)
 	if err != nil {
@@ -132,9 +133,10 @@ func TestListNodesWithLedger(t *testing.T) {
 		t.Errorf("node-b Free = %+v, want %+v", got, want)
 	}
 
-	// Node list, allocation list, ledger list, one ledger read.
-	if n := f.total(); n != 4 {
-		t.Errorf("%d requests, want 4", n)
+	// Node list, allocation list, ledger list, lease job list, one ledger
+	// read.
+	if n := f.total(); n != 5 {
+		t.Errorf("%d requests, want 5", n)
 	}
 	if n := f.count("/v1/var/" + LedgerPath("node-b")); n != 0 {
 		t.Errorf("node-b has no ledger but was read %d times", n)
@@ -162,6 +164,7 @@ func TestFindNodeWithLedger(t *testing.T) {
 	f.handle("GET /v1/node/"+testNodeID, replyJSON(&api.Node{ID: testNodeID, Name: "node-1", NodeResources: total, ReservedResources: agent}))
 	f.handle("GET /v1/allocations", replyJSON(nodeAAllocs(testNodeID)))
 	newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, chargedLedger()), 12)
+	f.handleLeases()
 
 	d, err := f.client().FindNode(context.Background(), testNodeID, "", ledgerNS)
 	if err != nil {

@@ -65,6 +65,7 @@ func readOps() []readOp {
 				"GET /v1/node/" + testNodeID:            replyJSON(node),
 				"GET /v1/allocations":                   replyJSON([]*api.AllocationListStub{}),
 				"GET /v1/var/" + LedgerPath(testNodeID): replyRaw(404, "variable not found"),
+				"GET " + leaseJobsPath:                  replyJSON([]*api.JobListStub{}),
 			},
 			call: func(ctx context.Context, c *Client) error {
 				_, err := c.FindNode(ctx, "0123", "", "default")
@@ -271,6 +272,7 @@ func TestFollowUpCallsRetry(t *testing.T) {
 		f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{stub}))
 		f.handle("GET /v1/allocations", replySequence(replyRaw(500, "oops"), replyJSON([]*api.AllocationListStub{})))
 		f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
+		f.handleLeases()
 		nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, "default")
 		if err != nil || len(nodes) != 1 {
 			t.Fatalf("ListNodes = %v, %v", nodes, err)
@@ -298,6 +300,7 @@ func TestFollowUpCallsRetry(t *testing.T) {
 		f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{stub}))
 		f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
 		f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
+		f.handleLeases()
 		f.handle("GET /v1/node/"+testNodeID, replySequence(replyRaw(500, "oops"),
 			replyJSON(&api.Node{ID: testNodeID, Meta: map[string]string{"rack": "r1"}})))
 		nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, true, "default")
@@ -322,6 +325,7 @@ func TestFollowUpCallsRetry(t *testing.T) {
 			replyJSON(&api.Variable{Path: LedgerPath(testNodeID), Items: ledgerItems(t, testNodeID, map[string]ledger.Reservation{
 				"db": {Request: capacity.Resources{CPU: 100}, CreatedAt: t0},
 			}), ModifyIndex: 9})))
+		f.handleLeases()
 		nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, "default")
 		if err != nil {
 			t.Fatal(err)
@@ -334,6 +338,58 @@ func TestFollowUpCallsRetry(t *testing.T) {
 		}
 		if n := f.count("/v1/var/" + LedgerPath(testNodeID)); n != 2 {
 			t.Errorf("%d ledger read requests, want 2", n)
+		}
+	})
+
+	t.Run("ListNodes lease jobs 500 then success", func(t *testing.T) {
+		f := newFakeNomad(t)
+		f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{stub}))
+		f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{
+			jobAlloc("a1", testNodeID, "dev", "box", res(100, 64, 0)),
+		}))
+		f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
+		f.handle("GET "+leaseJobsPath, replySequence(replyRaw(500, "oops"),
+			replyJSON([]*api.JobListStub{{ID: "box", Namespace: "dev", Meta: map[string]string{"berth.kind": "lease"}}})))
+		nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, "default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(nodes) != 1 || len(nodes[0].Leases) != 1 || nodes[0].Leases[0].Name != "box" {
+			t.Errorf("nodes = %+v, want node-1 with lease dev/box", nodes)
+		}
+		if n := f.count(leaseJobsPath); n != 2 {
+			t.Errorf("%d lease job list requests, want 2", n)
+		}
+	})
+
+	t.Run("ListNodes lease jobs persistent 503", func(t *testing.T) {
+		f := newFakeNomad(t)
+		f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{stub}))
+		f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
+		f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
+		f.handle("GET "+leaseJobsPath, replyRaw(503, "no leader"))
+		_, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, "default")
+		if statusCode(err) != 503 || !strings.Contains(err.Error(), "listing berth leases") {
+			t.Errorf("err = %v, want a 503 naming the lease listing", err)
+		}
+		if n := f.count(leaseJobsPath); n != fastRetry.Attempts {
+			t.Errorf("%d lease job list requests, want %d", n, fastRetry.Attempts)
+		}
+	})
+
+	t.Run("FindNode lease jobs persistent 503", func(t *testing.T) {
+		f := newFakeNomad(t)
+		f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{stub}))
+		f.handle("GET /v1/node/"+testNodeID, replyJSON(&api.Node{ID: testNodeID}))
+		f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
+		f.handle("GET /v1/var/"+LedgerPath(testNodeID), replyRaw(404, "variable not found"))
+		f.handle("GET "+leaseJobsPath, replyRaw(503, "no leader"))
+		_, err := f.client().FindNode(context.Background(), testNodeID, "", "default")
+		if statusCode(err) != 503 || !strings.Contains(err.Error(), "listing berth leases") {
+			t.Errorf("err = %v, want a 503 naming the lease listing", err)
+		}
+		if n := f.count(leaseJobsPath); n != fastRetry.Attempts {
+			t.Errorf("%d lease job list requests, want %d", n, fastRetry.Attempts)
 		}
 	})
 
