@@ -59,7 +59,7 @@ func (d *nodesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists Nomad nodes with their status and capacity: what each offers (`allocatable`), " +
 			"what running work holds (`allocated`) and what is left (`free`). Filters are optional and combine with AND. " +
-			"The read costs three Nomad API calls however many nodes there are, plus one per node that holds berth " +
+			"The read costs four Nomad API calls however many nodes there are, plus one per node that holds berth " +
 			"reservations (their ledgers) and one per node with `include_meta`.",
 		Attributes: map[string]schema.Attribute{
 			"datacenter": schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes in this datacenter."},

@@ -213,8 +213,9 @@ func TestAccNodesDataSource_constantAPICalls(t *testing.T) {
 	sharedFleet(t) // at least four nodes
 	proxy, addr := startCountingProxy(t)
 
-	// The backend alone: three calls for the whole listing (nodes,
-	// allocations, ledger list) plus one read per node ledger that exists,
+	// The backend alone: four calls for the whole listing (nodes,
+	// allocations, ledger list, lease jobs) plus one read per node ledger
+	// that exists,
 	// and one more per node only when meta is asked for.
 	client, err := nomadclient.New(nomadclient.Config{Address: addr, Token: os.Getenv("NOMAD_TOKEN")})
 	if err != nil {
@@ -228,8 +229,8 @@ func TestAccNodesDataSource_constantAPICalls(t *testing.T) {
 		t.Fatalf("expected at least 4 nodes, got %d", len(nodes))
 	}
 	base, ledgerReads := splitLedgerReads(proxy.snapshot())
-	if len(base) != 3 {
-		t.Fatalf("listing %d nodes made %d calls besides ledger reads, want 3: %v", len(nodes), len(base), base)
+	if len(base) != 4 {
+		t.Fatalf("listing %d nodes made %d calls besides ledger reads, want 4: %v", len(nodes), len(base), base)
 	}
 	if len(ledgerReads) > len(nodes) {
 		t.Fatalf("%d ledger reads for %d nodes", len(ledgerReads), len(nodes))
@@ -240,7 +241,7 @@ func TestAccNodesDataSource_constantAPICalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	metaBase, _ := splitLedgerReads(proxy.snapshot()[before:])
-	if got, want := len(metaBase), 3+len(withMeta); got != want {
+	if got, want := len(metaBase), 4+len(withMeta); got != want {
 		t.Fatalf("listing %d nodes with meta made %d calls besides ledger reads, want %d", len(withMeta), got, want)
 	}
 	before = len(proxy.snapshot())
@@ -262,7 +263,7 @@ data "berth_nodes" "all" {}
 						return fmt.Errorf("berth_nodes read a single node (%s): the listing must not cost a call per node", p)
 					}
 				}
-				if perPath["/v1/nodes"] == 0 || perPath["/v1/nodes"] != perPath["/v1/allocations"] || perPath["/v1/nodes"] != perPath["/v1/vars"] {
+				if perPath["/v1/nodes"] == 0 || perPath["/v1/nodes"] != perPath["/v1/allocations"] || perPath["/v1/nodes"] != perPath["/v1/vars"] || perPath["/v1/nodes"] != perPath["/v1/jobs"] {
 					return fmt.Errorf("want one allocation list per node list, got %v", perPath)
 				}
 				return nil
