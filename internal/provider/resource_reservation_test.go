@@ -124,9 +124,12 @@ func TestAccReservation_expiresAndRenews(t *testing.T) {
 				),
 			},
 			{
-				// Nomad ends the lease by itself; the next plan renews it.
+				// Nomad ends the lease by itself; the next plan renews it. The
+				// new lease is longer so it is still running when checked (a
+				// duration change alone would be an in-place update, so the
+				// replacement below is the renewal).
 				PreConfig: func() { waitLeaseEnded(t, name) },
-				Config:    cfg,
+				Config:    leaseConfig(key, name, "5m", ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
