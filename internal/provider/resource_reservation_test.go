@@ -87,7 +87,7 @@ func TestAccReservation_expiresAndRenews(t *testing.T) {
 	testAccPreCheck(t)
 	key, pub := testSigningKey(t)
 	name := "berth-acc-lease-" + randomHex(3)
-	cfg := leaseConfig(key, name, "20s", "")
+	cfg := leaseConfig(key, name, "45s", "") // long enough to outlast step 1 on a busy machine
 	var firstCreated string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
