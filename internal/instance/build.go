@@ -126,8 +126,10 @@ func buildUpdate(s Spec) *api.UpdateStrategy {
 		HealthyDeadline:  ptr(u.HealthyDeadline),
 		ProgressDeadline: ptr(u.ProgressDeadline),
 		AutoRevert:       ptr(u.AutoRevert),
-		AutoPromote:      ptr(false),
-		Canary:           ptr(u.Canary),
+		// berth waits for deployments to finish; canaries it places must be
+		// promoted without a human, or the apply would wait forever.
+		AutoPromote: ptr(u.Canary > 0),
+		Canary:      ptr(u.Canary),
 	}
 }
 

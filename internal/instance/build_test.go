@@ -259,3 +259,19 @@ func TestPinNodeRoundTrip(t *testing.T) {
 		t.Fatalf("Diff = %v, want one line", d)
 	}
 }
+
+func TestCanariesArePromotedAutomatically(t *testing.T) {
+	for _, canary := range []int{0, 2} {
+		u := DefaultUpdate()
+		u.Canary = canary
+		s := Spec{Name: "c", Running: true, Count: ptr(1), Update: u,
+			Services: map[string]Service{"app": {Driver: "raw_exec", Command: "/bin/sleep", CPU: 100, Memory: 64}}}
+		got := BuildJob(s, 1).TaskGroups[0].Update
+		if *got.AutoPromote != (canary > 0) {
+			t.Fatalf("canary %d: auto_promote %v", canary, *got.AutoPromote)
+		}
+		if _, unsupported := SpecFromJob(BuildJob(s, 1)); len(unsupported) > 0 {
+			t.Fatalf("canary %d: own job reported unsupported: %v", canary, unsupported)
+		}
+	}
+}

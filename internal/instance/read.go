@@ -200,8 +200,10 @@ func (r *reader) readUpdate(u *api.UpdateStrategy) Update {
 	if hc := deref(u.HealthCheck); hc != "" && hc != healthCheckChecks && hc != healthCheckTaskStates {
 		r.add("update health_check is %q (berth derives checks or task_states)", hc)
 	}
-	if deref(u.AutoPromote) {
-		r.add("update auto_promote is enabled")
+	// Without canaries auto_promote means nothing; with them berth needs it
+	// on, since an apply cannot wait for a human to promote.
+	if deref(u.Canary) > 0 && !deref(u.AutoPromote) {
+		r.add("update has %d canaries promoted by hand (auto_promote off); berth promotes canaries automatically", deref(u.Canary))
 	}
 	return Update{
 		MaxParallel:      deref(u.MaxParallel),
