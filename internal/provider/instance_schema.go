@@ -193,7 +193,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 					"auto_revert": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 						MarkdownDescription: "Revert to the last stable version when a deployment fails. Default `false`."},
 					"canary": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
-						MarkdownDescription: "Canaries placed before a rolling update. Default `0`.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
+						MarkdownDescription: "Canaries placed before a rolling update; berth has Nomad promote them automatically once healthy. Default `0`.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
 				},
 			},
 			"restart_triggers": schema.MapAttribute{
