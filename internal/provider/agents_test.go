@@ -32,10 +32,27 @@ func trackAgent(a *devagent.Agent) {
 	ownedAgents = append(ownedAgents, a)
 }
 
-// stopTestAgents stops extra agents first, then the server.
+// removeAtExit registers a directory the test binary removes when it ends
+// (after the agents that may use it are stopped).
+func removeAtExit(dir string) {
+	agentsMu.Lock()
+	defer agentsMu.Unlock()
+	exitDirs = append(exitDirs, dir)
+}
+
+var exitDirs []string
+
+// stopTestAgents stops extra agents first, then the server, then removes
+// the directories registered with removeAtExit.
 func stopTestAgents() {
 	agentsMu.Lock()
 	defer agentsMu.Unlock()
+	defer func() {
+		for _, d := range exitDirs {
+			os.RemoveAll(d)
+		}
+		exitDirs = nil
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for i := len(ownedAgents) - 1; i >= 0; i-- {

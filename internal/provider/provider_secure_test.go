@@ -39,6 +39,7 @@ func sharedSecureAgent(t *testing.T) *secureAgent {
 			secureErr = err
 			return
 		}
+		removeAtExit(dir)
 		// The CA and server certificate are made here, with crypto/x509.
 		files, caPEM, err := devagent.GenerateTLS(dir, nil)
 		if err != nil {
@@ -178,6 +179,7 @@ func buildProviderBinary(t *testing.T) string {
 			providerBinErr = err
 			return
 		}
+		removeAtExit(dir)
 		providerBin = filepath.Join(dir, "terraform-provider-berth")
 		cmd := exec.Command("go", "build", "-o", providerBin, "github.com/berthhq/terraform-provider-berth")
 		if out, err := cmd.CombinedOutput(); err != nil {
