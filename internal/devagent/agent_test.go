@@ -331,7 +331,7 @@ func TestParseProcStat(t *testing.T) {
 		t.Skipf("no /proc: %v", err)
 	}
 	if !processAlive(os.Getpid(), self.StartTime) || processAlive(os.Getpid(), self.StartTime+1) {
-		t.Error("processAlive does not honour the start time")
+		t.Error("processAlive does not honor the start time")
 	}
 }
 

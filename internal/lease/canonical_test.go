@@ -53,7 +53,7 @@ func TestCanonicalBytesGolden(t *testing.T) {
 
 func TestCanonicalBytesDeterministic(t *testing.T) {
 	// Maps built in opposite insertion orders, and big enough that Go's
-	// randomised iteration would show any dependence on it.
+	// randomized iteration would show any dependence on it.
 	fwd, rev := map[string]string{}, map[string]string{}
 	for i := range 64 {
 		fwd[fmt.Sprintf("K%02d", i)] = fmt.Sprint(i)

@@ -70,7 +70,7 @@ func Decode(nodeID string, items map[string]string) (Ledger, error) {
 
 func decodeReservation(value string) (Reservation, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(value)))
-	// A misspelt field (say "memory" for "memory_mb") would otherwise decode
+	// A misspelled field (say "memory" for "memory_mb") would otherwise decode
 	// as zero and quietly hand the node's capacity back.
 	dec.DisallowUnknownFields()
 	var w wireReservation

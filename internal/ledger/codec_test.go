@@ -101,7 +101,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"not JSON", map[string]string{"ok": good, "db": "{nope"}, `node 77e393ef, item "db": invalid JSON`},
 		{"array", map[string]string{"db": `[1]`}, `item "db": invalid JSON`},
 		{"trailing data", map[string]string{"db": good + `{}`}, `item "db": invalid JSON: data after`},
-		{"misspelt field", map[string]string{"db": strings.Replace(good, "memory_mb", "memory", 1)}, `unknown field "memory"`},
+		{"misspelled field", map[string]string{"db": strings.Replace(good, "memory_mb", "memory", 1)}, `unknown field "memory"`},
 		{"string amount", map[string]string{"db": strings.Replace(good, `"cpu":1`, `"cpu":"1"`, 1)}, `item "db": invalid JSON`},
 		{"newer format", map[string]string{"db": strings.Replace(good, `"version":1`, `"version":2`, 1)}, "format version 2 by a newer berth provider"},
 		{"no version", map[string]string{"db": strings.Replace(good, `"version":1,`, ``, 1)}, "missing or invalid format version 0"},

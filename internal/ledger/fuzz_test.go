@@ -130,12 +130,12 @@ func FuzzPick(f *testing.F) {
 			// requests can meet free capacity exactly.
 			c := cand(id, in.resources(scale).Add(in.resources(res(0, 0, 0))), in.resources(scale))
 			c.Node.Allocated = in.resources(scale)
-			switch flags := in.next(); {
-			case flags&0x30 == 0x30:
+			switch in.next() & 0x30 {
+			case 0x30:
 				c.Status = "down"
-			case flags&0x30 == 0x20:
+			case 0x20:
 				c.Eligible = false
-			case flags&0x30 == 0x10:
+			case 0x10:
 				c.Draining = true
 			}
 			cands = append(cands, c)

@@ -237,7 +237,7 @@ func TestPickNode(t *testing.T) {
 }
 
 func TestFindNodeDetail(t *testing.T) {
-	t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	events0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	f := newFakeNomad(t)
 	f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{{ID: testNodeID, Name: "node-1"}}))
 	f.handle("GET /v1/node/"+testNodeID, replyJSON(&api.Node{
@@ -261,9 +261,9 @@ func TestFindNodeDetail(t *testing.T) {
 			"nil":   nil,
 		},
 		Events: []*api.NodeEvent{
-			{Message: "Node registered", Subsystem: "Cluster", Timestamp: t0},
+			{Message: "Node registered", Subsystem: "Cluster", Timestamp: events0},
 			nil,
-			{Message: "Node heartbeat", Subsystem: "Cluster", Timestamp: t0.Add(time.Minute)},
+			{Message: "Node heartbeat", Subsystem: "Cluster", Timestamp: events0.Add(time.Minute)},
 		},
 		NodeResources: &api.NodeResources{
 			Cpu: api.NodeCpuResources{CpuShares: 4000}, Memory: api.NodeMemoryResources{MemoryMB: 8192}, Disk: api.NodeDiskResources{DiskMB: 10000},

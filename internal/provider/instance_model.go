@@ -99,13 +99,6 @@ type updateModel struct {
 	Canary           types.Int64          `tfsdk:"canary"`
 }
 
-type allocationModel struct {
-	ID           types.String `tfsdk:"id"`
-	NodeID       types.String `tfsdk:"node_id"`
-	ClientStatus types.String `tfsdk:"client_status"`
-	Healthy      types.Bool   `tfsdk:"healthy"`
-}
-
 // errUnknown marks a spec that could not be built because a value is not
 // known yet (plan time); callers skip the checks that need it.
 var errUnknown = fmt.Errorf("value not known yet")

@@ -12,8 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-type timeDuration = time.Duration
-
 // anyUnknown reports whether any of vs is unknown (at plan time).
 func anyUnknown(vs ...attr.Value) bool {
 	for _, v := range vs {

@@ -34,7 +34,8 @@ var (
 func sharedSecureAgent(t *testing.T) *secureAgent {
 	t.Helper()
 	secureOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "berth-acc-tls-")
+		// Shared by several tests, so not t.TempDir(); removed at exit.
+		dir, err := os.MkdirTemp("", "berth-acc-tls-") //nolint:usetesting
 		if err != nil {
 			secureErr = err
 			return
@@ -174,7 +175,8 @@ var (
 func buildProviderBinary(t *testing.T) string {
 	t.Helper()
 	providerBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "berth-acc-bin-")
+		// Shared by several tests, so not t.TempDir(); removed at exit.
+		dir, err := os.MkdirTemp("", "berth-acc-bin-") //nolint:usetesting
 		if err != nil {
 			providerBinErr = err
 			return
