@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/taskconfig"
 )
 
 // SpecFromJob reads back, field by field, exactly what berth manages from a
@@ -269,7 +271,7 @@ func (r *reader) readConfig(t *api.Task, svc *Service) {
 		delete(rest, "command")
 	}
 	if v, ok := rest["args"]; ok {
-		if args, isList := stringList(v); isList {
+		if args, isList := taskconfig.StringList(v); isList {
 			svc.Args = cloneSlice(args)
 		} else {
 			r.add("task %q config.args is not a list of strings", t.Name)
@@ -332,27 +334,6 @@ func userMeta(meta map[string]string) map[string]string {
 		}
 	}
 	return cloneMap(out)
-}
-
-// stringList accepts a list of strings as it may appear in driver config:
-// []string when built locally, []any after a JSON round trip.
-func stringList(v any) ([]string, bool) {
-	switch l := v.(type) {
-	case []string:
-		return l, true
-	case []any:
-		out := make([]string, 0, len(l))
-		for _, e := range l {
-			s, ok := e.(string)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, s)
-		}
-		return out, true
-	default:
-		return nil, false
-	}
 }
 
 func deref[T any](p *T) T {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/taskconfig"
 )
 
 // ClockSkewAllowance is how far past expires_at a timer may appear to run,
@@ -168,7 +170,7 @@ func (r *reader) readWorkload(t *api.Task) Workload {
 		case "command":
 			w.Command, ok = v.(string)
 		case "args":
-			w.Args, ok = stringList(v)
+			w.Args, ok = taskconfig.StringList(v)
 			if len(w.Args) == 0 {
 				w.Args = nil
 			}
@@ -215,7 +217,7 @@ func (r *reader) readTimer(job *api.Job, g *api.TaskGroup, t *api.Task, l Lease)
 			r.add("%s config has %q", TimerTask, k)
 		}
 	}
-	args, _ := stringList(t.Config["args"])
+	args, _ := taskconfig.StringList(t.Config["args"])
 	secs := -1
 	if len(args) == 1 {
 		if n, err := strconv.Atoi(args[0]); err == nil && n > 0 {
@@ -269,27 +271,6 @@ func findTask(g *api.TaskGroup, name string) *api.Task {
 		}
 	}
 	return nil
-}
-
-// stringList accepts a list of strings as it appears in driver config:
-// []string when built locally, []any after a JSON round trip.
-func stringList(v any) ([]string, bool) {
-	switch l := v.(type) {
-	case []string:
-		return slices.Clone(l), true
-	case []any:
-		out := make([]string, 0, len(l))
-		for _, e := range l {
-			s, ok := e.(string)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, s)
-		}
-		return out, true
-	default:
-		return nil, false
-	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {
