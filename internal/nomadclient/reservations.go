@@ -21,6 +21,9 @@ func InstanceConsumer(namespace, job string) string { return "instance:" + names
 // VolumeConsumer names a volume charged to a reservation.
 func VolumeConsumer(namespace, name string) string { return "volume:" + namespace + "/" + name }
 
+// LeaseConsumer names a lease (berth_reservation) charged to a reservation.
+func LeaseConsumer(namespace, name string) string { return "lease:" + namespace + "/" + name }
+
 // Placement narrows where a reservation without a node may go.
 type Placement struct {
 	Datacenter, NodePool, NodeClass string
@@ -52,7 +55,9 @@ func allocatedOutside(allocs []*api.AllocationListStub, l ledger.Ledger) capacit
 	charged := l.ConsumerKeys()
 	var out capacity.Resources
 	for _, a := range allocs {
-		if charged[InstanceConsumer(a.Namespace, a.JobID)] {
+		// Instances and leases are jobs: their allocations are inside the
+		// reservation they are charged to.
+		if charged[InstanceConsumer(a.Namespace, a.JobID)] || charged[LeaseConsumer(a.Namespace, a.JobID)] {
 			continue
 		}
 		out = out.Add(AllocResources(a.AllocatedResources))

@@ -136,18 +136,18 @@ func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadReques
 			fmt.Sprintf("Nomad has no job %q in namespace %q.", name.ValueString(), namespace))
 		return
 	}
-	allocs, err := nomad.JobAllocations(ctx, namespace, *job.ID)
+	allocs, err := nomad.JobAllocations(ctx, namespace, deref(job.ID))
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the job's allocations", err)
 		return
 	}
-	dep, err := nomad.LatestDeployment(ctx, namespace, *job.ID)
+	dep, err := nomad.LatestDeployment(ctx, namespace, deref(job.ID))
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the job's deployment", err)
 		return
 	}
 	out := instanceStatusModel{
-		ID: types.StringValue(instanceID(namespace, *job.ID)), Name: types.StringValue(*job.ID), Namespace: types.StringValue(namespace),
+		ID: types.StringValue(instanceID(namespace, deref(job.ID))), Name: types.StringValue(deref(job.ID)), Namespace: types.StringValue(namespace),
 		ManagedByBerth:   types.BoolValue(instance.IsBerthJob(job)),
 		Status:           types.StringValue(string(instance.DeriveStatus(deref(job.Stop), deref(job.Version), allocs))),
 		JobVersion:       types.Int64Value(int64(deref(job.Version))),

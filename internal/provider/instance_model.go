@@ -337,7 +337,7 @@ func serviceObject(ctx context.Context, svc instance.Service, diags *diag.Diagno
 
 // setComputed fills the attributes Nomad decides.
 func setComputed(m *instanceModel, job *api.Job, allocs []*api.AllocationListStub) {
-	m.ID = types.StringValue(instanceID(*job.Namespace, *job.ID))
+	m.ID = types.StringValue(instanceID(deref(job.Namespace), deref(job.ID)))
 	m.JobVersion = types.Int64Value(int64(deref(job.Version)))
 	m.JobModifyIndex = types.Int64Value(int64(deref(job.JobModifyIndex)))
 	m.Status = types.StringValue(string(instance.DeriveStatus(deref(job.Stop), deref(job.Version), allocs)))

@@ -121,3 +121,28 @@ func short8(s string) string {
 	}
 	return s
 }
+
+// keepEmptyWorkloadCollections keeps "env = {}" and "args = []" from
+// prior where Nomad reports nothing, so they are no change (the workload
+// forces replacement, so a phantom diff would replace the lease).
+func keepEmptyWorkloadCollections(prior, next types.Object) types.Object {
+	if prior.IsNull() || prior.IsUnknown() {
+		return next
+	}
+	pa, na := prior.Attributes(), next.Attributes()
+	out := make(map[string]attr.Value, len(na))
+	for k, v := range na {
+		out[k] = v
+	}
+	if p, ok := pa["env"].(types.Map); ok {
+		if n, ok := na["env"].(types.Map); ok {
+			out["env"] = keepEmptyMap(p, n)
+		}
+	}
+	if p, ok := pa["args"].(types.List); ok {
+		if n, ok := na["args"].(types.List); ok {
+			out["args"] = keepEmptyList(p, n)
+		}
+	}
+	return types.ObjectValueMust(workloadAttrTypes, out)
+}

@@ -9,13 +9,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// anyUnknown reports whether any of vs is unknown (at plan time).
+// anyUnknown reports whether any of vs is, or contains, an unknown value
+// (at plan time), e.g. a map whose one element comes from a resource not
+// created yet.
 func anyUnknown(vs ...attr.Value) bool {
 	for _, v := range vs {
 		if v.IsUnknown() {
+			return true
+		}
+		tv, err := v.ToTerraformValue(context.Background())
+		if err != nil || !tv.IsFullyKnown() {
 			return true
 		}
 	}
@@ -118,4 +125,40 @@ func durationValue(d time.Duration) timetypes.GoDuration {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return timetypes.NewGoDurationValueFromStringMust(s)
+}
+
+// configNull reports whether a root attribute is null in configuration
+// (unset), as opposed to unknown because it depends on something not yet
+// created.
+func configNull(ctx context.Context, cfg tfsdk.Config, name string, diags *diag.Diagnostics) bool {
+	var v attr.Value
+	diags.Append(cfg.GetAttribute(ctx, path.Root(name), &v)...)
+	return v != nil && v.IsNull()
+}
+
+// cleanupContext is for the calls that must still happen after the
+// operation's own deadline passed (recording what exists, releasing a
+// charge): the caller's values and logger, a short deadline of its own.
+func cleanupContext(ctx context.Context) context.Context {
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	time.AfterFunc(30*time.Second, cancel)
+	return c
+}
+
+// keepEmptyMap returns prior when it is an empty (not null) map and next
+// is null: Nomad does not distinguish "{}" from unset, and a user who
+// wrote "{}" must not see a diff.
+func keepEmptyMap(prior, next types.Map) types.Map {
+	if next.IsNull() && !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
+		return prior
+	}
+	return next
+}
+
+// keepEmptyList is keepEmptyMap for lists ("[]" versus unset).
+func keepEmptyList(prior, next types.List) types.List {
+	if next.IsNull() && !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
+		return prior
+	}
+	return next
 }

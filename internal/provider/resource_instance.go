@@ -69,7 +69,7 @@ func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	var ns, name types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
-	if ns.IsUnknown() {
+	if ns.IsUnknown() && configNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
 		ns = types.StringValue(r.data.Nomad.Namespace())
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), ns)...)
 	}
@@ -120,7 +120,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	res, err := nomad.RegisterJob(ctx, instance.BuildJob(spec, 1), 0)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not register the job", err)
-		r.uncharge(ctx, &plan, &resp.Diagnostics)
+		r.uncharge(cleanupContext(ctx), &plan, &resp.Diagnostics)
 		return
 	}
 	tflog.Info(ctx, "Registered job", map[string]any{"job": spec.Name, "namespace": spec.Namespace, "eval": res.EvalID})
@@ -130,7 +130,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	rolloutErr := r.settle(ctx, spec, res.EvalID, &plan)
 	// The job exists now: record it whatever happened next, so a failed
 	// rollout leaves a tainted resource and never an orphaned job.
-	r.refreshComputed(ctx, &plan, &resp.Diagnostics)
+	r.refreshComputed(cleanupContext(ctx), &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if rolloutErr != nil {
 		addRolloutError(&resp.Diagnostics, "The instance did not become healthy", rolloutErr)
@@ -198,7 +198,10 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 		addNomadError(diags, "Could not read the job's allocations", err)
 		return
 	}
-	if spec, _ := instance.SpecFromJob(job); spec.Count != nil {
+	// A count planned as known (kept from state while unmanaged) stays as
+	// planned even if an autoscaler moved it meanwhile; the next refresh
+	// reports the new one.
+	if spec, _ := instance.SpecFromJob(job); spec.Count != nil && (m.Count.IsUnknown() || m.Count.IsNull()) {
 		m.Count = types.Int64Value(int64(*spec.Count))
 	}
 	if m.NodePool.IsUnknown() || m.NodePool.IsNull() {
@@ -222,6 +225,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	if job == nil {
 		tflog.Info(ctx, "Job is gone from Nomad; removing it from state", map[string]any{"job": name, "namespace": ns})
+		r.uncharge(ctx, &state, &resp.Diagnostics)
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -351,6 +355,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		res, err := nomad.ScaleJob(ctx, want.Namespace, want.Name, instance.GroupName, *want.Count, "berth: count changed in Terraform")
 		if err != nil {
 			addNomadError(&resp.Diagnostics, "Could not scale the job", err)
+			r.charge(cleanupContext(ctx), &state, had, liveCount, &resp.Diagnostics)
 			return
 		}
 		rolloutErr = r.settle(ctx, want, res.EvalID, &plan)
@@ -358,6 +363,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		res, err := nomad.RegisterJob(ctx, instance.BuildJob(want, liveCount), index)
 		if err != nil {
 			addNomadError(&resp.Diagnostics, "Could not register the job", err)
+			r.charge(cleanupContext(ctx), &state, had, liveCount, &resp.Diagnostics)
 			return
 		}
 		if res.Warnings != "" {

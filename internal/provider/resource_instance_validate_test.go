@@ -79,3 +79,42 @@ resource "berth_instance" "t" {
 		}},
 	})
 }
+
+// TestInstance_unknownValuesPlan: values known only after apply (inside
+// maps and lists, and the namespace) plan cleanly; nothing is guessed for
+// them and nothing fails validation. terraform_data is built into
+// Terraform, so no other provider is needed.
+func TestInstance_unknownValuesPlan(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "berth" {
+  address = "http://127.0.0.1:1"
+}
+resource "terraform_data" "later" {
+  input = "value"
+}
+resource "berth_instance" "t" {
+  name        = "unknowns"
+  namespace   = terraform_data.later.output
+  datacenters = [terraform_data.later.output]
+  meta        = { v = terraform_data.later.output }
+  services = {
+    a = {
+      driver  = "raw_exec"
+      command = "/bin/sleep"
+      args    = ["--flag", terraform_data.later.output]
+      env     = { V = terraform_data.later.output }
+    }
+  }
+}
+resource "berth_volume" "v" {
+  name      = "unknowns"
+  namespace = terraform_data.later.output
+}`,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
@@ -39,19 +40,19 @@ func NewNodeReservationResource() resource.Resource { return &nodeReservationRes
 type nodeReservationResource struct{ data *ProviderData }
 
 type nodeReservationModel struct {
-	ID          types.String    `tfsdk:"id"`
-	Name        types.String    `tfsdk:"name"`
-	NodeID      types.String    `tfsdk:"node_id"`
-	Placement   *placementModel `tfsdk:"placement"`
-	CPU         types.Int64     `tfsdk:"cpu"`
-	Memory      types.Int64     `tfsdk:"memory"`
-	Disk        types.Int64     `tfsdk:"disk"`
-	Annotations types.Map       `tfsdk:"annotations"`
-	NodeName    types.String    `tfsdk:"node_name"`
-	Datacenter  types.String    `tfsdk:"datacenter"`
-	NodeStatus  types.String    `tfsdk:"node_status"`
-	CreatedAt   types.String    `tfsdk:"created_at"`
-	Used        types.Object    `tfsdk:"used"`
+	ID          types.String `tfsdk:"id"`
+	Name        types.String `tfsdk:"name"`
+	NodeID      types.String `tfsdk:"node_id"`
+	Placement   types.Object `tfsdk:"placement"`
+	CPU         types.Int64  `tfsdk:"cpu"`
+	Memory      types.Int64  `tfsdk:"memory"`
+	Disk        types.Int64  `tfsdk:"disk"`
+	Annotations types.Map    `tfsdk:"annotations"`
+	NodeName    types.String `tfsdk:"node_name"`
+	Datacenter  types.String `tfsdk:"datacenter"`
+	NodeStatus  types.String `tfsdk:"node_status"`
+	CreatedAt   types.String `tfsdk:"created_at"`
+	Used        types.Object `tfsdk:"used"`
 }
 
 type placementModel struct {
@@ -150,7 +151,7 @@ func (r *nodeReservationResource) ValidateConfig(ctx context.Context, req resour
 		resp.Diagnostics.AddAttributeError(path.Root("cpu"), "Empty reservation",
 			"A node reservation must hold something: set at least one of cpu, memory or disk above 0.")
 	}
-	if !m.NodeID.IsNull() && m.Placement != nil {
+	if !m.NodeID.IsNull() && !m.Placement.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("placement"), "placement is ignored with node_id",
 			"placement only chooses a node when node_id is unset; remove one of them.")
 	}
@@ -167,7 +168,8 @@ func (m *nodeReservationModel) reservationRequest(ctx context.Context) nomadclie
 	}
 	_ = m.Annotations.ElementsAs(ctx, &req.Annotations, false)
 	req.Placement.Strategy = ledger.Binpack
-	if p := m.Placement; p != nil {
+	var p placementModel
+	if !m.Placement.IsNull() && !m.Placement.IsUnknown() && !m.Placement.As(ctx, &p, basetypes.ObjectAsOptions{}).HasError() {
 		req.Placement = nomadclient.Placement{Datacenter: p.Datacenter.ValueString(), NodePool: p.NodePool.ValueString(),
 			NodeClass: p.NodeClass.ValueString(), Strategy: ledger.Strategy(p.Strategy.ValueString())}
 		if req.Placement.Strategy == "" {
@@ -251,7 +253,7 @@ func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservatio
 	m.CPU = types.Int64Value(res.Request.CPU)
 	m.Memory = types.Int64Value(res.Request.MemoryMB)
 	m.Disk = types.Int64Value(res.Request.DiskMB)
-	m.Annotations = mapOrNull(ctx, res.Annotations, diags)
+	m.Annotations = keepEmptyMap(m.Annotations, mapOrNull(ctx, res.Annotations, diags))
 	m.CreatedAt = types.StringValue(res.CreatedAt.UTC().Format(time.RFC3339))
 	m.Used = capacityObject(res.Used())
 	m.NodeName = types.StringValue(res.NodeName)

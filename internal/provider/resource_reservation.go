@@ -104,7 +104,7 @@ func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		if !req.Plan.Raw.IsNull() && req.State.Raw.IsNull() && r.data != nil {
 			var ns types.String
 			resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
-			if ns.IsUnknown() {
+			if ns.IsUnknown() && configNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
 				resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
 			}
 		}
@@ -142,7 +142,7 @@ func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 			return
 		}
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("expires_at"), end.UTC().Format(time.RFC3339))...)
-		for _, p := range []string{"signature", "verified", "result"} {
+		for _, p := range []string{"signature", "user", "verified", "result"} {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(p), unknownOf(p))...)
 		}
 	}
@@ -192,7 +192,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	res, err := nomad.RegisterJob(ctx, lease.BuildJob(l, r.data.LeaseDriver, now), 0)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not register the lease", err)
-		r.uncharge(ctx, plan, consumer, &resp.Diagnostics)
+		r.uncharge(cleanupContext(ctx), plan, consumer, &resp.Diagnostics)
 		return
 	}
 	tflog.Info(ctx, "Registered lease", map[string]any{"job": l.Name, "expires_at": l.ExpiresAt().Format(time.RFC3339)})
@@ -202,14 +202,14 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	// The job exists from here on: always record it, so a lease that
 	// failed to start is tainted, never orphaned.
-	r.refresh(ctx, &plan, &resp.Diagnostics)
+	r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if runErr != nil {
 		addRolloutError(&resp.Diagnostics, "The lease's workload did not start", runErr)
 	}
 }
 
-func leaseConsumer(l lease.Lease) string { return "lease:" + l.Namespace + "/" + l.Name }
+func leaseConsumer(l lease.Lease) string { return nomadclient.LeaseConsumer(l.Namespace, l.Name) }
 
 func (r *leaseResource) uncharge(ctx context.Context, m leaseModel, consumer string, diags *diag.Diagnostics) {
 	if m.NodeReservation.IsNull() {
@@ -268,10 +268,10 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 					name, strings.Join(problems, "\n  - ")))
 		}
 	}
-	if m.NodeReservation.IsNull() {
+	if m.NodeReservation.IsNull() || m.NodeID.IsUnknown() {
 		m.NodeID = stringOrNull(live.NodeID)
 	}
-	m.Workload = workloadObject(ctx, live.Workload, diags)
+	m.Workload = keepEmptyWorkloadCollections(m.Workload, workloadObject(ctx, live.Workload, diags))
 	now := time.Now()
 	expired := live.Expired(now) || deref(job.Status) == "dead"
 	m.Expired = types.BoolValue(expired)
@@ -300,6 +300,9 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 			return
 		}
+		// Its charge on a node reservation goes with it, or the
+		// reservation could never be released.
+		r.uncharge(ctx, state, nomadclient.LeaseConsumer(state.Namespace.ValueString(), state.Name.ValueString()), &resp.Diagnostics)
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -378,7 +381,7 @@ func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		addNomadError(&resp.Diagnostics, "Could not purge the lease", err)
 		return
 	}
-	r.uncharge(ctx, state, "lease:"+ns+"/"+name, &resp.Diagnostics)
+	r.uncharge(ctx, state, nomadclient.LeaseConsumer(ns, name), &resp.Diagnostics)
 }
 
 // ImportState accepts `namespace/name` (or `name`).

@@ -115,7 +115,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	if req.State.Raw.IsNull() {
-		if plan.Namespace.IsUnknown() {
+		if configNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
 		}
 		return
@@ -149,7 +149,8 @@ func sameSettings(plan, state volumeModel) bool {
 		plan.CapacityMin.Equal(state.CapacityMin) && plan.CapacityMax.Equal(state.CapacityMax) &&
 		plan.AccessMode.Equal(state.AccessMode) && plan.AttachmentMode.Equal(state.AttachmentMode) &&
 		plan.NodeID.Equal(state.NodeID) && plan.NodePool.Equal(state.NodePool) && plan.Constraints.Equal(state.Constraints) &&
-		plan.Parameters.Equal(state.Parameters) && plan.ForceDestroy.Equal(state.ForceDestroy) && plan.Timeouts.Equal(state.Timeouts)
+		plan.Parameters.Equal(state.Parameters) && plan.ForceDestroy.Equal(state.ForceDestroy) && plan.Timeouts.Equal(state.Timeouts) &&
+		plan.NodeReservation.Equal(state.NodeReservation)
 }
 
 // toVolume builds the Nomad request from the plan.
@@ -198,9 +199,9 @@ func (r *volumeResource) fromVolume(ctx context.Context, v *api.HostVolume, m *v
 		m.AccessMode = types.StringValue(string(v.RequestedCapabilities[0].AccessMode))
 		m.AttachmentMode = types.StringValue(string(v.RequestedCapabilities[0].AttachmentMode))
 	}
-	m.Parameters = mapOrNull(ctx, v.Parameters, diags)
+	m.Parameters = keepEmptyMap(m.Parameters, mapOrNull(ctx, v.Parameters, diags))
 	if len(v.Constraints) == 0 {
-		m.Constraints = types.ListNull(types.ObjectType{AttrTypes: constraintAttrTypes})
+		m.Constraints = keepEmptyList(m.Constraints, types.ListNull(types.ObjectType{AttrTypes: constraintAttrTypes}))
 	} else {
 		var elems []attr.Value
 		for _, c := range v.Constraints {
@@ -287,7 +288,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	created, warnings, err := nomad.CreateVolume(ctx, req2)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not create the volume", err)
-		r.uncharge(ctx, plan, &resp.Diagnostics)
+		r.uncharge(cleanupContext(ctx), plan, &resp.Diagnostics)
 		return
 	}
 	if warnings != "" {
@@ -323,6 +324,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	if v == nil {
 		tflog.Info(ctx, "Host volume is gone from Nomad; removing it from state", map[string]any{"id": state.ID.ValueString()})
+		r.uncharge(ctx, state, &resp.Diagnostics)
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -346,11 +348,26 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// A new capacity is charged to the node reservation before the volume
+	// grows, and the old charge restored if the update fails.
+	var state volumeModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if !plan.NodeReservation.IsNull() && volumeDiskMB(plan) != volumeDiskMB(state) {
+		if err := nomad.Charge(ctx, r.data.LedgerNamespace, plan.NodeReservation.ValueString(),
+			nomadclient.VolumeConsumer(want.Namespace, want.Name), capacity.Resources{DiskMB: volumeDiskMB(plan)}); err != nil {
+			addReservationError(&resp.Diagnostics, "The new capacity does not fit the volume's node reservation", err)
+			return
+		}
+	}
 	// Only capacity and parameters change in place; everything else is
 	// either unchanged or forces replacement, so sending the whole request
 	// with the ID updates exactly those.
 	if _, warnings, err := nomad.CreateVolume(ctx, want); err != nil {
 		addNomadError(&resp.Diagnostics, "Could not update the volume", err)
+		if !plan.NodeReservation.IsNull() {
+			_ = nomad.Charge(cleanupContext(ctx), r.data.LedgerNamespace, plan.NodeReservation.ValueString(),
+				nomadclient.VolumeConsumer(want.Namespace, want.Name), capacity.Resources{DiskMB: volumeDiskMB(state)})
+		}
 		return
 	} else if warnings != "" {
 		resp.Diagnostics.AddWarning("Nomad warnings", warnings)
@@ -384,6 +401,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return
 	}
 	if v == nil {
+		r.uncharge(ctx, state, &resp.Diagnostics)
 		return
 	}
 	force := state.ForceDestroy.ValueBool()
