@@ -6,6 +6,7 @@ package provider
 import (
 	"context"
 	"crypto/ed25519"
+	"net/url"
 	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -138,7 +139,7 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	}
 	ctx = client.MaskSecrets(ctx)
 	tflog.Debug(ctx, "Configured Nomad client", map[string]any{
-		"address": cfg.Address, "region": cfg.Region, "namespace": cfg.Namespace,
+		"address": redactedAddress(cfg.Address), "region": cfg.Region, "namespace": cfg.Namespace,
 		"token_set": cfg.Token != "", "tls_ca": cfg.CAFile != "" || cfg.CAPEM != "",
 	})
 	ledgerNS := m.LedgerNS.ValueString()
@@ -182,4 +183,14 @@ func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSou
 		NewInstanceDataSource,
 		NewVolumeDataSource,
 	}
+}
+
+// redactedAddress hides credentials embedded in an address
+// (https://user:pass@host) before it is logged.
+func redactedAddress(addr string) string {
+	u, err := url.Parse(addr)
+	if err != nil {
+		return "(unparseable address)"
+	}
+	return u.Redacted()
 }
