@@ -46,6 +46,7 @@ type Reservation struct {
 	NodeID     string
 	NodeName   string
 	Datacenter string
+	NodeStatus string
 	NodeGone   bool // the node left the cluster; the reservation is kept
 }
 
@@ -250,7 +251,7 @@ func (c *Client) ReadReservation(ctx context.Context, ns, nodeID, name string) (
 	case err != nil:
 		return nil, false, err
 	default:
-		out.NodeName, out.Datacenter = node.Name, node.Datacenter
+		out.NodeName, out.Datacenter, out.NodeStatus = node.Name, node.Datacenter, node.Status
 	}
 	return out, true, nil
 }

@@ -258,19 +258,11 @@ func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservatio
 	m.Used = capacityObject(res.Used())
 	m.NodeName = types.StringValue(res.NodeName)
 	m.Datacenter = types.StringValue(res.Datacenter)
-	m.NodeStatus = types.StringValue("gone")
-	if !res.NodeGone {
-		m.NodeStatus = types.StringValue(r.nodeStatus(ctx, nodeID))
+	m.NodeStatus = types.StringValue(res.NodeStatus)
+	if res.NodeGone {
+		m.NodeStatus = types.StringValue("gone")
 	}
 	return true
-}
-
-func (r *nodeReservationResource) nodeStatus(ctx context.Context, nodeID string) string {
-	n, err := r.data.Nomad.FindNode(ctx, nodeID, "", r.data.LedgerNamespace)
-	if err != nil {
-		return "unknown"
-	}
-	return n.Status
 }
 
 func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
