@@ -22,7 +22,7 @@ func (c *Client) WaitTaskRunning(ctx context.Context, namespace, jobID, evalID, 
 		if err != nil {
 			return false, "", err
 		}
-		newest := newestAlloc(allocs)
+		newest := NewestAllocation(allocs)
 		if newest == nil {
 			return false, "no allocation yet", nil
 		}
@@ -63,7 +63,8 @@ func allRunning(a *api.AllocationListStub) bool {
 	return a.ClientStatus == api.AllocClientStatusRunning
 }
 
-func newestAlloc(allocs []*api.AllocationListStub) *api.AllocationListStub {
+// NewestAllocation is the most recently created allocation, or nil.
+func NewestAllocation(allocs []*api.AllocationListStub) *api.AllocationListStub {
 	var out *api.AllocationListStub
 	for _, a := range allocs {
 		if out == nil || a.CreateIndex > out.CreateIndex {

@@ -140,3 +140,12 @@ func LiveVolumeAllocations(v *api.HostVolume) []*api.AllocationListStub {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// LiveVolumeAllocationIDs is LiveVolumeAllocations as IDs (never nil).
+func LiveVolumeAllocationIDs(v *api.HostVolume) []string {
+	ids := []string{}
+	for _, a := range LiveVolumeAllocations(v) {
+		ids = append(ids, a.ID)
+	}
+	return ids
+}

@@ -139,10 +139,6 @@ func (d *volumeDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		m.AccessMode = types.StringValue(string(v.RequestedCapabilities[0].AccessMode))
 		m.AttachmentMode = types.StringValue(string(v.RequestedCapabilities[0].AttachmentMode))
 	}
-	ids := []string{}
-	for _, a := range nomadclient.LiveVolumeAllocations(v) {
-		ids = append(ids, a.ID)
-	}
-	m.Allocations = listOf(ctx, ids, &resp.Diagnostics)
+	m.Allocations = listOf(ctx, nomadclient.LiveVolumeAllocationIDs(v), &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

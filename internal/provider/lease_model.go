@@ -77,13 +77,7 @@ func workloadObject(ctx context.Context, w lease.Workload, diags *diag.Diagnosti
 // leaseResult derives result from the newest allocation.
 func leaseResult(l lease.Lease, allocs []*api.AllocationListStub, expired bool) types.Object {
 	state, errText, nodeID, allocID, address := resultPending, "", "", "", ""
-	var newest *api.AllocationListStub
-	for _, a := range allocs {
-		if newest == nil || a.CreateIndex > newest.CreateIndex {
-			newest = a
-		}
-	}
-	if newest != nil {
+	if newest := nomadclient.NewestAllocation(allocs); newest != nil {
 		nodeID, allocID = newest.NodeID, newest.ID
 		ts := newest.TaskStates[lease.WorkloadTask]
 		switch {

@@ -214,11 +214,7 @@ func (r *volumeResource) fromVolume(ctx context.Context, v *api.HostVolume, m *v
 	m.HostPath = types.StringValue(v.HostPath)
 	m.CapacityBytes = types.Int64Value(v.CapacityBytes)
 	m.State = types.StringValue(string(v.State))
-	ids := []string{}
-	for _, a := range nomadclient.LiveVolumeAllocations(v) {
-		ids = append(ids, a.ID)
-	}
-	m.Allocations = listOf(ctx, ids, diags)
+	m.Allocations = listOf(ctx, nomadclient.LiveVolumeAllocationIDs(v), diags)
 	name, err := r.data.Nomad.NodeName(ctx, v.NodeID)
 	if err != nil {
 		addNomadError(diags, "Could not read the volume's node", err)
