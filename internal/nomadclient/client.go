@@ -7,7 +7,9 @@ package nomadclient
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,6 +22,11 @@ import (
 
 // DefaultAddress is where a Nomad agent listens unless told otherwise.
 const DefaultAddress = "http://127.0.0.1:4646"
+
+// DefaultRequestTimeout bounds one request when Config.RequestTimeout is
+// zero: long enough for a busy leader, short enough that a hung agent does
+// not hold `terraform plan` forever.
+const DefaultRequestTimeout = 30 * time.Second
 
 // Config is everything needed to talk to Nomad. PEM fields win over their
 // file counterparts when both are set (the provider rejects that case
@@ -38,6 +45,10 @@ type Config struct {
 	TLSServerName string
 	SkipVerify    bool
 	Headers       map[string]string
+	// RequestTimeout bounds every request that is not a blocking query;
+	// a blocking query gets its wait time plus this. Zero means
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
 	// Retry bounds retries of idempotent calls; the zero value means
 	// DefaultRetry.
 	Retry RetryPolicy
@@ -46,26 +57,45 @@ type Config struct {
 // Client is a configured Nomad API client. Creating one never contacts
 // Nomad, so `terraform validate` works before the cluster is reachable.
 type Client struct {
-	api       *api.Client
-	address   string
-	namespace string
-	token     string
-	retry     RetryPolicy
+	api *api.Client
+	// address is for messages: credentials embedded in the configured
+	// address have their password redacted.
+	address        string
+	namespace      string
+	secrets        []string // masked in every log line (MaskSecrets)
+	retry          RetryPolicy
+	requestTimeout time.Duration
 }
 
 // ValidateAddress checks that addr is an absolute http or https URL.
+// Messages show the address with any embedded password redacted.
 func ValidateAddress(addr string) error {
+	shown := RedactAddress(addr)
 	u, err := url.Parse(addr)
 	if err != nil {
-		return fmt.Errorf("%q is not a URL: %v", addr, err)
+		// url.Error repeats the raw address; keep only its reason.
+		return fmt.Errorf("%q is not a URL: %v", shown, unwrapURL(err))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%q must start with http:// or https://", addr)
+		return fmt.Errorf("%q must start with http:// or https://", shown)
 	}
 	if u.Hostname() == "" {
-		return fmt.Errorf("%q has no host", addr)
+		return fmt.Errorf("%q has no host", shown)
 	}
 	return nil
+}
+
+// splitCredentials takes user:password out of addr, so it travels as a
+// basic-auth header and never as part of a URL that errors and logs echo.
+func splitCredentials(addr string) (bare string, auth *api.HttpBasicAuth) {
+	u, err := url.Parse(addr)
+	if err != nil || u.User == nil {
+		return addr, nil
+	}
+	pw, _ := u.User.Password()
+	auth = &api.HttpBasicAuth{Username: u.User.Username(), Password: pw}
+	u.User = nil
+	return u.String(), auth
 }
 
 // New builds a client from cfg. It reads certificate files but does not
@@ -102,28 +132,55 @@ func New(cfg Config) (*Client, error) {
 		// never its content.
 		return nil, fmt.Errorf("configuring TLS: %w", err)
 	}
-	httpClient.Transport = &loggingTransport{next: httpClient.Transport}
+	shown := RedactAddress(cfg.Address)
+	timeout := cfg.RequestTimeout
+	if timeout <= 0 {
+		timeout = DefaultRequestTimeout
+	}
+	httpClient.Transport = &deadlineTransport{
+		next: &loggingTransport{next: httpClient.Transport}, timeout: timeout, address: shown,
+	}
 
+	secrets := []string{cfg.Token}
 	headers := http.Header{}
 	for k, v := range cfg.Headers {
 		headers.Set(k, v)
+		secrets = append(secrets, v)
+	}
+	bare, auth := splitCredentials(cfg.Address)
+	if auth != nil {
+		secrets = append(secrets, auth.Password)
 	}
 	c, err := api.NewClient(&api.Config{
-		Address:    cfg.Address,
+		Address:    bare,
 		Region:     cfg.Region,
 		Namespace:  cfg.Namespace,
 		SecretID:   cfg.Token,
 		HttpClient: httpClient,
+		HttpAuth:   auth,
 		Headers:    headers,
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("building the Nomad client for %s: %v", shown, unwrapURL(err))
 	}
 	retry := cfg.Retry
 	if retry.Attempts == 0 {
 		retry = DefaultRetry
 	}
-	return &Client{api: c, address: cfg.Address, namespace: cfg.Namespace, token: cfg.Token, retry: retry}, nil
+	return &Client{
+		api: c, address: shown, namespace: cfg.Namespace, secrets: nonEmpty(secrets),
+		retry: retry, requestTimeout: timeout,
+	}, nil
+}
+
+func nonEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func pemOrFile(pem, file, what string) ([]byte, error) {
@@ -140,7 +197,8 @@ func pemOrFile(pem, file, what string) ([]byte, error) {
 	return b, nil
 }
 
-// Address is the Nomad address the client talks to.
+// Address is the Nomad address the client talks to, with any embedded
+// password redacted.
 func (c *Client) Address() string { return c.address }
 
 // Namespace is the client's default namespace.
@@ -150,14 +208,19 @@ func (c *Client) Namespace() string { return c.namespace }
 // does not wrap yet (tests, mostly).
 func (c *Client) API() *api.Client { return c.api }
 
-// MaskSecrets returns ctx with the token masked in every log message and
-// field written through it. Call it at the top of every provider RPC.
+// RequestTimeout is the bound on one non-blocking request.
+func (c *Client) RequestTimeout() time.Duration { return c.requestTimeout }
+
+// MaskSecrets returns ctx with the token, the values of the extra headers
+// (often an Authorization value) and the password of an address's
+// credentials masked in every log message and field written through it.
+// Call it at the top of every provider RPC.
 func (c *Client) MaskSecrets(ctx context.Context) context.Context {
-	if c == nil || c.token == "" {
+	if c == nil || len(c.secrets) == 0 {
 		return ctx
 	}
-	ctx = tflog.MaskMessageStrings(ctx, c.token)
-	ctx = tflog.MaskAllFieldValuesStrings(ctx, c.token)
+	ctx = tflog.MaskMessageStrings(ctx, c.secrets...)
+	ctx = tflog.MaskAllFieldValuesStrings(ctx, c.secrets...)
 	return ctx
 }
 
@@ -166,6 +229,74 @@ func (c *Client) query(ctx context.Context, q *api.QueryOptions) *api.QueryOptio
 		q = &api.QueryOptions{}
 	}
 	return q.WithContext(ctx)
+}
+
+// deadlineTransport gives every request its own bound, so a Nomad that
+// accepts connections and never answers cannot hang a caller whose context
+// has no deadline (Read, ModifyPlan, data sources). A blocking query
+// (?index=) is bounded by its wait time plus the timeout instead, so one
+// short global response-header timeout cannot cut long waits short.
+type deadlineTransport struct {
+	next    http.RoundTripper
+	timeout time.Duration
+	address string
+}
+
+// nomadMaxWait is what a Nomad server waits on a blocking query without
+// ?wait= (and the most it waits with one); it adds up to wait/16 jitter.
+const nomadMaxWait = 5 * time.Minute
+
+func (t *deadlineTransport) bound(req *http.Request) time.Duration {
+	q := req.URL.Query()
+	if q.Get("index") == "" {
+		return t.timeout
+	}
+	wait := nomadMaxWait
+	if d, err := time.ParseDuration(q.Get("wait")); err == nil && d > 0 && d < wait {
+		wait = d
+	}
+	return wait + wait/16 + t.timeout
+}
+
+func (t *deadlineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	parent := req.Context()
+	bound := t.bound(req)
+	ctx, cancel := context.WithTimeout(parent, bound)
+	timedOut := func(err error) error {
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil {
+			return &TimeoutError{Address: t.address, Method: req.Method, Path: req.URL.Path, Waited: bound}
+		}
+		return err
+	}
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		err = timedOut(err)
+		cancel()
+		return nil, err
+	}
+	// The bound covers reading the body too; closing it releases the timer.
+	resp.Body = &deadlineBody{ReadCloser: resp.Body, cancel: cancel, timedOut: timedOut}
+	return resp, nil
+}
+
+type deadlineBody struct {
+	io.ReadCloser
+	cancel   context.CancelFunc
+	timedOut func(error) error
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		err = b.timedOut(err)
+	}
+	return n, err
+}
+
+func (b *deadlineBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // loggingTransport writes one debug line per HTTP exchange. It logs the

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 )
@@ -72,7 +74,7 @@ func unwrapURL(err error) error {
 
 // isConnectionError reports whether err means no HTTP answer came back.
 func isConnectionError(err error) bool {
-	if err == nil || statusCode(err) != 0 {
+	if err == nil || statusCode(err) != 0 || isTimeout(err) {
 		return false
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -88,7 +90,7 @@ func isConnectionError(err error) bool {
 // succeed when tried again: no answer at all, a server-side 5xx, or 429
 // (Nomad's per-client connection limit).
 func isRetryable(err error) bool {
-	if isTLSVerifyError(err) {
+	if isTLSVerifyError(err) || isTimeout(err) {
 		return false
 	}
 	if isConnectionError(err) {
@@ -96,4 +98,73 @@ func isRetryable(err error) bool {
 	}
 	code := statusCode(err)
 	return code == 429 || code >= 500 && code <= 599
+}
+
+// TimeoutError says Nomad accepted a request but did not answer it within
+// berth's bound (request_timeout, or a blocking query's wait plus that).
+// It is not a ConnectError: the agent was reachable but stuck, overloaded
+// or paused, and retrying it at once would only wait again.
+type TimeoutError struct {
+	Address string        // redacted: never carries credentials
+	Op      string        // what berth was doing, e.g. "read job"; may be empty
+	Method  string        // HTTP method
+	Path    string        // request path, without the query string
+	Waited  time.Duration // how long berth waited for the answer
+}
+
+func (e *TimeoutError) Error() string {
+	doing := e.Method + " " + e.Path
+	if e.Op != "" {
+		doing = e.Op + " (" + doing + ")"
+	}
+	return fmt.Sprintf("Nomad at %s did not answer within %s while berth was doing: %s. The agent accepted the "+
+		"connection but sent no reply: it may be overloaded, paused, or behind a proxy that holds requests. Check the "+
+		"agent (nomad agent-info, its log), or raise the provider's \"request_timeout\" if it is merely slow",
+		e.Address, e.Waited, doing)
+}
+
+// isTimeout reports whether err is berth's own per-request deadline.
+func isTimeout(err error) bool {
+	var te *TimeoutError
+	return errors.As(err, &te)
+}
+
+// nameTimeout records op in a TimeoutError that does not say yet what
+// berth was doing.
+func nameTimeout(err error, op string) {
+	var te *TimeoutError
+	if errors.As(err, &te) && te.Op == "" {
+		te.Op = op
+	}
+}
+
+// RedactAddress hides the password of credentials embedded in an address
+// (https://user:pass@host becomes https://user:xxxxx@host). An address
+// that does not parse (or parses as an opaque URL) loses everything between "://" and the last "@" of
+// its authority instead, so a malformed one cannot leak either.
+func RedactAddress(addr string) string {
+	// "user:pw@host" without a scheme parses as an opaque URL whose
+	// Redacted form still holds the password, so only hierarchical URLs
+	// take the library path.
+	if u, err := url.Parse(addr); err == nil && u.Opaque == "" {
+		if u.User == nil {
+			return addr
+		}
+		return u.Redacted()
+	}
+	scheme, rest, ok := strings.Cut(addr, "://")
+	if !ok {
+		scheme, rest = "", addr
+	}
+	end := len(rest)
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		end = i
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		rest = "xxxxx" + rest[at:]
+	}
+	if ok {
+		return scheme + "://" + rest
+	}
+	return rest
 }

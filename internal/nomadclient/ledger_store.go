@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
+	"net/url"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // LedgerPrefix is where berth keeps node reservation ledgers in Nomad
@@ -17,6 +16,15 @@ const LedgerPrefix = "berth/nodes/"
 
 // LedgerPath is the variable path of a node's ledger.
 func LedgerPath(nodeID string) string { return LedgerPrefix + nodeID }
+
+// ledgerRequestPath is LedgerPath with the node ID escaped, for building
+// request URLs (the api package does not escape variable paths). A valid
+// node ID is unchanged by escaping.
+func ledgerRequestPath(nodeID string) string { return LedgerPrefix + url.PathEscape(nodeID) }
+
+// ledgerRetry paces the check-and-set loop: many quick tries, since a lost
+// race is resolved by the next read.
+var ledgerRetry = RetryPolicy{Attempts: ledgerWriteAttempts, Base: 20 * time.Millisecond, Max: time.Second}
 
 // ErrLedgerContention says a ledger write kept losing check-and-set races.
 var ErrLedgerContention = errors.New("the node's reservation ledger is under heavy contention: other writers kept changing it; try again")
@@ -37,7 +45,7 @@ func (c *Client) ReadLedger(ctx context.Context, namespace, nodeID string) (Ledg
 	// permission) as "not found", which would make a ledger look empty.
 	v, err := readRetry(ctx, c, "read ledger", func(ctx context.Context) (*api.Variable, error) {
 		var out api.Variable
-		_, err := c.api.Raw().Query("/v1/var/"+LedgerPath(nodeID), &out, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		_, err := c.api.Raw().Query("/v1/var/"+ledgerRequestPath(nodeID), &out, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return &out, err
 	})
 	if IsNotFound(err) {
@@ -61,7 +69,7 @@ var errCAS = errors.New("check-and-set conflict")
 // index is 0, delete when items is empty.
 func (c *Client) writeLedger(ctx context.Context, namespace, nodeID string, items map[string]string, index uint64) error {
 	w := (&api.WriteOptions{Namespace: namespace}).WithContext(ctx)
-	path := LedgerPath(nodeID)
+	path := ledgerRequestPath(nodeID)
 	var err error
 	switch {
 	case len(items) == 0 && index == 0:
@@ -78,7 +86,7 @@ func (c *Client) writeLedger(ctx context.Context, namespace, nodeID string, item
 		return errCAS
 	}
 	if err != nil {
-		return fmt.Errorf("writing the reservation ledger of node %s: %w", nodeID, c.writeError(err))
+		return fmt.Errorf("writing the reservation ledger of node %s: %w", nodeID, c.classify(err, "write ledger"))
 	}
 	return nil
 }
@@ -89,34 +97,22 @@ func (c *Client) writeLedger(ctx context.Context, namespace, nodeID string, item
 // a bound; then it gives up with ErrLedgerContention. An error from change
 // ends the loop and is returned as is.
 func (c *Client) UpdateLedger(ctx context.Context, namespace, nodeID string, change func(items map[string]string) (map[string]string, error)) error {
-	wait := 20 * time.Millisecond
-	for attempt := 1; attempt <= ledgerWriteAttempts; attempt++ {
+	_, err := retry(ctx, ledgerRetry, "write ledger of node "+nodeID, func(ctx context.Context, _ int) (struct{}, bool, error) {
 		cur, err := c.ReadLedger(ctx, namespace, nodeID)
 		if err != nil {
-			return err
+			return struct{}{}, false, err
 		}
 		next, err := change(cur.Items)
 		if err != nil {
-			return err
+			return struct{}{}, false, err
 		}
 		err = c.writeLedger(ctx, namespace, nodeID, next, cur.ModifyIndex)
-		if !errors.Is(err, errCAS) {
-			return err
-		}
-		sleep := wait/2 + time.Duration(rand.Int64N(int64(wait)))
-		tflog.Debug(ctx, "Ledger write lost a check-and-set race; retrying", map[string]any{
-			"node": nodeID, "attempt": attempt, "backoff_ms": sleep.Milliseconds(),
-		})
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(sleep):
-		}
-		if wait < time.Second {
-			wait *= 2
-		}
+		return struct{}{}, errors.Is(err, errCAS), err
+	})
+	if errors.Is(err, errCAS) {
+		return fmt.Errorf("node %s: %w", nodeID, ErrLedgerContention)
 	}
-	return fmt.Errorf("node %s: %w", nodeID, ErrLedgerContention)
+	return err
 }
 
 // LedgerNodes lists the node IDs that have a ledger, with one call.

@@ -3,6 +3,7 @@ package nomadclient
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -309,7 +310,8 @@ func nonNilMap(m map[string]string) map[string]string {
 
 func (c *Client) nodeInfo(ctx context.Context, id string) (*api.Node, error) {
 	n, err := readRetry(ctx, c, "read node", func(ctx context.Context) (*api.Node, error) {
-		out, _, err := c.api.Nodes().Info(id, c.query(ctx, nil))
+		// The api package puts the ID into the path unescaped.
+		out, _, err := c.api.Nodes().Info(url.PathEscape(id), c.query(ctx, nil))
 		return out, err
 	})
 	if err != nil {

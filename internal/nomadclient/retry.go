@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-// RetryPolicy bounds how idempotent calls are retried.
+// RetryPolicy bounds how a call is retried.
 type RetryPolicy struct {
 	Attempts int           // total tries, including the first
 	Base     time.Duration // wait before the second try; doubles each time
@@ -20,35 +20,65 @@ type RetryPolicy struct {
 // fails promptly.
 var DefaultRetry = RetryPolicy{Attempts: 4, Base: 250 * time.Millisecond, Max: 2 * time.Second}
 
-// readRetry runs an idempotent call, retrying connection errors and 5xx
-// answers with jittered exponential backoff. A final connection error
-// becomes a *ConnectError naming the address.
-func readRetry[T any](ctx context.Context, c *Client, op string, call func(context.Context) (T, error)) (T, error) {
+// retry is berth's one retry loop: it runs try until it succeeds, says the
+// error is final, the policy's attempts run out or ctx ends, waiting with
+// jittered exponential backoff in between. try gets the attempt number
+// (from 1) and reports whether its error is worth another try. The last
+// error is returned as is; a context that ends during a wait returns the
+// context's error.
+func retry[T any](ctx context.Context, p RetryPolicy, op string, try func(ctx context.Context, attempt int) (T, bool, error)) (T, error) {
 	var zero T
-	wait := c.retry.Base
+	wait := p.Base
 	for attempt := 1; ; attempt++ {
-		v, err := call(ctx)
+		v, again, err := try(ctx, attempt)
 		if err == nil {
 			return v, nil
 		}
-		if !isRetryable(err) || attempt >= c.retry.Attempts || ctx.Err() != nil {
-			if isConnectionError(err) {
-				return zero, &ConnectError{Address: c.address, Err: err}
-			}
+		if !again || attempt >= p.Attempts || ctx.Err() != nil {
 			return zero, err
 		}
-		// Full jitter: somewhere in [wait/2, wait).
+		// Full jitter: somewhere in [wait/2, wait].
 		sleep := wait/2 + time.Duration(rand.Int64N(int64(wait/2)+1))
 		tflog.Debug(ctx, "Retrying Nomad call", map[string]any{
 			"operation": op, "attempt": attempt, "error": err.Error(), "backoff_ms": sleep.Milliseconds(),
 		})
+		t := time.NewTimer(sleep)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return zero, ctx.Err()
-		case <-time.After(sleep):
+		case <-t.C:
 		}
-		if wait *= 2; wait > c.retry.Max {
-			wait = c.retry.Max
+		if wait *= 2; wait > p.Max {
+			wait = p.Max
 		}
 	}
+}
+
+// readRetry runs an idempotent call through retry, retrying connection
+// errors, 5xx and 429 answers. A final connection error becomes a
+// *ConnectError naming the address; a request that hit berth's own
+// deadline is a *TimeoutError naming op and is not retried (it already
+// waited its full bound).
+func readRetry[T any](ctx context.Context, c *Client, op string, call func(context.Context) (T, error)) (T, error) {
+	v, err := retry(ctx, c.retry, op, func(ctx context.Context, _ int) (T, bool, error) {
+		v, err := call(ctx)
+		return v, isRetryable(err), err
+	})
+	if err != nil {
+		return v, c.classify(err, op)
+	}
+	return v, nil
+}
+
+// classify turns a final transport failure into berth's typed errors.
+func (c *Client) classify(err error, op string) error {
+	if isTimeout(err) {
+		nameTimeout(err, op)
+		return err
+	}
+	if isConnectionError(err) {
+		return &ConnectError{Address: c.address, Err: err}
+	}
+	return err
 }
