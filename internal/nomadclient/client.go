@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
@@ -145,7 +146,7 @@ func New(cfg Config) (*Client, error) {
 	headers := http.Header{}
 	for k, v := range cfg.Headers {
 		headers.Set(k, v)
-		secrets = append(secrets, v)
+		secrets = append(secrets, headerSecrets(v)...)
 	}
 	bare, auth := splitCredentials(cfg.Address)
 	if auth != nil {
@@ -171,6 +172,17 @@ func New(cfg Config) (*Client, error) {
 		api: c, address: shown, namespace: cfg.Namespace, secrets: nonEmpty(secrets),
 		retry: retry, requestTimeout: timeout,
 	}, nil
+}
+
+// headerSecrets is what to mask of a header value: all of it and, for
+// "<scheme> <credential>" values such as "Bearer abc…", the credential
+// alone too, which may be logged without its scheme.
+func headerSecrets(v string) []string {
+	out := []string{v}
+	if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok && len(strings.TrimSpace(cred)) >= 8 {
+		out = append(out, strings.TrimSpace(cred))
+	}
+	return out
 }
 
 func nonEmpty(ss []string) []string {

@@ -272,3 +272,56 @@ func (f *fakeNomad) handleLeases(jobs ...*api.JobListStub) {
 	}
 	f.handle("GET "+leaseJobsPath, replyJSON(jobs))
 }
+
+// resetConnection answers with a TCP reset: the client sees "connection
+// reset by peer" (or EOF) and no HTTP answer at all.
+func resetConnection(w http.ResponseWriter, _ *http.Request) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic("resetConnection: ResponseWriter cannot be hijacked")
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(fmt.Sprintf("resetConnection: %v", err))
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0) // RST instead of FIN
+	}
+	_ = conn.Close()
+}
+
+// silentListener accepts TCP connections and never answers or closes
+// them, like an agent that is paused or wedged. It closes them all when
+// the test ends.
+func silentListener(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return "http://" + l.Addr().String()
+}

@@ -160,6 +160,13 @@ func TestReadRetries(t *testing.T) {
 			wantCalls:  1,
 		},
 		{
+			name: "connection reset then success",
+			answer: func(ok http.HandlerFunc) http.HandlerFunc {
+				return replySequence(resetConnection, ok)
+			},
+			wantCalls: 2,
+		},
+		{
 			name: "429 then success",
 			answer: func(ok http.HandlerFunc) http.HandlerFunc {
 				return replySequence(replyRaw(429, "Too Many Requests"), ok)
@@ -526,7 +533,6 @@ type callOp struct {
 	write bool
 	call  func(context.Context, *Client) error
 }
-
 
 func allOps() []callOp {
 	var out []callOp

@@ -6,7 +6,6 @@ package provider
 import (
 	"context"
 	"crypto/ed25519"
-	"net/url"
 	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -39,22 +38,23 @@ type berthProvider struct {
 
 // providerModel is the provider block.
 type providerModel struct {
-	Address       types.String `tfsdk:"address"`
-	Region        types.String `tfsdk:"region"`
-	Namespace     types.String `tfsdk:"namespace"`
-	Token         types.String `tfsdk:"token"`
-	CAFile        types.String `tfsdk:"ca_file"`
-	CAPEM         types.String `tfsdk:"ca_pem"`
-	CertFile      types.String `tfsdk:"cert_file"`
-	CertPEM       types.String `tfsdk:"cert_pem"`
-	KeyFile       types.String `tfsdk:"key_file"`
-	KeyPEM        types.String `tfsdk:"key_pem"`
-	TLSServerName types.String `tfsdk:"tls_server_name"`
-	SkipVerify    types.Bool   `tfsdk:"skip_verify"`
-	Headers       types.Map    `tfsdk:"headers"`
-	LedgerNS      types.String `tfsdk:"ledger_namespace"`
-	SigningKey    types.String `tfsdk:"signing_key"`
-	LeaseDriver   types.String `tfsdk:"lease_driver"`
+	Address        types.String `tfsdk:"address"`
+	Region         types.String `tfsdk:"region"`
+	Namespace      types.String `tfsdk:"namespace"`
+	Token          types.String `tfsdk:"token"`
+	CAFile         types.String `tfsdk:"ca_file"`
+	CAPEM          types.String `tfsdk:"ca_pem"`
+	CertFile       types.String `tfsdk:"cert_file"`
+	CertPEM        types.String `tfsdk:"cert_pem"`
+	KeyFile        types.String `tfsdk:"key_file"`
+	KeyPEM         types.String `tfsdk:"key_pem"`
+	TLSServerName  types.String `tfsdk:"tls_server_name"`
+	SkipVerify     types.Bool   `tfsdk:"skip_verify"`
+	Headers        types.Map    `tfsdk:"headers"`
+	LedgerNS       types.String `tfsdk:"ledger_namespace"`
+	SigningKey     types.String `tfsdk:"signing_key"`
+	LeaseDriver    types.String `tfsdk:"lease_driver"`
+	RequestTimeout types.String `tfsdk:"request_timeout"`
 }
 
 // ProviderData is what Configure hands to resources and data sources.
@@ -82,8 +82,10 @@ func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 			"environment variable the Nomad CLI uses; a value in the configuration wins over the environment. " +
 			"Configuring the provider never contacts Nomad.",
 		Attributes: map[string]schema.Attribute{
-			"address": str("URL of a Nomad agent's HTTP API, `http://` or `https://`. Environment: `NOMAD_ADDR`. "+
-				"Default: `"+nomadclient.DefaultAddress+"`.", false, addressValidator{}),
+			"address": str("URL of a Nomad agent's HTTP API, `http://` or `https://`. Credentials in it "+
+				"(`https://user:password@host`) are sent as HTTP basic auth and never shown: messages and logs show the "+
+				"address with the password redacted. Environment: `NOMAD_ADDR`. Default: `"+nomadclient.DefaultAddress+"`.",
+				false, addressValidator{}),
 			"region":    str("Nomad region to send requests to. Environment: `NOMAD_REGION`. Default: the agent's region.", false),
 			"namespace": str("Namespace for objects that do not set their own. Environment: `NOMAD_NAMESPACE`. Default: `default`.", false),
 			"token":     str("ACL token (secret ID). Environment: `NOMAD_TOKEN`. Never logged.", true),
@@ -108,10 +110,17 @@ func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 				"32-byte seed. Environment: `BERTH_SIGNING_KEY`. Without one, leases are unsigned. Never logged.", true),
 			"lease_driver": str("Task driver of the lease timer task that ends `berth_reservation` leases at expiry. Default: `exec`.", false),
 			"headers": schema.MapAttribute{
-				Optional:            true,
-				ElementType:         types.StringType,
-				MarkdownDescription: "Extra HTTP headers sent with every request, for proxies in front of Nomad.",
+				Optional:    true,
+				Sensitive:   true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Extra HTTP headers sent with every request, for proxies in front of Nomad. Sensitive: " +
+					"values (often an `Authorization` value) are never shown or logged.",
 			},
+			"request_timeout": str("How long berth waits for Nomad to answer one request, as a duration such as `30s` or "+
+				"`2m`, between `1s` and `1h`. A blocking query may take its own wait time plus this. A Nomad that accepts "+
+				"connections but never answers then fails the operation with an error naming the address instead of hanging. "+
+				"Environment: `BERTH_REQUEST_TIMEOUT`. Default: `"+nomadclient.DefaultRequestTimeout.String()+"`.", false,
+				requestTimeoutValidator{}),
 		},
 	}
 }
@@ -139,8 +148,9 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	}
 	ctx = client.MaskSecrets(ctx)
 	tflog.Debug(ctx, "Configured Nomad client", map[string]any{
-		"address": redactedAddress(cfg.Address), "region": cfg.Region, "namespace": cfg.Namespace,
+		"address": client.Address(), "region": cfg.Region, "namespace": cfg.Namespace,
 		"token_set": cfg.Token != "", "tls_ca": cfg.CAFile != "" || cfg.CAPEM != "",
+		"request_timeout": client.RequestTimeout().String(), "headers": len(cfg.Headers),
 	})
 	ledgerNS := m.LedgerNS.ValueString()
 	if ledgerNS == "" {
@@ -183,14 +193,4 @@ func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSou
 		NewInstanceDataSource,
 		NewVolumeDataSource,
 	}
-}
-
-// redactedAddress hides credentials embedded in an address
-// (https://user:pass@host) before it is logged.
-func redactedAddress(addr string) string {
-	u, err := url.Parse(addr)
-	if err != nil {
-		return "(unparseable address)"
-	}
-	return u.Redacted()
 }

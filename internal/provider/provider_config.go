@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -81,6 +82,19 @@ func resolveConfig(_ context.Context, m providerModel, lookup func(string) (stri
 		}
 	}
 
+	if t := pick("request_timeout", m.RequestTimeout, "BERTH_REQUEST_TIMEOUT"); t != "" {
+		d, err := parseRequestTimeout(t)
+		if err != nil {
+			src := "request_timeout"
+			if m.RequestTimeout.IsNull() {
+				src = "BERTH_REQUEST_TIMEOUT"
+			}
+			diags.AddAttributeError(path.Root("request_timeout"), "Invalid request timeout",
+				fmt.Sprintf("%s is %q: %v.", src, t, err))
+		}
+		cfg.RequestTimeout = d
+	}
+
 	if m.Headers.IsUnknown() {
 		diags.AddAttributeError(path.Root("headers"), "Provider setting not known yet",
 			"\"headers\" depends on a value that is only known after apply. Use values known at plan time.")
@@ -119,6 +133,48 @@ func resolveConfig(_ context.Context, m providerModel, lookup func(string) (stri
 		diags.AddAttributeError(p, "Incomplete client certificate", msg)
 	}
 	return cfg, diags
+}
+
+// Bounds of request_timeout: below a second a healthy but busy leader
+// fails spuriously; above an hour a hang is not bounded in any useful way.
+const (
+	minRequestTimeout = time.Second
+	maxRequestTimeout = time.Hour
+)
+
+// parseRequestTimeout reads a request_timeout duration and checks its range.
+func parseRequestTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration; use a value such as \"30s\" or \"2m\"")
+	}
+	if d < minRequestTimeout || d > maxRequestTimeout {
+		return 0, fmt.Errorf("must be between %s and %s", minRequestTimeout, maxRequestTimeout)
+	}
+	return d, nil
+}
+
+// requestTimeoutValidator checks request_timeout at validate time.
+type requestTimeoutValidator struct{}
+
+var _ validator.String = requestTimeoutValidator{}
+
+func (requestTimeoutValidator) Description(context.Context) string {
+	return fmt.Sprintf("a duration between %s and %s", minRequestTimeout, maxRequestTimeout)
+}
+
+func (v requestTimeoutValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (requestTimeoutValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := parseRequestTimeout(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid request timeout",
+			fmt.Sprintf("request_timeout is %q: %v.", req.ConfigValue.ValueString(), err))
+	}
 }
 
 // addressValidator accepts only absolute http(s) URLs, at validate time.

@@ -176,12 +176,3 @@ data "berth_nodes" "all" {}
 		}},
 	})
 }
-
-func TestRedactedAddress(t *testing.T) {
-	if got := redactedAddress("https://user:s3cret@nomad.example:4646"); strings.Contains(got, "s3cret") {
-		t.Fatalf("password leaked: %s", got)
-	}
-	if got := redactedAddress("http://127.0.0.1:4646"); got != "http://127.0.0.1:4646" {
-		t.Fatalf("plain address changed: %s", got)
-	}
-}

@@ -25,10 +25,14 @@ func providerDataFrom(v any, diags *diag.Diagnostics) *ProviderData {
 }
 
 // addNomadError reports a failed Nomad call: what berth tried, what Nomad
-// said and what to do next.
+// said and what to do next. A timeout or connection failure is reported in
+// berth's words (they name the redacted address), since Nomad said nothing.
 func addNomadError(diags *diag.Diagnostics, summary string, err error) {
 	var connErr *nomadclient.ConnectError
+	var timeoutErr *nomadclient.TimeoutError
 	switch {
+	case errors.As(err, &timeoutErr):
+		diags.AddError(summary, timeoutErr.Error()+".")
 	case errors.As(err, &connErr):
 		diags.AddError(summary, connErr.Error())
 	case nomadclient.IsForbidden(err):

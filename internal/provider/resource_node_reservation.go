@@ -3,9 +3,10 @@ package provider
 import (
 	"context"
 	"errors"
-
+	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -40,20 +41,26 @@ func NewNodeReservationResource() resource.Resource { return &nodeReservationRes
 type nodeReservationResource struct{ data *ProviderData }
 
 type nodeReservationModel struct {
-	ID          types.String `tfsdk:"id"`
-	Name        types.String `tfsdk:"name"`
-	NodeID      types.String `tfsdk:"node_id"`
-	Placement   types.Object `tfsdk:"placement"`
-	CPU         types.Int64  `tfsdk:"cpu"`
-	Memory      types.Int64  `tfsdk:"memory"`
-	Disk        types.Int64  `tfsdk:"disk"`
-	Annotations types.Map    `tfsdk:"annotations"`
-	NodeName    types.String `tfsdk:"node_name"`
-	Datacenter  types.String `tfsdk:"datacenter"`
-	NodeStatus  types.String `tfsdk:"node_status"`
-	CreatedAt   types.String `tfsdk:"created_at"`
-	Used        types.Object `tfsdk:"used"`
+	ID          types.String   `tfsdk:"id"`
+	Name        types.String   `tfsdk:"name"`
+	NodeID      types.String   `tfsdk:"node_id"`
+	Placement   types.Object   `tfsdk:"placement"`
+	CPU         types.Int64    `tfsdk:"cpu"`
+	Memory      types.Int64    `tfsdk:"memory"`
+	Disk        types.Int64    `tfsdk:"disk"`
+	Annotations types.Map      `tfsdk:"annotations"`
+	NodeName    types.String   `tfsdk:"node_name"`
+	Datacenter  types.String   `tfsdk:"datacenter"`
+	NodeStatus  types.String   `tfsdk:"node_status"`
+	CreatedAt   types.String   `tfsdk:"created_at"`
+	Used        types.Object   `tfsdk:"used"`
+	Timeouts    timeouts.Value `tfsdk:"timeouts"`
 }
+
+// defaultNodeReservationTimeout bounds create, update and delete when the
+// timeouts block does not: a ledger write under contention retries, and
+// scheduling may try several nodes.
+const defaultNodeReservationTimeout = 5 * time.Minute
 
 type placementModel struct {
 	Datacenter types.String `tfsdk:"datacenter"`
@@ -74,7 +81,7 @@ func (r *nodeReservationResource) Metadata(_ context.Context, req resource.Metad
 	resp.TypeName = req.ProviderTypeName + "_node_reservation"
 }
 
-func (r *nodeReservationResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *nodeReservationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	amount := func(desc string) schema.Int64Attribute {
 		return schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
 			MarkdownDescription: desc + " Default `0`; changed in place.", Validators: []validator.Int64{int64validator.AtLeast(0)}}
@@ -127,6 +134,10 @@ func (r *nodeReservationResource) Schema(_ context.Context, _ resource.SchemaReq
 					"memory": schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory in MiB."},
 					"disk":   schema.Int64Attribute{Computed: true, MarkdownDescription: "Disk in MiB."},
 				}},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
+				CreateDescription: "How long creating may take (choosing a node and writing the ledger), e.g. `10m`. Default `5m`.",
+				UpdateDescription: "How long resizing may take, e.g. `10m`. Default `5m`.",
+				DeleteDescription: "How long releasing may take, e.g. `10m`. Default `5m`."}),
 		},
 	}
 }
@@ -161,22 +172,52 @@ func (m *nodeReservationModel) request() capacity.Resources {
 	return capacity.Resources{CPU: m.CPU.ValueInt64(), MemoryMB: m.Memory.ValueInt64(), DiskMB: m.Disk.ValueInt64()}
 }
 
-func (m *nodeReservationModel) reservationRequest(ctx context.Context) nomadclient.ReservationRequest {
+// reservationRequest converts the model. Annotations or a placement that
+// cannot be decoded are reported at their attribute, never silently
+// replaced by defaults (a lost placement would reserve on any node).
+func (m *nodeReservationModel) reservationRequest(ctx context.Context, diags *diag.Diagnostics) nomadclient.ReservationRequest {
 	req := nomadclient.ReservationRequest{Name: m.Name.ValueString(), NodeID: m.NodeID.ValueString(), Request: m.request()}
 	if m.NodeID.IsUnknown() {
 		req.NodeID = ""
 	}
-	_ = m.Annotations.ElementsAs(ctx, &req.Annotations, false)
-	req.Placement.Strategy = ledger.Binpack
-	var p placementModel
-	if !m.Placement.IsNull() && !m.Placement.IsUnknown() && !m.Placement.As(ctx, &p, basetypes.ObjectAsOptions{}).HasError() {
-		req.Placement = nomadclient.Placement{Datacenter: p.Datacenter.ValueString(), NodePool: p.NodePool.ValueString(),
-			NodeClass: p.NodeClass.ValueString(), Strategy: ledger.Strategy(p.Strategy.ValueString())}
-		if req.Placement.Strategy == "" {
-			req.Placement.Strategy = ledger.Binpack
+	if !m.Annotations.IsNull() && !m.Annotations.IsUnknown() {
+		if d := m.Annotations.ElementsAs(ctx, &req.Annotations, false); d.HasError() {
+			diags.AddAttributeError(path.Root("annotations"), "Invalid annotations",
+				"berth could not read the annotations as a map of strings: "+diagSummary(d)+". Use string values only.")
 		}
 	}
+	req.Placement.Strategy = ledger.Binpack
+	if m.Placement.IsNull() || m.Placement.IsUnknown() {
+		return req
+	}
+	var p placementModel
+	if d := m.Placement.As(ctx, &p, basetypes.ObjectAsOptions{}); d.HasError() {
+		diags.AddAttributeError(path.Root("placement"), "Invalid placement",
+			"berth could not read the placement, so it cannot honour it: "+diagSummary(d)+
+				". Set datacenter, node_pool, node_class and strategy to known strings, or remove placement.")
+		return req
+	}
+	for name, v := range map[string]types.String{"datacenter": p.Datacenter, "node_pool": p.NodePool, "node_class": p.NodeClass, "strategy": p.Strategy} {
+		if v.IsUnknown() {
+			diags.AddAttributeError(path.Root("placement").AtName(name), "Placement not known yet",
+				"placement."+name+" depends on a value known only after apply, but berth needs it to choose a node. Use a value known at plan time.")
+		}
+	}
+	req.Placement = nomadclient.Placement{Datacenter: p.Datacenter.ValueString(), NodePool: p.NodePool.ValueString(),
+		NodeClass: p.NodeClass.ValueString(), Strategy: ledger.Strategy(p.Strategy.ValueString())}
+	if req.Placement.Strategy == "" {
+		req.Placement.Strategy = ledger.Binpack
+	}
 	return req
+}
+
+// diagSummary joins the summaries and details of diagnostics' errors.
+func diagSummary(d diag.Diagnostics) string {
+	var parts []string
+	for _, e := range d.Errors() {
+		parts = append(parts, e.Summary()+": "+e.Detail())
+	}
+	return strings.Join(parts, "; ")
 }
 
 // ModifyPlan checks at plan time that a reservation on a known node fits,
@@ -199,14 +240,19 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 		}
 	}
 	ctx = r.data.Nomad.MaskSecrets(ctx)
-	err := r.data.Nomad.CheckReservation(ctx, r.data.LedgerNamespace, plan.reservationRequest(ctx))
+	rr := plan.reservationRequest(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	err := r.data.Nomad.CheckReservation(ctx, r.data.LedgerNamespace, rr)
 	var connErr *nomadclient.ConnectError
+	var timeoutErr *nomadclient.TimeoutError
 	var notFound *nomadclient.NodeNotFoundError
 	switch {
 	case err == nil:
-	case errors.As(err, &connErr):
+	case errors.As(err, &connErr), errors.As(err, &timeoutErr):
 		resp.Diagnostics.AddWarning("Capacity not checked at plan time",
-			"berth could not reach Nomad to check that the reservation fits ("+connErr.Error()+"); apply will check it.")
+			"berth could not get an answer from Nomad to check that the reservation fits ("+err.Error()+"); apply will check it.")
 	case errors.As(err, &notFound):
 		resp.Diagnostics.AddAttributeError(path.Root("node_id"), "Node not found",
 			err.Error()+". Use a full node ID from the berth_nodes data source or `nomad node status`.")
@@ -222,17 +268,32 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	timeout, d := plan.Timeouts.Create(ctx, defaultNodeReservationTimeout)
+	resp.Diagnostics.Append(d...)
+	rr := plan.reservationRequest(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	opCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	rr := plan.reservationRequest(ctx)
-	nodeID, err := r.data.Nomad.Reserve(ctx, r.data.LedgerNamespace, rr)
+	nodeID, err := r.data.Nomad.Reserve(opCtx, r.data.LedgerNamespace, rr)
 	if err != nil {
 		addReservationError(&resp.Diagnostics, "Could not reserve capacity", err)
+		// The write may have landed although its answer was lost (timeout,
+		// dropped connection): record a hold that exists, so it is not
+		// orphaned in the ledger (Terraform marks it tainted).
+		if nodeID != "" {
+			plan.NodeID = types.StringValue(nodeID)
+			if r.refresh(cleanupContext(ctx), &plan, &diag.Diagnostics{}) && !plan.ID.IsUnknown() && !plan.ID.IsNull() {
+				resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			}
+		}
 		return
 	}
 	tflog.Info(ctx, "Reserved node capacity", map[string]any{"node": nodeID, "name": rr.Name})
 	plan.NodeID = types.StringValue(nodeID)
-	if !r.refresh(ctx, &plan, &resp.Diagnostics) {
+	// Read back with a fresh bound: the operation's may be nearly spent.
+	if !r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics) {
 		resp.Diagnostics.AddError("Reservation vanished", "The reservation was written but could not be read back; run terraform apply again.")
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -282,18 +343,38 @@ func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadReq
 
 func (r *nodeReservationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	ctx = r.data.Nomad.MaskSecrets(ctx)
-	var plan nodeReservationModel
+	var plan, state nodeReservationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	if _, err := r.data.Nomad.Reserve(ctx, r.data.LedgerNamespace, plan.reservationRequest(ctx)); err != nil {
-		addReservationError(&resp.Diagnostics, "Could not resize the reservation", err)
+	timeout, d := plan.Timeouts.Update(ctx, defaultNodeReservationTimeout)
+	resp.Diagnostics.Append(d...)
+	rr := plan.reservationRequest(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.refresh(ctx, &plan, &resp.Diagnostics)
+	// A change of timeouts alone writes nothing.
+	if plan.request() != state.request() || !plan.Annotations.Equal(state.Annotations) {
+		opCtx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		if _, err := r.data.Nomad.Reserve(opCtx, r.data.LedgerNamespace, rr); err != nil {
+			addReservationError(&resp.Diagnostics, "Could not resize the reservation", err)
+			// State must say what the ledger holds now, whether or not
+			// the failed write landed: read it back with a fresh bound.
+			state.Timeouts = plan.Timeouts
+			if r.refresh(cleanupContext(ctx), &state, &diag.Diagnostics{}) {
+				resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+			}
+			return
+		}
+	}
+	if !r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics) {
+		resp.Diagnostics.AddError("Reservation vanished",
+			"The reservation was resized but is no longer in the node's ledger; run terraform apply again to recreate it.")
+		return
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -304,6 +385,13 @@ func (r *nodeReservationResource) Delete(ctx context.Context, req resource.Delet
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	timeout, d := state.Timeouts.Delete(ctx, defaultNodeReservationTimeout)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	if err := r.data.Nomad.ReleaseReservation(ctx, r.data.LedgerNamespace, state.NodeID.ValueString(), state.Name.ValueString()); err != nil {
 		addReservationError(&resp.Diagnostics, "Could not release the reservation", err)
 	}
