@@ -211,3 +211,39 @@ func TestMaskSecretsMasksHeaderValues(t *testing.T) {
 		t.Errorf("header value not masked:\n%s", buf.String())
 	}
 }
+
+// A node ID from user input is one escaped path segment: it cannot add
+// segments, a query string or a fragment to the request.
+func TestNodeIDIsEscapedInPaths(t *testing.T) {
+	const id = "ab/../x?y#z"
+	f := newFakeNomad(t)
+	f.handle("GET /v1/var/berth/nodes/ab/../x?y#z", replyRaw(404, "variable not found"))
+	f.handle("GET /v1/node/ab/../x?y#z", replyRaw(404, "node not found"))
+	c := f.client()
+	if _, err := c.ReadLedger(context.Background(), "default", id); err != nil {
+		t.Fatalf("ReadLedger: %v", err)
+	}
+	if _, err := c.NodeName(context.Background(), id); err != nil {
+		t.Fatalf("NodeName: %v", err)
+	}
+	want := map[string]bool{
+		"/v1/var/berth/nodes/ab%2F..%2Fx%3Fy%23z": false,
+		"/v1/node/ab%2F..%2Fx%3Fy%23z":            false,
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range f.reqs {
+		if _, ok := want[r.RawPath]; !ok {
+			t.Errorf("request to %q: the node ID was not escaped as one segment", r.RawPath)
+		}
+		want[r.RawPath] = true
+		if len(r.Query) > 1 || r.Query.Has("y") {
+			t.Errorf("request %q grew a query from the node ID: %v", r.RawPath, r.Query)
+		}
+	}
+	for p, seen := range want {
+		if !seen {
+			t.Errorf("no request to %s", p)
+		}
+	}
+}

@@ -28,8 +28,9 @@ var fastRetry = RetryPolicy{Attempts: 3, Base: time.Millisecond, Max: 5 * time.M
 
 // recordedRequest is what the fake server remembers of one request.
 type recordedRequest struct {
-	Method string
-	Path   string
+	Method  string
+	Path    string
+	RawPath string // as sent, escapes intact
 	Query  url.Values
 	Header http.Header
 	Body   []byte
@@ -62,7 +63,7 @@ func (f *fakeNomad) serve(w http.ResponseWriter, r *http.Request) {
 	key := r.Method + " " + r.URL.Path
 	f.mu.Lock()
 	f.reqs = append(f.reqs, recordedRequest{
-		Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body,
+		Method: r.Method, Path: r.URL.Path, RawPath: r.URL.EscapedPath(), Query: r.URL.Query(), Header: r.Header.Clone(), Body: body,
 	})
 	h := f.routes[key]
 	f.mu.Unlock()

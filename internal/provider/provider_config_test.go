@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -82,6 +83,21 @@ func TestResolveConfig_badInputs(t *testing.T) {
 			wantPath: "skip_verify", wantText: "sometimes",
 		},
 		{
+			name:     "request timeout from environment is not a duration",
+			env:      map[string]string{"BERTH_REQUEST_TIMEOUT": "soon"},
+			wantPath: "request_timeout", wantText: "BERTH_REQUEST_TIMEOUT",
+		},
+		{
+			name:     "request timeout zero",
+			model:    func(m *providerModel) { m.RequestTimeout = types.StringValue("0s") },
+			wantPath: "request_timeout", wantText: "between 1s and 1h0m0s",
+		},
+		{
+			name:     "address from environment with credentials is not a URL",
+			env:      map[string]string{"NOMAD_ADDR": "admin:hunter22@nomad:4646"},
+			wantPath: "address", wantText: "xxxxx@nomad:4646",
+		},
+		{
 			name:     "unknown address",
 			model:    func(m *providerModel) { m.Address = types.StringUnknown() },
 			wantPath: "address", wantText: "only known after apply",
@@ -110,6 +126,23 @@ func TestResolveConfig_badInputs(t *testing.T) {
 	}
 }
 
+func TestResolveConfig_requestTimeout(t *testing.T) {
+	cfg, diags := resolveConfig(context.Background(), nullModel(), envMap(nil))
+	if diags.HasError() || cfg.RequestTimeout != 0 {
+		t.Fatalf("unset request_timeout: %v, %v; want 0 (the client's default)", cfg.RequestTimeout, diags)
+	}
+	m := nullModel()
+	m.RequestTimeout = types.StringValue("2m")
+	cfg, diags = resolveConfig(context.Background(), m, envMap(map[string]string{"BERTH_REQUEST_TIMEOUT": "5s"}))
+	if diags.HasError() || cfg.RequestTimeout != 2*time.Minute {
+		t.Fatalf("request_timeout = %v (%v), want the configuration's 2m over the environment", cfg.RequestTimeout, diags)
+	}
+	cfg, _ = resolveConfig(context.Background(), nullModel(), envMap(map[string]string{"BERTH_REQUEST_TIMEOUT": "5s"}))
+	if cfg.RequestTimeout != 5*time.Second {
+		t.Fatalf("request_timeout = %v, want 5s from BERTH_REQUEST_TIMEOUT", cfg.RequestTimeout)
+	}
+}
+
 func TestResolveConfig_pemInConfigBeatsFileFromEnvironment(t *testing.T) {
 	m := nullModel()
 	m.CAPEM = types.StringValue("pem")
@@ -128,7 +161,7 @@ func nullModel() providerModel {
 		CAFile: types.StringNull(), CAPEM: types.StringNull(), CertFile: types.StringNull(), CertPEM: types.StringNull(),
 		KeyFile: types.StringNull(), KeyPEM: types.StringNull(), TLSServerName: types.StringNull(),
 		SkipVerify: types.BoolNull(), Headers: types.MapNull(types.StringType), LedgerNS: types.StringNull(),
-		SigningKey: types.StringNull(), LeaseDriver: types.StringNull(),
+		SigningKey: types.StringNull(), LeaseDriver: types.StringNull(), RequestTimeout: types.StringNull(),
 	}
 }
 
@@ -145,6 +178,9 @@ func TestProvider_validateRejectsBadSettings(t *testing.T) {
 		{"cert without key", `cert_pem = "-----BEGIN CERTIFICATE-----"`, `Client certificate without a key`},
 		{"key without cert", `key_file = "/tmp/key.pem"`, `Client key without a certificate`},
 		{"ca_file and ca_pem", "ca_file = \"/tmp/ca.pem\"\nca_pem = \"x\"", `(?s)Invalid Attribute Combination.*ca_pem`},
+		{"request_timeout not a duration", `request_timeout = "30"`, `(?s)Invalid request timeout.*not a duration`},
+		{"request_timeout too long", `request_timeout = "2h"`, `(?s)Invalid request timeout.*between 1s and\s+1h0m0s`},
+		{"request_timeout negative", `request_timeout = "-5s"`, `Invalid request timeout`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

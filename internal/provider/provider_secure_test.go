@@ -165,6 +165,94 @@ output "status" { value = data.berth_node.n.status }
 	}
 }
 
+// TestAccProvider_credentialsNeverLogged runs the real terraform CLI at
+// TF_LOG=TRACE with credentials embedded in the address and a secret in
+// "headers", through every outcome a user can meet: success against the
+// ACL agent, an unreachable address, an untrusted certificate, a 403 and a
+// request timeout. Neither secret appears in any log or output, and every
+// failure names the redacted address (or says what Nomad refused).
+func TestAccProvider_credentialsNeverLogged(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	s := sharedSecureAgent(t)
+	bin := buildProviderBinary(t)
+	const password = "addr-pw-9f3k2"
+	const header = "hdr-secret-7q1z"
+	withCreds := func(addr string) string { return strings.Replace(addr, "://", "://admin:"+password+"@", 1) }
+	secureHost := strings.TrimPrefix(s.agent.Addr, "https://")
+	silent := silentNomad(t)
+
+	cases := []struct {
+		name    string
+		address string
+		ca      bool
+		token   string
+		wantOK  bool
+		want    string // regexp the output must match
+	}{
+		{name: "success", address: withCreds(s.agent.Addr), ca: true, token: s.agent.Token, wantOK: true, want: `status = "ready"`},
+		{name: "unreachable", address: withCreds("http://127.0.0.1:1"), want: `(?s)cannot reach Nomad at\s+http://admin:xxxxx@127\.0\.0\.1:1`},
+		{name: "untrusted certificate", address: withCreds(s.agent.Addr), token: s.agent.Token,
+			want: `(?s)TLS certificate of the Nomad agent at\s+https://admin:xxxxx@` + regexp.QuoteMeta(secureHost)},
+		{name: "forbidden", address: withCreds(s.agent.Addr), ca: true, token: "00000000-0000-0000-0000-000000000000",
+			want: `(?s)403|Permission denied|ACL token not found`},
+		{name: "timeout", address: withCreds(silent),
+			want: `(?s)Nomad at\s+http://admin:xxxxx@` + regexp.QuoteMeta(strings.TrimPrefix(silent, "http://")) + `\s+did\s+not\s+answer`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var extra []string
+			if tc.ca {
+				caFile := filepath.Join(dir, "ca.pem")
+				writeFile(t, caFile, s.caPEM)
+				extra = append(extra, fmt.Sprintf("ca_file = %q", caFile))
+			}
+			if tc.token != "" {
+				extra = append(extra, fmt.Sprintf("token = %q", tc.token))
+			}
+			writeFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
+terraform {
+  required_providers {
+    berth = { source = "berthhq/berth" }
+  }
+}
+provider "berth" {
+  address         = %q
+  request_timeout = "2s"
+  headers         = { "X-Berth-Proxy-Auth" = %q }
+  %s
+}
+data "berth_node" "n" { name = "berth-acc-tls" }
+output "status" { value = data.berth_node.n.status }
+`, tc.address, header, strings.Join(extra, "\n  ")))
+			logFile := filepath.Join(dir, "trace.log")
+			env := append(cleanEnv(), "TF_LOG=TRACE", "TF_LOG_PATH="+logFile,
+				"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
+			out, err := runTerraformResult(dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
+			if tc.wantOK != (err == nil) {
+				t.Fatalf("apply error = %v, want success %v:\n%s", err, tc.wantOK, out)
+			}
+			if !regexp.MustCompile(tc.want).MatchString(out) {
+				t.Fatalf("output does not match %q:\n%s", tc.want, out)
+			}
+			logBytes, err := os.ReadFile(logFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(logBytes, []byte("Configured Nomad client")) {
+				t.Fatalf("the trace log has no provider debug lines; the test would prove nothing (%d bytes)", len(logBytes))
+			}
+			all := append(logBytes, out...)
+			for _, secret := range []string{password, header} {
+				if n := bytes.Count(all, []byte(secret)); n != 0 {
+					t.Errorf("%q appears %d times in the TF_LOG=TRACE log and output", secret, n)
+				}
+			}
+		})
+	}
+}
+
 var (
 	providerBinOnce sync.Once
 	providerBin     string
@@ -212,6 +300,16 @@ provider_installation {
 
 func runTerraform(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
+	out, err := runTerraformResult(dir, env, args...)
+	if err != nil {
+		t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// runTerraformResult runs the terraform CLI and returns its combined
+// output and error, for runs that are meant to fail.
+func runTerraformResult(dir string, env []string, args ...string) (string, error) {
 	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if tf == "" {
 		tf = "terraform"
@@ -222,10 +320,7 @@ func runTerraform(t *testing.T, dir string, env []string, args ...string) string
 	cmd.Dir = dir
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return string(out), err
 }
 
 // cleanEnv is the environment without Nomad or Terraform logging settings.
