@@ -108,10 +108,12 @@ func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint
 	return res, nil
 }
 
-// isIndexConflict reports Nomad refusing a check-and-set register because
-// the job's modify index moved (Nomad answers it with a 500).
+// isIndexConflict reports Nomad refusing a check-and-set register, with a
+// 500 whose text starts "Enforcing job modify index N:" followed by "job
+// already exists" (N = 0), "job exists with conflicting job modify index"
+// or "job does not exist".
 func isIndexConflict(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "conflicting job modify index")
+	return err != nil && statusCode(err) != 0 && strings.Contains(err.Error(), "Enforcing job modify index")
 }
 
 // withWriteHash returns a copy of job whose meta carries the hash of its

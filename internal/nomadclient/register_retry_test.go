@@ -40,9 +40,13 @@ func (s *fakeJobStore) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.EnforceIndex && req.JobModifyIndex != s.index {
-		cur := s.index
+		// Nomad's own wording for each case.
+		msg := "Enforcing job modify index " + itoa(req.JobModifyIndex) + ": job exists with conflicting job modify index: " + itoa(s.index)
+		if req.JobModifyIndex == 0 {
+			msg = "Enforcing job modify index 0: job already exists"
+		}
 		s.mu.Unlock()
-		replyRaw(500, "Enforcing job modify index "+itoa(req.JobModifyIndex)+": job exists with conflicting job modify index: "+itoa(cur))(w, r)
+		replyRaw(500, msg)(w, r)
 		return
 	}
 	s.index += 10

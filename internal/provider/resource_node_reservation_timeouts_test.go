@@ -66,7 +66,7 @@ resource "berth_node_reservation" "r" {
 		Steps: []resource.TestStep{
 			{
 				Config:      cfg(`{ create = "soon" }`),
-				ExpectError: regexp.MustCompile(`(?s)timeouts.*create|duration`),
+				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Value Time Duration.*"soon"`),
 				PlanOnly:    true,
 			},
 			{
