@@ -31,9 +31,9 @@ type recordedRequest struct {
 	Method  string
 	Path    string
 	RawPath string // as sent, escapes intact
-	Query  url.Values
-	Header http.Header
-	Body   []byte
+	Query   url.Values
+	Header  http.Header
+	Body    []byte
 }
 
 // fakeNomad is an httptest server answering canned responses per
