@@ -48,7 +48,7 @@ type RegisterResult struct {
 }
 
 // MetaWriteHash is the job meta key where RegisterJob records a hash of
-// the content it registers, so a retried write can recognise its own
+// the content it registers, so a retried write can recognize its own
 // earlier attempt. Readers of job meta must ignore it (it is under the
 // "berth." prefix that instance drift and lease reads skip).
 const MetaWriteHash = "berth.write_hash"

@@ -100,9 +100,9 @@ func webJob(image string) *api.Job {
 }
 
 // The server applies the write, then the connection is reset. The retry
-// meets "conflicting job modify index", recognises berth's own write by its
+// meets "conflicting job modify index", recognizes berth's own write by its
 // hash, and returns it: one write in Nomad, no error.
-func TestRegisterJobRecognisesItsOwnLostWrite(t *testing.T) {
+func TestRegisterJobRecognizesItsOwnLostWrite(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		index uint64 // the job's modify index before the write; 0 creates

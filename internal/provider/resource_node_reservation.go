@@ -193,7 +193,7 @@ func (m *nodeReservationModel) reservationRequest(ctx context.Context, diags *di
 	var p placementModel
 	if d := m.Placement.As(ctx, &p, basetypes.ObjectAsOptions{}); d.HasError() {
 		diags.AddAttributeError(path.Root("placement"), "Invalid placement",
-			"berth could not read the placement, so it cannot honour it: "+diagSummary(d)+
+			"berth could not read the placement, so it cannot honor it: "+diagSummary(d)+
 				". Set datacenter, node_pool, node_class and strategy to known strings, or remove placement.")
 		return req
 	}
