@@ -134,11 +134,21 @@ const (
 
 // CheckNodeID reports whether id is a full Nomad node ID.
 func CheckNodeID(id string) error {
-	if err := checkUUIDShape(id); err != nil {
-		return fmt.Errorf("%w; expected %s", err, NodeIDRule)
+	return checkFullUUID(id, "node ID", NodeIDRule)
+}
+
+// VolumeIDRule states the rule for host volume IDs.
+const VolumeIDRule = "a full Nomad volume ID: a UUID of 36 lowercase characters (see `nomad volume status -type host`)"
+
+// CheckVolumeID reports whether id is a full Nomad host volume ID.
+func CheckVolumeID(id string) error { return checkFullUUID(id, "volume ID", VolumeIDRule) }
+
+func checkFullUUID(id, what, rule string) error {
+	if err := checkUUIDShape(id, what); err != nil {
+		return fmt.Errorf("%w; expected %s", err, rule)
 	}
 	if len(id) != uuidLength {
-		return fmt.Errorf("%q has %d characters, not 36: a prefix is not enough here; expected %s", id, len(id), NodeIDRule)
+		return fmt.Errorf("%q has %d characters, not 36: a prefix is not enough here; expected %s", id, len(id), rule)
 	}
 	return nil
 }
@@ -146,30 +156,30 @@ func CheckNodeID(id string) error {
 // CheckNodeIDPrefix reports whether id is a full Nomad node ID or a prefix
 // of one, as Nomad's prefix lookups accept.
 func CheckNodeIDPrefix(id string) error {
-	if err := checkUUIDShape(id); err != nil {
+	if err := checkUUIDShape(id, "node ID"); err != nil {
 		return fmt.Errorf("%w; expected %s", err, NodeIDPrefixRule)
 	}
 	return nil
 }
 
-func checkUUIDShape(id string) error {
+func checkUUIDShape(id, what string) error {
 	if id == "" {
-		return fmt.Errorf("the node ID is empty")
+		return fmt.Errorf("the %s is empty", what)
 	}
 	if len(id) > uuidLength {
-		return fmt.Errorf("%q is longer than a node ID (36 characters)", id)
+		return fmt.Errorf("%q is longer than a %s (36 characters)", id, what)
 	}
 	for i := 0; i < len(id); i++ {
 		c := id[i]
 		switch {
 		case uuidDashes[i] && c == '-':
 		case uuidDashes[i]:
-			return fmt.Errorf("%q has %s at position %d where a node ID has a dash", id, describeByte(id, i), i+1)
+			return fmt.Errorf("%q has %s at position %d where a %s has a dash", id, describeByte(id, i), i+1, what)
 		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
 		case c >= 'A' && c <= 'F':
-			return fmt.Errorf("%q has the uppercase %q at position %d; Nomad node IDs are lowercase", id, c, i+1)
+			return fmt.Errorf("%q has the uppercase %q at position %d; Nomad IDs are lowercase", id, c, i+1)
 		default:
-			return fmt.Errorf("%q has %s at position %d where a node ID has a hex digit", id, describeByte(id, i), i+1)
+			return fmt.Errorf("%q has %s at position %d where a %s has a hex digit", id, describeByte(id, i), i+1, what)
 		}
 	}
 	return nil

@@ -114,6 +114,17 @@ func TestCheckNodeID(t *testing.T) {
 	}
 }
 
+func TestCheckVolumeID(t *testing.T) {
+	if err := CheckVolumeID(fullID); err != nil {
+		t.Errorf("CheckVolumeID(full) = %v", err)
+	}
+	for _, bad := range []string{"", "data", fullID[:8], fullID + "/x"} {
+		if err := CheckVolumeID(bad); err == nil || !strings.Contains(err.Error(), "volume ID") {
+			t.Errorf("CheckVolumeID(%q) = %v, want an error about a volume ID", bad, err)
+		}
+	}
+}
+
 func TestCheckNodeIDPrefix(t *testing.T) {
 	for _, ok := range []string{"5", "5c", "5c2e7e9a", "5c2e7e9a-", "5c2e7e9a-1b", fullID} {
 		if err := CheckNodeIDPrefix(ok); err != nil {

@@ -90,12 +90,13 @@ func (r *nodeReservationResource) Schema(_ context.Context, _ resource.SchemaReq
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`<node_id>/<name>`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
-			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Name, unique per node. Changing it replaces the reservation.",
+			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Name, unique per node. Changing it replaces the reservation." + nameRuleDoc,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.LengthBetween(1, 128)}},
+				Validators:    []validator.String{nameValidator()}},
 			"node_id": schema.StringAttribute{Optional: true, Computed: true,
 				MarkdownDescription: "Full ID of the node to reserve on. When unset berth picks a node (see `placement`) and reports it here. Changing it replaces the reservation.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()}},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+				Validators:          []validator.String{nodeIDValidator()}},
 			"placement": schema.SingleNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Where to schedule the reservation when `node_id` is unset. Candidates are nodes that are " +
