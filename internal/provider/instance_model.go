@@ -200,7 +200,8 @@ func (sm serviceModel) toService(ctx context.Context, at path.Path, diags *diag.
 	}
 	diags.Append(sm.Args.ElementsAs(ctx, &svc.Args, false)...)
 	diags.Append(sm.Env.ElementsAs(ctx, &svc.Env, false)...)
-	if !sm.Config.IsNull() {
+	// Text that is not JSON at all is reported by the attribute's type.
+	if !sm.Config.IsNull() && json.Valid([]byte(sm.Config.ValueString())) {
 		if err := json.Unmarshal([]byte(sm.Config.ValueString()), &svc.Config); err != nil {
 			diags.AddAttributeError(at.AtName("config"), "Invalid driver config",
 				"config must be a JSON object, for example jsonencode({ ports = [\"http\"] }): "+err.Error())
