@@ -87,7 +87,7 @@ func runBadInput(t *testing.T, tc badInput, prefix, nodeID string) {
 	}
 	out := cliErr.Error()
 	if n := len(cliErrorRE.FindAllString(out, -1)); n != 1 {
-		t.Fatalf("terraform reported %d errors, want exactly 1:\n%s", n, out)
+		t.Fatalf("terraform reported %d errors, want exactly 1:\n%s\nthe provider returned: %+v", n, out, rec.errors())
 	}
 	if !regexp.MustCompile(`(?m)^Error: (` + tc.summary + `)$`).MatchString(out) {
 		t.Errorf("the error's summary does not match %q:\n%s", tc.summary, out)
@@ -112,7 +112,9 @@ func runBadInput(t *testing.T, tc badInput, prefix, nodeID string) {
 }
 
 // cliErrorRE finds the start of each error diagnostic terraform prints.
-var cliErrorRE = regexp.MustCompile(`(?m)^Error: `)
+// A detail line may itself start with "Error: " (timetypes quotes Go's
+// error that way), but only a diagnostic's first line follows a blank line.
+var cliErrorRE = regexp.MustCompile(`(?:\A|\n[ \t]*\n)Error: `)
 
 // badInputNode is the ID of a node of the test cluster.
 func badInputNode(t *testing.T) string {
@@ -220,30 +222,33 @@ func (s *recordingServer) ApplyResourceChange(ctx context.Context, req *tfprotov
 
 type recordedDiag struct{ rpc, summary, detail, path string }
 
-// diagRecorder keeps the distinct error diagnostics of a case: terraform
-// may ask for the same validation more than once (it validates again while
-// planning), and one mistake reported by two calls is still one error.
+// diagRecorder keeps the error diagnostics of a case. terraform may ask for
+// the same validation more than once (it validates again while planning),
+// and one mistake reported by two calls is still one error; but the same
+// error twice in one answer is two errors on the user's screen.
 type diagRecorder struct {
-	mu   sync.Mutex
-	seen map[recordedDiag]bool
-	all  []recordedDiag
+	mu    sync.Mutex
+	count map[recordedDiag]int // most times one answer held it; key without rpc
+	all   []recordedDiag
 }
 
 func (r *diagRecorder) add(rpc string, diags []*tfprotov6.Diagnostic) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.count == nil {
+		r.count = map[recordedDiag]int{}
+	}
+	inCall := map[recordedDiag]int{}
 	for _, d := range diags {
 		if d == nil || d.Severity != tfprotov6.DiagnosticSeverityError {
 			continue
 		}
 		rd := recordedDiag{rpc: rpc, summary: d.Summary, detail: d.Detail, path: attrPathString(d.Attribute)}
 		key := rd
-		key.rpc = "" // the same error from validate and plan counts once
-		if r.seen == nil {
-			r.seen = map[recordedDiag]bool{}
-		}
-		if !r.seen[key] {
-			r.seen[key] = true
+		key.rpc = ""
+		inCall[key]++
+		if inCall[key] > r.count[key] {
+			r.count[key] = inCall[key]
 			r.all = append(r.all, rd)
 		}
 	}

@@ -118,10 +118,9 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		return s, diags, errUnknown
 	}
 	if !m.NodeReservation.IsNull() {
-		node, _, err := nomadclient.ParseReservationID(m.NodeReservation.ValueString())
-		if err != nil {
-			diags.AddAttributeError(path.Root("node_reservation"), "Invalid node reservation ID", err.Error())
-		}
+		// The attribute's validator has already refused a malformed ID, at
+		// validate time; reporting it here too would be a second error.
+		node, _, _ := nomadclient.ParseReservationID(m.NodeReservation.ValueString())
 		s.PinNode = node
 	}
 	// An unknown count is an unmanaged one about to be read from Nomad.
@@ -200,8 +199,7 @@ func (sm serviceModel) toService(ctx context.Context, at path.Path, diags *diag.
 	}
 	diags.Append(sm.Args.ElementsAs(ctx, &svc.Args, false)...)
 	diags.Append(sm.Env.ElementsAs(ctx, &svc.Env, false)...)
-	// Text that is not JSON at all is reported by the attribute's type.
-	if !sm.Config.IsNull() && json.Valid([]byte(sm.Config.ValueString())) {
+	if !sm.Config.IsNull() {
 		if err := json.Unmarshal([]byte(sm.Config.ValueString()), &svc.Config); err != nil {
 			diags.AddAttributeError(at.AtName("config"), "Invalid driver config",
 				"config must be a JSON object, for example jsonencode({ ports = [\"http\"] }): "+err.Error())

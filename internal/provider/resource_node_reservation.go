@@ -148,7 +148,8 @@ func (r *nodeReservationResource) ValidateConfig(ctx context.Context, req resour
 	if resp.Diagnostics.HasError() || anyUnknown(m.CPU, m.Memory, m.Disk) {
 		return
 	}
-	if m.CPU.ValueInt64() <= 0 && m.Memory.ValueInt64() <= 0 && m.Disk.ValueInt64() <= 0 {
+	// Negative amounts are the schema's to report; "empty" would repeat them.
+	if m.CPU.ValueInt64() == 0 && m.Memory.ValueInt64() == 0 && m.Disk.ValueInt64() == 0 {
 		resp.Diagnostics.AddAttributeError(path.Root("cpu"), "Empty reservation",
 			"A node reservation must hold something: set at least one of cpu, memory or disk above 0.")
 	}

@@ -3,7 +3,10 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/berthhq/terraform-provider-berth/internal/names"
 )
@@ -69,4 +72,48 @@ const (
 
 func volumeIDValidator() validator.String {
 	return stringRule{summary: "Invalid volume ID", desc: "must be " + names.VolumeIDRule, check: names.CheckVolumeID}
+}
+
+// anyInvalidValue reports whether any value in vs, at any depth, fails its
+// own type's validation (an unparsable duration, JSON that is not JSON).
+// The framework reports those at their attribute already; converting such
+// a value with As or ElementsAs validates it once more and reports it again
+// at a path relative to the object converted, so callers skip their own
+// checks instead.
+func anyInvalidValue(ctx context.Context, vs ...attr.Value) bool {
+	for _, v := range vs {
+		if v == nil || v.IsNull() || v.IsUnknown() {
+			continue
+		}
+		if va, ok := v.(xattr.ValidateableAttribute); ok {
+			var resp xattr.ValidateAttributeResponse
+			va.ValidateAttribute(ctx, xattr.ValidateAttributeRequest{}, &resp)
+			if resp.Diagnostics.HasError() {
+				return true
+			}
+		}
+		var children []attr.Value
+		switch c := v.(type) {
+		case basetypes.ObjectValuable:
+			if o, diags := c.ToObjectValue(ctx); !diags.HasError() {
+				for _, a := range o.Attributes() {
+					children = append(children, a)
+				}
+			}
+		case basetypes.MapValuable:
+			if m, diags := c.ToMapValue(ctx); !diags.HasError() {
+				for _, e := range m.Elements() {
+					children = append(children, e)
+				}
+			}
+		case basetypes.ListValuable:
+			if l, diags := c.ToListValue(ctx); !diags.HasError() {
+				children = l.Elements()
+			}
+		}
+		if anyInvalidValue(ctx, children...) {
+			return true
+		}
+	}
+	return false
 }
