@@ -24,6 +24,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
+	"github.com/berthhq/terraform-provider-berth/internal/names"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
@@ -314,8 +315,11 @@ func (r *nodeReservationResource) Delete(ctx context.Context, req resource.Delet
 // ImportState accepts `<node_id>/<name>`; a unique node ID prefix works.
 func (r *nodeReservationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	prefix, name, err := nomadclient.ParseReservationID(req.ID)
+	if err == nil {
+		err = names.CheckNodeIDPrefix(prefix)
+	}
 	if err != nil {
-		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		resp.Diagnostics.AddError("Invalid import ID", err.Error()+". Import IDs are `<node_id>/<name>`; the node ID may be a unique prefix.")
 		return
 	}
 	node, err := r.data.Nomad.FindNode(ctx, prefix, "", r.data.LedgerNamespace)
