@@ -72,7 +72,7 @@ func (d *instanceDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 		MarkdownDescription: "Live status of one instance (any Nomad service job, berth's or not): status, deployment, and each " +
 			"current allocation with its tasks and a one-shot CPU and memory sample.",
 		Attributes: map[string]schema.Attribute{
-			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Job ID.",
+			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Job ID." + lookupRuleDoc,
 				Validators: []validator.String{lookupNameValidator()}},
 			"namespace": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Namespace. Default: the provider's." + namespaceRuleDoc,
 				Validators: []validator.String{namespaceValidator()}},

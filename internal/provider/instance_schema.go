@@ -171,7 +171,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 					"Nomad places the allocations on a node that has the volume (for example a `berth_volume`).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"volume": schema.StringAttribute{Required: true,
-						MarkdownDescription: "Name of the host volume, e.g. `berth_volume.data.name`; it must be in the instance's namespace.",
+						MarkdownDescription: "Name of the host volume, e.g. `berth_volume.data.name`; it must be in the instance's namespace." + lookupRuleDoc,
 						Validators:          []validator.String{lookupNameValidator()}},
 					"read_only": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 						MarkdownDescription: "Claim the volume read-only. Default `false`."},

@@ -68,6 +68,7 @@ func reservationIDValidator() validator.String {
 const (
 	nameRuleDoc      = " Names are " + names.Rule + "."
 	namespaceRuleDoc = " Nomad namespaces are " + names.NamespaceRule + "."
+	lookupRuleDoc    = " It must be " + names.LookupRule + "."
 )
 
 func volumeIDValidator() validator.String {
