@@ -31,17 +31,12 @@ func anyUnknown(vs ...attr.Value) bool {
 
 // durationOr reads a duration attribute, or def when it is null. An
 // invalid string is reported by the type's own validation, at the
-// attribute, so it also reads as def: read as 0 it would make
-// instance.Validate report the same mistake a second time (for example
-// "healthy_deadline must be greater than 0").
+// attribute, so it is not reported again here.
 func durationOr(v timetypes.GoDuration, def time.Duration) time.Duration {
 	if v.IsNull() {
 		return def
 	}
-	d, diags := v.ValueGoDuration()
-	if diags.HasError() {
-		return def
-	}
+	d, _ := v.ValueGoDuration()
 	return d
 }
 
