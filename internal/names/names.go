@@ -20,6 +20,13 @@ const MaxLength = 128
 // Rule states the name rule in the words the documentation uses.
 const Rule = "1 to 128 characters: ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit"
 
+// Nomad Variable paths allow only [a-zA-Z0-9-_~/] (nomad/structs
+// validVariablePath). No berth name forms a path: a node reservation's name
+// is an item key inside the ledger Variable berth/nodes/<node-id>, where
+// Nomad checks only the total size, and the path holds the node ID, a UUID.
+// Rule still keeps to that set, plus ".", so a name can be used in a path
+// later without a second rule.
+//
 // Why a name is restricted further than Nomad restricts it: Nomad refuses
 // a job ID with a space or a NUL at registration, accepts "/" but uses it
 // for the IDs of dispatched and periodic child jobs (and Nomad's HTTP router
