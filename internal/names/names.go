@@ -24,8 +24,9 @@ const Rule = "1 to 128 characters: ASCII letters, digits, `-`, `_` and `.`, star
 // validVariablePath). No berth name forms a path: a node reservation's name
 // is an item key inside the ledger Variable berth/nodes/<node-id>, where
 // Nomad checks only the total size, and the path holds the node ID, a UUID.
-// Rule still keeps to that set, plus ".", so a name can be used in a path
-// later without a second rule.
+// Rule keeps to that set except for ".", which job and volume names
+// commonly use; a future name that must form a path segment needs "."
+// mapped or refused.
 //
 // Why a name is restricted further than Nomad restricts it: Nomad refuses
 // a job ID with a space or a NUL at registration, accepts "/" but uses it
