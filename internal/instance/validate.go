@@ -20,7 +20,6 @@ type FieldError struct {
 // Nomad's own limits (nomad/structs/services.go and structs.go), checked at
 // plan time so the user hears about them before anything is registered.
 const (
-	maxPort          = 65535
 	minCheckInterval = time.Second
 	minCheckTimeout  = time.Second
 )
@@ -35,8 +34,15 @@ var (
 	reservedConfigKeys = []string{"image", "command", "args"}
 )
 
-// Validate returns every problem with s that can be found without Nomad, in a
-// deterministic order.
+// Validate returns the problems with s that can be found without Nomad and
+// that no single attribute's schema validator reports, in a deterministic
+// order: rules spanning attributes (ports shared across services, mounts of
+// declared volumes, deadlines ordered), rules about map keys, and Nomad's
+// rules the schema cannot express. Ranges and enumerations of one attribute
+// (count >= 0, cpu >= 1, ports in 1..65535, roles, modes, check types) are
+// the schema's (internal/provider/instance_schema.go), which reports them at
+// validate time even while other values are still unknown; checking them
+// here as well would report each mistake twice.
 //
 // Decisions worth knowing:
 //   - an http check must set a path (Nomad requires one; there is no silent
@@ -50,14 +56,6 @@ var (
 //     no service mounts is allowed.
 func Validate(s Spec) []FieldError {
 	v := &validator{}
-	if s.Count != nil && *s.Count < 0 {
-		v.add(path("count"), "Invalid count",
-			fmt.Sprintf("count is %d; it must be 0 or more (0 keeps the job registered with no allocations).", *s.Count))
-	}
-	if s.NetworkMode != "" && !slices.Contains(NetworkModes, s.NetworkMode) {
-		v.add(path("network_mode"), "Unknown network mode",
-			fmt.Sprintf("network_mode %q is not supported; use one of: %s.", s.NetworkMode, strings.Join(NetworkModes, ", ")))
-	}
 	for _, k := range sortedKeys(s.Meta) {
 		if strings.HasPrefix(k, MetaPrefix) {
 			v.add(path("meta", k), "Reserved meta key",
@@ -81,9 +79,10 @@ func (v *validator) add(p []any, summary, detail string) {
 func path(elems ...any) []any { return elems }
 
 func (v *validator) services(s Spec) {
-	// An unknown role is reported on the service itself; "no main service"
-	// on top of it would only repeat the same mistake.
-	hasMain, hasUnknown := false, false
+	// An unknown role is reported on the service itself (by the schema);
+	// "no main service" on top of it would only repeat the same mistake, and
+	// so would it on top of the schema's "at least 1 service".
+	hasMain, hasUnknown := false, len(s.Services) == 0
 	for _, svc := range s.Services {
 		switch {
 		case svc.Role == "" || svc.Role == RoleMain:
@@ -136,9 +135,11 @@ func (v *validator) services(s Spec) {
 
 func (v *validator) service(instance, name string, svc Service) {
 	at := func(elems ...any) []any { return append(path("services", name), elems...) }
-	if svc.Role != "" && !slices.Contains(Roles, svc.Role) {
-		v.add(at("role"), "Unknown role",
-			fmt.Sprintf("role %q is not supported; use one of: %s.", svc.Role, joinRoles()))
+	if err := checkTaskName(name); err != nil {
+		v.add(path("services", name), "Invalid service name", err.Error())
+		// The check's service name derives from it: saying that one is
+		// invalid too would repeat the same mistake.
+		instance = ""
 	}
 	if svc.Driver == "" {
 		v.add(at("driver"), "Missing driver", `Set the Nomad task driver, for example "docker".`)
@@ -149,29 +150,14 @@ func (v *validator) service(instance, name string, svc Service) {
 				fmt.Sprintf("config must not contain %q; set the %s attribute instead.", k, k))
 		}
 	}
-	if svc.CPU <= 0 {
-		v.add(at("cpu"), "Invalid cpu", fmt.Sprintf("cpu is %d MHz; it must be greater than 0.", svc.CPU))
-	}
-	if svc.Memory <= 0 {
-		v.add(at("memory"), "Invalid memory", fmt.Sprintf("memory is %d MiB; it must be greater than 0.", svc.Memory))
-	}
-	if svc.MemoryMax < 0 || (svc.MemoryMax > 0 && svc.MemoryMax < svc.Memory) {
+	if svc.MemoryMax > 0 && svc.MemoryMax < svc.Memory {
 		v.add(at("memory_max"), "Invalid memory_max",
 			fmt.Sprintf("memory_max (%d MiB) must be at least memory (%d MiB), or unset to disable memory oversubscription.", svc.MemoryMax, svc.Memory))
 	}
 	for _, label := range sortedKeys(svc.Ports) {
-		p := svc.Ports[label]
 		if !portLabelRE.MatchString(label) {
 			v.add(at("ports", label), "Invalid port label",
 				fmt.Sprintf("Port label %q may only contain letters, digits, '_' and '-'.", label))
-		}
-		if p.To < 0 || p.To > maxPort {
-			v.add(at("ports", label, "to"), "Invalid port number",
-				fmt.Sprintf("to is %d; it must be between 1 and %d, or unset.", p.To, maxPort))
-		}
-		if p.Static < 0 || p.Static > maxPort {
-			v.add(at("ports", label, "static"), "Invalid port number",
-				fmt.Sprintf("static is %d; it must be between 1 and %d, or unset for a dynamic port.", p.Static, maxPort))
 		}
 	}
 	if svc.Check != nil {
@@ -203,9 +189,6 @@ func (v *validator) check(at []any, instance, task string, c *Check) {
 		if c.Path != "" {
 			v.add(sub("path"), "Path on tcp check", "tcp checks only open a connection; remove path or use type \"http\".")
 		}
-	default:
-		v.add(sub("type"), "Unknown check type",
-			fmt.Sprintf("check type %q is not supported; use one of: %s.", c.Type, strings.Join(CheckTypes, ", ")))
 	}
 	if c.Interval < minCheckInterval {
 		v.add(sub("interval"), "Invalid check interval",
@@ -220,13 +203,6 @@ func (v *validator) check(at []any, instance, task string, c *Check) {
 // update mirrors Nomad's UpdateStrategy.Validate.
 func (v *validator) update(u Update) {
 	at := func(elem string) []any { return path("update", elem) }
-	if u.MaxParallel < 0 {
-		v.add(at("max_parallel"), "Invalid max_parallel",
-			fmt.Sprintf("max_parallel is %d; use 0 to disable deployments or a positive number.", u.MaxParallel))
-	}
-	if u.Canary < 0 {
-		v.add(at("canary"), "Invalid canary", fmt.Sprintf("canary is %d; it must be 0 or more.", u.Canary))
-	}
 	if u.MinHealthyTime < 0 {
 		v.add(at("min_healthy_time"), "Invalid min_healthy_time",
 			fmt.Sprintf("min_healthy_time is %s; it must be 0 or more.", u.MinHealthyTime))
@@ -247,10 +223,17 @@ func (v *validator) update(u Update) {
 	}
 }
 
-func joinRoles() string {
-	names := make([]string, len(Roles))
-	for i, r := range Roles {
-		names[i] = string(r)
+// checkTaskName applies Nomad's task name rule (nomad/structs Task.Validate:
+// not empty, no slashes, no NUL) plus no other control characters, which
+// would be unreadable in every message and in the Nomad UI.
+func checkTaskName(name string) error {
+	if name == "" {
+		return fmt.Errorf("service names are Nomad task names and must not be empty")
 	}
-	return strings.Join(names, ", ")
+	for _, r := range name {
+		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
+			return fmt.Errorf("service name %q contains %q; service names are Nomad task names, which may not contain slashes or control characters", name, r)
+		}
+	}
+	return nil
 }

@@ -36,12 +36,9 @@ func TestValidate(t *testing.T) {
 		mutate func(*Spec)
 		path   []any
 	}{
-		{"unknown role", web(func(s *Service) { s.Role = "daemon" }), path("services", "web", "role")},
-		{"unknown network mode", func(s *Spec) { s.NetworkMode = "cni" }, path("network_mode")},
 		{"no main service", func(s *Spec) {
 			delete(s.Services, "web")
 		}, path("services")},
-		{"no services at all", func(s *Spec) { s.Services = nil }, path("services")},
 		{"duplicate port label", func(s *Spec) {
 			p := s.Services["proxy"]
 			p.Ports = map[string]Port{"admin": {}, "http": {}}
@@ -53,7 +50,6 @@ func TestValidate(t *testing.T) {
 			s.Services["proxy"] = p
 		}, path("services", "web", "ports", "metrics", "static")},
 		{"check on undeclared port", webCheck(func(c *Check) { c.Port = "grpc" }), path("services", "web", "check", "port")},
-		{"unknown check type", webCheck(func(c *Check) { c.Type = "grpc" }), path("services", "web", "check", "type")},
 		{"http check without path", webCheck(func(c *Check) { c.Path = "" }), path("services", "web", "check", "path")},
 		{"http path not absolute", webCheck(func(c *Check) { c.Path = "health" }), path("services", "web", "check", "path")},
 		{"tcp check with path", webCheck(func(c *Check) { c.Type = "tcp"; c.Path = "/x" }), path("services", "web", "check", "path")},
@@ -66,20 +62,11 @@ func TestValidate(t *testing.T) {
 			s.Services["proxy"] = p
 		}, path("services", "web", "check")},
 		{"memory_max below memory", web(func(s *Service) { s.MemoryMax = 128 }), path("services", "web", "memory_max")},
-		{"negative memory_max", web(func(s *Service) { s.MemoryMax = -1 }), path("services", "web", "memory_max")},
-		{"zero cpu", web(func(s *Service) { s.CPU = 0 }), path("services", "web", "cpu")},
-		{"negative memory", web(func(s *Service) { s.Memory = -5; s.MemoryMax = 0 }), path("services", "web", "memory")},
-		{"negative port to", web(func(s *Service) { s.Ports["http"] = Port{To: -1} }), path("services", "web", "ports", "http", "to")},
-		{"static port too large", web(func(s *Service) { s.Ports["metrics"] = Port{Static: 70000} }), path("services", "web", "ports", "metrics", "static")},
-		{"to too large", web(func(s *Service) { s.Ports["metrics"] = Port{To: 65536} }), path("services", "web", "ports", "metrics", "to")},
 		{"port label with comma", func(s *Spec) {
 			p := s.Services["proxy"]
 			p.Ports = map[string]Port{"admin": {}, "a,b": {}}
 			s.Services["proxy"] = p
 		}, path("services", "proxy", "ports", "a,b")},
-		{"negative count", func(s *Spec) { s.Count = ptr(-1) }, path("count")},
-		{"negative max_parallel", func(s *Spec) { s.Update.MaxParallel = -1 }, path("update", "max_parallel")},
-		{"negative canary", func(s *Spec) { s.Update.Canary = -1 }, path("update", "canary")},
 		{"negative min_healthy_time", func(s *Spec) { s.Update.MinHealthyTime = -time.Second }, path("update", "min_healthy_time")},
 		{"zero healthy_deadline", func(s *Spec) { s.Update.HealthyDeadline = 0 }, path("update", "healthy_deadline")},
 		{"min_healthy_time not below deadline", func(s *Spec) { s.Update.MinHealthyTime = s.Update.HealthyDeadline }, path("update", "min_healthy_time")},
@@ -93,6 +80,9 @@ func TestValidate(t *testing.T) {
 			s.Services["migrate"] = m
 		}, path("services", "migrate", "check")},
 		{"empty driver", web(func(s *Service) { s.Driver = "" }), path("services", "web", "driver")},
+		{"service name with a slash", renameService("web", "web/a"), path("services", "web/a")},
+		{"service name with a newline", renameService("web", "web\n"), path("services", "web\n")},
+		{"empty service name", renameService("proxy", ""), path("services", "")},
 		{"reserved meta key", func(s *Spec) { s.Meta["berth.kind"] = "x" }, path("meta", "berth.kind")},
 	}
 	for _, tt := range tests {
@@ -108,6 +98,53 @@ func TestValidate(t *testing.T) {
 			}
 			if errs[0].Summary == "" || errs[0].Detail == "" {
 				t.Errorf("summary and detail must be set: %+v", errs[0])
+			}
+		})
+	}
+}
+
+// renameService moves a service to a new key, keeping what it declares.
+func renameService(from, to string) func(*Spec) {
+	return func(s *Spec) {
+		s.Services[to] = s.Services[from]
+		delete(s.Services, from)
+	}
+}
+
+// TestValidateLeavesSingleAttributeRulesToTheSchema: ranges and
+// enumerations of one attribute are the schema validators' job; reporting
+// them here too gave the user two errors for one mistake. Each mutation is
+// one the schema rejects (see TestAccBadInput_rejectedAtPlan), and none of
+// them may cause a second, derived error here either.
+func TestValidateLeavesSingleAttributeRulesToTheSchema(t *testing.T) {
+	web := func(f func(*Service)) func(*Spec) { return withService("web", f) }
+	tests := map[string]func(*Spec){
+		"negative count":        func(s *Spec) { s.Count = ptr(-1) },
+		"unknown network mode":  func(s *Spec) { s.NetworkMode = "cni" },
+		"no services at all":    func(s *Spec) { s.Services = nil },
+		"zero cpu":              web(func(s *Service) { s.CPU = 0 }),
+		"negative memory":       web(func(s *Service) { s.Memory = -5; s.MemoryMax = 0 }),
+		"negative memory_max":   web(func(s *Service) { s.MemoryMax = -1 }),
+		"port out of range":     web(func(s *Service) { s.Ports["metrics"] = Port{To: 65536, Static: -1} }),
+		"unknown check type":    web(func(s *Service) { c := *s.Check; c.Type = "grpc"; s.Check = &c }),
+		"negative max_parallel": func(s *Spec) { s.Update.MaxParallel = -1 },
+		"negative canary":       func(s *Spec) { s.Update.Canary = -1 },
+		"unknown access mode":   withVolume("data", func(v *VolumeClaim) { v.AccessMode = "multi-node-multi-writer" }),
+		"unknown attachment":    withVolume("data", func(v *VolumeClaim) { v.AttachmentMode = "filesystem" }),
+		"empty host volume":     withVolume("data", func(v *VolumeClaim) { v.Source = "" }),
+		// The only main service with an unknown role: the role error is
+		// the schema's, and "no main service" would repeat it.
+		"unknown role of the only service": func(s *Spec) {
+			s.Services = map[string]Service{"a": {Role: "daemon", Driver: "exec", CPU: 100, Memory: 64}}
+			s.Volumes = nil
+		},
+	}
+	for name, mutate := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := fullSpec()
+			mutate(&s)
+			if errs := Validate(s); len(errs) > 0 {
+				t.Errorf("Validate reported %+v; the schema reports this mistake", errs)
 			}
 		})
 	}

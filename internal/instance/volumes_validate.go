@@ -4,7 +4,6 @@ import (
 	"fmt"
 	// Renamed because validate.go declares a path helper.
 	posixpath "path"
-	"slices"
 	"strings"
 )
 
@@ -20,18 +19,9 @@ func (v *validator) volumes(vols map[string]VolumeClaim) {
 			v.add(at(), "Invalid volume name",
 				"Volume names are what mounts refer to and must not be empty.")
 		}
-		if vol.Source == "" {
-			v.add(at("volume"), "Missing host volume",
-				"Set volume to the name of the host volume to claim: a dynamic host volume (e.g. a berth_volume's name) or a static host volume from the client configuration.")
-		}
-		if vol.AttachmentMode != "" && !slices.Contains(VolumeAttachmentModes, vol.AttachmentMode) {
-			v.add(at("attachment_mode"), "Unknown attachment mode",
-				fmt.Sprintf("attachment_mode %q is not supported; use one of: %s.", vol.AttachmentMode, strings.Join(VolumeAttachmentModes, ", ")))
-		}
+		// An empty or unknown volume, access mode or attachment mode is
+		// reported by the schema's validators.
 		switch mode := vol.AccessMode; {
-		case mode != "" && !slices.Contains(VolumeAccessModes, mode):
-			v.add(at("access_mode"), "Unknown access mode",
-				fmt.Sprintf("access_mode %q is not supported; use one of: %s.", mode, strings.Join(VolumeAccessModes, ", ")))
 		case mode == DefaultVolumeAccessModeReadOnly && !vol.ReadOnly:
 			// Nomad rejects the job: "single-node-reader-only volumes must be
 			// read-only".

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
@@ -71,8 +72,10 @@ func (d *instanceDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 		MarkdownDescription: "Live status of one instance (any Nomad service job, berth's or not): status, deployment, and each " +
 			"current allocation with its tasks and a one-shot CPU and memory sample.",
 		Attributes: map[string]schema.Attribute{
-			"name":              schema.StringAttribute{Required: true, MarkdownDescription: "Job ID."},
-			"namespace":         schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Namespace. Default: the provider's."},
+			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Job ID." + lookupRuleDoc,
+				Validators: []validator.String{lookupNameValidator()}},
+			"namespace": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Namespace. Default: the provider's." + namespaceRuleDoc,
+				Validators: []validator.String{namespaceValidator()}},
 			"id":                str("`<namespace>/<name>`."),
 			"managed_by_berth":  schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the job carries berth's `berth.kind` meta."},
 			"status":            str("Status from the current allocations: " + backtickList(instanceStatuses()) + "."),

@@ -67,8 +67,8 @@ func (d *nodeDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 	attrs := nodeAttributes()
 	attrs["id"] = schema.StringAttribute{
 		Optional: true, Computed: true,
-		MarkdownDescription: "Node ID to look up: the full ID or a prefix that matches one node. Exactly one of `id` and `name` is required.",
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		MarkdownDescription: "Node ID to look up: the full ID or a prefix that matches one node (lowercase hex digits, with dashes where the full ID has them). Exactly one of `id` and `name` is required.",
+		Validators:          []validator.String{nodeIDPrefixValidator()},
 	}
 	attrs["name"] = schema.StringAttribute{
 		Optional: true, Computed: true,

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -59,10 +60,13 @@ func (d *volumeDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 		MarkdownDescription: "Looks up an existing host volume by ID, or by name in a namespace, so configurations can mount volumes they do not own.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Optional: true, Computed: true,
-				MarkdownDescription: "Volume ID. Exactly one of `id` and `name` is required."},
+				MarkdownDescription: "Full volume ID. Exactly one of `id` and `name` is required.",
+				Validators:          []validator.String{volumeIDValidator()}},
 			"name": schema.StringAttribute{Optional: true, Computed: true,
-				MarkdownDescription: "Volume name; it must be unique in the namespace. Exactly one of `id` and `name` is required."},
-			"namespace":          schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Namespace. Default: the provider's."},
+				MarkdownDescription: "Volume name; it must be unique in the namespace. Exactly one of `id` and `name` is required." + lookupRuleDoc,
+				Validators:          []validator.String{lookupNameValidator()}},
+			"namespace": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Namespace. Default: the provider's." + namespaceRuleDoc,
+				Validators: []validator.String{namespaceValidator()}},
 			"plugin_id":          str("Plugin that created it."),
 			"capacity_min_bytes": num("Requested minimum capacity in bytes."),
 			"capacity_max_bytes": num("Requested maximum capacity in bytes."),

@@ -118,10 +118,9 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		return s, diags, errUnknown
 	}
 	if !m.NodeReservation.IsNull() {
-		node, _, err := nomadclient.ParseReservationID(m.NodeReservation.ValueString())
-		if err != nil {
-			diags.AddAttributeError(path.Root("node_reservation"), "Invalid node reservation ID", err.Error())
-		}
+		// The attribute's validator has already refused a malformed ID, at
+		// validate time; reporting it here too would be a second error.
+		node, _, _ := nomadclient.ParseReservationID(m.NodeReservation.ValueString())
 		s.PinNode = node
 	}
 	// An unknown count is an unmanaged one about to be read from Nomad.

@@ -108,14 +108,15 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"name": schema.StringAttribute{
-				Required: true, MarkdownDescription: "Job ID and name. Changing it replaces the instance.",
+				Required: true, MarkdownDescription: "Job ID and name. Changing it replaces the instance." + nameRuleDoc,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.LengthBetween(1, 128)},
+				Validators:    []validator.String{nameValidator()},
 			},
 			"namespace": schema.StringAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Nomad namespace. Default: the provider's `namespace`. Changing it replaces the instance.",
+				MarkdownDescription: "Nomad namespace. Default: the provider's `namespace`. Changing it replaces the instance." + namespaceRuleDoc,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+				Validators:          []validator.String{namespaceValidator()},
 			},
 			"datacenters": schema.ListAttribute{
 				ElementType: types.StringType, Optional: true, Computed: true,
@@ -135,6 +136,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 					"allocation) are charged to the reservation's budget before the job is registered, and released after it " +
 					"is destroyed. Set `node_pool` to the node's pool when it is not `default`. Changing it replaces the instance.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{reservationIDValidator()},
 			},
 			"replicas": schema.Int64Attribute{
 				Optional: true, Computed: true,
@@ -169,7 +171,8 @@ func instanceSchema(ctx context.Context) schema.Schema {
 					"Nomad places the allocations on a node that has the volume (for example a `berth_volume`).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"volume": schema.StringAttribute{Required: true,
-						MarkdownDescription: "Name of the host volume, e.g. `berth_volume.data.name`; it must be in the instance's namespace."},
+						MarkdownDescription: "Name of the host volume, e.g. `berth_volume.data.name`; it must be in the instance's namespace." + lookupRuleDoc,
+						Validators:          []validator.String{lookupNameValidator()}},
 					"read_only": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 						MarkdownDescription: "Claim the volume read-only. Default `false`."},
 					"access_mode": schema.StringAttribute{Optional: true,

@@ -3,7 +3,6 @@ package provider
 import (
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -37,19 +36,22 @@ func leaseSchema() schema.Schema {
 		Attributes: map[string]schema.Attribute{
 			"id": computed("`<namespace>/<name>`."),
 			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
-				MarkdownDescription: "Job ID. Changing it replaces the lease.", Validators: []validator.String{stringvalidator.LengthBetween(1, 128)}},
+				MarkdownDescription: "Job ID. Changing it replaces the lease." + nameRuleDoc, Validators: []validator.String{nameValidator()}},
 			"namespace": schema.StringAttribute{Optional: true, Computed: true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
-				MarkdownDescription: "Namespace. Default: the provider's. Changing it replaces the lease."},
+				MarkdownDescription: "Namespace. Default: the provider's. Changing it replaces the lease." + namespaceRuleDoc,
+				Validators:          []validator.String{namespaceValidator()}},
 			"duration": schema.StringAttribute{Required: true, CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "How long the lease lasts from `created_at`, a Go duration such as `8h`. Changing it before expiry " +
 					"extends or shortens the lease in place (re-signed, timer updated); a new end already in the past is an error."},
 			"node_id": schema.StringAttribute{Optional: true, Computed: true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
-				MarkdownDescription: "Node to run on. Unset: Nomad places the lease (or the node reservation's node)."},
+				MarkdownDescription: "Full ID of the node to run on. Unset: Nomad places the lease (or the node reservation's node).",
+				Validators:          []validator.String{nodeIDValidator()}},
 			"node_reservation": schema.StringAttribute{Optional: true, PlanModifiers: replace,
 				MarkdownDescription: "ID of a `berth_node_reservation`: the lease runs on its node and its workload's resources are " +
-					"charged to the reservation, released on destroy. Conflicts with `node_id`."},
+					"charged to the reservation, released on destroy. Conflicts with `node_id`.",
+				Validators: []validator.String{reservationIDValidator()}},
 			"workload": schema.SingleNestedAttribute{Required: true,
 				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				MarkdownDescription: "The leased workload: one task. Changing it replaces the lease.",

@@ -47,8 +47,8 @@ func (r *instanceResource) Configure(_ context.Context, req resource.ConfigureRe
 func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m instanceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
+	if resp.Diagnostics.HasError() || anyInvalidValue(ctx, m.Update, m.Services) {
+		return // invalid values are reported by the framework, at their attribute
 	}
 	spec, diags, err := m.toSpec(ctx)
 	resp.Diagnostics.Append(diags...)
@@ -60,9 +60,11 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 	}
 }
 
-// ModifyPlan fills the namespace and ID of a new instance from the
+// ModifyPlan checks that the services' drivers exist in the cluster, and
+// fills the namespace and ID of a new instance from the
 // provider's namespace so the plan shows them.
 func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	checkPlannedDrivers(ctx, r.data, req, resp, instanceDrivers)
 	if req.Plan.Raw.IsNull() || r.data == nil || !req.State.Raw.IsNull() {
 		return
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
+	"github.com/berthhq/terraform-provider-berth/internal/names"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
@@ -97,12 +98,13 @@ func (r *nodeReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`<node_id>/<name>`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
-			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Name, unique per node. Changing it replaces the reservation.",
+			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Name, unique per node. Changing it replaces the reservation." + nameRuleDoc,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.LengthBetween(1, 128)}},
+				Validators:    []validator.String{nameValidator()}},
 			"node_id": schema.StringAttribute{Optional: true, Computed: true,
 				MarkdownDescription: "Full ID of the node to reserve on. When unset berth picks a node (see `placement`) and reports it here. Changing it replaces the reservation.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()}},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+				Validators:          []validator.String{nodeIDValidator()}},
 			"placement": schema.SingleNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Where to schedule the reservation when `node_id` is unset. Candidates are nodes that are " +
@@ -158,7 +160,8 @@ func (r *nodeReservationResource) ValidateConfig(ctx context.Context, req resour
 	if resp.Diagnostics.HasError() || anyUnknown(m.CPU, m.Memory, m.Disk) {
 		return
 	}
-	if m.CPU.ValueInt64() <= 0 && m.Memory.ValueInt64() <= 0 && m.Disk.ValueInt64() <= 0 {
+	// Negative amounts are the schema's to report; "empty" would repeat them.
+	if m.CPU.ValueInt64() == 0 && m.Memory.ValueInt64() == 0 && m.Disk.ValueInt64() == 0 {
 		resp.Diagnostics.AddAttributeError(path.Root("cpu"), "Empty reservation",
 			"A node reservation must hold something: set at least one of cpu, memory or disk above 0.")
 	}
@@ -400,8 +403,11 @@ func (r *nodeReservationResource) Delete(ctx context.Context, req resource.Delet
 // ImportState accepts `<node_id>/<name>`; a unique node ID prefix works.
 func (r *nodeReservationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	prefix, name, err := nomadclient.ParseReservationID(req.ID)
+	if err == nil {
+		err = names.CheckNodeIDPrefix(prefix)
+	}
 	if err != nil {
-		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		resp.Diagnostics.AddError("Invalid import ID", err.Error()+". Import IDs are `<node_id>/<name>`; the node ID may be a unique prefix.")
 		return
 	}
 	node, err := r.data.Nomad.FindNode(ctx, prefix, "", r.data.LedgerNamespace)

@@ -100,6 +100,7 @@ func (m *leaseModel) toLease(ctx context.Context, defaultNS string, diags *diag.
 // no longer matches its signature is replaced; a new duration must end in
 // the future.
 func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	checkPlannedDrivers(ctx, r.data, req, resp, leaseDrivers)
 	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() || r.data == nil {
 		if !req.Plan.Raw.IsNull() && req.State.Raw.IsNull() && r.data != nil {
 			var ns types.String

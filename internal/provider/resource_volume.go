@@ -82,8 +82,8 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !m.CapacityMin.IsUnknown() && !m.CapacityMax.IsUnknown() && !m.CapacityMin.IsNull() && !m.CapacityMax.IsNull() &&
-		m.CapacityMin.Bytes() > m.CapacityMax.Bytes() {
+	// Sizes that do not parse are reported by their type, not again here.
+	if validSize(m.CapacityMin) && validSize(m.CapacityMax) && m.CapacityMin.Bytes() > m.CapacityMax.Bytes() {
 		resp.Diagnostics.AddAttributeError(path.Root("capacity_max"), "capacity_max below capacity_min",
 			fmt.Sprintf("capacity_max (%s) must be at least capacity_min (%s).", m.CapacityMax.ValueString(), m.CapacityMin.ValueString()))
 	}

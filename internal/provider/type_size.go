@@ -70,6 +70,15 @@ func (v sizeValue) Bytes() int64 {
 	return n
 }
 
+// validSize reports whether v is known, set and parses as a size.
+func validSize(v sizeValue) bool {
+	if v.IsNull() || v.IsUnknown() {
+		return false
+	}
+	_, err := units.ParseBytes(v.ValueString())
+	return err == nil
+}
+
 func (v sizeValue) StringSemanticEquals(_ context.Context, nv basetypes.StringValuable) (bool, diag.Diagnostics) {
 	other, ok := nv.(sizeValue)
 	if !ok {

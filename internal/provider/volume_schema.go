@@ -55,10 +55,11 @@ func volumeSchema(ctx context.Context) schema.Schema {
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "Volume ID.", PlanModifiers: keep},
 			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
-				MarkdownDescription: "Volume name; instances mount it by this name. Changing it replaces the volume.",
-				Validators:          []validator.String{stringvalidator.LengthBetween(1, 128)}},
+				MarkdownDescription: "Volume name; instances mount it by this name. Changing it replaces the volume." + nameRuleDoc,
+				Validators:          []validator.String{nameValidator()}},
 			"namespace": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
-				MarkdownDescription: "Namespace. Default: the provider's `namespace`. Changing it replaces the volume."},
+				MarkdownDescription: "Namespace. Default: the provider's `namespace`. Changing it replaces the volume." + namespaceRuleDoc,
+				Validators:          []validator.String{namespaceValidator()}},
 			"plugin_id": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(defaultVolumePlugin),
 				PlanModifiers:       replace,
 				MarkdownDescription: "Host volume plugin. Default `mkdir` (built in). Changing it replaces the volume."},
@@ -73,12 +74,14 @@ func volumeSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "How it is presented: " + backtickList(volumeAttachmentModes) + ". Default `file-system`.",
 				Validators:          []validator.String{stringvalidator.OneOf(volumeAttachmentModes...)}},
 			"node_id": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
-				MarkdownDescription: "Node to create it on. When unset Nomad places it (using `node_pool` and `constraints`) and this reports the node chosen."},
+				MarkdownDescription: "Full ID of the node to create it on. When unset Nomad places it (using `node_pool` and `constraints`) and this reports the node chosen.",
+				Validators:          []validator.String{nodeIDValidator()}},
 			"node_reservation": schema.StringAttribute{Optional: true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				MarkdownDescription: "ID of a `berth_node_reservation` to place the volume into: it is created on the " +
 					"reservation's node and its `capacity_max` (or `capacity_min`) is charged to the reservation's disk budget, " +
-					"released after the volume is deleted. Conflicts with `node_id`. Changing it replaces the volume."},
+					"released after the volume is deleted. Conflicts with `node_id`. Changing it replaces the volume.",
+				Validators: []validator.String{reservationIDValidator()}},
 			"node_pool": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
 				MarkdownDescription: "Node pool to place it in. Default: the namespace's default pool."},
 			"constraints": schema.ListNestedAttribute{

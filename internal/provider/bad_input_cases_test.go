@@ -1,0 +1,167 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The bad-input table of TestAccBadInput_rejectedAtPlan, by resource.
+
+// badInstanceConfig is a berth_instance "t" named after the case with body
+// added; one exec service "a" unless body declares services.
+func badInstanceConfig(body string) string {
+	if !strings.Contains(body, "services") {
+		body += "\n  services = { a = { driver = \"exec\", command = \"/bin/sleep\" } }"
+	}
+	return "resource \"berth_instance\" \"t\" {\n  " + body + "\n}\n"
+}
+
+func named(body string) string { return "name = \"%[1]s\"\n  " + body }
+
+const svcA = `driver = "exec", command = "/bin/sleep"`
+
+func badInstanceInputs() []badInput {
+	in := func(name, body, path, summary string) badInput {
+		return badInput{name: "instance/" + name, config: badInstanceConfig(body), address: "berth_instance.t", path: path, summary: summary}
+	}
+	withA := func(attrs string) string {
+		return named(fmt.Sprintf("services = { a = { %s, %s } }", svcA, attrs))
+	}
+	return []badInput{
+		in("name with a space", `name = "%[1]s x"`, "name", "Invalid name"),
+		in("name with a slash", `name = "%[1]s/x"`, "name", "Invalid name"),
+		in("name with a newline", `name = "%[1]s\nx"`, "name", "Invalid name"),
+		in("name too long", `name = "%[1]s`+strings.Repeat("x", 120)+`"`, "name", "Invalid name"),
+		in("empty name", `name = ""`, "name", "Invalid name"),
+		in("namespace with an underscore", named(`namespace = "team_a"`), "namespace", "Invalid namespace"),
+		in("negative replicas", named(`replicas = -1`), "replicas", "Invalid Attribute Value"),
+		in("zero cpu", withA(`cpu = 0`), `services["a"].cpu`, "Invalid Attribute Value"),
+		in("memory_max below memory", withA(`memory = 256, memory_max = 128`), `services["a"].memory_max`, "Invalid memory_max"),
+		in("unknown role", withA(`role = "daemon"`), `services["a"].role`, "Invalid Attribute Value Match"),
+		in("unknown driver", named(`services = { a = { driver = "dockr", image = "nginx" } }`), `services["a"].driver`, "Unknown task driver"),
+		in("empty driver", named(`services = { a = { driver = "", command = "/bin/sleep" } }`), `services["a"].driver`, "Missing driver"),
+		in("port out of range", withA(`ports = { http = { to = 70000 } }`), `services["a"].ports["http"].to`, "Invalid Attribute Value"),
+		in("duplicated port label", named(fmt.Sprintf(`services = {
+    a = { %[1]s, ports = { http = {} } }
+    b = { role = "sidecar", %[1]s, ports = { http = {} } }
+  }`, svcA)), `services["b"].ports["http"]`, "Duplicate port label"),
+		in("duplicated static port", withA(`ports = { http = { static = 28080 }, admin = { static = 28080 } }`),
+			`services["a"].ports["http"].static`, "Duplicate static port"),
+		in("check on an undeclared port", withA(`check = { type = "tcp", port = "nope" }`), `services["a"].check.port`, "Unknown check port"),
+		in("http check without a path", withA(`ports = { http = {} }, check = { type = "http", port = "http" }`),
+			`services["a"].check.path`, "Missing check path"),
+		in("check interval too short", withA(`ports = { http = {} }, check = { type = "tcp", port = "http", interval = "500ms" }`),
+			`services["a"].check.interval`, "Invalid check interval"),
+		in("unparsable check timeout", withA(`ports = { http = {} }, check = { type = "tcp", port = "http", timeout = "soon" }`),
+			`services["a"].check.timeout`, "Invalid Time Duration String Value"),
+		in("unparsable duration", named(`update = { min_healthy_time = "ten seconds" }`), "update.min_healthy_time", "Invalid Time Duration String Value"),
+		in("unparsable healthy_deadline", named(`update = { healthy_deadline = "junk" }`), "update.healthy_deadline", "Invalid Time Duration String Value"),
+		in("min_healthy_time not below healthy_deadline", named(`update = { min_healthy_time = "5m", healthy_deadline = "1m", progress_deadline = "10m" }`),
+			"update.min_healthy_time", "Invalid min_healthy_time"),
+		in("negative canary", named(`update = { canary = -1 }`), "update.canary", "Invalid Attribute Value"),
+		in("empty services map", named(`services = {}`), "services", "Invalid Attribute Value"),
+		in("empty datacenters", named(`datacenters = []`), "datacenters", "Invalid Attribute Value"),
+		in("mount of an undeclared volume", withA(`mounts = [{ volume = "nope", destination = "/data" }]`),
+			`services["a"].mounts[0].volume`, "Unknown volume"),
+		in("raw_exec cannot mount", named(`volumes = { data = { volume = "x" } }
+  services = { a = { driver = "raw_exec", command = "/bin/sleep", mounts = [{ volume = "data", destination = "/data" }] } }`),
+			`services["a"].mounts`, "Driver cannot mount volumes"),
+		in("relative mount destination", named(`volumes = { data = { volume = "x" } }
+  services = { a = { `+svcA+`, mounts = [{ volume = "data", destination = "data" }] } }`),
+			`services["a"].mounts[0].destination`, "Invalid mount destination"),
+		in("reader-only claim not read-only", named(`volumes = { data = { volume = "x", access_mode = "single-node-reader-only" } }`),
+			`volumes["data"].access_mode`, "Access mode needs read_only"),
+		in("unknown access mode", named(`volumes = { data = { volume = "x", access_mode = "multi-node-multi-writer" } }`),
+			`volumes["data"].access_mode`, "Invalid Attribute Value Match"),
+		in("host volume name with a slash", named(`volumes = { data = { volume = "a/b" } }`), `volumes["data"].volume`, "Invalid name"),
+		in("reserved meta key", named(`meta = { "berth.kind" = "x" }`), `meta["berth.kind"]`, "Reserved meta key"),
+		in("config repeats image", withA(`config = jsonencode({ image = "x" })`), `services["a"].config`, "Reserved config key"),
+		in("config not an object", withA(`config = "[1]"`), `services["a"].config`, "Invalid driver config"),
+		in("config not JSON", withA(`config = "{nope"`), `services["a"].config`, "Invalid JSON String Value"),
+		in("service name with a slash", named(`services = { "a/b" = { `+svcA+` } }`), `services["a/b"]`, "Invalid service name"),
+		in("unknown network mode", named(`network_mode = "cni/x"`), "network_mode", "Invalid Attribute Value Match"),
+		in("malformed node_reservation", named(`node_reservation = "nope"`), "node_reservation", "Invalid node reservation ID"),
+	}
+}
+
+func badVolumeInputs() []badInput {
+	in := func(name, body, path, summary string) badInput {
+		return badInput{name: "volume/" + name, config: "resource \"berth_volume\" \"t\" {\n  " + body + "\n}\n",
+			address: "berth_volume.t", path: path, summary: summary}
+	}
+	return []badInput{
+		in("name with a space", `name = "%[1]s x"`, "name", "Invalid name"),
+		in("name starting with a dot", `name = ".%[1]s"`, "name", "Invalid name"),
+		in("unparsable size", named(`capacity_min = "1GiB"
+  capacity_max = "10 parsecs"`), "capacity_max", "Invalid size"),
+		in("capacity_max below capacity_min", named(`capacity_min = "2GiB"
+  capacity_max = "1GiB"`), "capacity_max", "capacity_max below capacity_min"),
+		in("node_id not an ID", named(`node_id = "node-1"`), "node_id", "Invalid node ID"),
+		in("node_id only a prefix", named(`node_id = "abcd1234"`), "node_id", "Invalid node ID"),
+		in("node_id with node_reservation", named(`node_id = "%[2]s"
+  node_reservation = "%[2]s/r"`), "node_reservation", "node_reservation conflicts with node_id"),
+		in("unknown mkdir parameter", named(`parameters = { size = "1G" }`), `parameters["size"]`, "Unknown mkdir parameter"),
+		in("unknown access mode", named(`access_mode = "multi-node"`), "access_mode", "Invalid Attribute Value Match"),
+		in("unknown constraint operator", named(`constraints = [{ attribute = "$${attr.kernel.name}", operator = "~", value = "linux" }]`),
+			"constraints[0].operator", "Invalid Attribute Value Match"),
+		in("namespace with a space", named(`namespace = "a b"`), "namespace", "Invalid namespace"),
+	}
+}
+
+func badReservationInputs() []badInput {
+	lease := func(name, body, path, summary string) badInput {
+		if !strings.Contains(body, "workload") {
+			body += "\n  workload = { driver = \"exec\", command = \"/bin/sleep\" }"
+		}
+		if !strings.Contains(body, "duration") {
+			body += "\n  duration = \"1h\""
+		}
+		return badInput{name: "lease/" + name, config: "resource \"berth_reservation\" \"t\" {\n  " + body + "\n}\n",
+			address: "berth_reservation.t", path: path, summary: summary}
+	}
+	hold := func(name, body, path, summary string) badInput {
+		return badInput{name: "node_reservation/" + name, config: "resource \"berth_node_reservation\" \"t\" {\n  " + body + "\n}\n",
+			address: "berth_node_reservation.t", path: path, summary: summary}
+	}
+	return []badInput{
+		lease("name with a slash", `name = "%[1]s/x"`, "name", "Invalid name"),
+		lease("negative duration", named(`duration = "-1h"`), "duration", "Invalid duration"),
+		lease("unparsable duration", named(`duration = "forever"`), "duration", "Invalid Time Duration String Value"),
+		lease("unknown driver", named(`workload = { driver = "nope", command = "/bin/sleep" }`), "workload.driver", "Unknown task driver"),
+		lease("zero cpu", named(`workload = { driver = "exec", command = "/bin/sleep", cpu = 0 }`), "workload.cpu", "Invalid Attribute Value"),
+		lease("uppercase node_id", named(`node_id = upper("%[2]s")`), "node_id", "Invalid node ID"),
+		lease("node_id with node_reservation", named(`node_id = "%[2]s"
+  node_reservation = "%[2]s/r"`), "node_reservation", "node_reservation conflicts with node_id"),
+		hold("name with a space", `name = "%[1]s x"
+  cpu = 100`, "name", "Invalid name"),
+		hold("nothing reserved", named(`node_id = "%[2]s"`), "cpu", "Empty reservation"),
+		hold("negative memory", named(`memory = -1`), "memory", "Invalid Attribute Value"),
+		hold("node_id not an ID", named(`node_id = "../../v1/jobs"
+  cpu = 100`), "node_id", "Invalid node ID"),
+		hold("node that does not exist", named(`node_id = "00000000-0000-4000-8000-000000000000"
+  cpu = 100`), "node_id", "Node not found"),
+		hold("placement with node_id", named(`node_id = "%[2]s"
+  cpu = 100
+  placement = { node_pool = "default" }`), "placement", "placement is ignored with node_id"),
+		hold("unknown placement strategy", named(`cpu = 100
+  placement = { strategy = "random" }`), "placement.strategy", "Invalid Attribute Value Match"),
+	}
+}
+
+func badDataSourceInputs() []badInput {
+	data := func(name, typ, body, path, summary string) badInput {
+		return badInput{name: "data_" + typ + "/" + name, config: "data \"berth_" + typ + "\" \"t\" {\n  " + body + "\n}\n",
+			address: "data.berth_" + typ + ".t", path: path, summary: summary}
+	}
+	return []badInput{
+		data("id not hex", "node", `id = "node-%[1]s"`, "id", "Invalid node ID"),
+		data("uppercase id", "node", `id = upper(substr("%[2]s", 0, 8))`, "id", "Invalid node ID"),
+		data("neither id nor name", "node", ``, "", "Missing Attribute Configuration"),
+		data("name with a slash", "instance", `name = "%[1]s/versions"`, "name", "Invalid name"),
+		data("namespace with a space", "instance", `name = "%[1]s"
+  namespace = "a b"`, "namespace", "Invalid namespace"),
+		data("id not a volume ID", "volume", `id = "%[1]s"`, "id", "Invalid volume ID"),
+		data("unknown status", "nodes", `status = "up"`, "status", "Invalid Attribute Value Match"),
+		data("negative min_free", "nodes", `min_free = { cpu = -1 }`, "min_free.cpu", "Invalid Attribute Value"),
+	}
+}

@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// driverCheckTimeout bounds the plan-time driver check: it is advice, and
+// a slow Nomad must not hold up the plan for long.
+const driverCheckTimeout = 15 * time.Second
+
+// checkPlannedDrivers fails the plan when a task driver the plan sets (and
+// state does not already have at the same place) is detected on no node of
+// the cluster: Nomad would register the job and then never place it, so the
+// apply would only time out. When Nomad cannot be asked, or has no nodes
+// yet, nothing is reported; apply proceeds as before.
+func checkPlannedDrivers(ctx context.Context, data *ProviderData, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse,
+	drivers func(context.Context, tfsdk.Plan) map[string]driverAt) {
+	if data == nil || req.Plan.Raw.IsNull() {
+		return
+	}
+	planned := drivers(ctx, req.Plan)
+	if !req.State.Raw.IsNull() {
+		for key, was := range drivers(ctx, tfsdk.Plan(req.State)) {
+			if now, ok := planned[key]; ok && now.driver == was.driver {
+				delete(planned, key)
+			}
+		}
+	}
+	if len(planned) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, driverCheckTimeout)
+	defer cancel()
+	known, nodes, err := data.Nomad.DetectedDrivers(data.Nomad.MaskSecrets(ctx))
+	if err != nil || nodes == 0 {
+		tflog.Debug(ctx, "Task drivers not checked at plan time", map[string]any{"error": fmt.Sprint(err), "nodes": nodes})
+		return
+	}
+	offered := make([]string, 0, len(known))
+	for d := range known {
+		offered = append(offered, "`"+d+"`")
+	}
+	slices.Sort(offered)
+	keys := make([]string, 0, len(planned))
+	for k := range planned {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		u := planned[k]
+		if known[u.driver] {
+			continue
+		}
+		resp.Diagnostics.AddAttributeError(u.at, "Unknown task driver",
+			fmt.Sprintf("No node of the Nomad cluster has detected the %q driver, so Nomad would accept the job and never place it. "+
+				"Drivers the nodes offer: %s. Check the spelling, or install and enable the driver plugin on the Nomad clients.",
+				u.driver, strings.Join(offered, ", ")))
+	}
+}
+
+// driverAt is a known driver name and the attribute that sets it.
+type driverAt struct {
+	at     path.Path
+	driver string
+}
+
+// instanceDrivers reads services[*].driver.
+func instanceDrivers(ctx context.Context, p tfsdk.Plan) map[string]driverAt {
+	var services types.Map
+	if p.GetAttribute(ctx, path.Root("services"), &services).HasError() || services.IsNull() || services.IsUnknown() {
+		return nil
+	}
+	out := map[string]driverAt{}
+	for name, v := range services.Elements() {
+		if d, ok := knownString(objectAttr(v, "driver")); ok && d != "" {
+			out[name] = driverAt{at: path.Root("services").AtMapKey(name).AtName("driver"), driver: d}
+		}
+	}
+	return out
+}
+
+// leaseDrivers reads workload.driver.
+func leaseDrivers(ctx context.Context, p tfsdk.Plan) map[string]driverAt {
+	at := path.Root("workload").AtName("driver")
+	var d types.String
+	if diags := p.GetAttribute(ctx, at, &d); diags.HasError() {
+		return nil
+	}
+	if v, ok := knownString(d); ok && v != "" {
+		return map[string]driverAt{"workload": {at: at, driver: v}}
+	}
+	return nil
+}
+
+func objectAttr(v attr.Value, name string) attr.Value {
+	if o, ok := v.(types.Object); ok && !o.IsNull() && !o.IsUnknown() {
+		return o.Attributes()[name]
+	}
+	return nil
+}
+
+func knownString(v attr.Value) (string, bool) {
+	s, ok := v.(types.String)
+	if !ok || s.IsNull() || s.IsUnknown() {
+		return "", false
+	}
+	return s.ValueString(), true
+}
