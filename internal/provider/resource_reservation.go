@@ -143,7 +143,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	res, err := nomad.RegisterJob(ctx, lease.BuildJob(l, r.data.LeaseDriver, now), 0)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not register the lease", err)
-		r.uncharge(cleanupContext(ctx), plan, consumer, &resp.Diagnostics)
+		r.recordLostRegistration(cleanupContext(ctx), &plan, l, now, consumer, resp)
 		return
 	}
 	tflog.Info(ctx, "Registered lease", map[string]any{"job": l.Name, "namespace": l.Namespace,
@@ -166,6 +166,29 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if runErr != nil {
 		addRolloutError(&resp.Diagnostics, "The lease's workload did not start", runErr)
+	}
+}
+
+// recordLostRegistration runs after a failed registration, which may still
+// have happened (a deadline passed or the reply was lost): a lease Nomad
+// holds is recorded (tainted, by the error already reported), so it is
+// never orphaned; otherwise its charge is released.
+func (r *leaseResource) recordLostRegistration(ctx context.Context, plan *leaseModel, l lease.Lease, now time.Time,
+	consumer string, resp *resource.CreateResponse) {
+	job, err := r.data.Nomad.GetJob(ctx, l.Namespace, l.Name)
+	switch {
+	case err != nil:
+		resp.Diagnostics.AddError("Could not tell whether the lease was registered",
+			fmt.Sprintf("Reading job %q in namespace %q after the failed registration failed too: %v. If Nomad holds the job, "+
+				"import it (terraform import <address> %s/%s) or stop it; its charge on a node reservation, if any, was kept.",
+				l.Name, l.Namespace, err, l.Namespace, l.Name))
+	case job != nil && lease.IsJobOf(job, l):
+		tflog.Warn(ctx, "Lease registered although the request failed", map[string]any{"job": l.Name, "namespace": l.Namespace})
+		plan.recordRegistered(ctx, l, deref(job.JobModifyIndex), now, &resp.Diagnostics)
+		r.refresh(ctx, plan, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	default:
+		r.uncharge(ctx, *plan, consumer, &resp.Diagnostics)
 	}
 }
 
