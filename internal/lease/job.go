@@ -81,7 +81,7 @@ func IsLeaseJob(job *api.Job) bool {
 }
 
 // IsJobOf reports whether job is the one BuildJob made for l: a lease job
-// with l's creation time and signature. It recognises berth's own
+// with l's creation time and signature. It recognizes berth's own
 // registration when the reply to it was lost.
 func IsJobOf(job *api.Job, l Lease) bool {
 	return IsLeaseJob(job) && job.Meta[MetaCreatedAt] == stamp(l.CreatedAt) && job.Meta[MetaSignature] == l.Signature &&

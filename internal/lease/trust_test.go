@@ -105,4 +105,6 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-func ed25519Hex(k ed25519.PrivateKey) string { return hex.EncodeToString(k.Public().(ed25519.PublicKey)) }
+func ed25519Hex(k ed25519.PrivateKey) string {
+	return hex.EncodeToString(k.Public().(ed25519.PublicKey))
+}

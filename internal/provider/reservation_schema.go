@@ -89,10 +89,11 @@ func leaseSchema(ctx context.Context) schema.Schema {
 			"job_modify_index": schema.Int64Attribute{Computed: true,
 				MarkdownDescription: "Job modify index at the last read; an in-place update registers with check-and-set against it, so a job " +
 					"changed in Nomad after the plan is never overwritten."},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
-				CreateDescription: "How long Create may take, including waiting for the workload to run, as a duration such as `15m`. Default `10m`.",
-				UpdateDescription: "How long an in-place duration change may take, as a duration such as `15m`. Default `10m`.",
-				DeleteDescription: "How long stopping and purging the lease may take, as a duration such as `10m`. Default `5m`."}),
+			"timeouts": describedTimeouts(ctx, "How long each operation may take before berth gives up; state still records what exists.",
+				timeouts.Opts{Create: true, Update: true, Delete: true,
+					CreateDescription: "How long Create may take, including waiting for the workload to run, as a duration such as `15m`. Default `10m`.",
+					UpdateDescription: "How long an in-place duration change may take, as a duration such as `15m`. Default `10m`.",
+					DeleteDescription: "How long stopping and purging the lease may take, as a duration such as `10m`. Default `5m`."}),
 			"result": schema.SingleNestedAttribute{Computed: true,
 				MarkdownDescription: "Outcome: `state` is one of " + backtickList(resultStates) + ".",
 				Attributes: map[string]schema.Attribute{
@@ -104,4 +105,14 @@ func leaseSchema(ctx context.Context) schema.Schema {
 				}},
 		},
 	}
+}
+
+// describedTimeouts is timeouts.Attributes with a description of its own.
+func describedTimeouts(ctx context.Context, desc string, opts timeouts.Opts) schema.Attribute {
+	a := timeouts.Attributes(ctx, opts)
+	if n, ok := a.(schema.SingleNestedAttribute); ok {
+		n.MarkdownDescription = desc
+		return n
+	}
+	return a
 }
