@@ -185,8 +185,11 @@ func (r *leaseResource) recordLostRegistration(ctx context.Context, plan *leaseM
 	case job != nil && lease.IsJobOf(job, l):
 		tflog.Warn(ctx, "Lease registered although the request failed", map[string]any{"job": l.Name, "namespace": l.Namespace})
 		plan.recordRegistered(ctx, l, deref(job.JobModifyIndex), now, &resp.Diagnostics)
-		r.refresh(ctx, plan, &resp.Diagnostics)
-		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		if r.refresh(ctx, plan, &resp.Diagnostics) {
+			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+			return
+		}
+		r.uncharge(ctx, *plan, consumer, &resp.Diagnostics) // deleted again meanwhile
 	default:
 		r.uncharge(ctx, *plan, consumer, &resp.Diagnostics)
 	}

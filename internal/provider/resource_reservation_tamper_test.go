@@ -113,6 +113,12 @@ func TestAccReservation_tamperingIsDetected(t *testing.T) {
 		j.Meta[lease.MetaExpiresAt] = end.Add(24 * time.Hour).Format(time.RFC3339)
 		leaseTask(j, lease.TimerTask).Config["args"] = []string{strconv.Itoa(25 * 3600)}
 	})...)
+	// The berth meta deleted outright: no longer recognizable as a lease.
+	steps = append(steps, tamperSteps(t, name, pub, cfg, func(j *api.Job) {
+		for k := range j.Meta {
+			delete(j.Meta, k)
+		}
+	})...)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkInstanceDestroyed(t, name),

@@ -248,6 +248,7 @@ func TestAccReservation_durationInPlaceAndImport(t *testing.T) {
 	key, pub := testSigningKey(t)
 	name := "berth-acc-lease-dur-" + randomHex(3)
 	var created, sig string
+	timeouts := `timeouts = { create = "5m", update = "5m", delete = "5m" }`
 	nodeDS := `
 data "berth_node" "n" {
   id = berth_reservation.l.result.node_id
@@ -257,7 +258,7 @@ data "berth_node" "n" {
 		CheckDestroy:             checkInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
-				Config: leaseConfig(key, name, "10m", "") + nodeDS,
+				Config: leaseConfig(key, name, "1h", timeouts) + nodeDS,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(s *terraform.State) error {
 						a := s.RootModule().Resources[leaseAddr].Primary.Attributes
@@ -271,7 +272,7 @@ data "berth_node" "n" {
 				),
 			},
 			{
-				Config: leaseConfig(key, name, "20m", "") + nodeDS,
+				Config: leaseConfig(key, name, "2h", timeouts) + nodeDS,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
 				}},
@@ -293,11 +294,18 @@ data "berth_node" "n" {
 					}),
 					withLeaseJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 						c, _ := time.Parse(time.RFC3339, created)
-						if want := c.Add(20 * time.Minute).UTC().Format(time.RFC3339); job.Meta[lease.MetaExpiresAt] != want {
+						if want := c.Add(2 * time.Hour).UTC().Format(time.RFC3339); job.Meta[lease.MetaExpiresAt] != want {
 							return fmt.Errorf("expires_at in Nomad = %q, want %q", job.Meta[lease.MetaExpiresAt], want)
 						}
 						return nil
 					}),
+					func(s *terraform.State) error {
+						job, _, err := testNomad(t).Jobs().Info(name, nil)
+						if err != nil {
+							return err
+						}
+						return checkAttrInt(s, leaseAddr, "job_modify_index", int64(deref(job.JobModifyIndex)))
+					},
 				),
 			},
 			{
@@ -305,7 +313,7 @@ data "berth_node" "n" {
 				ImportState:             true,
 				ImportStateId:           "default/" + name,
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"result"},
+				ImportStateVerifyIgnore: []string{"result", "timeouts"},
 			},
 		},
 	})
