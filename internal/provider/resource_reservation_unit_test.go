@@ -25,7 +25,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
-// These unit tests drive leaseResource.Update against a fake Nomad for
+// These unit tests drive leaseResource against a fake Nomad for
 // what a real agent cannot be made to do on cue: a job changed between
 // plan and apply, and a register reply lost as the deadline passes.
 
@@ -361,5 +361,33 @@ func TestLeaseUpdate_timeoutsUpdateBoundsTheCall(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		// Far beyond 200ms, far below the 10m default: not a race.
 		t.Fatal("Update ignored timeouts.update = 200ms")
+	}
+}
+
+// TestLeaseRefresh_expiryByInjectedClock: whether a read calls the lease
+// expired is decided by the resource's clock, at chosen instants.
+func TestLeaseRefresh_expiryByInjectedClock(t *testing.T) {
+	t.Parallel()
+	f := newLeaseUpdateFixture(t)
+	end := f.lease.ExpiresAt()
+	for _, tt := range []struct {
+		now         time.Time
+		wantExpired bool
+		wantState   string
+	}{
+		{end.Add(-time.Second), false, resultPending},
+		{end, true, resultExpired},
+		{end.Add(time.Hour), true, resultExpired},
+	} {
+		f.r.now = func() time.Time { return tt.now }
+		m := f.state
+		var diags diag.Diagnostics
+		if !f.r.refresh(context.Background(), &m, &diags) || diags.HasError() {
+			t.Fatalf("refresh: %v", diags)
+		}
+		state := m.Result.Attributes()["state"].(types.String).ValueString()
+		if m.Expired.ValueBool() != tt.wantExpired || state != tt.wantState {
+			t.Errorf("at %s: expired %s, result.state %q; want %v, %q", tt.now.Sub(end), m.Expired, state, tt.wantExpired, tt.wantState)
+		}
 	}
 }
