@@ -80,6 +80,14 @@ func IsLeaseJob(job *api.Job) bool {
 	return job != nil && job.Meta[MetaKind] == KindLease
 }
 
+// IsJobOf reports whether job is the one BuildJob made for l: a lease job
+// with l's creation time and signature. It recognizes berth's own
+// registration when the reply to it was lost.
+func IsJobOf(job *api.Job, l Lease) bool {
+	return IsLeaseJob(job) && job.Meta[MetaCreatedAt] == stamp(l.CreatedAt) && job.Meta[MetaSignature] == l.Signature &&
+		job.Meta[MetaDuration] == l.Duration.String()
+}
+
 func jobMeta(l Lease) map[string]string {
 	return map[string]string{
 		MetaKind:      KindLease,

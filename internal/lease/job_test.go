@@ -178,3 +178,30 @@ func TestIsLeaseJob(t *testing.T) {
 		}
 	}
 }
+
+func TestIsJobOf(t *testing.T) {
+	l := signed(t, fixture())
+	now := l.CreatedAt.Add(time.Second)
+	other := l
+	other.CreatedAt = l.CreatedAt.Add(time.Second)
+	other = signed(t, other)
+	unsigned := fixture()
+	tests := []struct {
+		name string
+		job  *api.Job
+		l    Lease
+		want bool
+	}{
+		{"its own job", BuildJob(l, "", now), l, true},
+		{"unsigned, its own job", BuildJob(unsigned, "", now), unsigned, true},
+		{"created a second later", BuildJob(other, "", now), l, false},
+		{"unsigned job for a signed lease", BuildJob(unsigned, "", now), l, false},
+		{"not a lease", &api.Job{Meta: map[string]string{MetaCreatedAt: stamp(l.CreatedAt), MetaSignature: l.Signature}}, l, false},
+		{"nil", nil, l, false},
+	}
+	for _, tt := range tests {
+		if got := IsJobOf(tt.job, tt.l); got != tt.want {
+			t.Errorf("%s: IsJobOf = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -33,6 +34,8 @@ type leaseModel struct {
 	Signature       types.String         `tfsdk:"signature"`
 	Verified        types.Bool           `tfsdk:"verified"`
 	Result          types.Object         `tfsdk:"result"`
+	JobModifyIndex  types.Int64          `tfsdk:"job_modify_index"`
+	Timeouts        timeouts.Value       `tfsdk:"timeouts"`
 }
 
 type workloadModel struct {
@@ -105,15 +108,10 @@ func unknownOf(attrName string) attr.Value {
 		return types.BoolUnknown()
 	case "result":
 		return types.ObjectUnknown(resultAttrTypes)
+	case "job_modify_index":
+		return types.Int64Unknown()
 	}
 	return types.StringUnknown()
-}
-
-func short8(s string) string {
-	if len(s) > 16 {
-		return s[:16] + "…"
-	}
-	return s
 }
 
 // keepEmptyWorkloadCollections keeps "env = {}" and "args = []" from

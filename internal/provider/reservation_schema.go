@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -20,7 +23,7 @@ var workloadAttrTypes = map[string]attr.Type{
 	"cpu": types.Int64Type, "memory": types.Int64Type, "disk": types.Int64Type,
 }
 
-func leaseSchema() schema.Schema {
+func leaseSchema(ctx context.Context) schema.Schema {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	positive := []validator.Int64{int64validator.AtLeast(1)}
@@ -81,7 +84,18 @@ func leaseSchema() schema.Schema {
 				MarkdownDescription: "Whether the lease has ended, by the clock or because its job is dead."},
 			"signature": computed("Hex ed25519 signature over the lease's canonical bytes; null when unsigned."),
 			"verified": schema.BoolAttribute{Computed: true,
-				MarkdownDescription: "Whether the job in Nomad still matches the signature (and was signed by the provider's key); null when unsigned."},
+				MarkdownDescription: "Whether the job in Nomad carries a valid signature by the provider's `signing_key` and was not changed " +
+					"since it was signed. With a `signing_key`, a job with no signature, a signature by another key, or any change outside " +
+					"Terraform (meta, tasks, timer) reads `false` with a warning, and the next plan replaces the lease. Null only when " +
+					"neither the provider nor the lease has ever had a signature."},
+			"job_modify_index": schema.Int64Attribute{Computed: true,
+				MarkdownDescription: "Job modify index at the last read; an in-place update registers with check-and-set against it, so a job " +
+					"changed in Nomad after the plan is never overwritten."},
+			"timeouts": describedTimeouts(ctx, "How long each operation may take before berth gives up; state still records what exists.",
+				timeouts.Opts{Create: true, Update: true, Delete: true,
+					CreateDescription: "How long Create may take, including waiting for the workload to run, as a duration such as `15m`. Default `10m`.",
+					UpdateDescription: "How long an in-place duration change may take, as a duration such as `15m`. Default `10m`.",
+					DeleteDescription: "How long stopping and purging the lease may take, as a duration such as `10m`. Default `5m`."}),
 			"result": schema.SingleNestedAttribute{Computed: true,
 				MarkdownDescription: "Outcome: `state` is one of " + backtickList(resultStates) + ".",
 				Attributes: map[string]schema.Attribute{
@@ -93,4 +107,14 @@ func leaseSchema() schema.Schema {
 				}},
 		},
 	}
+}
+
+// describedTimeouts is timeouts.Attributes with a description of its own.
+func describedTimeouts(ctx context.Context, desc string, opts timeouts.Opts) schema.Attribute {
+	a := timeouts.Attributes(ctx, opts)
+	if n, ok := a.(schema.SingleNestedAttribute); ok {
+		n.MarkdownDescription = desc
+		return n
+	}
+	return a
 }

@@ -2,9 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -29,16 +26,21 @@ var (
 )
 
 // NewReservationResource builds the berth_reservation (lease) resource.
-func NewReservationResource() resource.Resource { return &leaseResource{} }
+func NewReservationResource() resource.Resource { return &leaseResource{now: time.Now} }
 
-type leaseResource struct{ data *ProviderData }
+type leaseResource struct {
+	data *ProviderData
+	// now is the clock every time decision reads (expiry, renewal, whether
+	// a new duration has already ended), so tests can choose the instant.
+	now func() time.Time
+}
 
 func (r *leaseResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_reservation"
 }
 
-func (r *leaseResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = leaseSchema()
+func (r *leaseResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = leaseSchema(ctx)
 }
 
 func (r *leaseResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -95,60 +97,6 @@ func (m *leaseModel) toLease(ctx context.Context, defaultNS string, diags *diag.
 	return l
 }
 
-// ModifyPlan decides what time and tampering mean for the plan: after
-// expiry a lease with renew is replaced by a fresh one; a lease whose job
-// no longer matches its signature is replaced; a new duration must end in
-// the future.
-func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	checkPlannedDrivers(ctx, r.data, req, resp, leaseDrivers)
-	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() || r.data == nil {
-		if !req.Plan.Raw.IsNull() && req.State.Raw.IsNull() && r.data != nil {
-			var ns types.String
-			resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
-			if ns.IsUnknown() && configNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
-				resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
-			}
-		}
-		return
-	}
-	var plan, state leaseModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	replace := func(why string) {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("expires_at"))
-		for _, p := range []string{"expires_at", "created_at", "signature", "user", "verified", "expired", "result"} {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(p), unknownOf(p))...)
-		}
-		tflog.Info(ctx, "Lease will be replaced", map[string]any{"reason": why})
-	}
-	switch {
-	case state.Expired.ValueBool() && plan.Renew.ValueBool():
-		replace("expired, renew = true")
-	case !state.Verified.IsNull() && !state.Verified.ValueBool():
-		replace("job no longer matches its signature")
-	case !plan.Duration.Equal(state.Duration) && !plan.Duration.IsUnknown():
-		d, _ := plan.Duration.ValueGoDuration()
-		created, err := time.Parse(time.RFC3339, state.CreatedAt.ValueString())
-		if err != nil {
-			return
-		}
-		end := created.Add(d)
-		if !end.After(time.Now()) {
-			resp.Diagnostics.AddAttributeError(path.Root("duration"), "Lease would already have ended",
-				fmt.Sprintf("The lease was created at %s; a duration of %s ends at %s, which is in the past. Use a longer duration, or replace the lease.",
-					created.Format(time.RFC3339), plan.Duration.ValueString(), end.Format(time.RFC3339)))
-			return
-		}
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("expires_at"), end.UTC().Format(time.RFC3339))...)
-		for _, p := range []string{"signature", "user", "verified", "result"} {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(p), unknownOf(p))...)
-		}
-	}
-}
-
 func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan leaseModel
@@ -156,13 +104,15 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	l := plan.toLease(ctx, r.data.Nomad.Namespace(), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	now := time.Now().UTC()
+	now := r.clock().UTC()
 	l.CreatedAt = now.Truncate(time.Second)
 	if r.data.SigningKey != nil {
 		signed, err := lease.Sign(l, r.data.SigningKey)
@@ -193,20 +143,55 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	res, err := nomad.RegisterJob(ctx, lease.BuildJob(l, r.data.LeaseDriver, now), 0)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not register the lease", err)
-		r.uncharge(cleanupContext(ctx), plan, consumer, &resp.Diagnostics)
+		r.recordLostRegistration(cleanupContext(ctx), &plan, l, now, consumer, resp)
 		return
 	}
-	tflog.Info(ctx, "Registered lease", map[string]any{"job": l.Name, "expires_at": l.ExpiresAt().Format(time.RFC3339)})
+	tflog.Info(ctx, "Registered lease", map[string]any{"job": l.Name, "namespace": l.Namespace,
+		"expires_at": l.ExpiresAt().Format(time.RFC3339), "job_modify_index": res.JobModifyIndex})
+	// The job exists from here on: always record it, so a lease that
+	// failed to start (or whose wait timed out) is tainted, never orphaned.
+	plan.recordRegistered(ctx, l, res.JobModifyIndex, now, &resp.Diagnostics)
 	var runErr error
 	if plan.WaitForRunning.IsNull() || plan.WaitForRunning.ValueBool() {
 		_, runErr = nomad.WaitTaskRunning(ctx, l.Namespace, l.Name, res.EvalID, lease.WorkloadTask)
 	}
-	// The job exists from here on: always record it, so a lease that
-	// failed to start is tainted, never orphaned.
-	r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics)
+	// ctx may have expired while waiting: read back with a fresh deadline.
+	if !r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics) {
+		resp.Diagnostics.AddError("Lease job vanished",
+			fmt.Sprintf("Job %q in namespace %q was registered but is gone from Nomad: something deleted it during the apply. "+
+				"Run terraform apply again to create the lease.", l.Name, l.Namespace))
+		r.uncharge(cleanupContext(ctx), plan, consumer, &resp.Diagnostics)
+		return
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if runErr != nil {
 		addRolloutError(&resp.Diagnostics, "The lease's workload did not start", runErr)
+	}
+}
+
+// recordLostRegistration runs after a failed registration, which may still
+// have happened (a deadline passed or the reply was lost): a lease Nomad
+// holds is recorded (tainted, by the error already reported), so it is
+// never orphaned; otherwise its charge is released.
+func (r *leaseResource) recordLostRegistration(ctx context.Context, plan *leaseModel, l lease.Lease, now time.Time,
+	consumer string, resp *resource.CreateResponse) {
+	job, err := r.data.Nomad.GetJob(ctx, l.Namespace, l.Name)
+	switch {
+	case err != nil:
+		resp.Diagnostics.AddError("Could not tell whether the lease was registered",
+			fmt.Sprintf("Reading job %q in namespace %q after the failed registration failed too: %v. If Nomad holds the job, "+
+				"import it (terraform import <address> %s/%s) or stop it; its charge on a node reservation, if any, was kept.",
+				l.Name, l.Namespace, err, l.Namespace, l.Name))
+	case job != nil && lease.IsJobOf(job, l):
+		tflog.Warn(ctx, "Lease registered although the request failed", map[string]any{"job": l.Name, "namespace": l.Namespace})
+		plan.recordRegistered(ctx, l, deref(job.JobModifyIndex), now, &resp.Diagnostics)
+		if r.refresh(ctx, plan, &resp.Diagnostics) {
+			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+			return
+		}
+		r.uncharge(ctx, *plan, consumer, &resp.Diagnostics) // deleted again meanwhile
+	default:
+		r.uncharge(ctx, *plan, consumer, &resp.Diagnostics)
 	}
 }
 
@@ -221,71 +206,6 @@ func (r *leaseResource) uncharge(ctx context.Context, m leaseModel, consumer str
 	}
 }
 
-// refresh reads the lease job back: verification against the signature,
-// expiry from the clock and the job, and the result. It returns false when
-// the job is gone.
-func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) bool {
-	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
-	if ns == "" {
-		ns = r.data.Nomad.Namespace()
-	}
-	nomad := r.data.Nomad
-	job, err := nomad.GetJob(ctx, ns, name)
-	if err != nil {
-		addNomadError(diags, "Could not read the lease", err)
-		return true
-	}
-	if job == nil {
-		return false
-	}
-	live, err := lease.LeaseFromJob(job)
-	if err != nil {
-		diags.AddError("Not a berth lease", fmt.Sprintf("Job %q in namespace %q is not a berth lease: %v", name, ns, err))
-		return true
-	}
-	allocs, err := nomad.JobAllocations(ctx, ns, name)
-	if err != nil {
-		addNomadError(diags, "Could not read the lease's allocations", err)
-		return true
-	}
-	m.ID = types.StringValue(ns + "/" + name)
-	m.Namespace = types.StringValue(ns)
-	m.CreatedAt = types.StringValue(live.CreatedAt.UTC().Format(time.RFC3339))
-	m.ExpiresAt = types.StringValue(live.ExpiresAt().UTC().Format(time.RFC3339))
-	if m.Duration.IsNull() || m.Duration.IsUnknown() || !durationsEqual(m.Duration, live.Duration) {
-		m.Duration = durationValue(live.Duration)
-	}
-	m.User, m.Signature, m.Verified = types.StringNull(), types.StringNull(), types.BoolNull()
-	if live.Signature != "" {
-		m.User, m.Signature = types.StringValue(live.User), types.StringValue(live.Signature)
-		ok, problems := lease.Verify(live)
-		if key := r.data.SigningKey; key != nil && live.User != hex.EncodeToString(key.Public().(ed25519.PublicKey)) {
-			ok, problems = false, append(problems, "signed by "+short8(live.User)+", not by the provider's signing key")
-		}
-		m.Verified = types.BoolValue(ok)
-		if !ok {
-			diags.AddWarning("Lease no longer matches its signature",
-				fmt.Sprintf("Lease %q was changed outside Terraform, so its signature does not verify:\n  - %s\nThe next apply replaces it.",
-					name, strings.Join(problems, "\n  - ")))
-		}
-	}
-	if m.NodeReservation.IsNull() || m.NodeID.IsUnknown() {
-		m.NodeID = stringOrNull(live.NodeID)
-	}
-	m.Workload = keepEmptyWorkloadCollections(m.Workload, workloadObject(ctx, live.Workload, diags))
-	now := time.Now()
-	expired := live.Expired(now) || deref(job.Status) == "dead"
-	m.Expired = types.BoolValue(expired)
-	m.Result = leaseResult(live, allocs, expired)
-	if m.Renew.IsNull() {
-		m.Renew = types.BoolValue(true)
-	}
-	if m.WaitForRunning.IsNull() {
-		m.WaitForRunning = types.BoolValue(true)
-	}
-	return true
-}
-
 func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state leaseModel
@@ -296,7 +216,7 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if !r.refresh(ctx, &state, &resp.Diagnostics) {
 		// A job gone after expiry (Nomad garbage-collects dead batch jobs)
 		// is still an expired lease; a job gone before it was deleted.
-		if end, err := time.Parse(time.RFC3339, state.ExpiresAt.ValueString()); err == nil && !end.After(time.Now()) {
+		if end, err := time.Parse(time.RFC3339, state.ExpiresAt.ValueString()); err == nil && !end.After(r.clock()) {
 			state.Expired = types.BoolValue(true)
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 			return
@@ -311,7 +231,8 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 }
 
 // Update changes the duration in place: same creation time, new end,
-// signed again, the timer task re-registered.
+// signed again, the timer task re-registered with check-and-set against
+// the job modify index in state.
 func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state leaseModel
@@ -320,14 +241,16 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	plan.CreatedAt = state.CreatedAt
 	l := plan.toLease(ctx, r.data.Nomad.Namespace(), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	now := time.Now().UTC()
+	now := r.clock().UTC()
 	if !l.ExpiresAt().After(now) {
 		resp.Diagnostics.AddAttributeError(path.Root("duration"), "Lease would already have ended",
 			fmt.Sprintf("A duration of %s from %s ends in the past. Use a longer duration.", l.Duration, l.CreatedAt.Format(time.RFC3339)))
@@ -342,21 +265,66 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		}
 		l = signed
 	}
-	nomad := r.data.Nomad
-	job, err := nomad.GetJob(ctx, l.Namespace, l.Name)
-	if err != nil || job == nil {
-		if err == nil {
-			err = errors.New("the lease job is gone")
-		}
-		addNomadError(&resp.Diagnostics, "Could not read the lease", err)
+	index, ok := r.checkUnchanged(ctx, state, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	if _, err := nomad.RegisterJob(ctx, lease.BuildJob(l, r.data.LeaseDriver, now), deref(job.JobModifyIndex)); err != nil {
+	res, err := r.data.Nomad.RegisterJob(ctx, lease.BuildJob(l, r.data.LeaseDriver, now), index)
+	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not update the lease", err)
+		// The write may or may not have happened (a timeout, a lost
+		// reply): record what Nomad holds now.
+		if r.refresh(cleanupContext(ctx), &state, &resp.Diagnostics) {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		}
 		return
 	}
-	r.refresh(ctx, &plan, &resp.Diagnostics)
+	plan.recordRegistered(ctx, l, res.JobModifyIndex, now, &resp.Diagnostics)
+	if !r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics) {
+		resp.Diagnostics.AddError("Lease job vanished",
+			fmt.Sprintf("Job %q in namespace %q was updated but is gone from Nomad: something deleted it during the apply. "+
+				"Run terraform apply again to create the lease.", l.Name, l.Namespace))
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// checkUnchanged reads the lease job and returns the modify index to
+// register against. A job modified since the last refresh (its index is
+// not the one in state) is only accepted when nothing of the lease
+// differs, like berth_instance; otherwise the apply fails rather than
+// overwriting and re-signing a change made after the plan.
+func (r *leaseResource) checkUnchanged(ctx context.Context, state leaseModel, diags *diag.Diagnostics) (uint64, bool) {
+	had := state.toLease(ctx, r.data.Nomad.Namespace(), diags)
+	if diags.HasError() {
+		return 0, false
+	}
+	job, err := r.data.Nomad.GetJob(ctx, had.Namespace, had.Name)
+	if err != nil {
+		addNomadError(diags, "Could not read the lease", err)
+		return 0, false
+	}
+	if job == nil {
+		diags.AddError("Lease job is gone", fmt.Sprintf("Job %q in namespace %q was deleted from Nomad during the apply. "+
+			"Run terraform apply again to create the lease.", had.Name, had.Namespace))
+		return 0, false
+	}
+	index := deref(job.JobModifyIndex)
+	if !state.JobModifyIndex.IsNull() && index == uint64(state.JobModifyIndex.ValueInt64()) {
+		return index, true
+	}
+	var changed []string
+	if live, err := lease.LeaseFromJob(job); err != nil {
+		changed = []string{err.Error()}
+	} else {
+		changed = lease.Diff(had, live)
+	}
+	if len(changed) == 0 {
+		return index, true
+	}
+	diags.AddError("Job changed in Nomad since the last refresh",
+		fmt.Sprintf("Lease %q was modified outside Terraform after the plan was made (modify index %d, expected %d):\n  - %s\n"+
+			"Run terraform plan again to see the drift, then apply.", had.Name, index, state.JobModifyIndex.ValueInt64(), strings.Join(changed, "\n  - ")))
+	return 0, false
 }
 
 func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -366,7 +334,9 @@ func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	nomad := r.data.Nomad

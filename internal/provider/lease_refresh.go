@@ -1,0 +1,139 @@
+package provider
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/lease"
+)
+
+// clock is the lease resource's notion of now; tests replace it.
+func (r *leaseResource) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
+}
+
+// trust is what m, the lease as last recorded, says the job in Nomad must
+// live up to, plus the provider's key.
+func (r *leaseResource) trust(m *leaseModel) lease.Trust {
+	known := func(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
+	t := lease.Trust{
+		// A lease once checked (verified true or false) or recorded with a
+		// signature stays subject to the check: deleting the signature must
+		// not turn it into an unsigned lease nobody checks.
+		Signed:      known(m.Verified) || (known(m.Signature) && m.Signature.ValueString() != ""),
+		WasTampered: known(m.Verified) && !m.Verified.ValueBool(),
+	}
+	if known(m.User) {
+		t.User = m.User.ValueString()
+	}
+	if key := r.data.SigningKey; key != nil {
+		t.Key = key.Public().(ed25519.PublicKey)
+	}
+	return t
+}
+
+// recordRegistered sets everything berth knows about a lease it has just
+// registered at index, before reading it back: if the read-back fails the
+// state still says what exists, with no unknown values left.
+func (m *leaseModel) recordRegistered(ctx context.Context, l lease.Lease, index uint64, now time.Time, diags *diag.Diagnostics) {
+	m.ID = types.StringValue(l.Namespace + "/" + l.Name)
+	m.Namespace = types.StringValue(l.Namespace)
+	m.NodeID = stringOrNull(l.NodeID)
+	m.CreatedAt = types.StringValue(l.CreatedAt.UTC().Format(time.RFC3339))
+	m.ExpiresAt = types.StringValue(l.ExpiresAt().UTC().Format(time.RFC3339))
+	m.User, m.Signature, m.Verified = stringOrNull(l.User), stringOrNull(l.Signature), types.BoolNull()
+	if l.Signature != "" {
+		m.Verified = types.BoolValue(true) // berth signed what it registered
+	}
+	expired := l.Expired(now)
+	m.Expired = types.BoolValue(expired)
+	m.Result = leaseResult(l, nil, expired)
+	m.JobModifyIndex = types.Int64Value(int64(index))
+	m.Workload = keepEmptyWorkloadCollections(m.Workload, workloadObject(ctx, l.Workload, diags))
+}
+
+// refresh reads the lease job back: verification against the signature,
+// expiry from the clock and the job, and the result. It returns false when
+// the job is gone.
+func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) bool {
+	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
+	if m.Namespace.IsUnknown() || ns == "" {
+		ns = r.data.Nomad.Namespace()
+	}
+	nomad := r.data.Nomad
+	job, err := nomad.GetJob(ctx, ns, name)
+	if err != nil {
+		addNomadError(diags, "Could not read the lease", err)
+		return true
+	}
+	if job == nil {
+		return false
+	}
+	live, err := lease.LeaseFromJob(job)
+	if err != nil {
+		if m.CreatedAt.IsNull() || m.CreatedAt.IsUnknown() {
+			// Nothing recorded (an import): refuse rather than adopt it.
+			diags.AddError("Not a berth lease", fmt.Sprintf("Job %q in namespace %q is not a berth lease: %v", name, ns, err))
+			return true
+		}
+		// A lease berth made that no longer looks like one was changed
+		// behind Terraform's back: the same as a failed signature.
+		m.Verified = types.BoolValue(false)
+		m.JobModifyIndex = types.Int64Value(int64(deref(job.JobModifyIndex)))
+		diags.AddWarning("Lease job is no longer a berth lease",
+			fmt.Sprintf("Job %q in namespace %q was changed outside Terraform: %v.\nThe next apply replaces it.", name, ns, err))
+		return true
+	}
+	allocs, err := nomad.JobAllocations(ctx, ns, name)
+	if err != nil {
+		addNomadError(diags, "Could not read the lease's allocations", err)
+		return true
+	}
+	status, problems := lease.Check(live, r.trust(m))
+	m.ID = types.StringValue(ns + "/" + name)
+	m.Namespace = types.StringValue(ns)
+	m.CreatedAt = types.StringValue(live.CreatedAt.UTC().Format(time.RFC3339))
+	m.ExpiresAt = types.StringValue(live.ExpiresAt().UTC().Format(time.RFC3339))
+	if m.Duration.IsNull() || m.Duration.IsUnknown() || !durationsEqual(m.Duration, live.Duration) {
+		m.Duration = durationValue(live.Duration)
+	}
+	m.User, m.Signature = stringOrNull(live.User), stringOrNull(live.Signature)
+	switch status {
+	case lease.Unsigned:
+		m.Verified = types.BoolNull()
+	case lease.Verified:
+		m.Verified = types.BoolValue(true)
+	case lease.Tampered:
+		m.Verified = types.BoolValue(false)
+		tflog.Warn(ctx, "Lease failed verification", map[string]any{"job": name, "namespace": ns, "problems": problems})
+		diags.AddWarning("Lease no longer matches its signature",
+			fmt.Sprintf("Lease %q in namespace %q was changed outside Terraform and carries no valid signature:\n  - %s\nThe next apply replaces it.",
+				name, ns, strings.Join(problems, "\n  - ")))
+	}
+	m.JobModifyIndex = types.Int64Value(int64(deref(job.JobModifyIndex)))
+	if m.NodeReservation.IsNull() || m.NodeID.IsUnknown() {
+		m.NodeID = stringOrNull(live.NodeID)
+	}
+	m.Workload = keepEmptyWorkloadCollections(m.Workload, workloadObject(ctx, live.Workload, diags))
+	expired := live.Expired(r.clock()) || deref(job.Status) == "dead"
+	m.Expired = types.BoolValue(expired)
+	m.Result = leaseResult(live, allocs, expired)
+	if m.Renew.IsNull() {
+		m.Renew = types.BoolValue(true)
+	}
+	if m.WaitForRunning.IsNull() {
+		m.WaitForRunning = types.BoolValue(true)
+	}
+	return true
+}
