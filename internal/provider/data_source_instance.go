@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 )
 
@@ -160,7 +161,7 @@ func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	sort.Slice(allocs, func(i, j int) bool { return allocs[i].Name < allocs[j].Name })
 	for _, a := range allocs {
-		if a.ClientStatus != api.AllocClientStatusPending && a.ClientStatus != api.AllocClientStatusRunning {
+		if !allocstatus.Live(a.ClientStatus) {
 			continue
 		}
 		am := allocationStatusModel{
