@@ -268,19 +268,27 @@ func (c *Client) WaitAllocationsStopped(ctx context.Context, namespace, jobID st
 		if err != nil {
 			return false, "", err
 		}
-		live, unknown := 0, 0
-		for _, a := range allocs {
-			if allocstatus.Live(a.ClientStatus) {
-				live++
-			}
-			if a.ClientStatus == allocstatus.Unknown {
-				unknown++
-			}
-		}
-		state := fmt.Sprintf("%d still running", live)
-		if unknown > 0 {
-			state += fmt.Sprintf(", %d of them on a disconnected client (status unknown; they stop when it reconnects or Nomad marks them lost)", unknown)
-		}
+		live, state := liveSummary(allocs)
 		return live == 0, state, nil
 	})
+}
+
+// liveSummary counts the allocations that may still run and says so,
+// naming those on disconnected clients, which no retry can hurry.
+func liveSummary(allocs []*api.AllocationListStub) (int, string) {
+	live, unknown := 0, 0
+	for _, a := range allocs {
+		if allocstatus.Live(a.ClientStatus) {
+			live++
+		}
+		if a.ClientStatus == allocstatus.Unknown {
+			unknown++
+		}
+	}
+	state := fmt.Sprintf("%d still running", live)
+	if unknown > 0 {
+		state += fmt.Sprintf(", %d of them on a disconnected client (status unknown: they stop when it reconnects "+
+			"or when Nomad marks them lost)", unknown)
+	}
+	return live, state
 }
