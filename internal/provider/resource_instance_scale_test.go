@@ -30,7 +30,7 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 	cfg := func(trigger string) string {
 		return instanceConfig{name: name, extra: fmt.Sprintf("replicas = 1\n  restart_triggers = { config = %q }", trigger)}.String()
 	}
-	var foreign string     // the out-of-band deployment
+	var foreign string      // the out-of-band deployment
 	var versionAfter uint64 // job version after berth set the count back
 	scaleOutOfBand := func() {
 		job, _, err := c.Jobs().Info(name, nil)
@@ -101,7 +101,7 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 				PreConfig: scaleOutOfBand,
 				Config:    cfg("1"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:            []plancheck.PlanCheck{plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate)},
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{expectNoChanges{}},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
