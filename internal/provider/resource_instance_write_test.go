@@ -1,0 +1,63 @@
+package provider
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+// Errors from a register or scale reach the user as what happened and
+// what to do, never as a bare "Unexpected response code: 400".
+func TestAddWriteError(t *testing.T) {
+	t.Parallel()
+	answers := map[string]struct {
+		status int
+		body   string
+	}{
+		"moved":   {500, "Enforcing job modify index 42: job exists with conflicting job modify index: 45"},
+		"blocked": {400, "job scaling blocked due to active deployment"},
+		"policy":  {400, "group count was greater than scaling policy maximum: 9 > 5"},
+		"invalid": {400, "1 error occurred:\n\t* Task group app validation failed"},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		job := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/v1/job/"), "/scale")
+		a := answers[job]
+		http.Error(w, a.body, a.status)
+	}))
+	defer srv.Close()
+	c, err := nomadclient.New(nomadclient.Config{Address: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for job, want := range map[string][]string{
+		"moved":   {"Job changed in Nomad since the last refresh", "conflicting job modify index: 45", "Run terraform apply again"},
+		"blocked": {"Could not change the job's count", "deployment is in progress", "nomad job status -namespace=default blocked"},
+		"policy":  {"Nomad refused the change", "scaling policy maximum: 9 > 5", "within the job's scaling policy"},
+		"invalid": {"Nomad refused the change", "Task group app validation failed", "Fix the setting Nomad names"},
+	} {
+		_, err := c.ScaleJob(t.Context(), "default", job, "app", 9, "", 42)
+		if err == nil {
+			t.Fatalf("%s: no error", job)
+		}
+		var diags diag.Diagnostics
+		addWriteError(&diags, instance.Spec{Name: job, Namespace: "default"}, err)
+		if len(diags) != 1 {
+			t.Fatalf("%s: %d diagnostics, want 1: %v", job, len(diags), diags)
+		}
+		text := diags[0].Summary() + "\n" + diags[0].Detail()
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: diagnostic lacks %q:\n%s", job, w, text)
+			}
+		}
+		if strings.Contains(text, "Unexpected response code") {
+			t.Errorf("%s: diagnostic shows the raw HTTP status:\n%s", job, text)
+		}
+	}
+}
