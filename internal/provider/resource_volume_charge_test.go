@@ -1,13 +1,17 @@
 package provider
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +31,42 @@ type faultProxy struct {
 	// failVolumeWrite fails the volume create/update call; then, with
 	// failLedgerAfter, every ledger write that follows it.
 	failVolumeWrite, failLedgerAfter, volumeFailed bool
+	// pendingVolumes makes every volume read say "pending", as a plugin
+	// that never finishes would.
+	pendingVolumes bool
+}
+
+func (p *faultProxy) setPending(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pendingVolumes = on
+}
+
+var volumeReadPath = regexp.MustCompile(`^/v1/volume/host/[0-9a-f-]{36}$`)
+
+// rewrite applies pendingVolumes to an answer from Nomad.
+func (p *faultProxy) rewrite(resp *http.Response) error {
+	p.mu.Lock()
+	pending := p.pendingVolumes
+	p.mu.Unlock()
+	if !pending || resp.Request.Method != http.MethodGet || !volumeReadPath.MatchString(resp.Request.URL.Path) || resp.StatusCode != 200 {
+		return nil
+	}
+	var v map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		return err
+	}
+	_ = resp.Body.Close()
+	v["State"] = "pending"
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	resp.ContentLength = int64(len(b))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(b)))
+	resp.Header.Del("Content-Encoding")
+	return nil
 }
 
 func (p *faultProxy) arm(volume, ledgerAfter bool) {
@@ -59,6 +99,12 @@ func startFaultProxy(t *testing.T) (*faultProxy, string) {
 	}
 	p := &faultProxy{}
 	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ModifyResponse = p.rewrite
+	direct := rp.Director
+	rp.Director = func(r *http.Request) {
+		direct(r)
+		r.Header.Del("Accept-Encoding") // answers rewrite() can read
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p.shouldFail(r) {
 			http.Error(w, "injected failure", http.StatusInternalServerError)
