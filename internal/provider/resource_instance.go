@@ -119,7 +119,11 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	res, err := nomad.RegisterJob(ctx, instance.BuildJob(spec, 1), 0)
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not register the job", err)
+		if nomadclient.IsBadRequest(err) {
+			addWriteError(&resp.Diagnostics, spec, err)
+		} else {
+			addNomadError(&resp.Diagnostics, "Could not register the job", err)
+		}
 		r.uncharge(cleanupContext(ctx), &plan, &resp.Diagnostics)
 		return
 	}
