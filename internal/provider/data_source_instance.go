@@ -82,7 +82,7 @@ func (d *instanceDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"deployment_status": str("Status of the latest deployment."),
 			"allocations": schema.ListNestedAttribute{
 				Computed:            true,
-				MarkdownDescription: "Non-terminal allocations, by name.",
+				MarkdownDescription: "Allocations that may still run, by name: `pending`, `running`, and `unknown` (on a disconnected client, whose tasks may still be running).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"id":             str("Allocation ID."),
 					"name":           str("Allocation name, e.g. `web.app[0]`."),
