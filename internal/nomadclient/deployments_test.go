@@ -61,7 +61,7 @@ func TestDeploymentActive(t *testing.T) {
 	t.Parallel()
 	for status, want := range map[string]bool{
 		"running": true, "paused": true, "pending": true, "blocked": true, "unblocking": true, "initializing": true,
-		"successful": false, "failed": false, "cancelled": false,
+		"successful": false, "failed": false, api.DeploymentStatusCancelled: false,
 	} {
 		if got := DeploymentActive(&api.Deployment{Status: status}); got != want {
 			t.Errorf("DeploymentActive(%s) = %v, want %v", status, got, want)

@@ -74,7 +74,7 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 			return err
 		}
 		if d.Status != api.DeploymentStatusCancelled {
-			return fmt.Errorf("the out-of-band deployment is %s (%s), want it superseded (cancelled)", d.Status, d.StatusDescription)
+			return fmt.Errorf("the out-of-band deployment is %s (%s), want it superseded by berth's registration", d.Status, d.StatusDescription)
 		}
 		latest, _, err := c.Jobs().LatestDeployment(name, nil)
 		if err != nil {

@@ -98,12 +98,12 @@ func startFaultProxy(t *testing.T) (*faultProxy, string) {
 		t.Skip("the fault proxy forwards plain HTTP only")
 	}
 	p := &faultProxy{}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.ModifyResponse = p.rewrite
-	direct := rp.Director
-	rp.Director = func(r *http.Request) {
-		direct(r)
-		r.Header.Del("Accept-Encoding") // answers rewrite() can read
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.Header.Del("Accept-Encoding") // answers rewrite() can read
+		},
+		ModifyResponse: p.rewrite,
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p.shouldFail(r) {
