@@ -69,18 +69,20 @@ func addWriteError(diags *diag.Diagnostics, want instance.Spec, err error) {
 }
 
 // recordWritten reads the job back into m's computed attributes. When
-// Nomad cannot be read (it may be down; the apply's own deadline may have
-// passed), the read error is reported and m still gets known values: the
-// modify index the write returned, nulls for what only a read can tell,
-// so Terraform stores what berth knows rather than failing on unknown
-// values; the next refresh fills in the rest.
+// Nomad cannot be read (it may be down), that is reported and m still gets
+// known values: the modify index the write returned, nulls for what only a
+// read can tell, so Terraform stores what berth knows rather than failing
+// on unknown values; the next refresh fills in the rest. A warning, not an
+// error: the write happened, and an error would taint a new instance and
+// replace it on the next apply.
 func (r *instanceResource) recordWritten(ctx context.Context, m *instanceModel, written *nomadclient.RegisterResult, diags *diag.Diagnostics) {
 	err := r.refreshComputed(ctx, m)
 	if err == nil {
 		return
 	}
-	addNomadError(diags, "Could not read the job back",
-		fmt.Errorf("%w. The job was written; the next terraform plan reads it again", err))
+	diags.AddWarning("Could not read the job back",
+		fmt.Sprintf("Job %q was written to Nomad, but reading it back failed: %v. State records what berth knows "+
+			"(job_version, status and allocations stay empty); the next terraform plan reads them from Nomad.", m.Name.ValueString(), err))
 	if written != nil && written.JobModifyIndex > 0 {
 		m.JobModifyIndex = types.Int64Value(int64(written.JobModifyIndex))
 	}
