@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -58,6 +60,45 @@ func TestAddWriteError(t *testing.T) {
 		}
 		if strings.Contains(text, "Unexpected response code") {
 			t.Errorf("%s: diagnostic shows the raw HTTP status:\n%s", job, text)
+		}
+	}
+}
+
+// When Nomad cannot be read after a write, state still gets known values:
+// the index the write returned, nulls for what only a read tells, and a
+// warning (never unknown values, which Terraform rejects).
+func TestRecordWritten_readFailsAfterWrite(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "permission denied", http.StatusForbidden)
+	}))
+	defer srv.Close()
+	c, err := nomadclient.New(nomadclient.Config{Address: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &instanceResource{data: &ProviderData{Nomad: c}}
+	m := instanceModel{
+		Name: types.StringValue("web"), Namespace: types.StringValue("default"), ID: types.StringUnknown(),
+		Count: types.Int64Unknown(), NodePool: types.StringUnknown(), Datacenters: types.ListUnknown(types.StringType),
+		JobVersion: types.Int64Unknown(), JobModifyIndex: types.Int64Unknown(), Status: types.StringUnknown(),
+		DeploymentID: types.StringUnknown(), DeploymentStatus: types.StringUnknown(),
+		Allocations: types.ListUnknown(types.ObjectType{AttrTypes: allocationAttrTypes}),
+	}
+	var diags diag.Diagnostics
+	r.recordWritten(t.Context(), &m, &nomadclient.RegisterResult{JobModifyIndex: 77}, &diags)
+	if diags.HasError() || diags.WarningsCount() != 1 || diags[0].Summary() != "Could not read the job back" {
+		t.Fatalf("diagnostics = %v, want one warning", diags)
+	}
+	if m.JobModifyIndex.ValueInt64() != 77 || m.ID.ValueString() != "default/web" {
+		t.Errorf("job_modify_index %v, id %v; want 77 and default/web", m.JobModifyIndex, m.ID)
+	}
+	for name, v := range map[string]attr.Value{
+		"replicas": m.Count, "node_pool": m.NodePool, "datacenters": m.Datacenters, "job_version": m.JobVersion,
+		"status": m.Status, "deployment_id": m.DeploymentID, "deployment_status": m.DeploymentStatus, "allocations": m.Allocations,
+	} {
+		if v.IsUnknown() {
+			t.Errorf("%s is still unknown", name)
 		}
 	}
 }
