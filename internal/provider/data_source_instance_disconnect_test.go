@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -27,15 +26,17 @@ func TestAccInstanceDataSource_disconnectedAllocationIsLive(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	sfx := randomHex(3)
-	pool := "berth-acc-disc-" + sfx
-	agent, err := startClient(devagent.Options{Name: pool, NodePool: pool}) // its own pool: no other test's work lands there
+	// A private server and client: a frozen node in the shared cluster
+	// would stall other tests (Nomad places host volumes on any node,
+	// even one that does not answer).
+	srv, client := startPrivateCluster(t, "berth-acc-disc-"+sfx)
+	c, err := srv.Client()
 	if err != nil {
-		t.Skip(err) // needs a test-started server
+		t.Fatal(err)
 	}
-	c := testNomad(t)
 	name := "berth-acc-disc-" + sfx
 	job := &api.Job{
-		ID: ptr(name), Name: ptr(name), Type: ptr("service"), Datacenters: []string{"*"}, NodePool: ptr(pool),
+		ID: ptr(name), Name: ptr(name), Type: ptr("service"), Datacenters: []string{"*"}, NodePool: ptr(client.NodePool()),
 		TaskGroups: []*api.TaskGroup{{
 			Name: ptr("app"), Count: ptr(1),
 			Disconnect: &api.DisconnectStrategy{LostAfter: ptr(30 * time.Minute)},
@@ -49,7 +50,6 @@ func TestAccInstanceDataSource_disconnectedAllocationIsLive(t *testing.T) {
 	if _, _, err := c.Jobs().Register(job, nil); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _, _ = c.Jobs().Deregister(name, true, nil) })
 	allocStatus := func() (string, error) {
 		allocs, _, err := c.Jobs().Allocations(name, false, nil)
 		if err != nil || len(allocs) == 0 {
@@ -62,19 +62,19 @@ func TestAccInstanceDataSource_disconnectedAllocationIsLive(t *testing.T) {
 		return s == api.AllocClientStatusRunning, err
 	})
 
-	if err := syscall.Kill(agent.PID, syscall.SIGSTOP); err != nil {
+	if err := syscall.Kill(client.PID, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	// Registered after the job's cleanup, so it runs first: the agent must
-	// run again before anything stops or purges.
-	t.Cleanup(func() { _ = syscall.Kill(agent.PID, syscall.SIGCONT) })
+	// Cleanups run last-in first-out: the client runs again before the
+	// agents are stopped.
+	t.Cleanup(func() { _ = syscall.Kill(client.PID, syscall.SIGCONT) })
 	waitFor(t, "Nomad to mark the allocation unknown", 3*time.Minute, func() (bool, error) {
 		s, err := allocStatus()
 		return s == api.AllocClientStatusUnknown, err
 	})
 
 	// The wait before a purge keeps going; it ends only with its context.
-	nc, err := nomadclient.New(nomadclient.Config{Address: os.Getenv("NOMAD_ADDR"), Token: os.Getenv("NOMAD_TOKEN")})
+	nc, err := nomadclient.New(nomadclient.Config{Address: srv.Addr, Token: srv.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,11 @@ func TestAccInstanceDataSource_disconnectedAllocationIsLive(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`data "berth_instance" "t" { name = %q }`, name),
+			Config: fmt.Sprintf(`
+provider "berth" {
+  address = %q
+}
+data "berth_instance" "t" { name = %q }`, srv.Addr, name),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("allocations"), knownvalue.ListExact([]knownvalue.Check{
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{
@@ -99,4 +103,42 @@ func TestAccInstanceDataSource_disconnectedAllocationIsLive(t *testing.T) {
 			},
 		}},
 	})
+}
+
+// privateClient is a client agent of a private cluster, in its own pool.
+type privateClient struct {
+	*devagent.Agent
+	pool string
+}
+
+func (p privateClient) NodePool() string { return p.pool }
+
+// startPrivateCluster starts a server (with its own client) and one more
+// client in node pool <name>, both stopped when the test ends.
+func startPrivateCluster(t *testing.T, name string) (*devagent.Agent, privateClient) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	stop := func(a *devagent.Agent) {
+		trackAgent(a) // stopped at exit too, should the test be killed
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if err := a.Stop(ctx); err != nil {
+				t.Logf("stopping agent %s: %v", a.Addr, err)
+			}
+		})
+	}
+	srv, err := devagent.Start(ctx, devagent.Options{Name: name + "-srv", ChrootEnv: devagent.MinimalChrootEnv(), DieWithParent: true})
+	if err != nil {
+		t.Fatalf("starting a private server: %v", err)
+	}
+	stop(srv)
+	cl, err := devagent.Start(ctx, devagent.Options{Name: name, NodePool: name, Servers: []string{srv.RPCAddr}, Token: srv.Token,
+		ChrootEnv: devagent.MinimalChrootEnv(), DieWithParent: true})
+	if err != nil {
+		t.Fatalf("starting a private client: %v", err)
+	}
+	stop(cl)
+	return srv, privateClient{Agent: cl, pool: name}
 }
