@@ -19,6 +19,9 @@ func TestAccVolume_updateTimeoutKeepsState(t *testing.T) {
 	testAccPreCheck(t)
 	proxy, addr := startFaultProxy(t)
 	name := "berth-acc-volto-" + randomHex(3)
+	// Pinned: Nomad places an unpinned host volume on the first node by ID
+	// that has the plugin, even one that is down (another test's).
+	node := mainNode(t, testNomad(t)).ID
 	bin := buildProviderBinary(t)
 	dir := t.TempDir()
 	env := append(cleanEnv(), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
@@ -35,6 +38,7 @@ provider "berth" {
 }
 resource "berth_volume" "v" {
   name         = "`+name+`"
+  node_id      = "`+node+`"
   capacity_max = "`+capMax+`"
   `+timeouts+`
 }
