@@ -1,6 +1,10 @@
 package instance
 
-import "github.com/hashicorp/nomad/api"
+import (
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
+)
 
 // Status summarizes the allocations of an instance.
 type Status string
@@ -35,9 +39,13 @@ const taskStatePending = "pending"
 //     being placed); while a newer version is only pending, older running
 //     allocations still serve and count, so an update in progress reads as
 //     "starting";
-//  5. no allocation is pending or running and its JobVersion is older than
-//     jobVersion (it failed with a spec that has since been replaced, e.g.
-//     the image was fixed and the new allocations are not placed yet).
+//  5. no allocation is live (allocstatus.Live) and its JobVersion is older
+//     than jobVersion (it failed with a spec that has since been replaced,
+//     e.g. the image was fixed and the new allocations are not placed yet).
+//
+// "Running" in rule 4 includes "unknown": by berth's one rule
+// (allocstatus.Live) an allocation on a disconnected client may still run,
+// so it is never treated as stopped here either.
 //
 // Each remaining allocation is classified as:
 //   - pending: ClientStatus "pending";
@@ -104,11 +112,11 @@ func currentAllocs(jobVersion uint64, allocs []*api.AllocationListStub) []*api.A
 			continue
 		}
 		candidates = append(candidates, a)
-		switch a.ClientStatus {
-		case api.AllocClientStatusRunning:
-			newestRunning, running = max(newestRunning, a.JobVersion), true
-		case api.AllocClientStatusPending:
+		switch {
+		case a.ClientStatus == allocstatus.Pending:
 			newestPending, pending = max(newestPending, a.JobVersion), true
+		case allocstatus.Live(a.ClientStatus): // running or unknown
+			newestRunning, running = max(newestRunning, a.JobVersion), true
 		}
 	}
 	// Rule 4: a version supersedes older ones once it runs; while it is only

@@ -76,6 +76,11 @@ func TestDeriveStatus(t *testing.T) {
 			alloc("running", 0, healthy(true)), alloc("failed", 0, desiredStop), alloc("complete", 0)}, StatusRunning},
 		{"scaled to zero", false, 3, []*api.AllocationListStub{alloc("complete", 2, desiredStop)}, StatusPending},
 		{"disconnected client", false, 0, []*api.AllocationListStub{alloc("running", 0), alloc("unknown", 0)}, StatusDegraded},
+		// An allocation on a disconnected client may still run: it is not
+		// dropped as if stopped while a new version is being placed.
+		{"disconnected allocation of the previous version", false, 3, []*api.AllocationListStub{
+			alloc("unknown", 2), alloc("pending", 3)}, StatusDegraded},
+		{"only a disconnected allocation of an older version", false, 3, []*api.AllocationListStub{alloc("unknown", 2)}, StatusFailed},
 		{"failed while another is pending", false, 0, []*api.AllocationListStub{alloc("failed", 0), alloc("pending", 0)}, StatusDegraded},
 	}
 	for _, tt := range tests {

@@ -172,12 +172,14 @@ func (c *Client) ownRegistration(ctx context.Context, ns, id, hash string, modif
 	return res, nil
 }
 
-// ScaleJob sets a task group's count.
-func (c *Client) ScaleJob(ctx context.Context, namespace, id, group string, count int, reason string) (*RegisterResult, error) {
+// ScaleJob sets a task group's count, with check-and-set: Nomad refuses if
+// the job's modify index is no longer modifyIndex (which must not be 0).
+func (c *Client) ScaleJob(ctx context.Context, namespace, id, group string, count int, reason string, modifyIndex uint64) (*RegisterResult, error) {
 	resp, _, err := c.api.Jobs().ScaleWithRequest(id, &api.ScalingRequest{
-		Count:   ptr(int64(count)),
-		Target:  map[string]string{"Job": id, "Group": group},
-		Message: reason,
+		Count:          ptr(int64(count)),
+		Target:         map[string]string{"Job": id, "Group": group},
+		Message:        reason,
+		JobModifyIndex: modifyIndex,
 	}, (&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
 	if err != nil {
 		return nil, c.classify(err, "scale job")

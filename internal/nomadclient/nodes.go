@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
+	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 )
@@ -113,8 +114,9 @@ type NodeEvent struct {
 }
 
 // nonTerminalAllocs selects allocations that still hold resources on their
-// node; Nomad's own fit check ignores client-terminal ones the same way.
-const nonTerminalAllocs = `ClientStatus != "complete" and ClientStatus != "failed" and ClientStatus != "lost"`
+// node (allocstatus.Live, evaluated by Nomad); Nomad's own fit check ignores
+// client-terminal ones the same way.
+var nonTerminalAllocs = allocstatus.LiveFilter()
 
 // NodeReservation is a berth reservation as node listings show it.
 type NodeReservation struct {

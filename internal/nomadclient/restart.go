@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
 )
 
 // RestartAllocations restarts the running tasks of each running allocation
@@ -55,7 +57,7 @@ func (c *Client) restartOne(ctx context.Context, namespace string, stub *api.All
 		if err != nil {
 			return false, "", fmt.Errorf("reading allocation %s: %w", alloc.ID, c.writeError(err))
 		}
-		if a.ClientStatus == api.AllocClientStatusFailed || a.ClientStatus == api.AllocClientStatusLost {
+		if !allocstatus.Live(a.ClientStatus) {
 			return false, "", fmt.Errorf("allocation %s (%s) did not come back after the restart: it is %s; %s",
 				alloc.ID, alloc.Name, a.ClientStatus, lastEventsOf(a.TaskStates))
 		}

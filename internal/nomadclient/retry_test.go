@@ -453,7 +453,7 @@ func writeOps() []writeOp {
 			name:  "ScaleJob",
 			route: "PUT /v1/job/web/scale",
 			call: func(ctx context.Context, c *Client) error {
-				_, err := c.ScaleJob(ctx, "apps", "web", "app", 3, "test")
+				_, err := c.ScaleJob(ctx, "apps", "web", "app", 3, "test", 42)
 				return err
 			},
 		},

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
 )
 
 // RolloutError says a job did not become healthy, with what Nomad reported:
@@ -253,8 +255,10 @@ func short(id string) string {
 	return id
 }
 
-// WaitAllocationsStopped waits until none of the job's allocations is
-// pending or running.
+// WaitAllocationsStopped waits until none of the job's allocations may
+// still run (allocstatus.Live). An allocation on a disconnected client
+// ("unknown") keeps the wait going: its tasks may still run there, so the
+// job must not be purged yet.
 func (c *Client) WaitAllocationsStopped(ctx context.Context, namespace, jobID string) error {
 	return poll(ctx, fmt.Sprintf("allocations of job %q to stop", jobID), pollInterval, func() (bool, string, error) {
 		allocs, err := c.JobAllocations(ctx, namespace, jobID)
@@ -264,12 +268,27 @@ func (c *Client) WaitAllocationsStopped(ctx context.Context, namespace, jobID st
 		if err != nil {
 			return false, "", err
 		}
-		live := 0
-		for _, a := range allocs {
-			if a.ClientStatus == api.AllocClientStatusPending || a.ClientStatus == api.AllocClientStatusRunning {
-				live++
-			}
-		}
-		return live == 0, fmt.Sprintf("%d still running", live), nil
+		live, state := liveSummary(allocs)
+		return live == 0, state, nil
 	})
+}
+
+// liveSummary counts the allocations that may still run and says so,
+// naming those on disconnected clients, which no retry can hurry.
+func liveSummary(allocs []*api.AllocationListStub) (int, string) {
+	live, unknown := 0, 0
+	for _, a := range allocs {
+		if allocstatus.Live(a.ClientStatus) {
+			live++
+		}
+		if a.ClientStatus == allocstatus.Unknown {
+			unknown++
+		}
+	}
+	state := fmt.Sprintf("%d still running", live)
+	if unknown > 0 {
+		state += fmt.Sprintf(", %d of them on a disconnected client (status unknown: they stop when it reconnects "+
+			"or when Nomad marks them lost)", unknown)
+	}
+	return live, state
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
 )
 
 // GetVolume reads a host volume by ID; (nil, nil) when it does not exist.
@@ -128,12 +130,12 @@ func (c *Client) WaitVolumeGone(ctx context.Context, namespace, id string) error
 	})
 }
 
-// LiveVolumeAllocations returns the non-terminal allocations using a volume.
+// LiveVolumeAllocations returns the allocations using a volume that may
+// still run (allocstatus.Live).
 func LiveVolumeAllocations(v *api.HostVolume) []*api.AllocationListStub {
 	var out []*api.AllocationListStub
 	for _, a := range v.Allocations {
-		if a != nil && a.ClientStatus != api.AllocClientStatusComplete && a.ClientStatus != api.AllocClientStatusFailed &&
-			a.ClientStatus != api.AllocClientStatusLost {
+		if a != nil && allocstatus.Live(a.ClientStatus) {
 			out = append(out, a)
 		}
 	}

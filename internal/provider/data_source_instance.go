@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 )
 
@@ -84,7 +85,7 @@ func (d *instanceDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"deployment_status": str("Status of the latest deployment."),
 			"allocations": schema.ListNestedAttribute{
 				Computed:            true,
-				MarkdownDescription: "Non-terminal allocations, by name.",
+				MarkdownDescription: "Allocations that may still run, by name: `pending`, `running`, and `unknown` (on a disconnected client, whose tasks may still be running).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"id":             str("Allocation ID."),
 					"name":           str("Allocation name, e.g. `web.app[0]`."),
@@ -163,7 +164,7 @@ func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	sort.Slice(allocs, func(i, j int) bool { return allocs[i].Name < allocs[j].Name })
 	for _, a := range allocs {
-		if a.ClientStatus != api.AllocClientStatusPending && a.ClientStatus != api.AllocClientStatusRunning {
+		if !allocstatus.Live(a.ClientStatus) {
 			continue
 		}
 		am := allocationStatusModel{

@@ -79,7 +79,7 @@ func (d *volumeDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 			"host_path":          str("Path on the node."),
 			"state":              str("State: " + backtickList(volumeStates) + "."),
 			"parameters":         schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Plugin parameters."},
-			"allocations":        schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "IDs of the non-terminal allocations using it."},
+			"allocations":        schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "IDs of the allocations using it that may still run (`pending`, `running`, or `unknown` on a disconnected client)."},
 		},
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -346,7 +347,7 @@ func setComputed(m *instanceModel, job *api.Job, allocs []*api.AllocationListStu
 		return sorted[i].Name < sorted[j].Name || sorted[i].Name == sorted[j].Name && sorted[i].ID < sorted[j].ID
 	})
 	for _, a := range sorted {
-		if a.ClientStatus != api.AllocClientStatusPending && a.ClientStatus != api.AllocClientStatusRunning {
+		if !allocstatus.Live(a.ClientStatus) {
 			continue
 		}
 		healthy := types.BoolNull()

@@ -221,7 +221,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			"deployment_id":     schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the deployment the last apply followed; empty when none."},
 			"deployment_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Status of that deployment."},
 			"allocations": schema.ListNestedAttribute{
-				Computed: true, MarkdownDescription: "Current (non-terminal) allocations, by name.",
+				Computed: true, MarkdownDescription: "Current allocations that may still run, by name: `pending`, `running`, and `unknown` (on a disconnected client, whose tasks may still be running).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"id":            schema.StringAttribute{Computed: true, MarkdownDescription: "Allocation ID."},
 					"node_id":       schema.StringAttribute{Computed: true, MarkdownDescription: "Node it runs on."},

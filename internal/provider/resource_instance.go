@@ -121,7 +121,11 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	res, err := nomad.RegisterJob(ctx, instance.BuildJob(spec, 1), 0)
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not register the job", err)
+		if nomadclient.IsBadRequest(err) {
+			addWriteError(&resp.Diagnostics, spec, err)
+		} else {
+			addNomadError(&resp.Diagnostics, "Could not register the job", err)
+		}
 		r.uncharge(cleanupContext(ctx), &plan, &resp.Diagnostics)
 		return
 	}
@@ -130,9 +134,10 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.AddWarning("Nomad warnings", res.Warnings)
 	}
 	rolloutErr := r.settle(ctx, spec, res.EvalID, &plan)
-	// The job exists now: record it whatever happened next, so a failed
-	// rollout leaves a tainted resource and never an orphaned job.
-	r.refreshComputed(cleanupContext(ctx), &plan, &resp.Diagnostics)
+	// The job exists now: record it whatever happened next (with a fresh
+	// deadline), so a failed rollout leaves a tainted resource and never an
+	// orphaned job.
+	r.recordWritten(cleanupContext(ctx), &plan, res, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if rolloutErr != nil {
 		addRolloutError(&resp.Diagnostics, "The instance did not become healthy", rolloutErr)
@@ -184,21 +189,20 @@ func (r *instanceResource) settle(ctx context.Context, spec instance.Spec, evalI
 }
 
 // refreshComputed reads the job and its allocations into m's computed
-// attributes (two API calls) and the count Nomad runs.
-func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel, diags *diag.Diagnostics) {
+// attributes (two API calls) and the count Nomad runs. It returns an error
+// (and sets nothing) when Nomad could not be read.
+func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel) error {
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
 	job, err := r.data.Nomad.GetJob(ctx, ns, name)
-	if err != nil || job == nil {
-		if err == nil {
-			err = fmt.Errorf("job %q disappeared from namespace %q", name, ns)
-		}
-		addNomadError(diags, "Could not read the job back", err)
-		return
+	if err != nil {
+		return err
+	}
+	if job == nil {
+		return fmt.Errorf("job %q disappeared from namespace %q", name, ns)
 	}
 	allocs, err := r.data.Nomad.JobAllocations(ctx, ns, name)
 	if err != nil {
-		addNomadError(diags, "Could not read the job's allocations", err)
-		return
+		return err
 	}
 	// A count planned as known (kept from state while unmanaged) stays as
 	// planned even if an autoscaler moved it meanwhile; the next refresh
@@ -210,6 +214,7 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 		m.NodePool = types.StringValue(deref(job.NodePool))
 	}
 	setComputed(m, job, allocs)
+	return nil
 }
 
 func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -352,22 +357,25 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	var rolloutErr error
+	var written *nomadclient.RegisterResult
 	switch {
 	case instance.OnlyCountDiffers(had, want):
-		res, err := nomad.ScaleJob(ctx, want.Namespace, want.Name, instance.GroupName, *want.Count, "berth: count changed in Terraform")
+		res, err := r.setCount(ctx, job, want, index)
 		if err != nil {
-			addNomadError(&resp.Diagnostics, "Could not scale the job", err)
+			addWriteError(&resp.Diagnostics, want, err)
 			r.charge(cleanupContext(ctx), &state, had, liveCount, &resp.Diagnostics)
 			return
 		}
+		written = res
 		rolloutErr = r.settle(ctx, want, res.EvalID, &plan)
 	case len(instance.Diff(had, want)) > 0:
 		res, err := nomad.RegisterJob(ctx, instance.BuildJob(want, liveCount), index)
 		if err != nil {
-			addNomadError(&resp.Diagnostics, "Could not register the job", err)
+			addWriteError(&resp.Diagnostics, want, err)
 			r.charge(cleanupContext(ctx), &state, had, liveCount, &resp.Diagnostics)
 			return
 		}
+		written = res
 		if res.Warnings != "" {
 			resp.Diagnostics.AddWarning("Nomad warnings", res.Warnings)
 		}
@@ -380,7 +388,9 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 			rolloutErr = err
 		}
 	}
-	r.refreshComputed(ctx, &plan, &resp.Diagnostics)
+	// The operation's own deadline may have passed: read back with a fresh
+	// one, so state says what exists in Nomad whatever happened above.
+	r.recordWritten(cleanupContext(ctx), &plan, written, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if rolloutErr != nil {
 		addRolloutError(&resp.Diagnostics, "The instance update did not complete", rolloutErr)

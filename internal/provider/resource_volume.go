@@ -294,10 +294,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	// From here on the volume exists: state always records it, so a volume
 	// that never becomes ready is tainted rather than orphaned.
 	vol, waitErr := nomad.WaitVolumeReady(ctx, ns, created.ID)
-	if vol == nil {
-		vol = created
-	}
-	r.fromVolume(ctx, vol, &plan, &resp.Diagnostics)
+	vol = r.readBack(ctx, waitErr, ns, created.ID, vol, created, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if waitErr != nil {
 		resp.Diagnostics.AddError("Volume did not become ready",
@@ -348,33 +345,37 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	// grows, and the old charge restored if the update fails.
 	var state volumeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	recharged := false
 	if !plan.NodeReservation.IsNull() && volumeDiskMB(plan) != volumeDiskMB(state) {
 		if err := nomad.Charge(ctx, r.data.LedgerNamespace, plan.NodeReservation.ValueString(),
 			nomadclient.VolumeConsumer(want.Namespace, want.Name), capacity.Resources{DiskMB: volumeDiskMB(plan)}); err != nil {
 			addReservationError(&resp.Diagnostics, "The new capacity does not fit the volume's node reservation", err)
 			return
 		}
+		recharged = true
 	}
 	// Only capacity and parameters change in place; everything else is
 	// either unchanged or forces replacement, so sending the whole request
 	// with the ID updates exactly those.
-	if _, warnings, err := nomad.CreateVolume(ctx, want); err != nil {
+	updated, warnings, err := nomad.CreateVolume(ctx, want)
+	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not update the volume", err)
-		if !plan.NodeReservation.IsNull() {
-			_ = nomad.Charge(cleanupContext(ctx), r.data.LedgerNamespace, plan.NodeReservation.ValueString(),
-				nomadclient.VolumeConsumer(want.Namespace, want.Name), capacity.Resources{DiskMB: volumeDiskMB(state)})
+		if recharged {
+			r.restoreCharge(cleanupContext(ctx), plan, state, &resp.Diagnostics)
 		}
 		return
-	} else if warnings != "" {
+	}
+	if warnings != "" {
 		resp.Diagnostics.AddWarning("Nomad warnings", warnings)
 	}
-	vol, err := nomad.WaitVolumeReady(ctx, want.Namespace, want.ID)
-	if vol != nil {
-		r.fromVolume(ctx, vol, &plan, &resp.Diagnostics)
-	}
+	vol, waitErr := nomad.WaitVolumeReady(ctx, want.Namespace, want.ID)
+	r.readBack(ctx, waitErr, want.Namespace, want.ID, vol, updated, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if err != nil {
-		addNomadError(&resp.Diagnostics, "The volume did not become ready after the update", err)
+	if waitErr != nil {
+		addNomadError(&resp.Diagnostics, "The volume did not become ready after the update", waitErr)
 	}
 }
 

@@ -106,7 +106,7 @@ func volumeSchema(ctx context.Context) schema.Schema {
 			"capacity_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Capacity the plugin reports (the `mkdir` plugin reports 0)."},
 			"state":          schema.StringAttribute{Computed: true, MarkdownDescription: "State: " + backtickList(volumeStates) + "."},
 			"allocations": schema.ListAttribute{Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "IDs of the non-terminal allocations using it."},
+				MarkdownDescription: "IDs of the allocations using it that may still run (`pending`, `running`, or `unknown` on a disconnected client)."},
 		},
 	}
 }
