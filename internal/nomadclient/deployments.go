@@ -71,9 +71,12 @@ func IsScaleBlocked(err error) bool {
 }
 
 // IsJobIndexConflict reports whether Nomad refused a check-and-set write
-// (register or scale) because the job changed since it was read.
+// (register or scale) because the job changed since it was read: its
+// refusals all start "Enforcing job modify index N:" ("job already exists"
+// at N = 0, "job exists with conflicting job modify index", "job does not
+// exist").
 func IsJobIndexConflict(err error) bool {
-	return err != nil && strings.Contains(NomadMessage(err), "conflicting job modify index")
+	return err != nil && statusCode(err) != 0 && strings.Contains(NomadMessage(err), "Enforcing job modify index")
 }
 
 // IsBadRequest reports whether Nomad answered 400: it refused the request

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
@@ -82,7 +81,7 @@ func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint
 		switch {
 		case err == nil:
 			return &RegisterResult{EvalID: resp.EvalID, JobModifyIndex: resp.JobModifyIndex, Warnings: resp.Warnings}, false, nil
-		case isIndexConflict(err) && ambiguous:
+		case IsJobIndexConflict(err) && ambiguous:
 			own, ownErr := c.ownRegistration(ctx, ns, id, hash, modifyIndex)
 			if ownErr != nil {
 				return nil, false, fmt.Errorf("%w (and checking whether berth's earlier attempt was applied failed: %v)", err, ownErr)
@@ -94,7 +93,7 @@ func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint
 				return own, false, nil
 			}
 			return nil, false, err
-		case isIndexConflict(err):
+		case IsJobIndexConflict(err):
 			return nil, false, err
 		case isRetryable(err):
 			ambiguous = true
@@ -106,14 +105,6 @@ func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint
 		return nil, c.classify(err, "register job")
 	}
 	return res, nil
-}
-
-// isIndexConflict reports Nomad refusing a check-and-set register, with a
-// 500 whose text starts "Enforcing job modify index N:" followed by "job
-// already exists" (N = 0), "job exists with conflicting job modify index"
-// or "job does not exist".
-func isIndexConflict(err error) bool {
-	return err != nil && statusCode(err) != 0 && strings.Contains(err.Error(), "Enforcing job modify index")
 }
 
 // withWriteHash returns a copy of job whose meta carries the hash of its

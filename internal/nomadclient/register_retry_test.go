@@ -142,7 +142,7 @@ func TestRegisterJobConflictOnFirstAttempt(t *testing.T) {
 	s := &fakeJobStore{index: 30, job: webJob("theirs")}
 	f := newJobStore(t, s)
 	_, err := f.client().RegisterJob(context.Background(), webJob("new"), 20)
-	if !isIndexConflict(err) {
+	if !IsJobIndexConflict(err) {
 		t.Fatalf("err = %v, want the modify index conflict", err)
 	}
 	if s.puts != 1 || f.count("/v1/job/web") != 0 {
@@ -162,7 +162,7 @@ func TestRegisterJobLostWriteOverwrittenBySomeoneElse(t *testing.T) {
 		replyJSON(j)(w, r)
 	})
 	_, err := f.client().RegisterJob(context.Background(), webJob("new"), 20)
-	if !isIndexConflict(err) {
+	if !IsJobIndexConflict(err) {
 		t.Fatalf("err = %v, want the conflict", err)
 	}
 }
