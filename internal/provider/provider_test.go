@@ -71,6 +71,12 @@ func runTests(m *testing.M) int {
 // testAccPreCheck fails a test that has no Nomad to talk to.
 func testAccPreCheck(t *testing.T) {
 	t.Helper()
+	// Without TF_ACC this is a unit run (make unit), where resource.Test
+	// skips acceptance tests too; make test always sets TF_ACC=1, so no
+	// acceptance test is ever skipped there.
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 (make testacc) to run it against a Nomad agent")
+	}
 	if os.Getenv("NOMAD_ADDR") == "" {
 		t.Fatal("NOMAD_ADDR must be set for acceptance tests (TestMain sets it when it starts its own agent)")
 	}
