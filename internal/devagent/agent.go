@@ -117,16 +117,18 @@ type Options struct {
 // Agent is a running agent. Its exported fields are the JSON state written by
 // Save.
 type Agent struct {
-	Addr    string `json:"addr"`     // http(s)://127.0.0.1:<http port>
-	RPCAddr string `json:"rpc_addr"` // 127.0.0.1:<rpc port>, for Options.Servers of extra clients
-	PID     int    `json:"pid"`
-	DataDir string `json:"data_dir"`
-	NodeID  string `json:"node_id"` // the agent's own client node ID
+	Addr     string `json:"addr"`      // http(s)://127.0.0.1:<http port>
+	RPCAddr  string `json:"rpc_addr"`  // 127.0.0.1:<rpc port>, for Options.Servers of extra clients
+	SerfAddr string `json:"serf_addr"` // 127.0.0.1:<serf port>, what servers join
+	PID      int    `json:"pid"`
+	DataDir  string `json:"data_dir"`
+	NodeID   string `json:"node_id"` // the agent's own client node ID
 	// Token is the ACL management token (secret: never log it).
 	Token string `json:"token,omitempty"`
 
 	Name        string    `json:"name"`
 	Server      bool      `json:"server"`        // server+client rather than client-only
+	ServerOnly  bool      `json:"server_only"`   // a cluster server without a client (NodeID empty)
 	OwnsDataDir bool      `json:"owns_data_dir"` // Stop removes DataDir
 	TLS         *TLSFiles `json:"tls,omitempty"`
 	Bin         string    `json:"bin"`
@@ -141,6 +143,9 @@ type Agent struct {
 
 	mu       sync.Mutex
 	stopped  bool
+	paused   bool          // SIGSTOPped by Pause
+	opts     Options       // what Start was given, for Restart; zero after Load
+	noPurge  bool          // Stop leaves purging to the cluster
 	allocIDs []string      // allocations seen by Stop, for orphan detection
 	done     chan struct{} // closed once an in-process child is reaped
 	logf     *os.File
@@ -246,7 +251,22 @@ func startOnce(ctx context.Context, o Options, bin, dataDir string, owns bool) (
 	if err != nil {
 		return nil, err
 	}
-	cfg := agentConfig{
+	a, err := prepare(o, bin, dataDir, owns, baseConfig(o, dataDir, ports))
+	if err != nil {
+		return nil, err
+	}
+	if err := a.launch(false); err != nil {
+		return nil, err
+	}
+	if err := a.waitReady(ctx); err != nil {
+		return nil, a.startFailed(err)
+	}
+	return a, nil
+}
+
+// baseConfig is the agent configuration Options describe, on ports.
+func baseConfig(o Options, dataDir string, ports []int) agentConfig {
+	return agentConfig{
 		Name: o.Name, Datacenter: o.Datacenter,
 		DataDir:   filepath.Join(dataDir, nomadDataSubdir),
 		MountsDir: filepath.Join(dataDir, mountsSubdir),
@@ -254,7 +274,12 @@ func startOnce(ctx context.Context, o Options, bin, dataDir string, owns bool) (
 		Servers: o.Servers, ChrootEnv: o.ChrootEnv, TLS: o.TLS, ACL: o.ACL,
 		HTTPPort: ports[0], RPCPort: ports[1], SerfPort: ports[2],
 	}
-	if o.NodeID != "" {
+}
+
+// prepare writes the agent's configuration into dataDir and returns the
+// Agent that launch starts.
+func prepare(o Options, bin, dataDir string, owns bool, cfg agentConfig) (*Agent, error) {
+	if o.NodeID != "" && !cfg.ServerOnly {
 		// Nomad reads the node ID from <data_dir>/client/client-id.
 		idDir := filepath.Join(cfg.DataDir, "client")
 		if err := os.MkdirAll(idDir, 0o700); err != nil {
@@ -268,69 +293,85 @@ func startOnce(ctx context.Context, o Options, bin, dataDir string, owns bool) (
 	if err := os.WriteFile(cfgPath, []byte(renderConfig(cfg)), 0o644); err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(dataDir, logFileName)
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, err
-	}
-
 	scheme := "http"
 	if o.TLS != nil {
 		scheme = "https"
 	}
-	a := &Agent{
-		Addr:        fmt.Sprintf("%s://127.0.0.1:%d", scheme, ports[0]),
-		RPCAddr:     fmt.Sprintf("127.0.0.1:%d", ports[1]),
+	return &Agent{
+		Addr:        fmt.Sprintf("%s://127.0.0.1:%d", scheme, cfg.HTTPPort),
+		RPCAddr:     fmt.Sprintf("127.0.0.1:%d", cfg.RPCPort),
+		SerfAddr:    fmt.Sprintf("127.0.0.1:%d", cfg.SerfPort),
 		DataDir:     dataDir,
 		Token:       o.Token,
 		Name:        o.Name,
-		Server:      len(o.Servers) == 0,
+		Server:      cfg.server(),
+		ServerOnly:  cfg.ServerOnly,
 		OwnsDataDir: owns,
 		TLS:         o.TLS,
 		Bin:         bin,
-		LogFile:     logPath,
-		done:        make(chan struct{}),
-		logf:        logf,
-	}
+		LogFile:     filepath.Join(dataDir, logFileName),
+		opts:        o,
+	}, nil
+}
 
-	cmd := exec.Command(bin, "agent", "-config", cfgPath)
-	cmd.Dir = dataDir // executor/logmon children inherit it, which marks them as ours
+// launch starts the agent process on the configuration prepare wrote.
+// again appends to the log of an earlier run instead of truncating it.
+func (a *Agent) launch(again bool) error {
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if again {
+		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	logf, err := os.OpenFile(a.LogFile, flags, 0o644)
+	if err != nil {
+		return err
+	}
+	if again {
+		fmt.Fprintf(logf, "\n==> devagent: restarting the agent at %s\n", time.Now().UTC().Format(time.RFC3339))
+	}
+	cmd := exec.Command(a.Bin, "agent", "-config", filepath.Join(a.DataDir, configFileName))
+	cmd.Dir = a.DataDir // executor/logmon children inherit it, which marks them as ours
 	cmd.Env = agentEnv()
 	var out io.Writer = logf
-	if o.Log != nil {
-		out = io.MultiWriter(logf, o.Log)
+	if a.opts.Log != nil {
+		out = io.MultiWriter(logf, a.opts.Log)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
 	// A new session makes the agent its own process group leader (pgid ==
 	// PID) and detaches it from the caller's terminal.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if o.DieWithParent {
+	if a.opts.DieWithParent {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
 	}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		return nil, fmt.Errorf("devagent: start %s: %w", bin, err)
+		return fmt.Errorf("devagent: start %s: %w", a.Bin, err)
 	}
+	done := make(chan struct{})
 	a.PID = cmd.Process.Pid
+	a.StartTime = 0
 	if st, err := readProcStat(a.PID); err == nil {
 		a.StartTime = st.StartTime
 	}
+	a.done, a.logf, a.paused = done, logf, false
 	go func() {
 		_ = cmd.Wait()
-		close(a.done)
+		close(done)
 	}()
+	return nil
+}
 
-	if err := a.waitReady(ctx, o); err != nil {
-		a.stopProcess(false)
-		tail := logTail(logPath, 40)
-		_ = a.cleanup(false) // Start removes an owned data dir after the last attempt
-		err = fmt.Errorf("devagent: agent %s (pid %d) not ready: %w\n--- last lines of %s ---\n%s", a.Addr, a.PID, err, logPath, tail)
-		if strings.Contains(tail, "address already in use") {
-			return nil, &portInUseError{err}
-		}
-		return nil, err
+// startFailed kills an agent that did not become ready, cleans up after it
+// (Start removes an owned data dir after the last attempt) and returns err
+// with the tail of the agent log.
+func (a *Agent) startFailed(err error) error {
+	a.stopProcess(false)
+	tail := logTail(a.LogFile, 40)
+	_ = a.cleanup(false)
+	err = fmt.Errorf("devagent: agent %s (pid %d) not ready: %w\n--- last lines of %s ---\n%s", a.Addr, a.PID, err, a.LogFile, tail)
+	if strings.Contains(tail, "address already in use") {
+		return &portInUseError{err}
 	}
-	return a, nil
+	return err
 }
 
 // checkDataDir refuses data dirs for which Stop's cleanup (which kills every
@@ -373,7 +414,8 @@ func (a *Agent) exited() bool {
 }
 
 // waitReady polls until the agent is usable or the deadline passes.
-func (a *Agent) waitReady(ctx context.Context, o Options) error {
+func (a *Agent) waitReady(ctx context.Context) error {
+	o := a.opts
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 
@@ -445,6 +487,9 @@ func (a *Agent) readyStep(ctx context.Context, o Options) (bool, string, error) 
 		}
 		if !active {
 			return false, "waiting for an active root key", nil
+		}
+		if a.ServerOnly {
+			return true, "ready", nil
 		}
 	}
 
