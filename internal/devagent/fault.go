@@ -38,7 +38,25 @@ func (a *Agent) Pause() error {
 		return err
 	}
 	a.paused = true
+	// The signal is delivered asynchronously: return once it took effect.
+	if !waitState(a.PID, 5*time.Second, func(s byte) bool { return s == 'T' || s == 't' }) {
+		return fmt.Errorf("devagent: agent pid %d did not stop after SIGSTOP", a.PID)
+	}
 	return nil
+}
+
+// waitState polls the state letter of pid in /proc until ok accepts it.
+func waitState(pid int, timeout time.Duration, ok func(byte) bool) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if st, err := readProcStat(pid); err == nil && ok(st.State) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Resume undoes Pause with SIGCONT.
@@ -56,6 +74,9 @@ func (a *Agent) resumeLocked() error {
 		return err
 	}
 	a.paused = false
+	if !waitState(a.PID, 5*time.Second, func(s byte) bool { return s != 'T' && s != 't' }) {
+		return fmt.Errorf("devagent: agent pid %d did not continue after SIGCONT", a.PID)
+	}
 	return nil
 }
 
