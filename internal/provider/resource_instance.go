@@ -118,6 +118,13 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	res, err := nomad.RegisterJob(ctx, instance.BuildJob(spec, 1), 0)
+	if writeOutcomeUnknown(err) {
+		// The job may exist: keep it (tainted) with its charge, so the
+		// next apply finds and replaces it rather than orphaning it.
+		addUncertainWriteError(&resp.Diagnostics, "Could not register the job", "job", err)
+		recordUncertainCreate(ctx, &resp.State, &plan, &resp.Diagnostics)
+		return
+	}
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not register the job", err)
 		r.uncharge(cleanupContext(ctx), &plan, &resp.Diagnostics)

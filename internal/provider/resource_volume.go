@@ -282,6 +282,13 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 	}
 	created, warnings, err := nomad.CreateVolume(ctx, req2)
+	if writeOutcomeUnknown(err) {
+		// The volume may exist under an ID berth never learnt: keep it
+		// (tainted, no ID) with its charge; Read finds it by name.
+		addUncertainWriteError(&resp.Diagnostics, "Could not create the volume", "volume", err)
+		recordUncertainCreate(ctx, &resp.State, &plan, &resp.Diagnostics)
+		return
+	}
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not create the volume", err)
 		r.uncharge(cleanupContext(ctx), plan, &resp.Diagnostics)
@@ -313,7 +320,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	v, err := r.data.Nomad.GetVolume(ctx, state.Namespace.ValueString(), state.ID.ValueString())
+	v, err := r.lookup(ctx, state)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the volume", err)
 		return
@@ -390,8 +397,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	nomad := r.data.Nomad
-	ns, id := state.Namespace.ValueString(), state.ID.ValueString()
-	v, err := nomad.GetVolume(ctx, ns, id)
+	v, err := r.lookup(ctx, state)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the volume", err)
 		return
@@ -400,6 +406,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		r.uncharge(ctx, state, &resp.Diagnostics)
 		return
 	}
+	ns, id := state.Namespace.ValueString(), v.ID
 	force := state.ForceDestroy.ValueBool()
 	if users := nomadclient.LiveVolumeAllocations(v); len(users) > 0 && !force {
 		resp.Diagnostics.AddError("Volume is in use",
@@ -417,6 +424,16 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return
 	}
 	r.uncharge(ctx, state, &resp.Diagnostics)
+}
+
+// lookup reads the volume state refers to: by ID, or by name when a create
+// whose answer was lost left no ID (see recordUncertainCreate).
+func (r *volumeResource) lookup(ctx context.Context, state volumeModel) (*api.HostVolume, error) {
+	ns := state.Namespace.ValueString()
+	if id := state.ID.ValueString(); id != "" {
+		return r.data.Nomad.GetVolume(ctx, ns, id)
+	}
+	return r.data.Nomad.FindVolume(ctx, ns, state.Name.ValueString())
 }
 
 // volumeDiskMB is what a volume takes from a reservation's disk budget.
