@@ -140,7 +140,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	r.refreshComputed(cleanupContext(ctx), &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if rolloutErr != nil {
-		addRolloutError(&resp.Diagnostics, "The instance did not become healthy", rolloutErr)
+		addRolloutError(&resp.Diagnostics, "The instance did not become healthy", spec.Name, rolloutErr)
 	}
 }
 
@@ -388,7 +388,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	r.refreshComputed(ctx, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if rolloutErr != nil {
-		addRolloutError(&resp.Diagnostics, "The instance update did not complete", rolloutErr)
+		addRolloutError(&resp.Diagnostics, "The instance update did not complete", want.Name, rolloutErr)
 	}
 }
 
@@ -468,13 +468,20 @@ func (r *instanceResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 }
 
-// addRolloutError reports a rollout failure with Nomad's own words.
-func addRolloutError(diags *diag.Diagnostics, summary string, err error) {
+// addRolloutError reports a rollout failure with Nomad's own words. When
+// berth lost track of the rollout (Nomad unreachable, no leader, timeout)
+// rather than seeing it fail, it says that the job is registered and the
+// rollout may go on.
+func addRolloutError(diags *diag.Diagnostics, summary, jobID string, err error) {
 	var re *nomadclient.RolloutError
 	if errors.As(err, &re) {
 		diags.AddError(summary, re.Error()+"\n\nThe job stays registered; fix the cause and apply again, "+
 			"or inspect it with `nomad job status "+re.JobID+"`.")
 		return
 	}
-	addNomadError(diags, summary, err)
+	var d diag.Diagnostics
+	addNomadError(&d, summary, err)
+	diags.AddError(summary, fmt.Sprintf("Job %q is registered, but berth lost track of its rollout while waiting for it: %s\n\n"+
+		"The rollout may still be going on in Nomad. Check it with `nomad job status %s`, then run terraform apply again.",
+		jobID, d[0].Detail(), jobID))
 }

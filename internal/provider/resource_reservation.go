@@ -205,7 +205,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if runErr != nil {
-		addRolloutError(&resp.Diagnostics, "The lease's workload did not start", runErr)
+		addRolloutError(&resp.Diagnostics, "The lease's workload did not start", l.Name, runErr)
 	}
 }
 

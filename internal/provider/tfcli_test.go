@@ -177,9 +177,10 @@ func (c *tfCLI) state(ctx context.Context) map[string]*tfjson.StateResource {
 
 // applyResult is the outcome of an apply run in the background.
 type applyResult struct {
-	err    error
-	took   time.Duration
-	output string
+	err        error
+	took       time.Duration
+	afterFault time.Duration // how long the apply ran on after the fault
+	output     string
 }
 
 // applyWithFault starts terraform apply, waits until trigger reports that
@@ -209,8 +210,10 @@ func (c *tfCLI) applyWithFault(ctx context.Context, what string, trigger func() 
 	if err := fault(); err != nil {
 		c.t.Fatalf("%s: injecting the fault: %v", what, err)
 	}
+	faultAt := time.Now()
 	select {
 	case r := <-done:
+		r.afterFault = time.Since(faultAt)
 		if r.err != nil {
 			c.t.Logf("%s: the interrupted apply failed after %s: %v", what, r.took.Round(100*time.Millisecond), r.err)
 		} else {
