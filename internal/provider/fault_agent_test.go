@@ -19,7 +19,12 @@ import (
 )
 
 // faultStack is a node reservation with a volume and an instance placed
-// into it, all on one private agent's node.
+// into it, all on one private agent's node. The instance is created after
+// the volume: a crash while Nomad creates a volume, after the node made it
+// and before the servers recorded it, leaves a volume the servers never
+// learn about and that blocks its name on the node (a Nomad limitation
+// berth can only report, see volumeNameTakenOnNode), so the crash during
+// create is aimed at the instance's rollout.
 type faultStack struct {
 	addr, node, name string
 	cpu              int64  // reservation CPU
@@ -49,9 +54,11 @@ resource "berth_volume" "v" {
   node_reservation = berth_node_reservation.r.id
 }
 
+# After the volume: see faultStack.
 resource "berth_instance" "i" {
   name             = "%[3]s-app"
   node_reservation = berth_node_reservation.r.id
+  depends_on       = [berth_volume.v]
   update = { min_healthy_time = "8s", healthy_deadline = "1m", progress_deadline = "2m" }
   services = {
     app = {

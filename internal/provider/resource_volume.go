@@ -282,6 +282,15 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 	}
 	created, warnings, err := nomad.CreateVolume(ctx, req2)
+	if volumeNameTakenOnNode(err) {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Volume name taken on the node",
+			fmt.Sprintf("Nomad said: %v. The servers list no volume %q, but the node already holds one by that name: it is "+
+				"left over from a volume creation interrupted by an agent crash (Nomad creates a volume on the node before "+
+				"the servers record it). Nomad's API cannot remove it. Give this volume another name, or remove the "+
+				"leftover on the node (its directory and its entry in the client's state) and apply again.", err, name))
+		r.uncharge(cleanupContext(ctx), plan, &resp.Diagnostics)
+		return
+	}
 	if writeOutcomeUnknown(err) {
 		// The volume may exist under an ID berth never learnt: keep it
 		// (tainted, no ID) with its charge; Read finds it by name.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -42,6 +43,15 @@ func writeOutcomeUnknown(err error) bool {
 		return pure.StatusCode() >= 500
 	}
 	return true // no answer at all
+}
+
+// volumeNameTakenOnNode reports Nomad's refusal to create a volume whose
+// name a volume on the node already has, while the servers list none:
+// Nomad creates a volume on the node before it records it, so an agent
+// crash in between leaves one behind that the servers never learn about.
+// Nothing was created by the refused request.
+func volumeNameTakenOnNode(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "volume name already exists on this node")
 }
 
 // addUncertainWriteError reports a create whose outcome is unknown as one

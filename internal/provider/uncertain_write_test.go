@@ -19,10 +19,12 @@ import (
 
 // statusErr returns the error the Nomad API client gives for an answer
 // with status code (from a fake server: only the error shape matters).
-func statusErr(t *testing.T, code int) error {
+func statusErr(t *testing.T, code int) error { return statusBodyErr(t, code, "fake failure") }
+
+func statusBodyErr(t *testing.T, code int, body string) error {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		http.Error(w, "fake failure", code)
+		http.Error(w, body, code)
 	}))
 	defer srv.Close()
 	c, err := api.NewClient(&api.Config{Address: srv.URL})
@@ -59,6 +61,20 @@ func TestWriteOutcomeUnknown(t *testing.T) {
 	} {
 		if got := writeOutcomeUnknown(tc.err); got != tc.want {
 			t.Errorf("%s: writeOutcomeUnknown(%v) = %t, want %t", tc.name, tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestVolumeNameTakenOnNode(t *testing.T) {
+	// What Nomad 1.10 answers when the node still holds a volume by that
+	// name that the servers do not know.
+	taken := statusBodyErr(t, 500, "HostVolume.Create error: volume name already exists on this node")
+	if !volumeNameTakenOnNode(taken) {
+		t.Errorf("not recognised: %v", taken)
+	}
+	for _, err := range []error{nil, statusErr(t, 500), errors.New("volume name already exists")} {
+		if volumeNameTakenOnNode(err) {
+			t.Errorf("%v recognised as a name taken on the node", err)
 		}
 	}
 }
