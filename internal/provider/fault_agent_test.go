@@ -317,7 +317,7 @@ func TestAccFault_agentKilledBeforeReply(t *testing.T) {
 				t.Fatalf("the fault was not injected (replies lost: %v); apply error %v\n%s", lost, err, out)
 			}
 			if err != nil {
-				t.Logf("the apply whose reply was lost failed after %s:\n%s", took.Round(100*time.Millisecond), out)
+				t.Logf("the apply whose reply was lost failed after %s:\n%s", took.Round(100*time.Millisecond), diagnosticsOf(out))
 			} else {
 				t.Logf("the apply whose reply was lost succeeded in %s", took.Round(100*time.Millisecond))
 			}

@@ -133,9 +133,8 @@ resource "berth_instance" "i" {
 		e.leader.Name, e.after.Round(100*time.Millisecond), res.afterFault.Round(100*time.Millisecond))
 	if res.err != nil {
 		// Terraform prints the plan first; the diagnostics follow.
-		_, diags, _ := strings.Cut(res.output, "Error: ")
-		if !strings.Contains(diags, name) {
-			t.Errorf("the failed apply does not name the job %s:\n%s", name, diags)
+		if _, diags, ok := strings.Cut(res.output, "Error: "); !ok || !strings.Contains(diags, name) {
+			t.Errorf("the failed apply does not name the job %s:\n%s", name, res.output)
 		}
 	}
 	if v := jobVersions(t, nomad, name); fmt.Sprint(v) != "[1 0]" {

@@ -215,7 +215,7 @@ func (c *tfCLI) applyWithFault(ctx context.Context, what string, trigger func() 
 	case r := <-done:
 		r.afterFault = time.Since(faultAt)
 		if r.err != nil {
-			c.t.Logf("%s: the interrupted apply failed after %s: %v", what, r.took.Round(100*time.Millisecond), r.err)
+			c.t.Logf("%s: the interrupted apply failed after %s:\n%s", what, r.took.Round(100*time.Millisecond), diagnosticsOf(r.output))
 		} else {
 			c.t.Logf("%s: the interrupted apply succeeded in %s", what, r.took.Round(100*time.Millisecond))
 		}
@@ -224,6 +224,16 @@ func (c *tfCLI) applyWithFault(ctx context.Context, what string, trigger func() 
 		c.t.Fatalf("%s: the interrupted apply did not end", what)
 	}
 	return applyResult{}
+}
+
+// diagnosticsOf returns Terraform's error diagnostics from its output,
+// without the plan and progress lines before them.
+func diagnosticsOf(output string) string {
+	i := strings.Index(output, "Error: ")
+	if i < 0 {
+		return output
+	}
+	return output[i:]
 }
 
 // lockedBuffer collects Terraform's output from concurrent commands.
