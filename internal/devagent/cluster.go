@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -116,8 +117,10 @@ func startServers(ctx context.Context, o ClusterOptions, bin string) ([]*Agent, 
 			return fail(err)
 		}
 		dir = canonicalDir(dir)
-		if err := os.Chmod(dir, 0o755); err == nil {
-			err = os.WriteFile(dir+"/"+markerFileName, []byte("data dir of a berth devagent Nomad agent\n"), 0o644)
+		// 0755 and the marker, as Start does for its data dirs.
+		err = os.Chmod(dir, 0o755)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, markerFileName), []byte("data dir of a berth devagent Nomad agent\n"), 0o644)
 		}
 		if err != nil {
 			os.RemoveAll(dir)

@@ -70,11 +70,11 @@ func TestVolumeNameTakenOnNode(t *testing.T) {
 	// name that the servers do not know.
 	taken := statusBodyErr(t, 500, "HostVolume.Create error: volume name already exists on this node")
 	if !volumeNameTakenOnNode(taken) {
-		t.Errorf("not recognised: %v", taken)
+		t.Errorf("not recognized: %v", taken)
 	}
 	for _, err := range []error{nil, statusErr(t, 500), errors.New("volume name already exists")} {
 		if volumeNameTakenOnNode(err) {
-			t.Errorf("%v recognised as a name taken on the node", err)
+			t.Errorf("%v recognized as a name taken on the node", err)
 		}
 	}
 }
