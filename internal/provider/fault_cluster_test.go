@@ -140,6 +140,20 @@ resource "berth_instance" "i" {
 	if v := jobVersions(t, nomad, name); fmt.Sprint(v) != "[1 0]" {
 		t.Errorf("job versions after the interrupted update %v, want exactly one new version [1 0]", v)
 	}
+	if res.err == nil {
+		// Success must mean berth saw version 1's deployment succeed, not
+		// that a read from before the election made it skip the wait.
+		st := cli.state(ctx)["berth_instance.i"]
+		d, _, err := nomad.Jobs().LatestDeployment(name, nil)
+		if err != nil || d == nil {
+			t.Fatalf("reading the latest deployment: %v", err)
+		}
+		if d.JobVersion != 1 || d.Status != api.DeploymentStatusSuccessful ||
+			stateAttr(st, "deployment_id") != d.ID || stateAttr(st, "deployment_status") != api.DeploymentStatusSuccessful {
+			t.Errorf("the apply succeeded with state deployment %s %q; Nomad's latest is %s for version %d, %q",
+				stateAttr(st, "deployment_id"), stateAttr(st, "deployment_status"), d.ID, d.JobVersion, d.Status)
+		}
+	}
 
 	cli.mustApply(ctx, "converge after the election")
 	cli.expectEmptyPlan(ctx, "after the election")
