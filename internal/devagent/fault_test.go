@@ -87,8 +87,12 @@ func TestAgentPauseKillRestart(t *testing.T) {
 	if err := a.Resume(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := quick.Status().Leader(); err != nil {
-		t.Errorf("resumed agent does not answer: %v", err)
+	// A resumed agent may need a moment on a busy machine.
+	if !pollUntil(context.Background(), 30*time.Second, func() bool {
+		_, err := quick.Status().Leader()
+		return err == nil
+	}) {
+		t.Error("the resumed agent does not answer")
 	}
 
 	addr, rpc, node, pid := a.Addr, a.RPCAddr, a.NodeID, a.PID
@@ -182,9 +186,12 @@ func TestCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	members, err := c.Agent().Members()
-	if err != nil || len(members.Members) != 3 {
-		t.Fatalf("serf members %v (err %v), want 3", members, err)
+	members, err := cl.Servers[0].Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := members.Agent().Members(); err != nil || len(m.Members) != 3 {
+		t.Fatalf("serf members %v (err %v), want 3", m, err)
 	}
 	nodes, _, err := c.Nodes().List(nil)
 	if err != nil || len(nodes) != 1 || nodes[0].ID != cl.Client.NodeID {
@@ -217,8 +224,12 @@ func TestCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	job.Meta = map[string]string{"after": "election"}
-	if _, _, err := c.Jobs().Register(job, &api.WriteOptions{}); err != nil {
-		t.Fatalf("write after the election: %v", err)
+	var werr error
+	if !pollUntil(ctx, 30*time.Second, func() bool {
+		_, _, werr = c.Jobs().Register(job, &api.WriteOptions{})
+		return werr == nil
+	}) {
+		t.Fatalf("write after the election: %v", werr)
 	}
 
 	if err := cl.Stop(context.Background()); err != nil {
