@@ -153,6 +153,15 @@ resource "berth_instance" "i" {
 			t.Errorf("the apply succeeded with state deployment %s %q; Nomad's latest is %s for version %d, %q",
 				stateAttr(st, "deployment_id"), stateAttr(st, "deployment_status"), d.ID, d.JobVersion, d.Status)
 		}
+		// What berth read back after its write is that write, not older.
+		job, _, err := nomad.Jobs().Info(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stateAttr(st, "job_version") != "1" || stateAttr(st, "job_modify_index") != fmt.Sprint(*job.JobModifyIndex) {
+			t.Errorf("the apply succeeded with state job_version %s job_modify_index %s; Nomad has version %d index %d",
+				stateAttr(st, "job_version"), stateAttr(st, "job_modify_index"), *job.Version, *job.JobModifyIndex)
+		}
 	}
 
 	cli.mustApply(ctx, "converge after the election")
