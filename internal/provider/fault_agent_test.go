@@ -78,6 +78,7 @@ resource "berth_instance" "i" {
 // tests break their agent, so they never touch the shared one.
 func startPrivateAgent(t *testing.T, name string) (*devagent.Agent, *api.Client) {
 	t.Helper()
+	requireNomadBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	begin := time.Now()
@@ -96,6 +97,19 @@ func startPrivateAgent(t *testing.T, name string) (*devagent.Agent, *api.Client)
 		t.Fatal(err)
 	}
 	return a, c
+}
+
+// requireNomadBinary skips a fault test only when the tests run against an
+// existing cluster (nothing started by the tests) and no nomad binary is at
+// hand; when the tests started Nomad themselves the binary must be there.
+func requireNomadBinary(t *testing.T) {
+	t.Helper()
+	if _, err := devagent.FindBinary(""); err != nil {
+		if mainAgent == nil {
+			t.Skipf("fault tests start private Nomad agents and need the nomad binary: %v", err)
+		}
+		t.Fatal(err)
+	}
 }
 
 // TestAccFault_agentKilledMidApply crashes the only Nomad agent (SIGKILL)

@@ -16,6 +16,7 @@ import (
 // one test.
 func startPrivateCluster(t *testing.T, name string) (*devagent.Cluster, *api.Client) {
 	t.Helper()
+	requireNomadBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	begin := time.Now()
