@@ -68,9 +68,14 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
-// testAccPreCheck fails a test that has no Nomad to talk to.
+// testAccPreCheck skips an acceptance test unless TF_ACC is set (as
+// resource.Test does, so `make unit` runs without Nomad) and fails one that
+// has no Nomad to talk to.
 func testAccPreCheck(t *testing.T) {
 	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 (make testacc)")
+	}
 	if os.Getenv("NOMAD_ADDR") == "" {
 		t.Fatal("NOMAD_ADDR must be set for acceptance tests (TestMain sets it when it starts its own agent)")
 	}
