@@ -31,6 +31,7 @@ type faultStack struct {
 	capMax           string // volume capacity_max
 	capMaxMiB        int64
 	env              string // instance env value: a new one is a new job version
+	appCPU           int64  // instance CPU, charged to the reservation
 }
 
 func (f faultStack) String() string {
@@ -65,13 +66,13 @@ resource "berth_instance" "i" {
       driver  = "raw_exec"
       command = "/bin/sleep"
       args    = ["3600"]
-      cpu     = 100
+      cpu     = %[7]d
       memory  = 64
       env     = { REVISION = %[6]q }
     }
   }
 }
-`, f.addr, f.node, f.name, f.cpu, f.capMax, f.env)
+`, f.addr, f.node, f.name, f.cpu, f.capMax, f.env, f.appCPU)
 }
 
 // startPrivateAgent starts a server+client agent only this test uses: fault
@@ -129,7 +130,7 @@ func TestAccFault_agentKilledMidApply(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	cli := newTFCLI(t)
-	stack := faultStack{addr: agent.Addr, node: agent.NodeID, name: "fault-" + randomHex(3), cpu: 600, capMax: "20MiB", capMaxMiB: 20, env: "one"}
+	stack := faultStack{addr: agent.Addr, node: agent.NodeID, name: "fault-" + randomHex(3), cpu: 600, capMax: "20MiB", capMaxMiB: 20, env: "one", appCPU: 100}
 	cli.init(ctx, stack.String())
 	job := stack.name + "-app"
 
@@ -247,8 +248,11 @@ func checkFaultStack(t *testing.T, c *api.Client, st map[string]*tfjson.StateRes
 	if len(r.Consumers) != 2 {
 		t.Errorf("ledger consumers %v, want exactly %s and %s", r.Consumers, instKey, volKey)
 	}
-	if got := r.Consumers[instKey]; got.CPU != 100 || got.MemoryMB != 64 {
-		t.Errorf("instance charge %+v, want 100 MHz / 64 MiB", got)
+	if got := r.Consumers[instKey]; got.CPU != f.appCPU || got.MemoryMB != 64 {
+		t.Errorf("instance charge %+v, want %d MHz / 64 MiB", got, f.appCPU)
+	}
+	if got := job.TaskGroups[0].Tasks[0].Resources.CPU; got == nil || int64(*got) != f.appCPU {
+		t.Errorf("job asks for cpu %v, want %d", got, f.appCPU)
 	}
 	if got := r.Consumers[volKey]; got.DiskMB != f.capMaxMiB {
 		t.Errorf("volume charge %+v, want %d MiB disk", got, f.capMaxMiB)
@@ -289,45 +293,63 @@ func sortedNames[V any](m map[string]V) []string {
 	return out
 }
 
-// TestAccFault_agentKilledBeforeReply crashes the agent right after it
-// carried out one of berth's writes and before berth got the answer (see
-// faultProxy), once for each resource's create: the reservation's ledger
-// write, the volume's creation and the instance's job registration. berth
-// cannot know whether the write happened; whatever it reports, after a
-// restart the next apply converges with nothing orphaned, and destroy
-// leaves nothing behind.
+// TestAccFault_agentKilledBeforeReply loses the answer to one of berth's
+// writes after Nomad carried it out (see faultProxy): on create, for the
+// reservation's ledger write, the volume's creation and the instance's job
+// registration, the agent crashes right then and restarts; on update, for
+// the volume's resize and the instance's new job version, only the answer
+// is lost (a network blip) while the agent lives on. berth cannot know
+// whether the write happened; whatever it reports, the next apply
+// converges with nothing orphaned and the ledger charging what runs, and
+// destroy leaves nothing behind.
 func TestAccFault_agentKilledBeforeReply(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	begin := time.Now()
 	agent, nomad := startPrivateAgent(t, "berth-fault-reply")
 	proxy := startFaultProxy(t, agent.Addr)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	write := func(r *http.Request) bool { return r.Method == http.MethodPut || r.Method == http.MethodPost }
-	for i, sc := range []struct {
-		name  string
-		match func(*http.Request) bool
+	ledgerWrite := func(r *http.Request) bool {
+		return write(r) && strings.HasPrefix(r.URL.Path, "/v1/var/"+nomadclient.LedgerPrefix)
+	}
+	volumeWrite := func(r *http.Request) bool { return write(r) && r.URL.Path == "/v1/volume/host/create" }
+	jobWrite := func(r *http.Request) bool { return write(r) && r.URL.Path == "/v1/jobs" }
+	for _, sc := range []struct {
+		name   string
+		match  func(*http.Request) bool
+		update func(*faultStack) // nil: the fault hits the create
 	}{
-		{"reservation", func(r *http.Request) bool {
-			return write(r) && strings.HasPrefix(r.URL.Path, "/v1/var/"+nomadclient.LedgerPrefix)
-		}},
-		{"volume", func(r *http.Request) bool { return write(r) && r.URL.Path == "/v1/volume/host/create" }},
-		{"instance", func(r *http.Request) bool { return write(r) && r.URL.Path == "/v1/jobs" }},
+		{"reservation", ledgerWrite, nil},
+		{"volume", volumeWrite, nil},
+		{"instance", jobWrite, nil},
+		{"volume-update", volumeWrite, func(f *faultStack) { f.capMax, f.capMaxMiB = "30MiB", 30 }},
+		{"instance-update", jobWrite, func(f *faultStack) { f.appCPU, f.env = 150, "two" }},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			cli := newTFCLI(t)
 			stack := faultStack{addr: proxy.URL, node: agent.NodeID, name: "reply-" + sc.name + "-" + randomHex(2),
-				cpu: 600, capMax: "20MiB", capMaxMiB: 20, env: "one"}
+				cpu: 600, capMax: "20MiB", capMaxMiB: 20, env: "one", appCPU: 100}
 			cli.init(ctx, stack.String())
+			crash := sc.update == nil
+			if !crash {
+				cli.mustApply(ctx, "create")
+				sc.update(&stack)
+				cli.write(stack.String())
+			}
+			lostBefore := len(proxy.lost())
 			proxy.arm(sc.match, func() {
+				if !crash {
+					return
+				}
 				if err := agent.Kill(); err != nil {
 					t.Errorf("killing the agent: %v", err)
 				}
 			})
 			took, err := cli.apply(ctx)
 			out := cli.out.take()
-			if lost := proxy.lost(); len(lost) != i+1 {
+			if lost := proxy.lost(); len(lost) != lostBefore+1 {
 				t.Fatalf("the fault was not injected (replies lost: %v); apply error %v\n%s", lost, err, out)
 			}
 			if err != nil {
@@ -335,11 +357,13 @@ func TestAccFault_agentKilledBeforeReply(t *testing.T) {
 			} else {
 				t.Logf("the apply whose reply was lost succeeded in %s", took.Round(100*time.Millisecond))
 			}
-			b := time.Now()
-			if err := agent.Restart(ctx); err != nil {
-				t.Fatal(err)
+			if crash {
+				b := time.Now()
+				if err := agent.Restart(ctx); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("agent restarted in %s", time.Since(b).Round(100*time.Millisecond))
 			}
-			t.Logf("agent restarted in %s", time.Since(b).Round(100*time.Millisecond))
 			cli.mustApply(ctx, "converge after the lost reply")
 			cli.expectEmptyPlan(ctx, "after the lost reply")
 			checkFaultStack(t, nomad, cli.state(ctx), stack)

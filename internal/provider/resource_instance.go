@@ -361,16 +361,14 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	case instance.OnlyCountDiffers(had, want):
 		res, err := nomad.ScaleJob(ctx, want.Namespace, want.Name, instance.GroupName, *want.Count, "berth: count changed in Terraform")
 		if err != nil {
-			addNomadError(&resp.Diagnostics, "Could not scale the job", err)
-			r.charge(cleanupContext(ctx), &state, had, liveCount, &resp.Diagnostics)
+			r.updateFailed(ctx, "Could not scale the job", err, &state, had, liveCount, &resp.Diagnostics)
 			return
 		}
 		rolloutErr = r.settle(ctx, want, res.EvalID, &plan)
 	case len(instance.Diff(had, want)) > 0:
 		res, err := nomad.RegisterJob(ctx, instance.BuildJob(want, liveCount), index)
 		if err != nil {
-			addNomadError(&resp.Diagnostics, "Could not register the job", err)
-			r.charge(cleanupContext(ctx), &state, had, liveCount, &resp.Diagnostics)
+			r.updateFailed(ctx, "Could not register the job", err, &state, had, liveCount, &resp.Diagnostics)
 			return
 		}
 		if res.Warnings != "" {
@@ -439,6 +437,18 @@ func (r *instanceResource) charge(ctx context.Context, m *instanceModel, spec in
 		return false
 	}
 	return true
+}
+
+// updateFailed reports a failed scale or registration and restores the
+// charge the instance had, unless Nomad may have carried out the write
+// anyway (its answer was lost): then the new charge stays.
+func (r *instanceResource) updateFailed(ctx context.Context, summary string, err error, state *instanceModel, had instance.Spec, count int, diags *diag.Diagnostics) {
+	if writeOutcomeUnknown(err) {
+		addUncertainUpdateError(diags, summary, "job", err)
+		return
+	}
+	addNomadError(diags, summary, err)
+	r.charge(cleanupContext(ctx), state, had, count, diags)
 }
 
 // uncharge releases the instance's charge on its node reservation.

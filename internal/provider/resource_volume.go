@@ -374,7 +374,11 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	// Only capacity and parameters change in place; everything else is
 	// either unchanged or forces replacement, so sending the whole request
 	// with the ID updates exactly those.
-	if _, warnings, err := nomad.CreateVolume(ctx, want); err != nil {
+	if _, warnings, err := nomad.CreateVolume(ctx, want); writeOutcomeUnknown(err) {
+		// Nomad may have resized it: keep the new charge.
+		addUncertainUpdateError(&resp.Diagnostics, "Could not update the volume", "volume", err)
+		return
+	} else if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not update the volume", err)
 		if !plan.NodeReservation.IsNull() {
 			_ = nomad.Charge(cleanupContext(ctx), r.data.LedgerNamespace, plan.NodeReservation.ValueString(),

@@ -63,6 +63,18 @@ func addUncertainWriteError(diags *diag.Diagnostics, summary, object string, err
 		"berth keeps it in state as tainted: the next apply reads it back and replaces it, or creates it if it is not there.")
 }
 
+// addUncertainUpdateError reports an update whose outcome is unknown. The
+// new charge on the node reservation is kept rather than rolled back: if
+// Nomad did apply the change, the next plan finds nothing left to do, so a
+// rolled-back charge would never be corrected.
+func addUncertainUpdateError(diags *diag.Diagnostics, summary, object string, err error) {
+	var d diag.Diagnostics
+	addNomadError(&d, summary, err)
+	diags.AddError(summary, d[0].Detail()+"\n\nNomad may have applied the change to the "+object+" before the connection broke; "+
+		"berth keeps its new charge on the node reservation, if any. The next apply reads the "+object+" back and makes the "+
+		"change again if it is missing.")
+}
+
 // recordUncertainCreate stores model as the new state with every value
 // that is still unknown set to null (state must hold known values only).
 func recordUncertainCreate(ctx context.Context, state *tfsdk.State, model any, diags *diag.Diagnostics) {
