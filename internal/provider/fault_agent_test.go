@@ -32,6 +32,9 @@ type faultStack struct {
 	capMaxMiB        int64
 	env              string // instance env value: a new one is a new job version
 	appCPU           int64  // instance CPU, charged to the reservation
+	// minHealthy is the instance's min_healthy_time: long where a fault
+	// must hit a running deployment, short elsewhere to save time.
+	minHealthy string
 }
 
 func (f faultStack) String() string {
@@ -60,7 +63,7 @@ resource "berth_instance" "i" {
   name             = "%[3]s-app"
   node_reservation = berth_node_reservation.r.id
   depends_on       = [berth_volume.v]
-  update = { min_healthy_time = "8s", healthy_deadline = "1m", progress_deadline = "2m" }
+  update = { min_healthy_time = %[8]q, healthy_deadline = "1m", progress_deadline = "2m" }
   services = {
     app = {
       driver  = "raw_exec"
@@ -72,7 +75,7 @@ resource "berth_instance" "i" {
     }
   }
 }
-`, f.addr, f.node, f.name, f.cpu, f.capMax, f.env, f.appCPU)
+`, f.addr, f.node, f.name, f.cpu, f.capMax, f.env, f.appCPU, f.minHealthy)
 }
 
 // startPrivateAgent starts a server+client agent only this test uses: fault
@@ -130,7 +133,7 @@ func TestAccFault_agentKilledMidApply(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	cli := newTFCLI(t)
-	stack := faultStack{addr: agent.Addr, node: agent.NodeID, name: "fault-" + randomHex(3), cpu: 600, capMax: "20MiB", capMaxMiB: 20, env: "one", appCPU: 100}
+	stack := faultStack{addr: agent.Addr, node: agent.NodeID, name: "fault-" + randomHex(3), cpu: 600, capMax: "20MiB", capMaxMiB: 20, env: "one", appCPU: 100, minHealthy: "8s"}
 	cli.init(ctx, stack.String())
 	job := stack.name + "-app"
 
@@ -330,7 +333,7 @@ func TestAccFault_agentKilledBeforeReply(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			cli := newTFCLI(t)
 			stack := faultStack{addr: proxy.URL, node: agent.NodeID, name: "reply-" + sc.name + "-" + randomHex(2),
-				cpu: 600, capMax: "20MiB", capMaxMiB: 20, env: "one", appCPU: 100}
+				cpu: 600, capMax: "20MiB", capMaxMiB: 20, env: "one", appCPU: 100, minHealthy: "1s"}
 			cli.init(ctx, stack.String())
 			crash := sc.update == nil
 			if !crash {
