@@ -10,6 +10,11 @@
 // client mounted under the data dir and removes the data dir if Start created
 // it. Save and Load let a later process stop an agent started by an earlier
 // one.
+//
+// For fault tests an agent can be frozen (Pause/Resume), crashed (Kill) and
+// brought back on the same data dir and ports (Restart), and StartCluster
+// runs several servers on loopback plus a client; Cluster.Leader finds the
+// Raft leader.
 package devagent
 
 import (
@@ -22,11 +27,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
@@ -117,16 +120,18 @@ type Options struct {
 // Agent is a running agent. Its exported fields are the JSON state written by
 // Save.
 type Agent struct {
-	Addr    string `json:"addr"`     // http(s)://127.0.0.1:<http port>
-	RPCAddr string `json:"rpc_addr"` // 127.0.0.1:<rpc port>, for Options.Servers of extra clients
-	PID     int    `json:"pid"`
-	DataDir string `json:"data_dir"`
-	NodeID  string `json:"node_id"` // the agent's own client node ID
+	Addr     string `json:"addr"`      // http(s)://127.0.0.1:<http port>
+	RPCAddr  string `json:"rpc_addr"`  // 127.0.0.1:<rpc port>, for Options.Servers of extra clients
+	SerfAddr string `json:"serf_addr"` // 127.0.0.1:<serf port>, what servers join
+	PID      int    `json:"pid"`
+	DataDir  string `json:"data_dir"`
+	NodeID   string `json:"node_id"` // the agent's own client node ID
 	// Token is the ACL management token (secret: never log it).
 	Token string `json:"token,omitempty"`
 
 	Name        string    `json:"name"`
 	Server      bool      `json:"server"`        // server+client rather than client-only
+	ServerOnly  bool      `json:"server_only"`   // a cluster server without a client (NodeID empty)
 	OwnsDataDir bool      `json:"owns_data_dir"` // Stop removes DataDir
 	TLS         *TLSFiles `json:"tls,omitempty"`
 	Bin         string    `json:"bin"`
@@ -141,6 +146,9 @@ type Agent struct {
 
 	mu       sync.Mutex
 	stopped  bool
+	paused   bool          // SIGSTOPped by Pause
+	opts     Options       // what Start was given, for Restart; zero after Load
+	noPurge  bool          // Stop leaves purging to the cluster
 	allocIDs []string      // allocations seen by Stop, for orphan detection
 	done     chan struct{} // closed once an in-process child is reaped
 	logf     *os.File
@@ -241,98 +249,6 @@ type portInUseError struct{ err error }
 func (e *portInUseError) Error() string { return e.err.Error() }
 func (e *portInUseError) Unwrap() error { return e.err }
 
-func startOnce(ctx context.Context, o Options, bin, dataDir string, owns bool) (*Agent, error) {
-	ports, err := freePorts(3)
-	if err != nil {
-		return nil, err
-	}
-	cfg := agentConfig{
-		Name: o.Name, Datacenter: o.Datacenter,
-		DataDir:   filepath.Join(dataDir, nomadDataSubdir),
-		MountsDir: filepath.Join(dataDir, mountsSubdir),
-		NodeClass: o.NodeClass, NodePool: o.NodePool, Meta: o.Meta,
-		Servers: o.Servers, ChrootEnv: o.ChrootEnv, TLS: o.TLS, ACL: o.ACL,
-		HTTPPort: ports[0], RPCPort: ports[1], SerfPort: ports[2],
-	}
-	if o.NodeID != "" {
-		// Nomad reads the node ID from <data_dir>/client/client-id.
-		idDir := filepath.Join(cfg.DataDir, "client")
-		if err := os.MkdirAll(idDir, 0o700); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(idDir, "client-id"), []byte(o.NodeID), 0o600); err != nil {
-			return nil, err
-		}
-	}
-	cfgPath := filepath.Join(dataDir, configFileName)
-	if err := os.WriteFile(cfgPath, []byte(renderConfig(cfg)), 0o644); err != nil {
-		return nil, err
-	}
-	logPath := filepath.Join(dataDir, logFileName)
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, err
-	}
-
-	scheme := "http"
-	if o.TLS != nil {
-		scheme = "https"
-	}
-	a := &Agent{
-		Addr:        fmt.Sprintf("%s://127.0.0.1:%d", scheme, ports[0]),
-		RPCAddr:     fmt.Sprintf("127.0.0.1:%d", ports[1]),
-		DataDir:     dataDir,
-		Token:       o.Token,
-		Name:        o.Name,
-		Server:      len(o.Servers) == 0,
-		OwnsDataDir: owns,
-		TLS:         o.TLS,
-		Bin:         bin,
-		LogFile:     logPath,
-		done:        make(chan struct{}),
-		logf:        logf,
-	}
-
-	cmd := exec.Command(bin, "agent", "-config", cfgPath)
-	cmd.Dir = dataDir // executor/logmon children inherit it, which marks them as ours
-	cmd.Env = agentEnv()
-	var out io.Writer = logf
-	if o.Log != nil {
-		out = io.MultiWriter(logf, o.Log)
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	// A new session makes the agent its own process group leader (pgid ==
-	// PID) and detaches it from the caller's terminal.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if o.DieWithParent {
-		cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
-	}
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return nil, fmt.Errorf("devagent: start %s: %w", bin, err)
-	}
-	a.PID = cmd.Process.Pid
-	if st, err := readProcStat(a.PID); err == nil {
-		a.StartTime = st.StartTime
-	}
-	go func() {
-		_ = cmd.Wait()
-		close(a.done)
-	}()
-
-	if err := a.waitReady(ctx, o); err != nil {
-		a.stopProcess(false)
-		tail := logTail(logPath, 40)
-		_ = a.cleanup(false) // Start removes an owned data dir after the last attempt
-		err = fmt.Errorf("devagent: agent %s (pid %d) not ready: %w\n--- last lines of %s ---\n%s", a.Addr, a.PID, err, logPath, tail)
-		if strings.Contains(tail, "address already in use") {
-			return nil, &portInUseError{err}
-		}
-		return nil, err
-	}
-	return a, nil
-}
-
 // checkDataDir refuses data dirs for which Stop's cleanup (which kills every
 // process referencing the directory) would be dangerous.
 func checkDataDir(dir string) error {
@@ -344,20 +260,6 @@ func checkDataDir(dir string) error {
 		return fmt.Errorf("devagent: refusing to use %s as data dir: use a dedicated directory", dir)
 	}
 	return nil
-}
-
-// agentEnv is the caller's environment minus the NOMAD_* client settings,
-// which are meant for the CLI/API client and must not leak into the agent or
-// its tasks.
-func agentEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "NOMAD_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
 }
 
 // exited reports whether the agent process is gone.
@@ -373,7 +275,8 @@ func (a *Agent) exited() bool {
 }
 
 // waitReady polls until the agent is usable or the deadline passes.
-func (a *Agent) waitReady(ctx context.Context, o Options) error {
+func (a *Agent) waitReady(ctx context.Context) error {
+	o := a.opts
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 
@@ -445,6 +348,9 @@ func (a *Agent) readyStep(ctx context.Context, o Options) (bool, string, error) 
 		}
 		if !active {
 			return false, "waiting for an active root key", nil
+		}
+		if a.ServerOnly {
+			return true, "ready", nil
 		}
 	}
 

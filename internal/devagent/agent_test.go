@@ -713,7 +713,7 @@ func TestAgentLifecycle(t *testing.T) {
 	if len(processesReferencing(dataDir)) < 2 {
 		t.Errorf("expected agent and task processes referencing %s", dataDir)
 	}
-	sleeps := sleepProcesses(t)
+	sleeps := sleepProcesses(t, dataDir)
 	if len(sleeps) != 2 {
 		t.Errorf("want 2 sleep task processes, found %v", sleeps)
 	}
@@ -759,7 +759,7 @@ func TestAgentStopAfterCrash(t *testing.T) {
 	for _, driver := range []string{"raw_exec", "exec"} {
 		waitRunning(t, c, "orphan-"+driver)
 	}
-	sleeps := sleepProcesses(t)
+	sleeps := sleepProcesses(t, a.DataDir)
 	if len(sleeps) != 2 {
 		t.Fatalf("want 2 sleep task processes, found %v", sleeps)
 	}
@@ -788,15 +788,13 @@ func TestAgentStopAfterCrash(t *testing.T) {
 // sleepSeconds is unusual so that sleepProcesses finds only our tasks.
 const sleepSeconds = "3607"
 
-// sleepProcesses returns the PIDs of the test tasks' sleep processes.
-func sleepProcesses(t *testing.T) []int {
+// sleepProcesses returns the PIDs of the sleep task processes of the agent
+// whose data dir is dataDir: only those, so that another agent's tests
+// running on the same machine (another checkout's make test) do not count.
+func sleepProcesses(t *testing.T, dataDir string) []int {
 	t.Helper()
-	pids, err := listPIDs()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []int
-	for _, pid := range pids {
+	for _, pid := range processesReferencing(dataDir) {
 		cmd, err := os.ReadFile(filepathJoinProc(pid, "cmdline"))
 		if err == nil && (string(cmd) == "/bin/sleep\x00"+sleepSeconds+"\x00" || string(cmd) == "sleep\x00"+sleepSeconds+"\x00") {
 			out = append(out, pid)

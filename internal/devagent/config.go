@@ -30,9 +30,23 @@ type agentConfig struct {
 	HTTPPort   int
 	RPCPort    int
 	SerfPort   int
+	// ServerOnly makes a server without a client, for clusters.
+	ServerOnly bool
+	// BootstrapExpect is the number of servers of the cluster; 0 means 1.
+	BootstrapExpect int
+	// RetryJoin lists the serf addresses (host:port) of the other servers.
+	RetryJoin []string
 }
 
 func (c agentConfig) server() bool { return len(c.Servers) == 0 }
+
+func quoteAll(ss []string) string {
+	qs := make([]string, len(ss))
+	for i, s := range ss {
+		qs[i] = hclQuote(s)
+	}
+	return strings.Join(qs, ", ")
+}
 
 // renderConfig renders the agent configuration as HCL. Every string is quoted
 // with hclQuote so that arbitrary names, paths and meta values are safe.
@@ -72,11 +86,22 @@ func renderConfig(c agentConfig) string {
 	w(0, "}")
 	w(0, "")
 	if c.server() {
+		expect := max(c.BootstrapExpect, 1)
 		w(0, "server {")
 		w(1, "enabled          = true")
-		w(1, "bootstrap_expect = 1")
+		w(1, "bootstrap_expect = %d", expect)
+		if len(c.RetryJoin) > 0 {
+			w(1, "server_join {")
+			w(2, "retry_join     = [%s]", quoteAll(c.RetryJoin))
+			w(2, "retry_interval = %s", hclQuote("1s"))
+			w(1, "}")
+		}
 		w(0, "}")
 		w(0, "")
+	}
+	if c.ServerOnly {
+		renderTail(w, c)
+		return b.String()
 	}
 	w(0, "client {")
 	w(1, "enabled = true")
@@ -90,11 +115,7 @@ func renderConfig(c agentConfig) string {
 		w(1, "node_pool = %s", hclQuote(c.NodePool))
 	}
 	if len(c.Servers) > 0 {
-		qs := make([]string, len(c.Servers))
-		for i, s := range c.Servers {
-			qs[i] = hclQuote(s)
-		}
-		w(1, "servers = [%s]", strings.Join(qs, ", "))
+		w(1, "servers = [%s]", quoteAll(c.Servers))
 	}
 	if len(c.Meta) > 0 {
 		w(1, "meta {")
@@ -120,6 +141,12 @@ func renderConfig(c agentConfig) string {
 	w(2, "enabled = true")
 	w(1, "}")
 	w(0, "}")
+	renderTail(w, c)
+	return b.String()
+}
+
+// renderTail renders the ACL and TLS blocks every agent shares.
+func renderTail(w func(int, string, ...any), c agentConfig) {
 	if c.ACL {
 		w(0, "")
 		w(0, "acl {")
@@ -138,7 +165,6 @@ func renderConfig(c agentConfig) string {
 		w(1, "verify_https_client    = false")
 		w(0, "}")
 	}
-	return b.String()
 }
 
 // hclQuote returns s as a double-quoted HCL (v1, as parsed by the Nomad

@@ -30,7 +30,10 @@ func (a *Agent) Stop(ctx context.Context) error {
 		return nil
 	}
 	step := a.stepTimer()
-	if a.Server && !a.exited() {
+	if a.paused {
+		_ = a.resumeLocked() // a frozen agent would ignore SIGINT and the API
+	}
+	if a.Server && !a.noPurge && !a.exited() {
 		a.purgeWorkloads(ctx)
 		step("stopped and purged jobs, deleted host volumes")
 	}

@@ -13,12 +13,19 @@ type RetryPolicy struct {
 	Attempts int           // total tries, including the first
 	Base     time.Duration // wait before the second try; doubles each time
 	Max      time.Duration // cap on one wait
+	// UnavailableAttempts, when larger than Attempts, is the total tries
+	// for a read that Nomad answered with 5xx or 429: the agent is there
+	// but its cluster is not ready (a leader election, "No cluster leader",
+	// "rpc error: failed to get conn"), which takes seconds to pass.
+	UnavailableAttempts int
 }
 
-// DefaultRetry tries four times over roughly two seconds: long enough to
-// ride out a leader election, short enough that an unreachable address
-// fails promptly.
-var DefaultRetry = RetryPolicy{Attempts: 4, Base: 250 * time.Millisecond, Max: 2 * time.Second}
+// DefaultRetry gives up on an address that does not answer after four
+// tries (about two seconds), so a wrong address fails promptly, but keeps
+// reading through up to eight tries (about ten seconds) while an agent
+// answers 5xx: a three-server cluster elects a new leader in two to four
+// seconds after its leader dies.
+var DefaultRetry = RetryPolicy{Attempts: 4, UnavailableAttempts: 8, Base: 250 * time.Millisecond, Max: 2 * time.Second}
 
 // retry is berth's one retry loop: it runs try until it succeeds, says the
 // error is final, the policy's attempts run out or ctx ends, waiting with
@@ -61,9 +68,12 @@ func retry[T any](ctx context.Context, p RetryPolicy, op string, try func(ctx co
 // deadline is a *TimeoutError naming op and is not retried (it already
 // waited its full bound).
 func readRetry[T any](ctx context.Context, c *Client, op string, call func(context.Context) (T, error)) (T, error) {
-	v, err := retry(ctx, c.retry, op, func(ctx context.Context, _ int) (T, bool, error) {
+	p := c.retry
+	p.Attempts = max(p.Attempts, p.UnavailableAttempts)
+	v, err := retry(ctx, p, op, func(ctx context.Context, attempt int) (T, bool, error) {
 		v, err := call(ctx)
-		return v, isRetryable(err), err
+		again := isRetryable(err) && (attempt < c.retry.Attempts || statusCode(err) != 0)
+		return v, again, err
 	})
 	if err != nil {
 		return v, c.classify(err, op)

@@ -29,7 +29,7 @@ func TestAccInstanceDataSource_disconnectedAllocationIsLive(t *testing.T) {
 	// A private server and client: a frozen node in the shared cluster
 	// would stall other tests (Nomad places host volumes on any node,
 	// even one that does not answer).
-	srv, client := startPrivateCluster(t, "berth-acc-disc-"+sfx)
+	srv, client := startPrivateServerAndClient(t, "berth-acc-disc-"+sfx)
 	c, err := srv.Client()
 	if err != nil {
 		t.Fatal(err)
@@ -113,9 +113,9 @@ type privateClient struct {
 
 func (p privateClient) NodePool() string { return p.pool }
 
-// startPrivateCluster starts a server (with its own client) and one more
+// startPrivateServerAndClient starts a server (with its own client) and one more
 // client in node pool <name>, both stopped when the test ends.
-func startPrivateCluster(t *testing.T, name string) (*devagent.Agent, privateClient) {
+func startPrivateServerAndClient(t *testing.T, name string) (*devagent.Agent, privateClient) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()

@@ -68,7 +68,9 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
-// testAccPreCheck fails a test that has no Nomad to talk to.
+// testAccPreCheck skips an acceptance test unless TF_ACC is set (as
+// resource.Test does, so `make unit` runs without Nomad) and fails one that
+// has no Nomad to talk to.
 func testAccPreCheck(t *testing.T) {
 	t.Helper()
 	// Without TF_ACC this is a unit run (make unit), where resource.Test

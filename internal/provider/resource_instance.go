@@ -120,6 +120,13 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	res, err := nomad.RegisterJob(ctx, instance.BuildJob(spec, 1), 0)
+	if writeOutcomeUnknown(err) {
+		// The job may exist: keep it (tainted) with its charge, so the
+		// next apply finds and replaces it rather than orphaning it.
+		addUncertainWriteError(&resp.Diagnostics, "Could not register the job", "job", err)
+		recordUncertainCreate(ctx, &resp.State, &plan, &resp.Diagnostics)
+		return
+	}
 	if err != nil {
 		if nomadclient.IsBadRequest(err) {
 			addWriteError(&resp.Diagnostics, spec, err)
@@ -140,7 +147,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	r.recordWritten(cleanupContext(ctx), &plan, res, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if rolloutErr != nil {
-		addRolloutError(&resp.Diagnostics, "The instance did not become healthy", rolloutErr)
+		addRolloutError(&resp.Diagnostics, "The instance did not become healthy", spec.Name, rolloutErr)
 	}
 }
 
@@ -362,8 +369,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	case instance.OnlyCountDiffers(had, want):
 		res, err := r.setCount(ctx, job, want, index)
 		if err != nil {
-			addWriteError(&resp.Diagnostics, want, err)
-			r.charge(cleanupContext(ctx), &state, had, liveCount, &resp.Diagnostics)
+			r.updateFailed(ctx, "Could not scale the job", err, &state, had, want, liveCount, &resp.Diagnostics)
 			return
 		}
 		written = res
@@ -371,8 +377,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	case len(instance.Diff(had, want)) > 0:
 		res, err := nomad.RegisterJob(ctx, instance.BuildJob(want, liveCount), index)
 		if err != nil {
-			addWriteError(&resp.Diagnostics, want, err)
-			r.charge(cleanupContext(ctx), &state, had, liveCount, &resp.Diagnostics)
+			r.updateFailed(ctx, "Could not register the job", err, &state, had, want, liveCount, &resp.Diagnostics)
 			return
 		}
 		written = res
@@ -393,7 +398,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	r.recordWritten(cleanupContext(ctx), &plan, written, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if rolloutErr != nil {
-		addRolloutError(&resp.Diagnostics, "The instance update did not complete", rolloutErr)
+		addRolloutError(&resp.Diagnostics, "The instance update did not complete", want.Name, rolloutErr)
 	}
 }
 
@@ -446,6 +451,18 @@ func (r *instanceResource) charge(ctx context.Context, m *instanceModel, spec in
 	return true
 }
 
+// updateFailed reports a failed scale or registration and restores the
+// charge the instance had, unless Nomad may have carried out the write
+// anyway (its answer was lost): then the new charge stays.
+func (r *instanceResource) updateFailed(ctx context.Context, summary string, err error, state *instanceModel, had, want instance.Spec, count int, diags *diag.Diagnostics) {
+	if writeOutcomeUnknown(err) {
+		addUncertainUpdateError(diags, summary, "job", err)
+		return
+	}
+	addWriteError(diags, want, err)
+	r.charge(cleanupContext(ctx), state, had, count, diags)
+}
+
 // uncharge releases the instance's charge on its node reservation.
 func (r *instanceResource) uncharge(ctx context.Context, m *instanceModel, diags *diag.Diagnostics) {
 	if m.NodeReservation.IsNull() {
@@ -473,13 +490,20 @@ func (r *instanceResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 }
 
-// addRolloutError reports a rollout failure with Nomad's own words.
-func addRolloutError(diags *diag.Diagnostics, summary string, err error) {
+// addRolloutError reports a rollout failure with Nomad's own words. When
+// berth lost track of the rollout (Nomad unreachable, no leader, timeout)
+// rather than seeing it fail, it says that the job is registered and the
+// rollout may go on.
+func addRolloutError(diags *diag.Diagnostics, summary, jobID string, err error) {
 	var re *nomadclient.RolloutError
 	if errors.As(err, &re) {
 		diags.AddError(summary, re.Error()+"\n\nThe job stays registered; fix the cause and apply again, "+
 			"or inspect it with `nomad job status "+re.JobID+"`.")
 		return
 	}
-	addNomadError(diags, summary, err)
+	var d diag.Diagnostics
+	addNomadError(&d, summary, err)
+	diags.AddError(summary, fmt.Sprintf("Job %q is registered, but berth lost track of its rollout while waiting for it: %s\n\n"+
+		"The rollout may still be going on in Nomad. Check it with `nomad job status %s`, then run terraform apply again.",
+		jobID, d[0].Detail(), jobID))
 }

@@ -165,7 +165,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if runErr != nil {
-		addRolloutError(&resp.Diagnostics, "The lease's workload did not start", runErr)
+		addRolloutError(&resp.Diagnostics, "The lease's workload did not start", l.Name, runErr)
 	}
 }
 

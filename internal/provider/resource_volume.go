@@ -282,6 +282,22 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 	}
 	created, warnings, err := nomad.CreateVolume(ctx, req2)
+	if volumeNameTakenOnNode(err) {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Volume name taken on the node",
+			fmt.Sprintf("Nomad said: %v. The servers list no volume %q, but the node already holds one by that name: it is "+
+				"left over from a volume creation interrupted by an agent crash (Nomad creates a volume on the node before "+
+				"the servers record it). Nomad's API cannot remove it. Give this volume another name, or remove the "+
+				"leftover on the node (its directory and its entry in the client's state) and apply again.", err, name))
+		r.uncharge(cleanupContext(ctx), plan, &resp.Diagnostics)
+		return
+	}
+	if writeOutcomeUnknown(err) {
+		// The volume may exist under an ID berth never learnt: keep it
+		// (tainted, no ID) with its charge; Read finds it by name.
+		addUncertainWriteError(&resp.Diagnostics, "Could not create the volume", "volume", err)
+		recordUncertainCreate(ctx, &resp.State, &plan, &resp.Diagnostics)
+		return
+	}
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not create the volume", err)
 		r.uncharge(cleanupContext(ctx), plan, &resp.Diagnostics)
@@ -310,7 +326,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	v, err := r.data.Nomad.GetVolume(ctx, state.Namespace.ValueString(), state.ID.ValueString())
+	v, err := r.lookup(ctx, state)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the volume", err)
 		return
@@ -361,6 +377,11 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	// either unchanged or forces replacement, so sending the whole request
 	// with the ID updates exactly those.
 	updated, warnings, err := nomad.CreateVolume(ctx, want)
+	if writeOutcomeUnknown(err) {
+		// Nomad may have resized it: keep the new charge.
+		addUncertainUpdateError(&resp.Diagnostics, "Could not update the volume", "volume", err)
+		return
+	}
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not update the volume", err)
 		if recharged {
@@ -391,8 +412,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	nomad := r.data.Nomad
-	ns, id := state.Namespace.ValueString(), state.ID.ValueString()
-	v, err := nomad.GetVolume(ctx, ns, id)
+	v, err := r.lookup(ctx, state)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the volume", err)
 		return
@@ -401,6 +421,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		r.uncharge(ctx, state, &resp.Diagnostics)
 		return
 	}
+	ns, id := state.Namespace.ValueString(), v.ID
 	force := state.ForceDestroy.ValueBool()
 	if users := nomadclient.LiveVolumeAllocations(v); len(users) > 0 && !force {
 		resp.Diagnostics.AddError("Volume is in use",
@@ -418,6 +439,16 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return
 	}
 	r.uncharge(ctx, state, &resp.Diagnostics)
+}
+
+// lookup reads the volume state refers to: by ID, or by name when a create
+// whose answer was lost left no ID (see recordUncertainCreate).
+func (r *volumeResource) lookup(ctx context.Context, state volumeModel) (*api.HostVolume, error) {
+	ns := state.Namespace.ValueString()
+	if id := state.ID.ValueString(); id != "" {
+		return r.data.Nomad.GetVolume(ctx, ns, id)
+	}
+	return r.data.Nomad.FindVolume(ctx, ns, state.Name.ValueString())
 }
 
 // volumeDiskMB is what a volume takes from a reservation's disk budget.

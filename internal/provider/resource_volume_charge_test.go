@@ -24,9 +24,9 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
-// faultProxy forwards to the real agent and fails chosen writes with a 500,
+// volumeErrorProxy forwards to the real agent and fails chosen writes with a 500,
 // so the error paths of an update run against a real Nomad.
-type faultProxy struct {
+type volumeErrorProxy struct {
 	mu sync.Mutex
 	// failVolumeWrite fails the volume create/update call; then, with
 	// failLedgerAfter, every ledger write that follows it.
@@ -36,7 +36,7 @@ type faultProxy struct {
 	pendingVolumes bool
 }
 
-func (p *faultProxy) setPending(on bool) {
+func (p *volumeErrorProxy) setPending(on bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.pendingVolumes = on
@@ -45,7 +45,7 @@ func (p *faultProxy) setPending(on bool) {
 var volumeReadPath = regexp.MustCompile(`^/v1/volume/host/[0-9a-f-]{36}$`)
 
 // rewrite applies pendingVolumes to an answer from Nomad.
-func (p *faultProxy) rewrite(resp *http.Response) error {
+func (p *volumeErrorProxy) rewrite(resp *http.Response) error {
 	p.mu.Lock()
 	pending := p.pendingVolumes
 	p.mu.Unlock()
@@ -69,13 +69,13 @@ func (p *faultProxy) rewrite(resp *http.Response) error {
 	return nil
 }
 
-func (p *faultProxy) arm(volume, ledgerAfter bool) {
+func (p *volumeErrorProxy) arm(volume, ledgerAfter bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.failVolumeWrite, p.failLedgerAfter, p.volumeFailed = volume, ledgerAfter, false
 }
 
-func (p *faultProxy) shouldFail(r *http.Request) bool {
+func (p *volumeErrorProxy) shouldFail(r *http.Request) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -88,7 +88,7 @@ func (p *faultProxy) shouldFail(r *http.Request) bool {
 	return false
 }
 
-func startFaultProxy(t *testing.T) (*faultProxy, string) {
+func startVolumeErrorProxy(t *testing.T) (*volumeErrorProxy, string) {
 	t.Helper()
 	target, err := url.Parse(os.Getenv("NOMAD_ADDR"))
 	if err != nil {
@@ -97,7 +97,7 @@ func startFaultProxy(t *testing.T) (*faultProxy, string) {
 	if target.Scheme != "http" {
 		t.Skip("the fault proxy forwards plain HTTP only")
 	}
-	p := &faultProxy{}
+	p := &volumeErrorProxy{}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
@@ -124,7 +124,7 @@ func startFaultProxy(t *testing.T) (*faultProxy, string) {
 func TestAccVolume_failedUpdateChargeRollback(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	proxy, addr := startFaultProxy(t)
+	proxy, addr := startVolumeErrorProxy(t)
 	node := mainNode(t, testNomad(t)).ID
 	sfx := randomHex(3)
 	name, resName := "berth-acc-volchg-"+sfx, "volchg-"+sfx

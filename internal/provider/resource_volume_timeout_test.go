@@ -17,7 +17,7 @@ import (
 func TestAccVolume_updateTimeoutKeepsState(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	proxy, addr := startFaultProxy(t)
+	proxy, addr := startVolumeErrorProxy(t)
 	name := "berth-acc-volto-" + randomHex(3)
 	// Pinned: Nomad places an unpinned host volume on the first node by ID
 	// that has the plugin, even one that is down (another test's).

@@ -1,0 +1,275 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-exec/tfexec"
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+)
+
+// tfCLI drives the real Terraform CLI in a working directory of its own
+// against the provider served from this test process (the way
+// terraform-plugin-testing does, through TF_REATTACH_PROVIDERS). Fault
+// tests use it instead of resource.Test because they run an apply in the
+// background, break Nomad under it and accept either outcome of that apply,
+// which a TestStep cannot express.
+type tfCLI struct {
+	t        *testing.T
+	tf       *tfexec.Terraform
+	dir      string
+	reattach tfexec.ReattachInfo
+	out      *lockedBuffer
+}
+
+const berthProviderAddress = "registry.terraform.io/hashicorp/berth"
+
+func newTFCLI(t *testing.T) *tfCLI {
+	t.Helper()
+	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("terraform"); err != nil {
+			t.Fatalf("the terraform CLI is not on PATH (or TF_ACC_TERRAFORM_PATH): %v", err)
+		}
+	}
+	dir := t.TempDir()
+	tf, err := tfexec.NewTerraform(dir, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &tfCLI{t: t, tf: tf, dir: dir, out: &lockedBuffer{}}
+	tf.SetStdout(c.out)
+	tf.SetStderr(c.out)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cfgCh := make(chan *plugin.ReattachConfig, 1)
+	closeCh := make(chan struct{})
+	serveErr := make(chan error, 1)
+	go func() {
+		serveErr <- tf6server.Serve(berthProviderAddress, providerserver.NewProtocol6(New("test")()),
+			tf6server.WithDebug(ctx, cfgCh, closeCh),
+			tf6server.WithLoggingSink(t),
+			tf6server.WithGoPluginLogger(hclog.NewNullLogger()))
+	}()
+	var rc *plugin.ReattachConfig
+	select {
+	case rc = <-cfgCh:
+	case err := <-serveErr:
+		cancel()
+		t.Fatalf("serving the provider: %v", err)
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatal("the provider server did not start within 30s")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-closeCh:
+		case <-time.After(10 * time.Second):
+			t.Log("the provider server did not stop within 10s")
+		}
+	})
+	c.reattach = tfexec.ReattachInfo{berthProviderAddress: tfexec.ReattachConfig{
+		Protocol: string(rc.Protocol), ProtocolVersion: rc.ProtocolVersion, Pid: rc.Pid, Test: rc.Test,
+		Addr: tfexec.ReattachConfigAddr{Network: rc.Addr.Network(), String: rc.Addr.String()},
+	}}
+	return c
+}
+
+// write replaces the configuration.
+func (c *tfCLI) write(config string) {
+	c.t.Helper()
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// init writes config and runs terraform init.
+func (c *tfCLI) init(ctx context.Context, config string) {
+	c.t.Helper()
+	c.write(config)
+	if err := c.tf.Init(ctx, tfexec.Reattach(c.reattach)); err != nil {
+		c.t.Fatalf("terraform init: %v\n%s", err, c.out.take())
+	}
+	c.out.take()
+}
+
+// apply runs terraform apply on the written configuration and returns its
+// error (with Terraform's output) and how long it took.
+func (c *tfCLI) apply(ctx context.Context) (time.Duration, error) {
+	begin := time.Now()
+	err := c.tf.Apply(ctx, tfexec.Reattach(c.reattach))
+	return time.Since(begin), err
+}
+
+// mustApply applies and fails the test on error.
+func (c *tfCLI) mustApply(ctx context.Context, what string) {
+	c.t.Helper()
+	took, err := c.apply(ctx)
+	out := c.out.take()
+	if err != nil {
+		c.t.Fatalf("%s: terraform apply failed after %s: %v\n%s", what, took.Round(time.Second), err, out)
+	}
+	c.t.Logf("%s: terraform apply succeeded in %s", what, took.Round(100*time.Millisecond))
+}
+
+// expectEmptyPlan fails the test unless terraform plan shows no change.
+func (c *tfCLI) expectEmptyPlan(ctx context.Context, what string) {
+	c.t.Helper()
+	planFile := filepath.Join(c.dir, "check.tfplan")
+	changes, err := c.tf.Plan(ctx, tfexec.Reattach(c.reattach), tfexec.Out(planFile))
+	out := c.out.take()
+	if err != nil {
+		c.t.Fatalf("%s: terraform plan failed: %v\n%s", what, err, out)
+	}
+	if !changes {
+		return
+	}
+	plan, err := c.tf.ShowPlanFile(ctx, planFile, tfexec.Reattach(c.reattach))
+	var changed []string
+	if err == nil {
+		for _, rc := range plan.ResourceChanges {
+			if rc.Change != nil && !rc.Change.Actions.NoOp() {
+				changed = append(changed, fmt.Sprintf("%s: %v", rc.Address, rc.Change.Actions))
+			}
+		}
+	}
+	c.t.Fatalf("%s: the plan is not empty: %v\n%s", what, changed, out)
+}
+
+// destroy runs terraform destroy and fails the test on error.
+func (c *tfCLI) destroy(ctx context.Context) {
+	c.t.Helper()
+	if err := c.tf.Destroy(ctx, tfexec.Reattach(c.reattach)); err != nil {
+		c.t.Fatalf("terraform destroy: %v\n%s", err, c.out.take())
+	}
+	c.out.take()
+}
+
+// state returns the resources in state by address.
+func (c *tfCLI) state(ctx context.Context) map[string]*tfjson.StateResource {
+	c.t.Helper()
+	st, err := c.tf.Show(ctx, tfexec.Reattach(c.reattach))
+	if err != nil {
+		c.t.Fatalf("terraform show: %v", err)
+	}
+	out := map[string]*tfjson.StateResource{}
+	if st.Values != nil && st.Values.RootModule != nil {
+		for _, r := range st.Values.RootModule.Resources {
+			out[r.Address] = r
+		}
+	}
+	return out
+}
+
+// applyResult is the outcome of an apply run in the background.
+type applyResult struct {
+	err        error
+	took       time.Duration
+	afterFault time.Duration // how long the apply ran on after the fault
+	output     string
+}
+
+// applyWithFault starts terraform apply, waits until trigger reports that
+// the apply has reached the point to break, runs fault, and returns the
+// apply's outcome whatever it is. It fails the test if the apply ends
+// before the trigger fires (the fault would not hit an apply in flight).
+func (c *tfCLI) applyWithFault(ctx context.Context, what string, trigger func() (bool, error), fault func() error) applyResult {
+	c.t.Helper()
+	done := make(chan applyResult, 1)
+	go func() {
+		took, err := c.apply(ctx)
+		done <- applyResult{err: err, took: took, output: c.out.take()}
+	}()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	var lastErr error
+	for fired := false; !fired; {
+		select {
+		case r := <-done:
+			c.t.Fatalf("%s: the apply ended before the fault could be injected (last trigger error %v): %v\n%s", what, lastErr, r.err, r.output)
+		case <-ctx.Done():
+			c.t.Fatalf("%s: timed out waiting for the fault trigger (last error %v)", what, lastErr)
+		case <-tick.C:
+			fired, lastErr = trigger()
+		}
+	}
+	if err := fault(); err != nil {
+		c.t.Fatalf("%s: injecting the fault: %v", what, err)
+	}
+	faultAt := time.Now()
+	select {
+	case r := <-done:
+		r.afterFault = time.Since(faultAt)
+		if r.err != nil {
+			c.t.Logf("%s: the interrupted apply failed after %s:\n%s", what, r.took.Round(100*time.Millisecond), diagnosticsOf(r.output))
+		} else {
+			c.t.Logf("%s: the interrupted apply succeeded in %s", what, r.took.Round(100*time.Millisecond))
+		}
+		return r
+	case <-ctx.Done():
+		c.t.Fatalf("%s: the interrupted apply did not end", what)
+	}
+	return applyResult{}
+}
+
+// diagnosticsOf returns Terraform's error diagnostics from its output,
+// without the plan and progress lines before them.
+func diagnosticsOf(output string) string {
+	i := strings.Index(output, "Error: ")
+	if i < 0 {
+		return output
+	}
+	return output[i:]
+}
+
+// lockedBuffer collects Terraform's output from concurrent commands.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// take returns and clears what was written.
+func (l *lockedBuffer) take() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.b.String()
+	l.b.Reset()
+	return strings.TrimSpace(s)
+}
+
+// stateAttr reads a string attribute of a resource in state.
+func stateAttr(r *tfjson.StateResource, key string) string {
+	if r == nil {
+		return ""
+	}
+	switch v := r.AttributeValues[key].(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case float64:
+		return fmt.Sprintf("%.0f", v)
+	default:
+		return fmt.Sprint(v)
+	}
+}

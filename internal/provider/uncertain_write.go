@@ -1,0 +1,93 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// A create whose write failed without a definite answer (the agent died or
+// the connection broke after the request went out) may have been carried
+// out by Nomad. Forgetting about it would orphan the object: the next apply
+// would find "already exists" and never converge. Instead the resource is
+// kept in state, which Terraform marks tainted because Create also reports
+// the error; the next plan's refresh then finds the object (and replaces
+// it) or drops it from state (and creates it).
+
+// writeOutcomeUnknown reports whether a failed write may still have been
+// carried out: no answer (other than a failure to connect at all, when
+// nothing was sent), a timeout, or a server-side error.
+func writeOutcomeUnknown(err error) bool {
+	if err == nil {
+		return false
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ure api.UnexpectedResponseError
+	if errors.As(err, &ure) && ure.HasStatusCode() {
+		return ure.StatusCode() >= 500
+	}
+	var pure *api.UnexpectedResponseError
+	if errors.As(err, &pure) && pure != nil && pure.HasStatusCode() {
+		return pure.StatusCode() >= 500
+	}
+	return true // no answer at all
+}
+
+// volumeNameTakenOnNode reports Nomad's refusal to create a volume whose
+// name a volume on the node already has, while the servers list none:
+// Nomad creates a volume on the node before it records it, so an agent
+// crash in between leaves one behind that the servers never learn about.
+// Nothing was created by the refused request.
+func volumeNameTakenOnNode(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "volume name already exists on this node")
+}
+
+// addUncertainWriteError reports a create whose outcome is unknown as one
+// diagnostic that says what berth does about it.
+func addUncertainWriteError(diags *diag.Diagnostics, summary, object string, err error) {
+	var d diag.Diagnostics
+	addNomadError(&d, summary, err)
+	diags.AddError(summary, d[0].Detail()+"\n\nNomad may have created the "+object+" before the connection broke. "+
+		"berth keeps it in state as tainted: the next apply reads it back and replaces it, or creates it if it is not there.")
+}
+
+// addUncertainUpdateError reports an update whose outcome is unknown. The
+// new charge on the node reservation is kept rather than rolled back: if
+// Nomad did apply the change, the next plan finds nothing left to do, so a
+// rolled-back charge would never be corrected.
+func addUncertainUpdateError(diags *diag.Diagnostics, summary, object string, err error) {
+	var d diag.Diagnostics
+	addNomadError(&d, summary, err)
+	diags.AddError(summary, d[0].Detail()+"\n\nNomad may have applied the change to the "+object+" before the connection broke; "+
+		"berth keeps its new charge on the node reservation, if any. The next apply reads the "+object+" back and makes the "+
+		"change again if it is missing.")
+}
+
+// recordUncertainCreate stores model as the new state with every value
+// that is still unknown set to null (state must hold known values only).
+func recordUncertainCreate(ctx context.Context, state *tfsdk.State, model any, diags *diag.Diagnostics) {
+	diags.Append(state.Set(ctx, model)...)
+	raw, err := tftypes.Transform(state.Raw, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if !v.IsKnown() {
+			return tftypes.NewValue(v.Type(), nil), nil
+		}
+		return v, nil
+	})
+	if err != nil {
+		diags.AddError("Could not record the resource", "berth could not store the resource in state: "+err.Error()+". This is a bug in berth.")
+		return
+	}
+	state.Raw = raw
+}
