@@ -75,22 +75,7 @@ resource "berth_instance" "t" {
 	}
 
 	// State, as the failed apply left it (no refresh): Nomad's index.
-	var shown struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Values map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(runTerraform(t, dir, env, "show", "-json")), &shown); err != nil {
-		t.Fatal(err)
-	}
-	if len(shown.Values.RootModule.Resources) != 1 {
-		t.Fatalf("state holds %d resources, want the instance", len(shown.Values.RootModule.Resources))
-	}
-	vals := shown.Values.RootModule.Resources[0].Values
+	vals := onlyStateResource(t, dir, env, "instance")
 	job, _, err := testNomad(t).Jobs().Info(name, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -123,4 +108,27 @@ func terraformOutput(dir string, env []string, args ...string) (string, error) {
 	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// onlyStateResource returns the attribute values of the one resource in
+// the state of the configuration in dir, as `terraform show -json` reads
+// them without a refresh.
+func onlyStateResource(t *testing.T, dir string, env []string, what string) map[string]any {
+	t.Helper()
+	var shown struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Values map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(runTerraform(t, dir, env, "show", "-json")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if len(shown.Values.RootModule.Resources) != 1 {
+		t.Fatalf("state holds %d resources, want the %s", len(shown.Values.RootModule.Resources), what)
+	}
+	return shown.Values.RootModule.Resources[0].Values
 }

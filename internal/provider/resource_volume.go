@@ -377,8 +377,8 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	// either unchanged or forces replacement, so sending the whole request
 	// with the ID updates exactly those.
 	updated, warnings, err := nomad.CreateVolume(ctx, want)
-	if writeOutcomeUnknown(err) {
-		// Nomad may have resized it: keep the new charge.
+	if writeOutcomeUnknown(err) && (!recharged || r.resizedTo(cleanupContext(ctx), want)) {
+		// Nomad may have resized it (or did): keep the new charge.
 		addUncertainUpdateError(&resp.Diagnostics, "Could not update the volume", "volume", err)
 		return
 	}

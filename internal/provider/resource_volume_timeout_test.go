@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,22 +67,7 @@ resource "berth_volume" "v" {
 		t.Errorf("Terraform found unknown values in the result:\n%s", out)
 	}
 
-	var shown struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Values map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(runTerraform(t, dir, env, "show", "-json")), &shown); err != nil {
-		t.Fatal(err)
-	}
-	if len(shown.Values.RootModule.Resources) != 1 {
-		t.Fatalf("state holds %d resources, want the volume", len(shown.Values.RootModule.Resources))
-	}
-	vals := shown.Values.RootModule.Resources[0].Values
+	vals := onlyStateResource(t, dir, env, "volume")
 	v, _, err := testNomad(t).HostVolumes().Get(vals["id"].(string), nil)
 	if err != nil {
 		t.Fatal(err)

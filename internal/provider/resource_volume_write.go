@@ -26,6 +26,19 @@ func (r *volumeResource) restoreCharge(ctx context.Context, plan, state volumeMo
 	}
 }
 
+// resizedTo reports whether the volume in Nomad already asks for the
+// capacity in want, after an update whose answer did not come back. When
+// the volume cannot be read either, nobody knows, and it says true: the
+// new charge is kept, since the next apply of the same configuration
+// finishes the update.
+func (r *volumeResource) resizedTo(ctx context.Context, want *api.HostVolume) bool {
+	v, err := r.data.Nomad.GetVolume(ctx, want.Namespace, want.ID)
+	if err != nil || v == nil {
+		return true
+	}
+	return v.RequestedCapacityMinBytes == want.RequestedCapacityMinBytes && v.RequestedCapacityMaxBytes == want.RequestedCapacityMaxBytes
+}
+
 // readBack records the volume into m after a create or update. The wait
 // may have ended with the operation's deadline, so the volume is read
 // again with a fresh one; failing that, the last copy seen (or the one
