@@ -465,14 +465,7 @@ func (r *instanceResource) updateFailed(ctx context.Context, summary string, err
 
 // uncharge releases the instance's charge on its node reservation.
 func (r *instanceResource) uncharge(ctx context.Context, m *instanceModel, diags *diag.Diagnostics) {
-	if m.NodeReservation.IsNull() {
-		return
-	}
-	err := r.data.Nomad.Uncharge(ctx, r.data.LedgerNamespace, m.NodeReservation.ValueString(),
-		nomadclient.InstanceConsumer(m.Namespace.ValueString(), m.Name.ValueString()))
-	if err != nil {
-		addNomadError(diags, "Could not release the instance's charge on its node reservation", err)
-	}
+	releaseCharge(ctx, r.data, m.NodeReservation, "instance", nomadclient.InstanceConsumer(m.Namespace.ValueString(), m.Name.ValueString()), diags)
 }
 
 // ImportState accepts `name` or `namespace/name`.

@@ -198,12 +198,7 @@ func (r *leaseResource) recordLostRegistration(ctx context.Context, plan *leaseM
 func leaseConsumer(l lease.Lease) string { return nomadclient.LeaseConsumer(l.Namespace, l.Name) }
 
 func (r *leaseResource) uncharge(ctx context.Context, m leaseModel, consumer string, diags *diag.Diagnostics) {
-	if m.NodeReservation.IsNull() {
-		return
-	}
-	if err := r.data.Nomad.Uncharge(ctx, r.data.LedgerNamespace, m.NodeReservation.ValueString(), consumer); err != nil {
-		addNomadError(diags, "Could not release the lease's charge on its node reservation", err)
-	}
+	releaseCharge(ctx, r.data, m.NodeReservation, "lease", consumer, diags)
 }
 
 func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

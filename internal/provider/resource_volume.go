@@ -460,14 +460,7 @@ func volumeDiskMB(m volumeModel) int64 {
 }
 
 func (r *volumeResource) uncharge(ctx context.Context, m volumeModel, diags *diag.Diagnostics) {
-	if m.NodeReservation.IsNull() {
-		return
-	}
-	err := r.data.Nomad.Uncharge(ctx, r.data.LedgerNamespace, m.NodeReservation.ValueString(),
-		nomadclient.VolumeConsumer(m.Namespace.ValueString(), m.Name.ValueString()))
-	if err != nil {
-		addNomadError(diags, "Could not release the volume's charge on its node reservation", err)
-	}
+	releaseCharge(ctx, r.data, m.NodeReservation, "volume", nomadclient.VolumeConsumer(m.Namespace.ValueString(), m.Name.ValueString()), diags)
 }
 
 func describeAllocs(allocs []*api.AllocationListStub) string {
