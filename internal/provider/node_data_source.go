@@ -33,10 +33,10 @@ type nodeDataSourceModel struct {
 	HostVolumes       []hostVolumeModel  `tfsdk:"host_volumes"`
 	AllocationCount   types.Int64        `tfsdk:"allocation_count"`
 	Events            []eventModel       `tfsdk:"events"`
-	Reservations      []reservationEntry `tfsdk:"reservations"`
+	Reservations      []nodeReservationEntry `tfsdk:"reservations"`
 }
 
-type reservationEntry struct {
+type nodeReservationEntry struct {
 	Name        types.String      `tfsdk:"name"`
 	CPU         types.Int64       `tfsdk:"cpu"`
 	Memory      types.Int64       `tfsdk:"memory"`
@@ -172,9 +172,9 @@ func (d *nodeDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		DriversDetail:     make([]driverModel, 0, len(node.DriverDetails)),
 		HostVolumes:       make([]hostVolumeModel, 0, len(node.HostVolumes)),
 	}
-	out.Reservations = make([]reservationEntry, 0, len(node.Reservations))
+	out.Reservations = make([]nodeReservationEntry, 0, len(node.Reservations))
 	for _, r := range node.Reservations {
-		out.Reservations = append(out.Reservations, reservationEntry{
+		out.Reservations = append(out.Reservations, nodeReservationEntry{
 			Name: types.StringValue(r.Name), CPU: types.Int64Value(r.Request.CPU), Memory: types.Int64Value(r.Request.MemoryMB),
 			Disk: types.Int64Value(r.Request.DiskMB), Used: newCapacityModel(r.Used), Annotations: r.Annotations,
 		})

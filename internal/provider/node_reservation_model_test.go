@@ -34,7 +34,7 @@ func TestNodeReservationRequest_decodeErrorsAreReported(t *testing.T) {
 	m := base()
 	m.Placement = goodPlacement
 	var diags diag.Diagnostics
-	req := m.reservationRequest(ctx, &diags)
+	req := m.nodeReservationRequest(ctx, &diags)
 	if diags.HasError() || req.Placement.Datacenter != "dc2" || req.Placement.Strategy != ledger.Spread {
 		t.Fatalf("good placement: %+v, %v", req.Placement, diags)
 	}
@@ -47,7 +47,7 @@ func TestNodeReservationRequest_decodeErrorsAreReported(t *testing.T) {
 			m := base()
 			mod(&m)
 			var diags diag.Diagnostics
-			m.reservationRequest(ctx, &diags)
+			m.nodeReservationRequest(ctx, &diags)
 			errs := diags.Errors()
 			if len(errs) != 1 {
 				t.Fatalf("%d errors, want exactly one: %v", len(errs), diags)

@@ -175,11 +175,11 @@ func (m *nodeReservationModel) request() capacity.Resources {
 	return capacity.Resources{CPU: m.CPU.ValueInt64(), MemoryMB: m.Memory.ValueInt64(), DiskMB: m.Disk.ValueInt64()}
 }
 
-// reservationRequest converts the model. Annotations or a placement that
+// nodeReservationRequest converts the model. Annotations or a placement that
 // cannot be decoded are reported at their attribute, never silently
 // replaced by defaults (a lost placement would reserve on any node).
-func (m *nodeReservationModel) reservationRequest(ctx context.Context, diags *diag.Diagnostics) nomadclient.ReservationRequest {
-	req := nomadclient.ReservationRequest{Name: m.Name.ValueString(), NodeID: m.NodeID.ValueString(), Request: m.request()}
+func (m *nodeReservationModel) nodeReservationRequest(ctx context.Context, diags *diag.Diagnostics) nomadclient.NodeReservationRequest {
+	req := nomadclient.NodeReservationRequest{Name: m.Name.ValueString(), NodeID: m.NodeID.ValueString(), Request: m.request()}
 	if m.NodeID.IsUnknown() {
 		req.NodeID = ""
 	}
@@ -243,11 +243,11 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 		}
 	}
 	ctx = r.data.Nomad.MaskSecrets(ctx)
-	rr := plan.reservationRequest(ctx, &resp.Diagnostics)
+	rr := plan.nodeReservationRequest(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	err := r.data.Nomad.CheckReservation(ctx, r.data.LedgerNamespace, rr)
+	err := r.data.Nomad.CheckNodeReservation(ctx, r.data.LedgerNamespace, rr)
 	var connErr *nomadclient.ConnectError
 	var timeoutErr *nomadclient.TimeoutError
 	var notFound *nomadclient.NodeNotFoundError
@@ -260,7 +260,7 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 		resp.Diagnostics.AddAttributeError(path.Root("node_id"), "Node not found",
 			err.Error()+". Use a full node ID from the berth_nodes data source or `nomad node status`.")
 	default:
-		addReservationError(&resp.Diagnostics, "The reservation does not fit", err)
+		addNodeReservationError(&resp.Diagnostics, "The reservation does not fit", err)
 	}
 }
 
@@ -273,15 +273,15 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	}
 	timeout, d := plan.Timeouts.Create(ctx, defaultNodeReservationTimeout)
 	resp.Diagnostics.Append(d...)
-	rr := plan.reservationRequest(ctx, &resp.Diagnostics)
+	rr := plan.nodeReservationRequest(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	opCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	nodeID, err := r.data.Nomad.Reserve(opCtx, r.data.LedgerNamespace, rr)
+	nodeID, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr)
 	if err != nil {
-		addReservationError(&resp.Diagnostics, "Could not reserve capacity", err)
+		addNodeReservationError(&resp.Diagnostics, "Could not reserve capacity", err)
 		// The write may have landed although its answer was lost (timeout,
 		// dropped connection): record a hold that exists, so it is not
 		// orphaned in the ledger (Terraform marks it tainted).
@@ -305,7 +305,7 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 // refresh reads the reservation into m; false when its ledger item is gone.
 func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservationModel, diags *diag.Diagnostics) bool {
 	nodeID, name := m.NodeID.ValueString(), m.Name.ValueString()
-	res, found, err := r.data.Nomad.ReadReservation(ctx, r.data.LedgerNamespace, nodeID, name)
+	res, found, err := r.data.Nomad.ReadNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name)
 	if err != nil {
 		addNomadError(diags, "Could not read the reservation", err)
 		return true
@@ -354,7 +354,7 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 	}
 	timeout, d := plan.Timeouts.Update(ctx, defaultNodeReservationTimeout)
 	resp.Diagnostics.Append(d...)
-	rr := plan.reservationRequest(ctx, &resp.Diagnostics)
+	rr := plan.nodeReservationRequest(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -362,8 +362,8 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 	if plan.request() != state.request() || !plan.Annotations.Equal(state.Annotations) {
 		opCtx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		if _, err := r.data.Nomad.Reserve(opCtx, r.data.LedgerNamespace, rr); err != nil {
-			addReservationError(&resp.Diagnostics, "Could not resize the reservation", err)
+		if _, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr); err != nil {
+			addNodeReservationError(&resp.Diagnostics, "Could not resize the reservation", err)
 			// State must say what the ledger holds now, whether or not
 			// the failed write landed: read it back with a fresh bound.
 			state.Timeouts = plan.Timeouts
@@ -395,14 +395,14 @@ func (r *nodeReservationResource) Delete(ctx context.Context, req resource.Delet
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := r.data.Nomad.ReleaseReservation(ctx, r.data.LedgerNamespace, state.NodeID.ValueString(), state.Name.ValueString()); err != nil {
-		addReservationError(&resp.Diagnostics, "Could not release the reservation", err)
+	if err := r.data.Nomad.ReleaseNodeReservation(ctx, r.data.LedgerNamespace, state.NodeID.ValueString(), state.Name.ValueString()); err != nil {
+		addNodeReservationError(&resp.Diagnostics, "Could not release the reservation", err)
 	}
 }
 
 // ImportState accepts `<node_id>/<name>`; a unique node ID prefix works.
 func (r *nodeReservationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	prefix, name, err := nomadclient.ParseReservationID(req.ID)
+	prefix, name, err := nomadclient.ParseNodeReservationID(req.ID)
 	if err == nil {
 		err = names.CheckNodeIDPrefix(prefix)
 	}
@@ -420,10 +420,10 @@ func (r *nodeReservationResource) ImportState(ctx context.Context, req resource.
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), node.ID+"/"+name)...)
 }
 
-// addReservationError reports capacity and budget refusals in berth's own
+// addNodeReservationError reports capacity and budget refusals in berth's own
 // words (they already name the node and the numbers), and Nomad failures
 // with Nomad's.
-func addReservationError(diags *diag.Diagnostics, summary string, err error) {
+func addNodeReservationError(diags *diag.Diagnostics, summary string, err error) {
 	var notEnough *ledger.NotEnoughError
 	var noCand *ledger.NoCandidateError
 	var budget *ledger.BudgetError
