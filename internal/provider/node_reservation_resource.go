@@ -3,37 +3,26 @@ package provider
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/names"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 var (
-	_ resource.ResourceWithConfigure      = &nodeReservationResource{}
-	_ resource.ResourceWithImportState    = &nodeReservationResource{}
-	_ resource.ResourceWithValidateConfig = &nodeReservationResource{}
-	_ resource.ResourceWithModifyPlan     = &nodeReservationResource{}
+	_ resource.ResourceWithConfigure        = &nodeReservationResource{}
+	_ resource.ResourceWithImportState      = &nodeReservationResource{}
+	_ resource.ResourceWithValidateConfig   = &nodeReservationResource{}
+	_ resource.ResourceWithModifyPlan       = &nodeReservationResource{}
+	_ resource.ResourceWithConfigValidators = &nodeReservationResource{}
 )
 
 // NewNodeReservationResource builds the berth_node_reservation resource.
@@ -41,113 +30,17 @@ func NewNodeReservationResource() resource.Resource { return &nodeReservationRes
 
 type nodeReservationResource struct{ data *ProviderData }
 
-type nodeReservationModel struct {
-	ID          types.String   `tfsdk:"id"`
-	Name        types.String   `tfsdk:"name"`
-	NodeID      types.String   `tfsdk:"node_id"`
-	Placement   types.Object   `tfsdk:"placement"`
-	CPU         types.Int64    `tfsdk:"cpu"`
-	Memory      types.Int64    `tfsdk:"memory"`
-	Disk        types.Int64    `tfsdk:"disk"`
-	Annotations types.Map      `tfsdk:"annotations"`
-	NodeName    types.String   `tfsdk:"node_name"`
-	Datacenter  types.String   `tfsdk:"datacenter"`
-	NodeStatus  types.String   `tfsdk:"node_status"`
-	CreatedAt   types.String   `tfsdk:"created_at"`
-	Used        types.Object   `tfsdk:"used"`
-	Timeouts    timeouts.Value `tfsdk:"timeouts"`
-}
-
 // defaultNodeReservationTimeout bounds create, update and delete when the
 // timeouts block does not: a ledger write under contention retries, and
 // scheduling may try several nodes.
 const defaultNodeReservationTimeout = 5 * time.Minute
-
-type placementModel struct {
-	Datacenter types.String `tfsdk:"datacenter"`
-	NodePool   types.String `tfsdk:"node_pool"`
-	NodeClass  types.String `tfsdk:"node_class"`
-	Strategy   types.String `tfsdk:"strategy"`
-}
-
-func strategies() []string {
-	out := make([]string, len(ledger.Strategies))
-	for i, s := range ledger.Strategies {
-		out[i] = string(s)
-	}
-	return out
-}
 
 func (r *nodeReservationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_node_reservation"
 }
 
 func (r *nodeReservationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	amount := func(desc string) schema.Int64Attribute {
-		return schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
-			MarkdownDescription: desc + " Default `0`; changed in place.", Validators: []validator.Int64{int64validator.AtLeast(0)}}
-	}
-	computed := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
-	}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A named hold on CPU, memory and disk of one node, kept in a check-and-set ledger in Nomad " +
-			"Variables (`berth/nodes/<node-id>` in the provider's `ledger_namespace`) so no node is ever double-booked, even when " +
-			"several `terraform apply` runs race. Without `node_id`, berth schedules the reservation onto a node. Instances and " +
-			"volumes can then be placed into it with their `node_reservation` attribute.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`<node_id>/<name>`.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
-			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Name, unique per node. Changing it replaces the reservation." + nameRuleDoc,
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{nameValidator()}},
-			"node_id": schema.StringAttribute{Optional: true, Computed: true,
-				MarkdownDescription: "Full ID of the node to reserve on. When unset berth picks a node (see `placement`) and reports it here. Changing it replaces the reservation.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
-				Validators:          []validator.String{nodeIDValidator()}},
-			"placement": schema.SingleNestedAttribute{
-				Optional: true,
-				MarkdownDescription: "Where to schedule the reservation when `node_id` is unset. Candidates are nodes that are " +
-					"ready, eligible and not draining, match these filters and have room. Changing it replaces the reservation.",
-				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(placementChanged,
-					"A new placement replaces the reservation.", "A new placement replaces the reservation.")},
-				Attributes: map[string]schema.Attribute{
-					"datacenter": schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes in this datacenter."},
-					"node_pool":  schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes in this node pool."},
-					"node_class": schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes of this class."},
-					"strategy": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(string(ledger.Binpack)),
-						MarkdownDescription: "`binpack` picks the node left with the least free capacity (Nomad's default), `spread` the most; " +
-							"ties go to the lowest node ID. One of " + backtickList(strategies()) + ". Default `binpack`.",
-						Validators: []validator.String{stringvalidator.OneOf(strategies()...)}},
-				},
-			},
-			"cpu":         amount("CPU in MHz."),
-			"memory":      amount("Memory in MiB."),
-			"disk":        amount("Disk in MiB."),
-			"annotations": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Free-form labels kept with the reservation."},
-			"node_name":   computed("Name of the node."),
-			"datacenter":  computed("Datacenter of the node."),
-			"node_status": computed("Status of the node; `gone` when it left the cluster (the reservation is kept, never silently moved)."),
-			"created_at":  computed("When the reservation was made, RFC 3339."),
-			"used": schema.SingleNestedAttribute{Computed: true,
-				MarkdownDescription: "What work placed into the reservation (instances, volumes) uses of it.",
-				Attributes: map[string]schema.Attribute{
-					"cpu":    schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU in MHz."},
-					"memory": schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory in MiB."},
-					"disk":   schema.Int64Attribute{Computed: true, MarkdownDescription: "Disk in MiB."},
-				}},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
-				CreateDescription: "How long creating may take (choosing a node and writing the ledger), e.g. `10m`. Default `5m`.",
-				UpdateDescription: "How long resizing may take, e.g. `10m`. Default `5m`.",
-				DeleteDescription: "How long releasing may take, e.g. `10m`. Default `5m`."}),
-		},
-	}
-}
-
-// placementChanged: a placement only matters before the node is chosen,
-// so adding one to an imported reservation (state null) is no change.
-func placementChanged(_ context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = !req.StateValue.IsNull() && !req.PlanValue.Equal(req.StateValue)
+	resp.Schema = nodeReservationSchema(ctx)
 }
 
 func (r *nodeReservationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -165,62 +58,14 @@ func (r *nodeReservationResource) ValidateConfig(ctx context.Context, req resour
 		resp.Diagnostics.AddAttributeError(path.Root("cpu"), "Empty reservation",
 			"A node reservation must hold something: set at least one of cpu, memory or disk above 0.")
 	}
-	if !m.NodeID.IsNull() && !m.Placement.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("placement"), "placement is ignored with node_id",
-			"placement only chooses a node when node_id is unset; remove one of them.")
-	}
 }
 
-func (m *nodeReservationModel) request() capacity.Resources {
-	return capacity.Resources{CPU: m.CPU.ValueInt64(), MemoryMB: m.Memory.ValueInt64(), DiskMB: m.Disk.ValueInt64()}
-}
-
-// nodeReservationRequest converts the model. Annotations or a placement that
-// cannot be decoded are reported at their attribute, never silently
-// replaced by defaults (a lost placement would reserve on any node).
-func (m *nodeReservationModel) nodeReservationRequest(ctx context.Context, diags *diag.Diagnostics) nomadclient.NodeReservationRequest {
-	req := nomadclient.NodeReservationRequest{Name: m.Name.ValueString(), NodeID: m.NodeID.ValueString(), Request: m.request()}
-	if m.NodeID.IsUnknown() {
-		req.NodeID = ""
+// ConfigValidators: placement only chooses a node when node_id is unset,
+// so setting both is refused (reported at placement, the first path).
+func (r *nodeReservationResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.Conflicting(path.MatchRoot("placement"), path.MatchRoot("node_id")),
 	}
-	if !m.Annotations.IsNull() && !m.Annotations.IsUnknown() {
-		if d := m.Annotations.ElementsAs(ctx, &req.Annotations, false); d.HasError() {
-			diags.AddAttributeError(path.Root("annotations"), "Invalid annotations",
-				"berth could not read the annotations as a map of strings: "+diagSummary(d)+". Use string values only.")
-		}
-	}
-	req.Placement.Strategy = ledger.Binpack
-	if m.Placement.IsNull() || m.Placement.IsUnknown() {
-		return req
-	}
-	var p placementModel
-	if d := m.Placement.As(ctx, &p, basetypes.ObjectAsOptions{}); d.HasError() {
-		diags.AddAttributeError(path.Root("placement"), "Invalid placement",
-			"berth could not read the placement, so it cannot honor it: "+diagSummary(d)+
-				". Set datacenter, node_pool, node_class and strategy to known strings, or remove placement.")
-		return req
-	}
-	for name, v := range map[string]types.String{"datacenter": p.Datacenter, "node_pool": p.NodePool, "node_class": p.NodeClass, "strategy": p.Strategy} {
-		if v.IsUnknown() {
-			diags.AddAttributeError(path.Root("placement").AtName(name), "Placement not known yet",
-				"placement."+name+" depends on a value known only after apply, but berth needs it to choose a node. Use a value known at plan time.")
-		}
-	}
-	req.Placement = nomadclient.Placement{Datacenter: p.Datacenter.ValueString(), NodePool: p.NodePool.ValueString(),
-		NodeClass: p.NodeClass.ValueString(), Strategy: ledger.Strategy(p.Strategy.ValueString())}
-	if req.Placement.Strategy == "" {
-		req.Placement.Strategy = ledger.Binpack
-	}
-	return req
-}
-
-// diagSummary joins the summaries and details of diagnostics' errors.
-func diagSummary(d diag.Diagnostics) string {
-	var parts []string
-	for _, e := range d.Errors() {
-		parts = append(parts, e.Summary()+": "+e.Detail())
-	}
-	return strings.Join(parts, "; ")
 }
 
 // ModifyPlan checks at plan time that a reservation on a known node fits,
@@ -313,19 +158,7 @@ func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservatio
 	if !found {
 		return false
 	}
-	m.ID = types.StringValue(nodeID + "/" + name)
-	m.CPU = types.Int64Value(res.Request.CPU)
-	m.Memory = types.Int64Value(res.Request.MemoryMB)
-	m.Disk = types.Int64Value(res.Request.DiskMB)
-	m.Annotations = keepEmptyMap(m.Annotations, mapOrNull(ctx, res.Annotations, diags))
-	m.CreatedAt = types.StringValue(res.CreatedAt.UTC().Format(time.RFC3339))
-	m.Used = capacityObject(res.Used())
-	m.NodeName = types.StringValue(res.NodeName)
-	m.Datacenter = types.StringValue(res.Datacenter)
-	m.NodeStatus = types.StringValue(res.NodeStatus)
-	if res.NodeGone {
-		m.NodeStatus = types.StringValue("gone")
-	}
+	m.setFrom(ctx, res, diags)
 	return true
 }
 
