@@ -55,7 +55,7 @@ type RegisterResult struct {
 //     the live job is exactly the one berth sent, and if so returns that
 //     registration instead of failing or writing twice;
 //   - when every attempt failed, it reads the job: unchanged means nothing
-//     was applied (the error is a *WriteRefusedError), the job berth sent
+//     was applied (the error is a *WriteNotAppliedError), the job berth sent
 //     means it was, and a job berth cannot read means nobody knows (the
 //     error is an *UncertainWriteError).
 //
@@ -96,7 +96,7 @@ func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint
 	case err == nil:
 		return res, nil
 	case !ambiguous:
-		return nil, &WriteRefusedError{Err: c.classify(err, "register job")}
+		return nil, &WriteNotAppliedError{Err: c.classify(err, "register job")}
 	}
 	var uncertain *UncertainWriteError
 	if errors.As(err, &uncertain) {
@@ -112,7 +112,7 @@ func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint
 	case readErr != nil:
 		return nil, &UncertainWriteError{Op: "register job", Err: final}
 	case live == nil && modifyIndex == 0, live != nil && live.JobModifyIndex != nil && *live.JobModifyIndex == modifyIndex:
-		return nil, &WriteRefusedError{Err: final}
+		return nil, &WriteNotAppliedError{Err: final}
 	}
 	own, ownErr := c.ownRegistration(settle, job, modifyIndex)
 	switch {
@@ -125,7 +125,7 @@ func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint
 		return own, nil
 	}
 	// Someone else changed the job meanwhile; berth's write did not land.
-	return nil, &WriteRefusedError{Err: final}
+	return nil, &WriteNotAppliedError{Err: final}
 }
 
 // UncertainWriteError says a write may or may not have been applied: its
@@ -142,12 +142,12 @@ func (e *UncertainWriteError) Error() string {
 
 func (e *UncertainWriteError) Unwrap() error { return e.Err }
 
-// WriteRefusedError says a write was definitely not applied, even though
-// Nomad's answer (a 5xx, say) alone would not tell.
-type WriteRefusedError struct{ Err error }
+// WriteNotAppliedError says a write was definitely not applied, even though
+// Nomad's answer (a 5xx, say) alone would not tell, or was never sent.
+type WriteNotAppliedError struct{ Err error }
 
-func (e *WriteRefusedError) Error() string { return e.Err.Error() }
-func (e *WriteRefusedError) Unwrap() error { return e.Err }
+func (e *WriteNotAppliedError) Error() string { return e.Err.Error() }
+func (e *WriteNotAppliedError) Unwrap() error { return e.Err }
 
 // ownRegistration reports whether the live job is the one berth sent, at a
 // modify index past the one the write was checked against: Nomad plans job

@@ -193,9 +193,9 @@ func TestRegisterJobLostWriteOverwrittenBySomeoneElse(t *testing.T) {
 	})
 	f.handle("PUT /v1/job/web/plan", replyJSON(api.JobPlanResponse{Diff: &api.JobDiff{Type: "Edited"}}))
 	_, err := f.client().RegisterJob(context.Background(), webJob("new"), 20)
-	var refused *WriteRefusedError
+	var refused *WriteNotAppliedError
 	if !IsJobIndexConflict(err) || !errors.As(err, &refused) {
-		t.Fatalf("err = %v, want the conflict as a *WriteRefusedError", err)
+		t.Fatalf("err = %v, want the conflict as a *WriteNotAppliedError", err)
 	}
 }
 
@@ -231,9 +231,9 @@ func TestRegisterJobRefusedWith500(t *testing.T) {
 	s.job.JobModifyIndex = ptr(uint64(20))
 	f := newJobStore(t, s)
 	_, err := f.client().RegisterJob(context.Background(), webJob("new"), 20)
-	var refused *WriteRefusedError
+	var refused *WriteNotAppliedError
 	if !errors.As(err, &refused) || s.puts != 3 {
-		t.Fatalf("err = %v (%T) after %d PUTs, want a *WriteRefusedError after 3", err, err, s.puts)
+		t.Fatalf("err = %v (%T) after %d PUTs, want a *WriteNotAppliedError after 3", err, err, s.puts)
 	}
 	if deref(s.job.JobModifyIndex) != 20 {
 		t.Errorf("job index %d, want it untouched", deref(s.job.JobModifyIndex))

@@ -24,7 +24,7 @@ import (
 
 // writeOutcomeUnknown reports whether a failed write may still have been
 // carried out. Job registrations settle that themselves (nomadclient asks
-// Nomad after a lost answer): a *WriteRefusedError was not applied, an
+// Nomad after a lost answer): a *WriteNotAppliedError was not applied, an
 // *UncertainWriteError may have been. For other writes: no answer (other
 // than a failure to connect at all, when nothing was sent), a timeout, or
 // a server-side error.
@@ -32,7 +32,7 @@ func writeOutcomeUnknown(err error) bool {
 	if err == nil {
 		return false
 	}
-	var refused *nomadclient.WriteRefusedError
+	var refused *nomadclient.WriteNotAppliedError
 	if errors.As(err, &refused) {
 		return false
 	}
