@@ -25,8 +25,8 @@ var (
 	_ resource.ResourceWithModifyPlan     = &leaseResource{}
 )
 
-// NewReservationResource builds the berth_reservation (lease) resource.
-func NewReservationResource() resource.Resource { return &leaseResource{now: time.Now} }
+// NewLeaseResource builds the lease resource, berth_reservation.
+func NewLeaseResource() resource.Resource { return &leaseResource{now: time.Now} }
 
 type leaseResource struct {
 	data *ProviderData

@@ -31,7 +31,7 @@ func leaseSchema(ctx context.Context) schema.Schema {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc, PlanModifiers: keep}
 	}
 	return schema.Schema{
-		MarkdownDescription: "A signed, time-bounded workload lease. The lease is a Nomad batch job whose leader task " +
+		MarkdownDescription: "`berth_reservation` is a lease: a signed, time-bounded workload lease (berth's code, logs and tests call it a lease). The lease is a Nomad batch job whose leader task " +
 			"sleeps until `expires_at`; when it exits Nomad stops the workload, so the lease ends on the cluster's own clock " +
 			"even if nobody runs Terraform again. With a provider `signing_key` the lease is signed (ed25519) and every read " +
 			"verifies the job in Nomad against the signature: a change made behind Terraform's back shows as `verified = false` " +
