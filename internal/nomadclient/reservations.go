@@ -271,7 +271,7 @@ func (c *Client) ReleaseReservation(ctx context.Context, ns, nodeID, name string
 			}
 			sort.Strings(keys)
 			return nil, fmt.Errorf("reservation %q on node %s still has work charged to it: %s; destroy that work first",
-				name, short(nodeID), strings.Join(keys, ", "))
+				name, idPrefix(nodeID), strings.Join(keys, ", "))
 		}
 		l.Release(name)
 		return l.Encode()

@@ -110,7 +110,7 @@ func checkLeaseVerifies(t *testing.T, name, pub string) resource.TestCheckFunc {
 			return err
 		}
 		if status, problems := lease.Check(live, lease.Trust{Key: ed25519.PublicKey(key)}); status != lease.Verified {
-			return fmt.Errorf("job %s in Nomad does not verify against %s: %v", name, lease.Short(pub), problems)
+			return fmt.Errorf("job %s in Nomad does not verify against %s: %v", name, lease.HexPrefix(pub), problems)
 		}
 		return nil
 	})
