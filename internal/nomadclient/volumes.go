@@ -104,7 +104,7 @@ func (c *Client) DeleteVolume(ctx context.Context, namespace, id string, force b
 // pending ends the wait with the context, naming its state.
 func (c *Client) WaitVolumeReady(ctx context.Context, namespace, id string) (*volume.Volume, error) {
 	var vol *volume.Volume
-	err := poll(ctx, "host volume "+short(id)+" to be ready", pollInterval, func() (bool, string, error) {
+	err := poll(ctx, "host volume "+idPrefix(id)+" to be ready", pollInterval, func() (bool, string, error) {
 		v, err := c.GetVolume(ctx, namespace, id)
 		if err != nil {
 			return false, "", err
@@ -120,7 +120,7 @@ func (c *Client) WaitVolumeReady(ctx context.Context, namespace, id string) (*vo
 
 // WaitVolumeGone waits until the volume no longer exists.
 func (c *Client) WaitVolumeGone(ctx context.Context, namespace, id string) error {
-	return poll(ctx, "host volume "+short(id)+" to be deleted", pollInterval, func() (bool, string, error) {
+	return poll(ctx, "host volume "+idPrefix(id)+" to be deleted", pollInterval, func() (bool, string, error) {
 		v, err := c.GetVolume(ctx, namespace, id)
 		if err != nil {
 			return false, "", err
