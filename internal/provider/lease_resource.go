@@ -151,7 +151,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 		_, runErr = nomad.WaitTaskRunning(ctx, l.Namespace, l.Name, res.EvalID, lease.WorkloadTask)
 	}
 	// ctx may have expired while waiting: read back with a fresh deadline.
-	if r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics) == jobGone {
+	if r.readBack(ctx, &plan, &resp.Diagnostics) == jobGone {
 		resp.Diagnostics.AddError("Lease job vanished",
 			fmt.Sprintf("Job %q in namespace %q was registered but is gone from Nomad: something deleted it during the apply. "+
 				"Run terraform apply again to create the lease.", l.Name, l.Namespace))
@@ -245,6 +245,14 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if sameDuration(plan, state) {
+		// Only settings berth keeps to itself changed (renew,
+		// wait_for_running, timeouts): nothing to write, and registering
+		// the job again would restart the workload.
+		state.Renew, state.WaitForRunning, state.Timeouts = plan.Renew, plan.WaitForRunning, plan.Timeouts
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
 	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -278,7 +286,7 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		return
 	}
 	plan.recordRegistered(ctx, l, res.JobModifyIndex, now, &resp.Diagnostics)
-	if r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics) == jobGone {
+	if r.readBack(ctx, &plan, &resp.Diagnostics) == jobGone {
 		resp.Diagnostics.AddError("Lease job vanished",
 			fmt.Sprintf("Job %q in namespace %q was updated but is gone from Nomad: something deleted it during the apply. "+
 				"Run terraform apply again to create the lease.", l.Name, l.Namespace))
@@ -362,4 +370,12 @@ func (r *leaseResource) ImportState(ctx context.Context, req resource.ImportStat
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), ns+"/"+name)...)
+}
+
+// sameDuration reports whether plan keeps the lease's duration (written
+// differently or not: "60m" is "1h").
+func sameDuration(plan, state leaseModel) bool {
+	p, d1 := plan.Duration.ValueGoDuration()
+	s, d2 := state.Duration.ValueGoDuration()
+	return !plan.Duration.IsUnknown() && !d1.HasError() && !d2.HasError() && p == s
 }

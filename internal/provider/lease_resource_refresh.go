@@ -76,6 +76,24 @@ const (
 	jobUnread
 )
 
+// readBack refreshes m after a write that succeeded, with a fresh bound
+// (the operation's may be spent). A failed read is a warning, not an
+// error: the write happened, an error would taint a healthy lease, and
+// recordRegistered has already filled in every computed value.
+func (r *leaseResource) readBack(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) leaseJob {
+	var read diag.Diagnostics
+	got := r.refresh(cleanupContext(ctx), m, &read)
+	for _, d := range read {
+		if d.Severity() != diag.SeverityError {
+			diags.Append(d)
+			continue
+		}
+		diags.AddWarning("Could not read the lease back", "The lease was written, but reading it back failed: "+d.Detail()+
+			" State records what berth wrote; the next terraform plan reads the rest from Nomad.")
+	}
+	return got
+}
+
 // refresh reads the lease job back into m: verification against the
 // signature, expiry from the clock and the job, and the result.
 func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) leaseJob {

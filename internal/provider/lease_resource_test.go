@@ -248,6 +248,7 @@ func TestAccLease_durationInPlaceAndImport(t *testing.T) {
 	key, pub := testSigningKey(t)
 	name := "berth-acc-lease-dur-" + randomHex(3)
 	var created, sig string
+	var jobVersion uint64
 	timeouts := `timeouts = { create = "5m", update = "5m", delete = "5m" }`
 	nodeDS := `
 data "berth_node" "n" {
@@ -306,7 +307,26 @@ data "berth_node" "n" {
 						}
 						return checkAttrInt(s, leaseAddr, "job_modify_index", int64(deref(job.JobModifyIndex)))
 					},
+					func(*terraform.State) error {
+						job, _, err := testNomad(t).Jobs().Info(name, nil)
+						jobVersion = deref(job.Version)
+						return err
+					},
 				),
+			},
+			{
+				// Settings berth keeps to itself change in place without a
+				// new job version (which would restart the workload).
+				Config: leaseConfig(key, name, "2h", `timeouts = { create = "5m", update = "7m", delete = "5m" }`) + nodeDS,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: withLeaseJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					if deref(job.Version) != jobVersion {
+						return fmt.Errorf("job version %d after changing only timeouts, want %d", deref(job.Version), jobVersion)
+					}
+					return nil
+				}),
 			},
 			{
 				ResourceName:            leaseAddr,
