@@ -15,8 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/berthhq/terraform-provider-berth/internal/units"
 )
 
 // Enumerations the schema validates and documents from one list.
@@ -45,7 +43,7 @@ func volumeSchema(ctx context.Context) schema.Schema {
 		return schema.StringAttribute{
 			CustomType: sizeType{}, Optional: true,
 			PlanModifiers:       []planmodifier.String{keepEqualSize{}},
-			MarkdownDescription: desc + " A number and a unit: " + backtickList(units.Suffixes) + ". Sizes compare by value: `1024MiB` after `1GiB` is no change.",
+			MarkdownDescription: desc + " " + sizeDoc,
 		}
 	}
 	return schema.Schema{
