@@ -16,10 +16,10 @@ type VolumeClaim struct {
 	// The Terraform attribute holding it is named "volume".
 	Source   string
 	ReadOnly bool
-	// AccessMode is one of VolumeAccessModes; "" means
+	// AccessMode is one of VolumeAccessModes(); "" means
 	// DefaultVolumeAccessModeFor(ReadOnly).
 	AccessMode string
-	// AttachmentMode is one of VolumeAttachmentModes; "" means
+	// AttachmentMode is one of VolumeAttachmentModes(); "" means
 	// DefaultVolumeAttachmentMode.
 	AttachmentMode string
 }
@@ -34,16 +34,18 @@ type Mount struct {
 
 // VolumeAccessModes are the access modes Nomad accepts for host volume
 // requests (nomad/structs/host_volumes.go HostVolumeAccessMode*).
-var VolumeAccessModes = []string{
-	"single-node-reader-only",
-	"single-node-writer",
-	"single-node-single-writer",
-	"single-node-multi-writer",
+func VolumeAccessModes() []string {
+	return []string{
+		"single-node-reader-only",
+		"single-node-writer",
+		"single-node-single-writer",
+		"single-node-multi-writer",
+	}
 }
 
 // VolumeAttachmentModes are the attachment modes of host volume requests
 // (nomad/structs/host_volumes.go HostVolumeAttachmentMode*).
-var VolumeAttachmentModes = []string{"file-system", "block-device"}
+func VolumeAttachmentModes() []string { return []string{"file-system", "block-device"} }
 
 const (
 	// DefaultVolumeAccessMode is the access mode of a writable claim that

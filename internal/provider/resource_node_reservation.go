@@ -71,8 +71,8 @@ type placementModel struct {
 }
 
 func strategies() []string {
-	out := make([]string, len(ledger.Strategies))
-	for i, s := range ledger.Strategies {
+	out := make([]string, len(ledger.Strategies()))
+	for i, s := range ledger.Strategies() {
 		out[i] = string(s)
 	}
 	return out
