@@ -71,7 +71,7 @@ func ParseBytes(s string) (int64, error) {
 // split cuts in into its leading number (digits and dots, as go-humanize
 // scans it) and the unit after it.
 func split(in string) (num, unit string) {
-	i := strings.IndexFunc(in, func(r rune) bool { return !(r >= '0' && r <= '9' || r == '.') })
+	i := strings.IndexFunc(in, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
 	if i < 0 {
 		return in, ""
 	}
