@@ -150,6 +150,11 @@ func RedactAddress(addr string) string {
 		if u.User == nil {
 			return addr
 		}
+		if _, hasPassword := u.User.Password(); !hasPassword {
+			// A user name alone is usually a token: hide it too.
+			u.User = url.User("xxxxx")
+			return u.String()
+		}
 		return u.Redacted()
 	}
 	scheme, rest, ok := strings.Cut(addr, "://")

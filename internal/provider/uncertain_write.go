@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+
 	"context"
 	"errors"
 	"net"
@@ -21,11 +23,22 @@ import (
 // it) or drops it from state (and creates it).
 
 // writeOutcomeUnknown reports whether a failed write may still have been
-// carried out: no answer (other than a failure to connect at all, when
-// nothing was sent), a timeout, or a server-side error.
+// carried out. Job registrations settle that themselves (nomadclient asks
+// Nomad after a lost answer): a *WriteNotAppliedError was not applied, an
+// *UncertainWriteError may have been. For other writes: no answer (other
+// than a failure to connect at all, when nothing was sent), a timeout, or
+// a server-side error.
 func writeOutcomeUnknown(err error) bool {
 	if err == nil {
 		return false
+	}
+	var refused *nomadclient.WriteNotAppliedError
+	if errors.As(err, &refused) {
+		return false
+	}
+	var uncertain *nomadclient.UncertainWriteError
+	if errors.As(err, &uncertain) {
+		return true
 	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) && opErr.Op == "dial" {
