@@ -271,7 +271,7 @@ func (c *Client) ReleaseNodeReservation(ctx context.Context, ns, nodeID, name st
 			}
 			sort.Strings(keys)
 			return nil, fmt.Errorf("reservation %q on node %s still has work charged to it: %s; destroy that work first",
-				name, short(nodeID), strings.Join(keys, ", "))
+				name, shortID(nodeID), strings.Join(keys, ", "))
 		}
 		l.Release(name)
 		return l.Encode()

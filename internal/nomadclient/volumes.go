@@ -102,7 +102,7 @@ func (c *Client) DeleteVolume(ctx context.Context, namespace, id string, force b
 // pending ends the wait with the context, naming its state.
 func (c *Client) WaitVolumeReady(ctx context.Context, namespace, id string) (*api.HostVolume, error) {
 	var vol *api.HostVolume
-	err := poll(ctx, "host volume "+short(id)+" to be ready", pollInterval, func() (bool, string, error) {
+	err := poll(ctx, "host volume "+shortID(id)+" to be ready", pollInterval, func() (bool, string, error) {
 		v, err := c.GetVolume(ctx, namespace, id)
 		if err != nil {
 			return false, "", err
@@ -118,7 +118,7 @@ func (c *Client) WaitVolumeReady(ctx context.Context, namespace, id string) (*ap
 
 // WaitVolumeGone waits until the volume no longer exists.
 func (c *Client) WaitVolumeGone(ctx context.Context, namespace, id string) error {
-	return poll(ctx, "host volume "+short(id)+" to be deleted", pollInterval, func() (bool, string, error) {
+	return poll(ctx, "host volume "+shortID(id)+" to be deleted", pollInterval, func() (bool, string, error) {
 		v, err := c.GetVolume(ctx, namespace, id)
 		if err != nil {
 			return false, "", err
