@@ -62,7 +62,7 @@ func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID st
 // scheduler's reasons when it could not place everything.
 func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string) error {
 	var eval *api.Evaluation
-	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", shortID(evalID), jobID), pollInterval, func() (bool, string, error) {
+	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", idPrefix(evalID), jobID), pollInterval, func() (bool, string, error) {
 		e, err := readRetry(ctx, c, "read evaluation", func(ctx context.Context) (*api.Evaluation, error) {
 			out, _, err := c.api.Evaluations().Info(evalID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 			return out, err
@@ -77,7 +77,7 @@ func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string
 		return err
 	}
 	if eval.Status != "complete" {
-		return &RolloutError{JobID: jobID, Reason: fmt.Sprintf("evaluation %s ended %q: %s", shortID(evalID), eval.Status, eval.StatusDescription)}
+		return &RolloutError{JobID: jobID, Reason: fmt.Sprintf("evaluation %s ended %q: %s", idPrefix(evalID), eval.Status, eval.StatusDescription)}
 	}
 	if len(eval.FailedTGAllocs) > 0 {
 		return &RolloutError{JobID: jobID, Reason: "Nomad could not place all allocations", Details: placementFailures(eval.FailedTGAllocs)}
@@ -86,7 +86,7 @@ func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string
 }
 
 func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, dep *api.Deployment) error {
-	what := fmt.Sprintf("deployment %s of job %q (version %d)", shortID(dep.ID), jobID, dep.JobVersion)
+	what := fmt.Sprintf("deployment %s of job %q (version %d)", idPrefix(dep.ID), jobID, dep.JobVersion)
 	err := poll(ctx, what, pollInterval, func() (bool, string, error) {
 		d, err := readRetry(ctx, c, "read deployment", func(ctx context.Context) (*api.Deployment, error) {
 			out, _, err := c.api.Deployments().Info(dep.ID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
@@ -122,7 +122,7 @@ func deploymentProgress(d *api.Deployment) string {
 // deploymentFailure explains a failed deployment with the events of the
 // tasks that failed in its allocations.
 func (c *Client) deploymentFailure(ctx context.Context, namespace, jobID string, d *api.Deployment) error {
-	re := &RolloutError{JobID: jobID, DeploymentID: d.ID, Reason: fmt.Sprintf("deployment %s %s: %s", shortID(d.ID), d.Status, d.StatusDescription)}
+	re := &RolloutError{JobID: jobID, DeploymentID: d.ID, Reason: fmt.Sprintf("deployment %s %s: %s", idPrefix(d.ID), d.Status, d.StatusDescription)}
 	allocs, _, err := c.api.Deployments().Allocations(d.ID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 	if err != nil {
 		re.Details = append(re.Details, "could not read the deployment's allocations: "+err.Error())
@@ -154,7 +154,7 @@ func FailedTaskEvents(allocs []*api.AllocationListStub) []string {
 				continue
 			}
 			out = append(out, fmt.Sprintf("allocation %s on node %s: task %q is %s (restarts %d): %s",
-				shortID(a.ID), nodeLabel(a), name, taskCondition(ts), ts.Restarts, lastEvents(ts.Events, 3)))
+				idPrefix(a.ID), nodeLabel(a), name, taskCondition(ts), ts.Restarts, lastEvents(ts.Events, 3)))
 		}
 		if n := len(out); n == before {
 			// No task failed: the allocation ran but never became healthy,
@@ -163,7 +163,7 @@ func FailedTaskEvents(allocs []*api.AllocationListStub) []string {
 			if a.ClientStatus == api.AllocClientStatusRunning {
 				why = "its tasks run but it never became healthy: its service checks did not pass within healthy_deadline"
 			}
-			out = append(out, fmt.Sprintf("allocation %s on node %s is %s: %s", shortID(a.ID), nodeLabel(a), a.ClientStatus, why))
+			out = append(out, fmt.Sprintf("allocation %s on node %s is %s: %s", idPrefix(a.ID), nodeLabel(a), a.ClientStatus, why))
 		}
 	}
 	return out
@@ -180,7 +180,7 @@ func nodeLabel(a *api.AllocationListStub) string {
 	if a.NodeName != "" {
 		return a.NodeName
 	}
-	return shortID(a.NodeID)
+	return idPrefix(a.NodeID)
 }
 
 // lastEvents quotes the newest n events, oldest first, as "Type: message".
@@ -248,9 +248,9 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// shortID is the first eight characters of a Nomad ID (node, allocation,
-// deployment, evaluation), as Nomad's own CLI prints them.
-func shortID(id string) string {
+// idPrefix is the first 8 characters of a Nomad ID, as the nomad CLI
+// shows them.
+func idPrefix(id string) string {
 	if len(id) > 8 {
 		return id[:8]
 	}

@@ -188,8 +188,8 @@ func TestRolloutErrorAndHelpers(t *testing.T) {
 		t.Errorf("Error() without details = %q", got)
 	}
 	for in, want := range map[string]string{"": "", "abc": "abc", "12345678": "12345678", "123456789": "12345678"} {
-		if got := shortID(in); got != want {
-			t.Errorf("shortID(%q) = %q, want %q", in, got, want)
+		if got := idPrefix(in); got != want {
+			t.Errorf("idPrefix(%q) = %q, want %q", in, got, want)
 		}
 	}
 	for n, want := range map[int]string{0: "0 nodes", 1: "1 node", 2: "2 nodes"} {
