@@ -2,9 +2,8 @@ module github.com/berthhq/terraform-provider-berth
 
 go 1.26
 
-replace github.com/hashicorp/nomad/api => github.com/hashicorp/nomad/api v0.0.0-20250909143645-a3b86c697f38
-
 require (
+	github.com/dustin/go-humanize v1.0.1
 	github.com/hashicorp/go-cleanhttp v0.5.2
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/go-plugin v1.7.0

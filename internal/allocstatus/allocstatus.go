@@ -20,7 +20,7 @@ const (
 
 // Terminal lists the client statuses of allocations that no longer run.
 // Anything else is live.
-var Terminal = []string{Complete, Failed, Lost}
+func Terminal() []string { return []string{Complete, Failed, Lost} }
 
 // Live reports whether an allocation with this client status may still be
 // running and holding its node's resources and volumes:
@@ -34,7 +34,7 @@ var Terminal = []string{Complete, Failed, Lost}
 //   - anything else (a status a newer Nomad adds): live, the safe side for
 //     deletes and capacity accounting.
 func Live(clientStatus string) bool {
-	for _, s := range Terminal {
+	for _, s := range Terminal() {
 		if clientStatus == s {
 			return false
 		}
@@ -45,8 +45,8 @@ func Live(clientStatus string) bool {
 // LiveFilter is Live as a Nomad list filter expression (for ?filter=), so
 // server-side filtering applies the same rule.
 func LiveFilter() string {
-	parts := make([]string, 0, len(Terminal))
-	for _, s := range Terminal {
+	parts := make([]string, 0, len(Terminal()))
+	for _, s := range Terminal() {
 		parts = append(parts, fmt.Sprintf("ClientStatus != %q", s))
 	}
 	return strings.Join(parts, " and ")

@@ -40,7 +40,7 @@ func (r Resources) IsZero() bool { return r == Resources{} }
 // which r does not cover want. It is empty when r.Covers(want).
 func (r Resources) Shortfalls(want Resources) []Dimension {
 	var out []Dimension
-	for _, d := range Dimensions {
+	for _, d := range Dimensions() {
 		if d.Of(r) < d.Of(want) {
 			out = append(out, d)
 		}
@@ -63,7 +63,7 @@ const (
 )
 
 // Dimensions is every Dimension, in message order.
-var Dimensions = []Dimension{CPU, Memory, Disk}
+func Dimensions() []Dimension { return []Dimension{CPU, Memory, Disk} }
 
 // Of returns the amount of d in r.
 func (d Dimension) Of(r Resources) int64 {

@@ -107,7 +107,7 @@ func TestAddSub(t *testing.T) {
 	if got, want := a.String(), "cpu 10 MHz, memory 20 MiB, disk 30 MiB"; got != want {
 		t.Fatalf("String() = %q, want %q", got, want)
 	}
-	for _, d := range Dimensions {
+	for _, d := range Dimensions() {
 		if d.Unit() == "" {
 			t.Fatalf("dimension %s has no unit", d)
 		}

@@ -44,7 +44,7 @@ const (
 
 // DefaultDrivers are the task drivers that must be detected and healthy on
 // the agent's node before Start returns.
-var DefaultDrivers = []string{"raw_exec", "exec"}
+func DefaultDrivers() []string { return []string{"raw_exec", "exec"} }
 
 const (
 	configFileName = "agent.hcl"
@@ -172,7 +172,7 @@ func Start(ctx context.Context, o Options) (*Agent, error) {
 		o.Timeout = DefaultStartTimeout
 	}
 	if o.Drivers == nil {
-		o.Drivers = DefaultDrivers
+		o.Drivers = DefaultDrivers()
 	}
 	if o.TLS != nil {
 		tf := *o.TLS

@@ -645,7 +645,7 @@ func TestAgentLifecycle(t *testing.T) {
 	if got := node.Meta["berth.test"]; got != meta["berth.test"] {
 		t.Errorf("node meta = %q, want %q", got, meta["berth.test"])
 	}
-	for _, d := range DefaultDrivers {
+	for _, d := range DefaultDrivers() {
 		if info := node.Drivers[d]; info == nil || !info.Healthy {
 			t.Errorf("driver %s not healthy: %+v", d, info)
 		}

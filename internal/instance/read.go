@@ -128,8 +128,8 @@ func (r *reader) readNetwork(nw *api.NetworkResource) (string, map[string]Port) 
 	if mode == "" {
 		mode = DefaultNetworkMode
 	}
-	if !slices.Contains(NetworkModes, mode) {
-		r.add("group network mode is %q (berth supports %s)", mode, strings.Join(NetworkModes, ", "))
+	if !slices.Contains(NetworkModes(), mode) {
+		r.add("group network mode is %q (berth supports %s)", mode, strings.Join(NetworkModes(), ", "))
 	}
 	if nw.DNS != nil {
 		r.add("group network sets dns")
@@ -311,8 +311,8 @@ func (r *reader) readService(instance string, t *api.Task) *Check {
 		return nil
 	}
 	c := s.Checks[0]
-	if !slices.Contains(CheckTypes, c.Type) {
-		r.add("task %q has a %q check (berth supports %s)", t.Name, c.Type, strings.Join(CheckTypes, ", "))
+	if !slices.Contains(CheckTypes(), c.Type) {
+		r.add("task %q has a %q check (berth supports %s)", t.Name, c.Type, strings.Join(CheckTypes(), ", "))
 	}
 	port := c.PortLabel
 	if port == "" {

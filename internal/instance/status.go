@@ -19,7 +19,9 @@ const (
 )
 
 // Statuses lists every Status, for docs and validators.
-var Statuses = []Status{StatusPending, StatusStarting, StatusRunning, StatusDegraded, StatusFailed, StatusStopped}
+func Statuses() []Status {
+	return []Status{StatusPending, StatusStarting, StatusRunning, StatusDegraded, StatusFailed, StatusStopped}
+}
 
 // Task states reported by Nomad clients (nomad/structs TaskState*).
 const taskStatePending = "pending"

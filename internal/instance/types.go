@@ -31,13 +31,13 @@ const (
 
 // Roles lists every valid role; schema docs and validators use it so the list
 // exists in one place.
-var Roles = []Role{RoleMain, RoleInit, RoleSidecar}
+func Roles() []Role { return []Role{RoleMain, RoleInit, RoleSidecar} }
 
 // NetworkModes lists the group network modes berth supports.
-var NetworkModes = []string{"host", "bridge"}
+func NetworkModes() []string { return []string{"host", "bridge"} }
 
 // CheckTypes lists the check types of Nomad-native services.
-var CheckTypes = []string{"http", "tcp"}
+func CheckTypes() []string { return []string{"http", "tcp"} }
 
 const (
 	// GroupName is the name of the single task group of every instance job.
@@ -114,7 +114,7 @@ type Port struct {
 // Check is the single health check of a service's Nomad-native service
 // registration.
 type Check struct {
-	Type     string // one of CheckTypes
+	Type     string // one of CheckTypes()
 	Port     string // a port label declared by some service of the instance
 	Path     string // http only; required for http
 	Interval time.Duration

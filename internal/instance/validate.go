@@ -87,7 +87,7 @@ func (v *validator) services(s Spec) {
 		switch {
 		case svc.Role == "" || svc.Role == RoleMain:
 			hasMain = true
-		case !slices.Contains(Roles, svc.Role):
+		case !slices.Contains(Roles(), svc.Role):
 			hasUnknown = true
 		}
 	}

@@ -18,10 +18,10 @@ type VolumeClaim struct {
 	// The Terraform attribute holding it is named "volume".
 	Source   string
 	ReadOnly bool
-	// AccessMode is one of VolumeAccessModes; "" means
+	// AccessMode is one of VolumeAccessModes(); "" means
 	// DefaultVolumeAccessModeFor(ReadOnly).
 	AccessMode string
-	// AttachmentMode is one of VolumeAttachmentModes; "" means
+	// AttachmentMode is one of VolumeAttachmentModes(); "" means
 	// DefaultVolumeAttachmentMode.
 	AttachmentMode string
 }
@@ -36,10 +36,10 @@ type Mount struct {
 
 // VolumeAccessModes are the access modes Nomad accepts for host volume
 // requests; the volume package owns the list.
-var VolumeAccessModes = volume.AccessModes()
+func VolumeAccessModes() []string { return volume.AccessModes() }
 
 // VolumeAttachmentModes are the attachment modes of host volume requests.
-var VolumeAttachmentModes = volume.AttachmentModes()
+func VolumeAttachmentModes() []string { return volume.AttachmentModes() }
 
 const (
 	// DefaultVolumeAccessMode is the access mode of a writable claim that

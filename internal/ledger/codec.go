@@ -127,7 +127,7 @@ func validate(name string, r Reservation) error {
 
 // negative returns the first dimension in which r is below zero.
 func negative(r capacity.Resources) (capacity.Dimension, bool) {
-	for _, d := range capacity.Dimensions {
+	for _, d := range capacity.Dimensions() {
 		if d.Of(r) < 0 {
 			return d, true
 		}

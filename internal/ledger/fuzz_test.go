@@ -91,7 +91,7 @@ func FuzzReserve(f *testing.F) {
 func checkInvariants(t *testing.T, step int, node NodeState, before, after Ledger) {
 	t.Helper()
 	was, now := before.Reserved().Add(node.Allocated), after.Reserved().Add(node.Allocated)
-	for _, d := range capacity.Dimensions {
+	for _, d := range capacity.Dimensions() {
 		// Never over-commit; on a node that already was (allocated beyond
 		// allocatable), never make it worse.
 		if limit := max(d.Of(node.Allocatable), d.Of(was)); d.Of(now) > limit {
@@ -147,7 +147,7 @@ func FuzzPick(f *testing.F) {
 		got, err := Pick(cands, req, s)
 		usable := func(c Candidate) bool {
 			free := Free(c.Node, c.Ledger)
-			for _, d := range capacity.Dimensions {
+			for _, d := range capacity.Dimensions() {
 				if d.Of(req) > 0 && d.Of(req) > d.Of(free) {
 					return false
 				}

@@ -23,7 +23,7 @@ const (
 )
 
 // Strategies is every Strategy, for schema validators and messages.
-var Strategies = []Strategy{Binpack, Spread}
+func Strategies() []Strategy { return []Strategy{Binpack, Spread} }
 
 // Candidate is one node Pick may choose, with what the caller read about it.
 type Candidate struct {
@@ -50,7 +50,9 @@ const (
 )
 
 // Reasons is every Reason in message order.
-var Reasons = []Reason{ReasonNotReady, ReasonIneligible, ReasonDraining, ReasonNotEnoughCPU, ReasonNotEnoughMem, ReasonNotEnoughDsk}
+func Reasons() []Reason {
+	return []Reason{ReasonNotReady, ReasonIneligible, ReasonDraining, ReasonNotEnoughCPU, ReasonNotEnoughMem, ReasonNotEnoughDsk}
+}
 
 var shortReason = map[capacity.Dimension]Reason{
 	capacity.CPU:    ReasonNotEnoughCPU,
@@ -76,7 +78,7 @@ func (e *NoCandidateError) Error() string {
 		return prefix + "there are no nodes"
 	}
 	var parts []string
-	for _, r := range Reasons {
+	for _, r := range Reasons() {
 		if n := e.Counts[r]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, r))
 		}
@@ -122,7 +124,7 @@ func Score(n NodeState, l Ledger, req capacity.Resources) *big.Rat {
 	after := Free(n, l).Sub(req)
 	sum := new(big.Rat)
 	dims := int64(0)
-	for _, d := range capacity.Dimensions {
+	for _, d := range capacity.Dimensions() {
 		alloc := d.Of(n.Allocatable)
 		if alloc <= 0 {
 			continue
@@ -143,8 +145,8 @@ func Score(n NodeState, l Ledger, req capacity.Resources) *big.Rat {
 // equal scores go to the lowest node ID. With no such node it returns a
 // *NoCandidateError.
 func Pick(cands []Candidate, req capacity.Resources, s Strategy) (string, error) {
-	if !slices.Contains(Strategies, s) {
-		return "", fmt.Errorf("unknown placement strategy %q (one of %v)", s, Strategies)
+	if !slices.Contains(Strategies(), s) {
+		return "", fmt.Errorf("unknown placement strategy %q (one of %v)", s, Strategies())
 	}
 	if d, ok := negative(req); ok {
 		return "", fmt.Errorf("the %s request cannot be negative (got %d)", d, d.Of(req))

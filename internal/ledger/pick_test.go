@@ -130,7 +130,7 @@ func TestPickRejections(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, s := range Strategies {
+			for _, s := range Strategies() {
 				got, err := Pick(tc.cands, req, s)
 				var none *NoCandidateError
 				if !errors.As(err, &none) {

@@ -74,7 +74,7 @@ func (e *BudgetError) Error() string {
 // because the agent's allocatable shrank, must still accept a change that
 // makes nothing worse, such as new annotations or a smaller request.
 func firstShort(room, had, want capacity.Resources) (capacity.Dimension, bool) {
-	for _, d := range capacity.Dimensions {
+	for _, d := range capacity.Dimensions() {
 		if d.Of(want) > d.Of(had) && d.Of(want) > d.Of(room) {
 			return d, true
 		}
@@ -103,7 +103,7 @@ func (l *Ledger) Reserve(n NodeState, name string, req capacity.Resources, annot
 	old, exists := l.Reservations[name]
 	if exists {
 		used := old.Used()
-		for _, d := range capacity.Dimensions {
+		for _, d := range capacity.Dimensions() {
 			if d.Of(req) < d.Of(used) {
 				return &ShrinkError{Reservation: name, Dimension: d, Requested: d.Of(req), Used: d.Of(used)}
 			}

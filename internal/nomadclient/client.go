@@ -51,7 +51,7 @@ type Config struct {
 	// DefaultRequestTimeout.
 	RequestTimeout time.Duration
 	// Retry bounds retries of idempotent calls; the zero value means
-	// DefaultRetry.
+	// defaultRetry.
 	Retry RetryPolicy
 }
 
@@ -170,7 +170,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	retry := cfg.Retry
 	if retry.Attempts == 0 {
-		retry = DefaultRetry
+		retry = defaultRetry
 	}
 	return &Client{
 		api: c, address: shown, namespace: cfg.Namespace, secrets: nonEmpty(secrets),

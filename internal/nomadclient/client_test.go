@@ -168,8 +168,8 @@ func TestNewDefaults(t *testing.T) {
 	if got := c.Namespace(); got != "default" {
 		t.Errorf("Namespace() = %q, want %q", got, "default")
 	}
-	if c.retry != DefaultRetry {
-		t.Errorf("retry = %+v, want DefaultRetry %+v", c.retry, DefaultRetry)
+	if c.retry != defaultRetry {
+		t.Errorf("retry = %+v, want defaultRetry %+v", c.retry, defaultRetry)
 	}
 	if c.API() == nil {
 		t.Error("API() is nil")

@@ -20,12 +20,12 @@ type RetryPolicy struct {
 	UnavailableAttempts int
 }
 
-// DefaultRetry gives up on an address that does not answer after four
+// defaultRetry gives up on an address that does not answer after four
 // tries (about two seconds), so a wrong address fails promptly, but keeps
 // reading through up to eight tries (about ten seconds) while an agent
 // answers 5xx: a three-server cluster elects a new leader in two to four
 // seconds after its leader dies.
-var DefaultRetry = RetryPolicy{Attempts: 4, UnavailableAttempts: 8, Base: 250 * time.Millisecond, Max: 2 * time.Second}
+var defaultRetry = RetryPolicy{Attempts: 4, UnavailableAttempts: 8, Base: 250 * time.Millisecond, Max: 2 * time.Second}
 
 // retry is berth's one retry loop: it runs try until it succeeds, says the
 // error is final, the policy's attempts run out or ctx ends, waiting with

@@ -65,8 +65,8 @@ var (
 )
 
 func instanceRoles() []string {
-	out := make([]string, len(instance.Roles))
-	for i, r := range instance.Roles {
+	out := make([]string, len(instance.Roles()))
+	for i, r := range instance.Roles() {
 		out[i] = string(r)
 	}
 	return out
@@ -152,8 +152,8 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			},
 			"network_mode": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(instance.DefaultNetworkMode),
-				MarkdownDescription: "Group network mode: " + backtickList(instance.NetworkModes) + ". Default `host`.",
-				Validators:          []validator.String{stringvalidator.OneOf(instance.NetworkModes...)},
+				MarkdownDescription: "Group network mode: " + backtickList(instance.NetworkModes()) + ". Default `host`.",
+				Validators:          []validator.String{stringvalidator.OneOf(instance.NetworkModes()...)},
 			},
 			"meta": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true,
@@ -176,12 +176,12 @@ func instanceSchema(ctx context.Context) schema.Schema {
 					"read_only": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 						MarkdownDescription: "Claim the volume read-only. Default `false`."},
 					"access_mode": schema.StringAttribute{Optional: true,
-						MarkdownDescription: "Access mode to claim: " + backtickList(instance.VolumeAccessModes) +
+						MarkdownDescription: "Access mode to claim: " + backtickList(instance.VolumeAccessModes()) +
 							". Default: `single-node-writer`, or `single-node-reader-only` when `read_only`. It must be one the volume offers.",
-						Validators: []validator.String{stringvalidator.OneOf(instance.VolumeAccessModes...)}},
+						Validators: []validator.String{stringvalidator.OneOf(instance.VolumeAccessModes()...)}},
 					"attachment_mode": schema.StringAttribute{Optional: true,
-						MarkdownDescription: "Attachment mode: " + backtickList(instance.VolumeAttachmentModes) + ". Default `file-system`.",
-						Validators:          []validator.String{stringvalidator.OneOf(instance.VolumeAttachmentModes...)}},
+						MarkdownDescription: "Attachment mode: " + backtickList(instance.VolumeAttachmentModes()) + ". Default `file-system`.",
+						Validators:          []validator.String{stringvalidator.OneOf(instance.VolumeAttachmentModes()...)}},
 				}},
 			},
 			"update": schema.SingleNestedAttribute{
@@ -234,8 +234,8 @@ func instanceSchema(ctx context.Context) schema.Schema {
 }
 
 func instanceStatuses() []string {
-	out := make([]string, len(instance.Statuses))
-	for i, s := range instance.Statuses {
+	out := make([]string, len(instance.Statuses()))
+	for i, s := range instance.Statuses() {
 		out[i] = string(s)
 	}
 	return out
@@ -285,8 +285,8 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 			Optional:            true,
 			MarkdownDescription: "A health check on a Nomad-native service registration for this task; deployments then wait for it to pass.",
 			Attributes: map[string]schema.Attribute{
-				"type": schema.StringAttribute{Required: true, MarkdownDescription: "Check type: " + backtickList(instance.CheckTypes) + ".",
-					Validators: []validator.String{stringvalidator.OneOf(instance.CheckTypes...)}},
+				"type": schema.StringAttribute{Required: true, MarkdownDescription: "Check type: " + backtickList(instance.CheckTypes()) + ".",
+					Validators: []validator.String{stringvalidator.OneOf(instance.CheckTypes()...)}},
 				"port":     schema.StringAttribute{Required: true, MarkdownDescription: "Label of a port declared by a service of this instance."},
 				"path":     schema.StringAttribute{Optional: true, MarkdownDescription: "HTTP path, required for `http` checks."},
 				"interval": durationAttr("Time between checks. Default `10s`.", defaultCheckInterval),

@@ -20,8 +20,8 @@ import (
 )
 
 func strategies() []string {
-	out := make([]string, len(ledger.Strategies))
-	for i, s := range ledger.Strategies {
+	out := make([]string, len(ledger.Strategies()))
+	for i, s := range ledger.Strategies() {
 		out[i] = string(s)
 	}
 	return out

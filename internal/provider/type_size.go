@@ -14,6 +14,10 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/units"
 )
 
+// sizeDoc ends the MarkdownDescription of every size attribute, so the
+// docs list the accepted spellings from one place.
+const sizeDoc = units.Doc + " Sizes compare by value: `1024MiB` after `1GiB`, or `20G` after `20GB`, is no change."
+
 // sizeType is a string attribute holding a byte size with a unit
 // ("10GiB"). Sizes are compared by value, so "1024MiB" after "1GiB" is no
 // change.
@@ -94,7 +98,7 @@ func (v sizeValue) ValidateAttribute(_ context.Context, req xattr.ValidateAttrib
 		return
 	}
 	if _, err := units.ParseBytes(v.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid size", err.Error()+`. Write a number and a unit, e.g. "10GiB" or "500MB".`)
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid size", err.Error()+`. Write a number and a unit, e.g. "10GiB", "500MB" or "20G" (see the attribute's documentation for every spelling).`)
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/berthhq/terraform-provider-berth/internal/units"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
@@ -35,7 +34,7 @@ func volumeSchema(ctx context.Context) schema.Schema {
 		return schema.StringAttribute{
 			CustomType: sizeType{}, Optional: true,
 			PlanModifiers:       []planmodifier.String{keepEqualSize{}},
-			MarkdownDescription: desc + " A number and a unit: " + backtickList(units.Suffixes) + ". Sizes compare by value: `1024MiB` after `1GiB` is no change.",
+			MarkdownDescription: desc + " " + sizeDoc,
 		}
 	}
 	return schema.Schema{
