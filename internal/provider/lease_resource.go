@@ -151,7 +151,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 		_, runErr = nomad.WaitTaskRunning(ctx, l.Namespace, l.Name, res.EvalID, lease.WorkloadTask)
 	}
 	// ctx may have expired while waiting: read back with a fresh deadline.
-	if r.readBack(ctx, &plan, &resp.Diagnostics) == jobGone {
+	if r.readBack(ctx, &plan, &resp.Diagnostics) == objectGone {
 		resp.Diagnostics.AddError("Lease job vanished",
 			fmt.Sprintf("Job %q in namespace %q was registered but is gone from Nomad: something deleted it during the apply. "+
 				"Run terraform apply again to create the lease.", l.Name, l.Namespace))
@@ -180,7 +180,7 @@ func (r *leaseResource) recordLostRegistration(ctx context.Context, plan *leaseM
 	case job != nil && lease.IsJobOf(job, l):
 		tflog.Warn(ctx, "Lease registered although the request failed", map[string]any{"job": l.Name, "namespace": l.Namespace})
 		plan.recordRegistered(ctx, l, deref(job.JobModifyIndex), now, &resp.Diagnostics)
-		if r.refresh(ctx, plan, &resp.Diagnostics) != jobGone {
+		if r.refresh(ctx, plan, &resp.Diagnostics) != objectGone {
 			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 			return
 		}
@@ -217,7 +217,7 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.refresh(ctx, &state, &resp.Diagnostics) == jobGone {
+	if r.refresh(ctx, &state, &resp.Diagnostics) == objectGone {
 		// A job gone after expiry (Nomad garbage-collects dead batch jobs)
 		// is still an expired lease; a job gone before it was deleted.
 		if end, ok := timeOf(state.ExpiresAt); ok && !end.After(r.clock()) {
@@ -280,13 +280,13 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		addNomadError(&resp.Diagnostics, "Could not update the lease", err)
 		// The write may or may not have happened (a timeout, a lost
 		// reply): record what Nomad holds now.
-		if r.refresh(cleanupContext(ctx), &state, &resp.Diagnostics) != jobGone {
+		if r.refresh(cleanupContext(ctx), &state, &resp.Diagnostics) != objectGone {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		}
 		return
 	}
 	plan.recordRegistered(ctx, l, res.JobModifyIndex, now, &resp.Diagnostics)
-	if r.readBack(ctx, &plan, &resp.Diagnostics) == jobGone {
+	if r.readBack(ctx, &plan, &resp.Diagnostics) == objectGone {
 		resp.Diagnostics.AddError("Lease job vanished",
 			fmt.Sprintf("Job %q in namespace %q was updated but is gone from Nomad: something deleted it during the apply. "+
 				"Run terraform apply again to create the lease.", l.Name, l.Namespace))

@@ -63,24 +63,11 @@ func (m *leaseModel) recordRegistered(ctx context.Context, l lease.Lease, index 
 	m.Workload = keepEmptyWorkloadCollections(ctx, m.Workload, workloadObject(ctx, l.Workload, diags), diags)
 }
 
-// leaseJob is what refresh found of the lease's job in Nomad.
-type leaseJob int
-
-const (
-	// jobRead: the job exists and m now says what it holds.
-	jobRead leaseJob = iota
-	// jobGone: Nomad has no such job; m is unchanged.
-	jobGone
-	// jobUnread: the job could not be read or is no berth lease any more;
-	// diags say why, and m keeps what is known.
-	jobUnread
-)
-
 // readBack refreshes m after a write that succeeded, with a fresh bound
 // (the operation's may be spent). A failed read is a warning, not an
 // error: the write happened, an error would taint a healthy lease, and
 // recordRegistered has already filled in every computed value.
-func (r *leaseResource) readBack(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) leaseJob {
+func (r *leaseResource) readBack(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) readOutcome {
 	var read diag.Diagnostics
 	got := r.refresh(cleanupContext(ctx), m, &read)
 	for _, d := range read {
@@ -96,7 +83,7 @@ func (r *leaseResource) readBack(ctx context.Context, m *leaseModel, diags *diag
 
 // refresh reads the lease job back into m: verification against the
 // signature, expiry from the clock and the job, and the result.
-func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) leaseJob {
+func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) readOutcome {
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
 	if m.Namespace.IsUnknown() || ns == "" {
 		ns = r.data.Nomad.Namespace()
@@ -105,17 +92,17 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 	job, err := nomad.GetJob(ctx, ns, name)
 	if err != nil {
 		addNomadError(diags, "Could not read the lease", err)
-		return jobUnread
+		return objectUnread
 	}
 	if job == nil {
-		return jobGone
+		return objectGone
 	}
 	live, err := lease.LeaseFromJob(job)
 	if err != nil {
 		if m.CreatedAt.IsNull() || m.CreatedAt.IsUnknown() {
 			// Nothing recorded (an import): refuse rather than adopt it.
 			diags.AddError("Not a berth lease", fmt.Sprintf("Job %q in namespace %q is not a berth lease: %v", name, ns, err))
-			return jobUnread
+			return objectUnread
 		}
 		// A lease berth made that no longer looks like one was changed
 		// behind Terraform's back: the same as a failed signature.
@@ -123,12 +110,12 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 		m.JobModifyIndex = types.Int64Value(int64(deref(job.JobModifyIndex)))
 		diags.AddWarning("Lease job is no longer a berth lease",
 			fmt.Sprintf("Job %q in namespace %q was changed outside Terraform: %v.\nThe next apply replaces it.", name, ns, err))
-		return jobUnread
+		return objectUnread
 	}
 	allocs, err := nomad.JobAllocations(ctx, ns, name)
 	if err != nil {
 		addNomadError(diags, "Could not read the lease's allocations", err)
-		return jobUnread
+		return objectUnread
 	}
 	status, problems := lease.Check(live, r.trust(m))
 	m.ID = types.StringValue(ns + "/" + name)
@@ -164,5 +151,5 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 	if m.WaitForRunning.IsNull() {
 		m.WaitForRunning = types.BoolValue(true)
 	}
-	return jobRead
+	return objectRead
 }

@@ -383,7 +383,7 @@ func TestLeaseRefresh_expiryByInjectedClock(t *testing.T) {
 		f.r.now = func() time.Time { return tt.now }
 		m := f.state
 		var diags diag.Diagnostics
-		if f.r.refresh(context.Background(), &m, &diags) != jobRead || diags.HasError() {
+		if f.r.refresh(context.Background(), &m, &diags) != objectRead || diags.HasError() {
 			t.Fatalf("refresh: %v", diags)
 		}
 		state := m.Result.Attributes()["state"].(types.String).ValueString()

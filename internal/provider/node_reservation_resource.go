@@ -139,7 +139,7 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 			found := plan
 			found.NodeID = types.StringValue(nodeID)
 			var quiet diag.Diagnostics
-			if r.refresh(cleanupContext(ctx), &found, &quiet) && !quiet.HasError() && !found.ID.IsUnknown() && !found.ID.IsNull() &&
+			if r.refresh(cleanupContext(ctx), &found, &quiet) == objectRead && !quiet.HasError() && !found.ID.IsUnknown() && !found.ID.IsNull() &&
 				found.request() == rr.Request {
 				resp.Diagnostics.Append(resp.State.Set(ctx, &found)...)
 			}
@@ -158,14 +158,14 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 // tell set to null; the next plan reads the ledger.
 func (r *nodeReservationResource) recordWritten(ctx context.Context, st *tfsdk.State, m *nodeReservationModel, done string, diags *diag.Diagnostics) {
 	var read diag.Diagnostics
-	found := r.refresh(cleanupContext(ctx), m, &read)
+	got := r.refresh(cleanupContext(ctx), m, &read)
 	switch {
-	case read.HasError():
+	case got == objectUnread || read.HasError():
 		diags.AddWarning("Could not read the reservation back",
 			fmt.Sprintf("The reservation was %s, but reading it back failed: %s State records what berth wrote; the next "+
 				"terraform plan reads the rest from the node's ledger.", done, read.Errors()[0].Detail()))
 		recordUncertainCreate(ctx, st, m, diags)
-	case !found:
+	case got == objectGone:
 		diags.AddError("Reservation vanished",
 			"The reservation was "+done+" but is no longer in the node's ledger (someone released it meanwhile); run terraform apply again to recreate it.")
 	default:
@@ -173,19 +173,19 @@ func (r *nodeReservationResource) recordWritten(ctx context.Context, st *tfsdk.S
 	}
 }
 
-// refresh reads the reservation into m; false when its ledger item is gone.
-func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservationModel, diags *diag.Diagnostics) bool {
+// refresh reads the reservation from its node's ledger into m.
+func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservationModel, diags *diag.Diagnostics) readOutcome {
 	nodeID, name := m.NodeID.ValueString(), m.Name.ValueString()
 	res, found, err := r.data.Nomad.ReadNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name)
 	if err != nil {
 		addNomadError(diags, "Could not read the reservation", err)
-		return true
+		return objectUnread
 	}
 	if !found {
-		return false
+		return objectGone
 	}
 	m.setFrom(ctx, res, diags)
-	return true
+	return objectRead
 }
 
 func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -195,7 +195,10 @@ func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !r.refresh(ctx, &state, &resp.Diagnostics) {
+	switch r.refresh(ctx, &state, &resp.Diagnostics) {
+	case objectUnread:
+		return
+	case objectGone:
 		tflog.Info(ctx, "Reservation is gone from the ledger; removing it from state", map[string]any{"id": state.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
@@ -226,7 +229,7 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 			// State must say what the ledger holds now, whether or not
 			// the failed write landed: read it back with a fresh bound.
 			state.Timeouts = plan.Timeouts
-			if r.refresh(cleanupContext(ctx), &state, &diag.Diagnostics{}) {
+			if r.refresh(cleanupContext(ctx), &state, &diag.Diagnostics{}) != objectGone {
 				resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 			}
 			return
