@@ -220,7 +220,9 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 	if m.NodePool.IsUnknown() || m.NodePool.IsNull() {
 		m.NodePool = types.StringValue(deref(job.NodePool))
 	}
-	setComputed(m, job, allocs)
+	if d := setComputed(ctx, m, job, allocs); d.HasError() {
+		return fmt.Errorf("%s: %s", d[0].Summary(), d[0].Detail())
+	}
 	return nil
 }
 
@@ -263,7 +265,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 				"will remove them:\n  - %s", name, strings.Join(unsupported, "\n  - ")))
 	}
 	r.mergeLive(ctx, &state, live, importing, &resp.Diagnostics)
-	setComputed(&state, job, allocs)
+	resp.Diagnostics.Append(setComputed(ctx, &state, job, allocs)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

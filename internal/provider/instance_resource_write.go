@@ -114,6 +114,6 @@ func nullUnknownComputed(m *instanceModel) {
 		m.Datacenters = types.ListNull(types.StringType)
 	}
 	if m.Allocations.IsUnknown() {
-		m.Allocations = types.ListNull(types.ObjectType{AttrTypes: allocationAttrTypes})
+		m.Allocations = types.ListNull(allocationType())
 	}
 }
