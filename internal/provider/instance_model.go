@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"sort"
 	"sync"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -15,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -168,27 +165,16 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 }
 
 // setComputed fills the attributes Nomad decides.
-func setComputed(ctx context.Context, m *instanceModel, job *api.Job, allocs []*api.AllocationListStub) diag.Diagnostics {
-	m.ID = types.StringValue(instanceID(deref(job.Namespace), deref(job.ID)))
-	m.JobVersion = types.Int64Value(int64(deref(job.Version)))
-	m.JobModifyIndex = types.Int64Value(int64(deref(job.JobModifyIndex)))
-	m.Status = types.StringValue(string(instance.DeriveStatus(deref(job.Stop), deref(job.Version), allocs)))
-	list := []allocationModel{}
-	sorted := append([]*api.AllocationListStub(nil), allocs...)
-	sort.Slice(sorted, func(i, j int) bool {
-		return sorted[i].Name < sorted[j].Name || sorted[i].Name == sorted[j].Name && sorted[i].ID < sorted[j].ID
-	})
-	for _, a := range sorted {
-		if !allocstatus.Live(a.ClientStatus) {
-			continue
-		}
-		healthy := types.BoolNull()
-		if a.DeploymentStatus != nil && a.DeploymentStatus.Healthy != nil {
-			healthy = types.BoolValue(*a.DeploymentStatus.Healthy)
-		}
+func setComputed(ctx context.Context, m *instanceModel, obs instance.Observed) diag.Diagnostics {
+	m.ID = types.StringValue(instanceID(obs.Namespace, obs.Name))
+	m.JobVersion = types.Int64Value(int64(obs.Version))
+	m.JobModifyIndex = types.Int64Value(int64(obs.ModifyIndex))
+	m.Status = types.StringValue(string(obs.Status))
+	list := make([]allocationModel, 0, len(obs.Allocations))
+	for _, a := range obs.Allocations {
 		list = append(list, allocationModel{
 			ID: types.StringValue(a.ID), NodeID: types.StringValue(a.NodeID),
-			ClientStatus: types.StringValue(a.ClientStatus), Healthy: healthy,
+			ClientStatus: types.StringValue(a.ClientStatus), Healthy: types.BoolPointerValue(a.Healthy),
 		})
 	}
 	var diags diag.Diagnostics
