@@ -9,6 +9,12 @@
 // its capacity checks, and encodes the result. Keeping it free of Nomad and
 // Terraform imports lets the rules (never over-commit a node, never charge
 // past a budget) be tested with tables and fuzzing.
+//
+// This is the node reservation ledger: in this package, Reservation always
+// means a node reservation (berth_node_reservation), never a lease
+// (berth_reservation, see package lease). Outside it the type is spelled
+// ledger.Reservation, which names the package it comes from; code in other
+// packages says NodeReservation wherever the bare word would be ambiguous.
 package ledger
 
 import (
@@ -19,8 +25,8 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 )
 
-// Reservation is capacity held on a node under a name, and the work charged
-// against it.
+// Reservation is a node reservation: capacity held on a node under a name,
+// and the work charged against it.
 type Reservation struct {
 	// Request is what the reservation holds back from the node.
 	Request capacity.Resources

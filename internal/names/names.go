@@ -198,9 +198,9 @@ func describeByte(s string, i int) string {
 	return describe(r)
 }
 
-// CheckReservationID reports whether id is a node reservation ID,
+// CheckNodeReservationID reports whether id is a node reservation ID,
 // "<node_id>/<name>", with a full node ID and a name that follows Rule.
-func CheckReservationID(id string) error {
+func CheckNodeReservationID(id string) error {
 	node, name, ok := strings.Cut(id, "/")
 	if !ok {
 		return fmt.Errorf("%q has no \"/\"; a node reservation ID is `<node_id>/<name>`, for example berth_node_reservation.<label>.id", id)

@@ -138,8 +138,8 @@ func TestCheckNodeIDPrefix(t *testing.T) {
 	}
 }
 
-func TestCheckReservationID(t *testing.T) {
-	if err := CheckReservationID(fullID + "/web"); err != nil {
+func TestCheckNodeReservationID(t *testing.T) {
+	if err := CheckNodeReservationID(fullID + "/web"); err != nil {
 		t.Errorf("valid reservation ID: %v", err)
 	}
 	for bad, want := range map[string]string{
@@ -150,9 +150,9 @@ func TestCheckReservationID(t *testing.T) {
 		fullID + "/a b":     "a space",
 		"/web":              "node ID is empty",
 	} {
-		err := CheckReservationID(bad)
+		err := CheckNodeReservationID(bad)
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("CheckReservationID(%q) = %v, want an error with %q", bad, err, want)
+			t.Errorf("CheckNodeReservationID(%q) = %v, want an error with %q", bad, err, want)
 		}
 	}
 }

@@ -150,7 +150,11 @@ func New(cfg Config) (*Client, error) {
 	}
 	bare, auth := splitCredentials(cfg.Address)
 	if auth != nil {
+		// https://<token>@host puts the secret in the user name.
 		secrets = append(secrets, auth.Password)
+		if auth.Password == "" {
+			secrets = append(secrets, auth.Username)
+		}
 	}
 	c, err := api.NewClient(&api.Config{
 		Address:    bare,
@@ -174,12 +178,20 @@ func New(cfg Config) (*Client, error) {
 	}, nil
 }
 
+// minMaskedHeaderValue is the shortest header value masked in logs. berth
+// never logs header values; masking is a second guard, and masking "1" or
+// "true" would blank those strings out of every log line.
+const minMaskedHeaderValue = 8
+
 // headerSecrets is what to mask of a header value: all of it and, for
 // "<scheme> <credential>" values such as "Bearer abc…", the credential
 // alone too, which may be logged without its scheme.
 func headerSecrets(v string) []string {
-	out := []string{v}
-	if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok && len(strings.TrimSpace(cred)) >= 8 {
+	var out []string
+	if len(strings.TrimSpace(v)) >= minMaskedHeaderValue {
+		out = append(out, v)
+	}
+	if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok && len(strings.TrimSpace(cred)) >= minMaskedHeaderValue {
 		out = append(out, strings.TrimSpace(cred))
 	}
 	return out

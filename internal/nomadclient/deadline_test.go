@@ -185,7 +185,7 @@ func TestRedactAddress(t *testing.T) {
 	cases := map[string]string{
 		"http://127.0.0.1:4646":            "http://127.0.0.1:4646",
 		"https://u:p4ss@nomad:4646/x":      "https://u:xxxxx@nomad:4646/x",
-		"https://u@nomad":                  "https://u@nomad",
+		"https://u@nomad":                  "https://xxxxx@nomad",
 		"u:p4ss@nomad:4646":                "xxxxx@nomad:4646",
 		"http://u:p4ss@nomad:po rt/":       "http://xxxxx@nomad:po rt/",
 		"http://u:p4ss@nomad:port?x=@y":    "http://xxxxx@nomad:port?x=@y",
@@ -209,6 +209,18 @@ func TestMaskSecretsMasksHeaderValues(t *testing.T) {
 	tflog.Info(ctx, "sent Bearer hdr-s3cret", map[string]any{"h": "hdr-s3cret"})
 	if buf.Len() == 0 || strings.Contains(buf.String(), "hdr-s3cret") {
 		t.Errorf("header value not masked:\n%s", buf.String())
+	}
+
+	// Short values (flags such as "1" or "true") are not secrets worth
+	// blanking out of every log line; a token as the address's user name is.
+	c = newTestClient(t, "http://tok3n-in-user@127.0.0.1:4646", func(c *Config) {
+		c.Headers = map[string]string{"X-Debug": "1"}
+	})
+	buf.Reset()
+	ctx = c.MaskSecrets(tflogtest.RootLogger(context.Background(), &buf))
+	tflog.Info(ctx, "retry 1 of tok3n-in-user")
+	if !strings.Contains(buf.String(), "retry 1 of") || strings.Contains(buf.String(), "tok3n-in-user") {
+		t.Errorf("want the short header value kept and the user-name token masked:\n%s", buf.String())
 	}
 }
 

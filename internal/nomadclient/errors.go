@@ -34,11 +34,22 @@ func statusCode(err error) int {
 }
 
 // OutcomeUnknown reports whether a failed write may still have been carried
-// out by Nomad: no answer (other than a failure to connect at all, when
-// nothing was sent), a timeout, or a server-side error (5xx).
+// out by Nomad. Job registrations settle that themselves (they ask Nomad
+// after a lost answer): a *WriteNotAppliedError was not applied, an
+// *UncertainWriteError may have been. For other writes: no answer (other
+// than a failure to connect at all, when nothing was sent), a timeout, or a
+// server-side error (5xx).
 func OutcomeUnknown(err error) bool {
 	if err == nil {
 		return false
+	}
+	var refused *WriteNotAppliedError
+	if errors.As(err, &refused) {
+		return false
+	}
+	var uncertain *UncertainWriteError
+	if errors.As(err, &uncertain) {
+		return true
 	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) && opErr.Op == "dial" {
@@ -169,6 +180,11 @@ func RedactAddress(addr string) string {
 	if u, err := url.Parse(addr); err == nil && u.Opaque == "" {
 		if u.User == nil {
 			return addr
+		}
+		if _, hasPassword := u.User.Password(); !hasPassword {
+			// A user name alone is usually a token: hide it too.
+			u.User = url.User("xxxxx")
+			return u.String()
 		}
 		return u.Redacted()
 	}

@@ -2,9 +2,7 @@ package nomadclient
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -51,34 +49,26 @@ type RegisterResult struct {
 	Warnings       string
 }
 
-// MetaWriteHash is the job meta key where RegisterJob records a hash of
-// the content it registers, so a retried write can recognize its own
-// earlier attempt. Readers of job meta must ignore it (it is under the
-// "berth." prefix that instance drift and lease reads skip).
-const MetaWriteHash = "berth.write_hash"
-
 // RegisterJob registers job with check-and-set: modifyIndex 0 means the job
 // must not exist yet, otherwise Nomad refuses if the job's modify index moved.
 //
-// An attempt whose answer was lost (connection reset, 5xx, 429) is retried
-// through the shared retry helper. Nomad may have applied that attempt, so
-// the retry can meet "conflicting job modify index" caused by berth's own
-// write: the job meta then carries the same write hash, and RegisterJob
-// returns that registration instead of failing or writing twice. A conflict
-// on a first attempt is always returned: someone else changed the job.
+// An attempt whose answer was lost (connection reset, 5xx, 429, berth's own
+// deadline) may still have been applied, so RegisterJob then settles what
+// happened before it answers, with a fresh deadline:
+//   - it retries through the shared retry helper; a retry that meets
+//     "Enforcing job modify index" asks Nomad (a plan with a diff) whether
+//     the live job is exactly the one berth sent, and if so returns that
+//     registration instead of failing or writing twice;
+//   - when every attempt failed, it reads the job: unchanged means nothing
+//     was applied (the error is a *WriteNotAppliedError), the job berth sent
+//     means it was, and a job berth cannot read means nobody knows (the
+//     error is an *UncertainWriteError).
+//
+// The job itself carries no marker: Nomad counts any change to job meta as
+// a change to every task, which would turn in-place updates into
+// replacements.
 func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint64) (*RegisterResult, error) {
-	job, hash, err := withWriteHash(job)
-	if err != nil {
-		return nil, err
-	}
-	ns := ""
-	if job.Namespace != nil {
-		ns = *job.Namespace
-	}
-	id := ""
-	if job.ID != nil {
-		id = *job.ID
-	}
+	ns, id := deref(job.Namespace), deref(job.ID)
 	ambiguous := false
 	res, err := retry(ctx, c.retry, "register job", func(ctx context.Context, attempt int) (*RegisterResult, bool, error) {
 		resp, _, err := c.api.Jobs().RegisterOpts(job, &api.RegisterOptions{EnforceIndex: true, ModifyIndex: modifyIndex},
@@ -87,9 +77,10 @@ func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint
 		case err == nil:
 			return &RegisterResult{EvalID: resp.EvalID, JobModifyIndex: resp.JobModifyIndex, Warnings: resp.Warnings}, false, nil
 		case IsJobIndexConflict(err) && ambiguous:
-			own, ownErr := c.ownRegistration(ctx, ns, id, hash, modifyIndex)
+			own, ownErr := c.ownRegistration(ctx, job, modifyIndex)
 			if ownErr != nil {
-				return nil, false, fmt.Errorf("%w (and checking whether berth's earlier attempt was applied failed: %v)", err, ownErr)
+				return nil, false, &UncertainWriteError{Op: "register job", Err: fmt.Errorf("%w (and checking whether berth's "+
+					"earlier attempt was applied failed: %v)", err, ownErr)}
 			}
 			if own != nil {
 				tflog.Info(ctx, "An earlier register attempt whose answer was lost had been applied", map[string]any{
@@ -99,53 +90,93 @@ func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint
 			}
 			return nil, false, err
 		case IsJobIndexConflict(err):
-			return nil, false, err
-		case isRetryable(err):
+			return nil, false, err // someone else's change
+		case isTimeout(err) || isRetryable(err):
 			ambiguous = true
-			return nil, true, err
+			return nil, isRetryable(err), err
 		}
 		return nil, false, err
 	})
-	if err != nil {
-		return nil, c.classify(err, "register job")
+	switch {
+	case err == nil:
+		return res, nil
+	case !ambiguous:
+		return nil, &WriteNotAppliedError{Err: c.classify(err, "register job")}
 	}
-	return res, nil
+	var uncertain *UncertainWriteError
+	if errors.As(err, &uncertain) {
+		return nil, err
+	}
+	// Every attempt failed after one whose answer was lost: find out,
+	// with a fresh deadline (the operation's own may be what ended).
+	settle, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	final := c.classify(err, "register job")
+	live, readErr := c.GetJob(settle, ns, id)
+	switch {
+	case readErr != nil:
+		return nil, &UncertainWriteError{Op: "register job", Err: final}
+	case live == nil && modifyIndex == 0, live != nil && live.JobModifyIndex != nil && *live.JobModifyIndex == modifyIndex:
+		return nil, &WriteNotAppliedError{Err: final}
+	}
+	own, ownErr := c.ownRegistration(settle, job, modifyIndex)
+	switch {
+	case ownErr != nil:
+		return nil, &UncertainWriteError{Op: "register job", Err: final}
+	case own != nil:
+		tflog.Info(ctx, "A register attempt whose answer was lost had been applied", map[string]any{
+			"job": id, "namespace": ns, "job_modify_index": own.JobModifyIndex,
+		})
+		return own, nil
+	}
+	// Someone else changed the job meanwhile; berth's write did not land.
+	return nil, &WriteNotAppliedError{Err: final}
 }
 
-// withWriteHash returns a copy of job whose meta carries the hash of its
-// content (computed without the hash key itself).
-func withWriteHash(job *api.Job) (*api.Job, string, error) {
-	cp := *job
-	meta := make(map[string]string, len(job.Meta)+1)
-	for k, v := range job.Meta {
-		if k != MetaWriteHash {
-			meta[k] = v
-		}
-	}
-	cp.Meta = meta
-	// encoding/json sorts map keys, so equal jobs encode equally.
-	b, err := json.Marshal(&cp)
-	if err != nil {
-		return nil, "", fmt.Errorf("encoding job for its write hash: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	hash := hex.EncodeToString(sum[:16])
-	meta[MetaWriteHash] = hash
-	return &cp, hash, nil
+// UncertainWriteError says a write may or may not have been applied: its
+// answer was lost and Nomad could not be asked afterwards. The caller must
+// keep what may exist in state rather than forget it.
+type UncertainWriteError struct {
+	Op  string
+	Err error
 }
 
-// ownRegistration looks for berth's own earlier register of the job with
-// this hash: the live job carries the hash at a modify index past the one
-// the write was checked against. It returns nil when the live job is
-// someone else's. The evaluation is the one Nomad created for that
-// register, so callers can wait on it as usual.
-func (c *Client) ownRegistration(ctx context.Context, ns, id, hash string, modifyIndex uint64) (*RegisterResult, error) {
+func (e *UncertainWriteError) Error() string {
+	return fmt.Sprintf("%v; Nomad may or may not have carried out the %s", e.Err, e.Op)
+}
+
+func (e *UncertainWriteError) Unwrap() error { return e.Err }
+
+// WriteNotAppliedError says a write was definitely not applied, even though
+// Nomad's answer (a 5xx, say) alone would not tell, or was never sent.
+type WriteNotAppliedError struct{ Err error }
+
+func (e *WriteNotAppliedError) Error() string { return e.Err.Error() }
+func (e *WriteNotAppliedError) Unwrap() error { return e.Err }
+
+// ownRegistration reports whether the live job is the one berth sent, at a
+// modify index past the one the write was checked against: Nomad plans job
+// against the live job and finds no difference. It returns nil when the
+// live job is someone else's. The evaluation is the one Nomad created for
+// that register, so callers can wait on it as usual.
+func (c *Client) ownRegistration(ctx context.Context, job *api.Job, modifyIndex uint64) (*RegisterResult, error) {
+	ns, id := deref(job.Namespace), deref(job.ID)
 	live, err := c.GetJob(ctx, ns, id)
-	if err != nil || live == nil || live.Meta[MetaWriteHash] != hash || live.JobModifyIndex == nil {
+	if err != nil || live == nil || live.JobModifyIndex == nil {
 		return nil, err
 	}
 	index := *live.JobModifyIndex
 	if modifyIndex != 0 && index <= modifyIndex {
+		return nil, nil
+	}
+	plan, err := readRetry(ctx, c, "compare job", func(ctx context.Context) (*api.JobPlanResponse, error) {
+		out, _, err := c.api.Jobs().PlanOpts(job, &api.PlanOptions{Diff: true}, (&api.WriteOptions{Namespace: ns}).WithContext(ctx))
+		return out, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if plan.Diff == nil || plan.Diff.Type != "None" {
 		return nil, nil
 	}
 	evals, err := readRetry(ctx, c, "list job evaluations", func(ctx context.Context) ([]*api.Evaluation, error) {
@@ -198,6 +229,14 @@ func (c *Client) StopJob(ctx context.Context, namespace, id string, purge bool) 
 func (c *Client) writeError(err error) error { return c.classify(err, "") }
 
 func ptr[T any](v T) *T { return &v }
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
 
 // poll calls step every interval until it reports done or returns an error,
 // logging what it waits for every 15 s. It stops when ctx ends.

@@ -249,7 +249,7 @@ func TestReadLedgerErrors(t *testing.T) {
 }
 
 // An ACL token that may not read the ledger must not be told the ledger
-// is empty: Reserve, Release and ReadReservation would act on that.
+// is empty: Reserve, Release and ReadNodeReservation would act on that.
 func TestReadLedgerForbiddenIsAnError(t *testing.T) {
 	f := newFakeNomad(t)
 	f.handle("GET /v1/var/"+LedgerPath(testNodeID), replyRaw(403, "Permission denied"))

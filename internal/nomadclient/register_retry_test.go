@@ -3,8 +3,8 @@ package nomadclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 
@@ -23,6 +23,8 @@ type fakeJobStore struct {
 	dropAfterApply map[int]bool
 	// failBeforeApply lists PUT numbers answered 503 without applying.
 	failBeforeApply map[int]bool
+	// readsFail makes every job read answer 503 (the agent is gone).
+	readsFail bool
 }
 
 func (s *fakeJobStore) register(w http.ResponseWriter, r *http.Request) {
@@ -64,8 +66,12 @@ func (s *fakeJobStore) register(w http.ResponseWriter, r *http.Request) {
 
 func (s *fakeJobStore) info(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	job := s.job
+	job, fail := s.job, s.readsFail
 	s.mu.Unlock()
+	if fail {
+		replyRaw(503, "No cluster leader")(w, r)
+		return
+	}
 	if job == nil {
 		replyRaw(404, "job not found")(w, r)
 		return
@@ -84,6 +90,31 @@ func (s *fakeJobStore) evals(w http.ResponseWriter, r *http.Request) {
 	})(w, r)
 }
 
+// plan answers a plan with a diff as Nomad does for the question berth
+// asks: "None" when the submitted job is the stored one.
+func (s *fakeJobStore) plan(w http.ResponseWriter, r *http.Request) {
+	var req api.JobPlanRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		replyRaw(400, err.Error())(w, r)
+		return
+	}
+	s.mu.Lock()
+	stored := s.job
+	s.mu.Unlock()
+	diff := "Added"
+	if stored != nil {
+		a, b := *stored, *req.Job
+		a.JobModifyIndex, b.JobModifyIndex = nil, nil
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		diff = "Edited"
+		if string(ja) == string(jb) {
+			diff = "None"
+		}
+	}
+	replyJSON(api.JobPlanResponse{Diff: &api.JobDiff{Type: diff}})(w, r)
+}
+
 func itoa(n uint64) string { b, _ := json.Marshal(n); return string(b) }
 
 func newJobStore(t *testing.T, s *fakeJobStore) *fakeNomad {
@@ -91,6 +122,7 @@ func newJobStore(t *testing.T, s *fakeJobStore) *fakeNomad {
 	f.handle("PUT /v1/jobs", s.register)
 	f.handle("GET /v1/job/web", s.info)
 	f.handle("GET /v1/job/web/evaluations", s.evals)
+	f.handle("PUT /v1/job/web/plan", s.plan)
 	return f
 }
 
@@ -100,8 +132,9 @@ func webJob(image string) *api.Job {
 }
 
 // The server applies the write, then the connection is reset. The retry
-// meets "conflicting job modify index", recognizes berth's own write by its
-// hash, and returns it: one write in Nomad, no error.
+// meets "conflicting job modify index", recognizes berth's own write (Nomad
+// plans it against the live job and finds no difference), and returns it:
+// one write in Nomad, no error, and no marker added to the job.
 func TestRegisterJobRecognizesItsOwnLostWrite(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -126,11 +159,8 @@ func TestRegisterJobRecognizesItsOwnLostWrite(t *testing.T) {
 			if s.puts != 2 || s.index != want {
 				t.Errorf("%d PUTs, job index %d; want 2 PUTs and exactly one applied write (index %d)", s.puts, s.index, want)
 			}
-			if s.job.Meta[MetaWriteHash] == "" || s.job.Meta["team"] != "a" {
-				t.Errorf("stored meta %v, want the user's meta plus %s", s.job.Meta, MetaWriteHash)
-			}
-			if _, ok := in.Meta[MetaWriteHash]; ok {
-				t.Error("RegisterJob changed the caller's job meta")
+			if len(s.job.Meta) != 1 || s.job.Meta["team"] != "a" {
+				t.Errorf("stored meta %v, want exactly the user's meta", s.job.Meta)
 			}
 		})
 	}
@@ -151,19 +181,21 @@ func TestRegisterJobConflictOnFirstAttempt(t *testing.T) {
 }
 
 // The reply was lost, but what Nomad holds now is not berth's write (its
-// hash differs: someone else wrote in between): the conflict is reported.
+// content differs: someone else wrote in between): the conflict is
+// reported, as a write that was not applied.
 func TestRegisterJobLostWriteOverwrittenBySomeoneElse(t *testing.T) {
 	s := &fakeJobStore{index: 20, dropAfterApply: map[int]bool{1: true}}
 	f := newJobStore(t, s)
 	f.handle("GET /v1/job/web", func(w http.ResponseWriter, r *http.Request) {
 		j := webJob("theirs")
 		j.JobModifyIndex = ptr(uint64(99))
-		j.Meta[MetaWriteHash] = "0000"
 		replyJSON(j)(w, r)
 	})
+	f.handle("PUT /v1/job/web/plan", replyJSON(api.JobPlanResponse{Diff: &api.JobDiff{Type: "Edited"}}))
 	_, err := f.client().RegisterJob(context.Background(), webJob("new"), 20)
-	if !IsJobIndexConflict(err) {
-		t.Fatalf("err = %v, want the conflict", err)
+	var refused *WriteNotAppliedError
+	if !IsJobIndexConflict(err) || !errors.As(err, &refused) {
+		t.Fatalf("err = %v, want the conflict as a *WriteNotAppliedError", err)
 	}
 }
 
@@ -177,18 +209,33 @@ func TestRegisterJobRetriesTransientFailures(t *testing.T) {
 	}
 }
 
-// The write hash depends on the content only: equal jobs hash equally,
-// a stale hash key in the input is ignored, a change changes it.
-func TestWriteHash(t *testing.T) {
-	_, h1, _ := withWriteHash(webJob("a"))
-	stale := webJob("a")
-	stale.Meta[MetaWriteHash] = "stale"
-	_, h2, _ := withWriteHash(stale)
-	_, h3, _ := withWriteHash(webJob("b"))
-	if h1 == "" || h1 != h2 || h1 == h3 {
-		t.Errorf("hashes %q %q %q: want equal content equal and different content different", h1, h2, h3)
+// The reply to the write was lost and the agent went away for good: every
+// later attempt and the read that would settle it fail. Nobody knows
+// whether the job was registered, and RegisterJob says so.
+func TestRegisterJobLostWriteUnsettled(t *testing.T) {
+	s := &fakeJobStore{index: 20, dropAfterApply: map[int]bool{1: true}, failBeforeApply: map[int]bool{2: true, 3: true}, readsFail: true}
+	f := newJobStore(t, s)
+	_, err := f.client().RegisterJob(context.Background(), webJob("new"), 20)
+	var uncertain *UncertainWriteError
+	if !errors.As(err, &uncertain) {
+		t.Fatalf("err = %v (%T), want an *UncertainWriteError", err, err)
 	}
-	if strings.Contains(h1, " ") || len(h1) != 32 {
-		t.Errorf("hash %q is not 32 hex digits", h1)
+}
+
+// Nomad refuses with a 500 every time (as its register hooks do, for a
+// node pool that does not exist): the job is unchanged, so the write was
+// definitely not applied, whatever the status code suggests.
+func TestRegisterJobRefusedWith500(t *testing.T) {
+	s := &fakeJobStore{index: 20, failBeforeApply: map[int]bool{1: true, 2: true, 3: true}}
+	s.job = webJob("old")
+	s.job.JobModifyIndex = ptr(uint64(20))
+	f := newJobStore(t, s)
+	_, err := f.client().RegisterJob(context.Background(), webJob("new"), 20)
+	var refused *WriteNotAppliedError
+	if !errors.As(err, &refused) || s.puts != 3 {
+		t.Fatalf("err = %v (%T) after %d PUTs, want a *WriteNotAppliedError after 3", err, err, s.puts)
+	}
+	if deref(s.job.JobModifyIndex) != 20 {
+		t.Errorf("job index %d, want it untouched", deref(s.job.JobModifyIndex))
 	}
 }

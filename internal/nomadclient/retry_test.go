@@ -572,6 +572,16 @@ func TestConnectionDropped(t *testing.T) {
 			if op.write {
 				want = 1
 			}
+			if op.name == "RegisterJob" {
+				// Registration retries, then reads the job to settle
+				// whether a lost attempt was applied; it cannot, so it
+				// says the outcome is unknown.
+				want = 2 * fastRetry.Attempts
+				var uncertain *UncertainWriteError
+				if !errors.As(err, &uncertain) {
+					t.Errorf("err = %v (%T), want an *UncertainWriteError", err, err)
+				}
+			}
 			if got := d.count(); got != want {
 				t.Errorf("%d connections, want %d", got, want)
 			}

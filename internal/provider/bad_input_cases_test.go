@@ -143,7 +143,7 @@ func badReservationInputs() []badInput {
   cpu = 100`), "node_id", "Node not found"),
 		hold("placement with node_id", named(`node_id = "%[2]s"
   cpu = 100
-  placement = { node_pool = "default" }`), "placement", "placement is ignored with node_id"),
+  placement = { node_pool = "default" }`), "placement", "Invalid Attribute Combination"),
 		hold("unknown placement strategy", named(`cpu = 100
   placement = { strategy = "random" }`), "placement.strategy", "Invalid Attribute Value Match"),
 	}

@@ -109,7 +109,7 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 	if !m.NodeReservation.IsNull() {
 		// The attribute's validator has already refused a malformed ID, at
 		// validate time; reporting it here too would be a second error.
-		node, _, _ := nomadclient.ParseReservationID(m.NodeReservation.ValueString())
+		node, _, _ := nomadclient.ParseNodeReservationID(m.NodeReservation.ValueString())
 		s.PinNode = node
 	}
 	// An unknown count is an unmanaged one about to be read from Nomad.

@@ -446,7 +446,7 @@ func (r *instanceResource) charge(ctx context.Context, m *instanceModel, spec in
 	err := r.data.Nomad.Charge(ctx, r.data.LedgerNamespace, m.NodeReservation.ValueString(),
 		nomadclient.InstanceConsumer(spec.Namespace, spec.Name), amount)
 	if err != nil {
-		addReservationError(diags, "Could not place the instance into its node reservation", err)
+		addNodeReservationError(diags, "Could not place the instance into its node reservation", err)
 		return false
 	}
 	return true

@@ -57,7 +57,7 @@ resource "berth_instance" "t" {
 
 	// The new version's allocation must stay healthy for 3 minutes before
 	// the deployment succeeds; the update gives up after 5 seconds.
-	write("debug", `{ min_healthy_time = "3m", healthy_deadline = "5m", progress_deadline = "10m" }`, `timeouts = { update = "5s" }`)
+	write("debug", `{ min_healthy_time = "3m", healthy_deadline = "5m", progress_deadline = "10m" }`, `timeouts = { update = "20s" }`)
 	out, err := terraformOutput(dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
 	if err == nil {
 		t.Fatalf("the apply succeeded although the deployment cannot finish in 5s:\n%s", out)

@@ -23,7 +23,8 @@ func (r *instanceResource) setCount(ctx context.Context, job *nomadclient.Job, w
 	nomad := r.data.Nomad
 	dep, err := nomad.ActiveDeployment(ctx, job)
 	if err != nil {
-		return nil, err
+		// Nothing was sent: a failed read, not a write that may have landed.
+		return nil, &nomadclient.WriteNotAppliedError{Err: err}
 	}
 	if dep == nil {
 		res, err := nomad.ScaleJob(ctx, want.Namespace, want.Name, instance.GroupName, *want.Count, "berth: count changed in Terraform", index)

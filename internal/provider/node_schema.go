@@ -1,91 +1,16 @@
 package provider
 
 import (
-	"time"
-
-	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/berthhq/terraform-provider-berth/internal/capacity"
-	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // nodeStatuses are the node statuses Nomad reports; the `status` filter
 // accepts these and its documentation lists them.
 var nodeStatuses = []string{"initializing", "ready", "down", "disconnected"}
-
-// NodeModel is one node as both node data sources report it.
-type NodeModel struct {
-	ID          types.String      `tfsdk:"id"`
-	Name        types.String      `tfsdk:"name"`
-	Datacenter  types.String      `tfsdk:"datacenter"`
-	NodePool    types.String      `tfsdk:"node_pool"`
-	NodeClass   types.String      `tfsdk:"node_class"`
-	Address     types.String      `tfsdk:"address"`
-	Status      types.String      `tfsdk:"status"`
-	Eligible    types.Bool        `tfsdk:"eligible"`
-	Draining    types.Bool        `tfsdk:"draining"`
-	Ready       types.Bool        `tfsdk:"ready"`
-	Drivers     []string          `tfsdk:"drivers"`
-	Meta        map[string]string `tfsdk:"meta"`
-	Allocatable capacityModel     `tfsdk:"allocatable"`
-	Allocated   capacityModel     `tfsdk:"allocated"`
-	Reserved    capacityModel     `tfsdk:"reserved"`
-	Free        capacityModel     `tfsdk:"free"`
-	Leases      []leaseEntry      `tfsdk:"leases"`
-}
-
-type leaseEntry struct {
-	Name      types.String  `tfsdk:"name"`
-	Namespace types.String  `tfsdk:"namespace"`
-	User      types.String  `tfsdk:"user"`
-	ExpiresAt types.String  `tfsdk:"expires_at"`
-	Resources capacityModel `tfsdk:"resources"`
-}
-
-type capacityModel struct {
-	CPU    types.Int64 `tfsdk:"cpu"`
-	Memory types.Int64 `tfsdk:"memory"`
-	Disk   types.Int64 `tfsdk:"disk"`
-}
-
-func newCapacityModel(r capacity.Resources) capacityModel {
-	return capacityModel{CPU: types.Int64Value(r.CPU), Memory: types.Int64Value(r.MemoryMB), Disk: types.Int64Value(r.DiskMB)}
-}
-
-func newNodeModel(n nomadclient.NodeInfo) NodeModel {
-	return NodeModel{
-		ID:          types.StringValue(n.ID),
-		Name:        types.StringValue(n.Name),
-		Datacenter:  types.StringValue(n.Datacenter),
-		NodePool:    types.StringValue(n.NodePool),
-		NodeClass:   types.StringValue(n.NodeClass),
-		Address:     types.StringValue(n.Address),
-		Status:      types.StringValue(n.Status),
-		Eligible:    types.BoolValue(n.Eligible),
-		Draining:    types.BoolValue(n.Draining),
-		Ready:       types.BoolValue(n.Ready()),
-		Drivers:     n.Drivers,
-		Meta:        n.Meta,
-		Allocatable: newCapacityModel(n.Capacity.Allocatable()),
-		Allocated:   newCapacityModel(n.Capacity.Allocated),
-		Reserved:    newCapacityModel(n.Capacity.Reserved),
-		Free:        newCapacityModel(n.Capacity.Free()),
-		Leases:      newLeaseEntries(n.Leases),
-	}
-}
-
-func newLeaseEntries(leases []nomadclient.NodeLease) []leaseEntry {
-	out := make([]leaseEntry, 0, len(leases))
-	for _, l := range leases {
-		out = append(out, leaseEntry{
-			Name: types.StringValue(l.Name), Namespace: types.StringValue(l.Namespace), User: stringOrNull(l.User),
-			ExpiresAt: types.StringValue(l.ExpiresAt), Resources: newCapacityModel(l.Resources),
-		})
-	}
-	return out
-}
 
 func capacityAttribute(what string) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
@@ -139,29 +64,117 @@ func nodeAttributes() map[string]schema.Attribute {
 	}
 }
 
-// eventModel is one node event.
-type eventModel struct {
-	Time      types.String `tfsdk:"time"`
-	Subsystem types.String `tfsdk:"subsystem"`
-	Message   types.String `tfsdk:"message"`
-}
-
-func newEventModels(events []nomadclient.NodeEvent) []eventModel {
-	out := make([]eventModel, 0, len(events))
-	for _, e := range events {
-		out = append(out, eventModel{
-			Time:      types.StringValue(e.Time.UTC().Format(time.RFC3339)),
-			Subsystem: types.StringValue(e.Subsystem),
-			Message:   types.StringValue(e.Message),
-		})
+// nodeDataSourceSchema is the schema of berth_node: a node's attributes,
+// with id and name as the lookup keys, plus its details.
+func nodeDataSourceSchema() schema.Schema {
+	attrs := nodeAttributes()
+	attrs["id"] = schema.StringAttribute{
+		Optional: true, Computed: true,
+		MarkdownDescription: "Node ID to look up: the full ID or a prefix that matches one node (lowercase hex digits, with dashes where the full ID has them). Exactly one of `id` and `name` is required.",
+		Validators:          []validator.String{nodeIDPrefixValidator()},
 	}
-	return out
+	attrs["name"] = schema.StringAttribute{
+		Optional: true, Computed: true,
+		MarkdownDescription: "Node name to look up. Exactly one of `id` and `name` is required.",
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
+	attrs["status_description"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Nomad's explanation of the node status."}
+	attrs["allocation_count"] = schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of non-terminal allocations on the node."}
+	attrs["drivers_detail"] = schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "Every task driver the node fingerprinted, sorted by name.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"name":        schema.StringAttribute{Computed: true, MarkdownDescription: "Driver name."},
+			"detected":    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the driver was detected."},
+			"healthy":     schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the driver is healthy."},
+			"description": schema.StringAttribute{Computed: true, MarkdownDescription: "The driver's health description."},
+		}},
+	}
+	attrs["host_volumes"] = schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "Host volumes the node offers, static and dynamic, sorted by name.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"name":      schema.StringAttribute{Computed: true, MarkdownDescription: "Volume name."},
+			"path":      schema.StringAttribute{Computed: true, MarkdownDescription: "Path on the host."},
+			"read_only": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the volume is read-only."},
+			"id":        schema.StringAttribute{Computed: true, MarkdownDescription: "Volume ID; empty for static host volumes."},
+		}},
+	}
+	attrs["events"] = schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "The node's recent events as Nomad keeps them (at most 10), newest first.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"time":      schema.StringAttribute{Computed: true, MarkdownDescription: "When it happened, RFC 3339 in UTC."},
+			"subsystem": schema.StringAttribute{Computed: true, MarkdownDescription: "Subsystem that reported it (e.g. `Cluster`, `Driver`)."},
+			"message":   schema.StringAttribute{Computed: true, MarkdownDescription: "What happened."},
+		}},
+	}
+	attrs["reservations"] = schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "berth node reservations on the node, by name.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"name":        schema.StringAttribute{Computed: true, MarkdownDescription: "Reservation name."},
+			"cpu":         schema.Int64Attribute{Computed: true, MarkdownDescription: "Reserved CPU in MHz."},
+			"memory":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Reserved memory in MiB."},
+			"disk":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Reserved disk in MiB."},
+			"used":        capacityAttribute("What work charged to the reservation uses of it."),
+			"annotations": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Annotations."},
+		}},
+	}
+	return schema.Schema{
+		MarkdownDescription: "Status and capacity of one Nomad node, looked up by ID (or unique ID prefix) or by name.",
+		Attributes:          attrs,
+	}
 }
 
-var capacityAttrTypes = map[string]attr.Type{"cpu": types.Int64Type, "memory": types.Int64Type, "disk": types.Int64Type}
-
-func capacityObject(r capacity.Resources) types.Object {
-	return types.ObjectValueMust(capacityAttrTypes, map[string]attr.Value{
-		"cpu": types.Int64Value(r.CPU), "memory": types.Int64Value(r.MemoryMB), "disk": types.Int64Value(r.DiskMB),
-	})
+// nodesDataSourceSchema is the schema of berth_nodes: filters, and the
+// matching nodes with the attributes berth_node shares.
+func nodesDataSourceSchema() schema.Schema {
+	nonNegative := []validator.Int64{int64validator.AtLeast(0)}
+	return schema.Schema{
+		MarkdownDescription: "Lists Nomad nodes with their status and capacity: what each offers (`allocatable`), " +
+			"what running work holds (`allocated`) and what is left (`free`). Filters are optional and combine with AND. " +
+			"The read costs four Nomad API calls however many nodes there are, plus one per node that holds berth " +
+			"reservations (their ledgers) and one per node with `include_meta`.",
+		Attributes: map[string]schema.Attribute{
+			"datacenter": schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes in this datacenter."},
+			"node_pool":  schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes in this node pool."},
+			"node_class": schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes of this node class."},
+			"status": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Only nodes with this status: " + backtickList(nodeStatuses) + ".",
+				Validators:          []validator.String{stringvalidator.OneOf(nodeStatuses...)},
+			},
+			"ready": schema.BoolAttribute{
+				Optional:            true,
+				MarkdownDescription: "`true`: only nodes that can take work (status `ready`, eligible, not draining); `false`: only nodes that cannot.",
+			},
+			"filter": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "A raw [Nomad filter expression](https://developer.hashicorp.com/nomad/api-docs#filtering) " +
+					"evaluated by Nomad against each node, e.g. `Meta.team == \"db\"` or `Attributes[\"kernel.name\"] == \"linux\"`.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"min_free": schema.SingleNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "Only nodes with at least this much `free` capacity in every dimension given.",
+				Attributes: map[string]schema.Attribute{
+					"cpu":    schema.Int64Attribute{Optional: true, MarkdownDescription: "Free CPU in MHz.", Validators: nonNegative},
+					"memory": schema.Int64Attribute{Optional: true, MarkdownDescription: "Free memory in MiB.", Validators: nonNegative},
+					"disk":   schema.Int64Attribute{Optional: true, MarkdownDescription: "Free disk in MiB.", Validators: nonNegative},
+				},
+			},
+			"include_meta": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "Fill each node's `meta`. Nomad's node list does not carry meta, so this costs one " +
+					"extra API call per node; without it `meta` is null. Default `false`. To select nodes by meta, " +
+					"prefer `filter`, which costs nothing extra.",
+			},
+			"nodes": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The matching nodes, sorted by name then ID.",
+				NestedObject:        schema.NestedAttributeObject{Attributes: nodeAttributes()},
+			},
+		},
+	}
 }

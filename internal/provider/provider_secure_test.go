@@ -219,7 +219,7 @@ terraform {
 }
 provider "berth" {
   address         = %q
-  request_timeout = "2s"
+  request_timeout = "10s"
   headers         = { "X-Berth-Proxy-Auth" = %q }
   %s
 }

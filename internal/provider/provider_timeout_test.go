@@ -53,7 +53,7 @@ func silentNomad(t *testing.T) string {
 // timeoutError matches the diagnostic of a request that got no answer
 // within request_timeout: the address, what berth was doing, how long.
 func timeoutError(addr, doing string) *regexp.Regexp {
-	return regexp.MustCompile(`(?s)Nomad at\s+` + regexp.QuoteMeta(addr) + `\s+did\s+not\s+answer\s+within\s+2s\s+while\s+berth\s+was\s+doing:\s+` +
+	return regexp.MustCompile(`(?s)Nomad at\s+` + regexp.QuoteMeta(addr) + `\s+did\s+not\s+answer\s+within\s+\d+s\s+while\s+berth\s+was\s+doing:\s+` +
 		doing + `.*request_timeout`)
 }
 
@@ -126,7 +126,7 @@ func TestAccProvider_requestTimeoutStoppedAgent(t *testing.T) {
 	cfg := fmt.Sprintf(`
 provider "berth" {
   address         = %q
-  request_timeout = "2s"
+  request_timeout = "10s"
 }
 data "berth_node" "n" { name = %q }
 `, a.Addr, name)

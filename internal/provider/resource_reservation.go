@@ -75,7 +75,7 @@ func (m *leaseModel) toLease(ctx context.Context, defaultNS string, diags *diag.
 		l.NodeID = ""
 	}
 	if !m.NodeReservation.IsNull() && !m.NodeReservation.IsUnknown() {
-		node, _, err := nomadclient.ParseReservationID(m.NodeReservation.ValueString())
+		node, _, err := nomadclient.ParseNodeReservationID(m.NodeReservation.ValueString())
 		if err != nil {
 			diags.AddAttributeError(path.Root("node_reservation"), "Invalid node reservation ID", err.Error())
 		}
@@ -136,7 +136,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if !plan.NodeReservation.IsNull() {
 		amount := capacity.Resources{CPU: int64(l.Workload.CPU), MemoryMB: int64(l.Workload.Memory), DiskMB: int64(l.Workload.Disk)}
 		if err := nomad.Charge(ctx, r.data.LedgerNamespace, plan.NodeReservation.ValueString(), consumer, amount); err != nil {
-			addReservationError(&resp.Diagnostics, "Could not place the lease into its node reservation", err)
+			addNodeReservationError(&resp.Diagnostics, "Could not place the lease into its node reservation", err)
 			return
 		}
 	}

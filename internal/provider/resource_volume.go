@@ -269,7 +269,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	if !plan.NodeReservation.IsNull() {
-		node, _, err := nomadclient.ParseReservationID(plan.NodeReservation.ValueString())
+		node, _, err := nomadclient.ParseNodeReservationID(plan.NodeReservation.ValueString())
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("node_reservation"), "Invalid node reservation ID", err.Error())
 			return
@@ -277,7 +277,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		req2.NodeID = node
 		if err := nomad.Charge(ctx, r.data.LedgerNamespace, plan.NodeReservation.ValueString(), nomadclient.VolumeConsumer(ns, name),
 			capacity.Resources{DiskMB: volumeDiskMB(plan)}); err != nil {
-			addReservationError(&resp.Diagnostics, "Could not place the volume into its node reservation", err)
+			addNodeReservationError(&resp.Diagnostics, "Could not place the volume into its node reservation", err)
 			return
 		}
 	}
@@ -368,7 +368,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	if !plan.NodeReservation.IsNull() && volumeDiskMB(plan) != volumeDiskMB(state) {
 		if err := nomad.Charge(ctx, r.data.LedgerNamespace, plan.NodeReservation.ValueString(),
 			nomadclient.VolumeConsumer(want.Namespace, want.Name), capacity.Resources{DiskMB: volumeDiskMB(plan)}); err != nil {
-			addReservationError(&resp.Diagnostics, "The new capacity does not fit the volume's node reservation", err)
+			addNodeReservationError(&resp.Diagnostics, "The new capacity does not fit the volume's node reservation", err)
 			return
 		}
 		recharged = true

@@ -52,7 +52,7 @@ resource "berth_volume" "v" {
 	runTerraform(t, dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
 
 	proxy.setPending(true)
-	write("30MiB", `timeouts = { update = "3s" }`)
+	write("30MiB", `timeouts = { update = "15s" }`)
 	out, err := terraformOutput(dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
 	if err == nil {
 		t.Fatalf("the apply succeeded although the volume never read ready:\n%s", out)

@@ -19,7 +19,7 @@ func (r *volumeResource) restoreCharge(ctx context.Context, plan, state volumeMo
 	err := r.data.Nomad.Charge(ctx, r.data.LedgerNamespace, res,
 		nomadclient.VolumeConsumer(plan.Namespace.ValueString(), plan.Name.ValueString()), capacity.Resources{DiskMB: volumeDiskMB(state)})
 	if err != nil {
-		addReservationError(diags, "Could not restore the volume's charge on its node reservation",
+		addNodeReservationError(diags, "Could not restore the volume's charge on its node reservation",
 			fmt.Errorf("%w. Node reservation %s still charges the volume %d MiB (the new capacity) instead of %d MiB. "+
 				"Apply the same configuration again to finish the update, which keeps the charge right",
 				err, res, volumeDiskMB(plan), volumeDiskMB(state)))

@@ -60,7 +60,7 @@ func nodeIDPrefixValidator() validator.String {
 
 func reservationIDValidator() validator.String {
 	return stringRule{summary: "Invalid node reservation ID", desc: "must be `<node_id>/<name>`, a berth_node_reservation's `id`",
-		check: names.CheckReservationID}
+		check: names.CheckNodeReservationID}
 }
 
 // Sentences for MarkdownDescription, so the documentation states the rules

@@ -14,24 +14,24 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 )
 
-// InstanceConsumer and VolumeConsumer name the work charged to a
-// reservation in the ledger.
+// InstanceConsumer, VolumeConsumer and LeaseConsumer name the work charged
+// to a node reservation in the ledger.
 func InstanceConsumer(namespace, job string) string { return "instance:" + namespace + "/" + job }
 
-// VolumeConsumer names a volume charged to a reservation.
+// VolumeConsumer names a volume charged to a node reservation.
 func VolumeConsumer(namespace, name string) string { return "volume:" + namespace + "/" + name }
 
-// LeaseConsumer names a lease (berth_reservation) charged to a reservation.
+// LeaseConsumer names a lease (berth_reservation) charged to a node reservation.
 func LeaseConsumer(namespace, name string) string { return "lease:" + namespace + "/" + name }
 
-// Placement narrows where a reservation without a node may go.
+// Placement narrows where a node reservation without a node may go.
 type Placement struct {
 	Datacenter, NodePool, NodeClass string
 	Strategy                        ledger.Strategy
 }
 
-// ReservationRequest is one node reservation to create or resize.
-type ReservationRequest struct {
+// NodeReservationRequest is one node reservation to create or resize.
+type NodeReservationRequest struct {
 	Name        string
 	NodeID      string // "" = schedule with Placement
 	Placement   Placement
@@ -39,8 +39,8 @@ type ReservationRequest struct {
 	Annotations map[string]string
 }
 
-// Reservation is a reservation as the ledger holds it, with its node.
-type Reservation struct {
+// NodeReservationState is a node reservation as the ledger holds it, with its node.
+type NodeReservationState struct {
 	ledger.Reservation
 	Name       string
 	NodeID     string
@@ -71,10 +71,10 @@ func nodeStateOf(n *api.Node, allocs []*api.AllocationListStub, l ledger.Ledger)
 	return ledger.NodeState{ID: n.ID, Name: n.Name, Allocatable: c.Allocatable(), Allocated: allocatedOutside(allocs, l)}
 }
 
-// Reserve creates or resizes a reservation under check-and-set and returns
+// ReserveNode creates or resizes a node reservation under check-and-set and returns
 // the node it is on. Without a node it schedules one; if the chosen node's
 // ledger changed under it and the request no longer fits, it chooses again.
-func (c *Client) Reserve(ctx context.Context, ns string, req ReservationRequest) (string, error) {
+func (c *Client) ReserveNode(ctx context.Context, ns string, req NodeReservationRequest) (string, error) {
 	if req.NodeID != "" {
 		return req.NodeID, c.reserveOn(ctx, ns, req.NodeID, req)
 	}
@@ -100,7 +100,7 @@ func (c *Client) Reserve(ctx context.Context, ns string, req ReservationRequest)
 	return "", fmt.Errorf("could not place the reservation after %d rounds of scheduling: %w", rounds, lastErr)
 }
 
-func (c *Client) reserveOn(ctx context.Context, ns, nodeID string, req ReservationRequest) error {
+func (c *Client) reserveOn(ctx context.Context, ns, nodeID string, req NodeReservationRequest) error {
 	node, err := c.nodeInfo(ctx, nodeID)
 	if err != nil {
 		return err
@@ -126,9 +126,9 @@ func (c *Client) reserveOn(ctx context.Context, ns, nodeID string, req Reservati
 	})
 }
 
-// CheckReservation reports whether req would fit now, without writing
+// CheckNodeReservation reports whether req would fit now, without writing
 // (plan-time check). A missing node is reported as *NodeNotFoundError.
-func (c *Client) CheckReservation(ctx context.Context, ns string, req ReservationRequest) error {
+func (c *Client) CheckNodeReservation(ctx context.Context, ns string, req NodeReservationRequest) error {
 	node, err := c.nodeInfo(ctx, req.NodeID)
 	if err != nil {
 		return err
@@ -227,9 +227,9 @@ func (c *Client) readLedgers(ctx context.Context, ns string) (map[string]ledger.
 	return out, nil
 }
 
-// ReadReservation reads one reservation; found is false when its ledger
+// ReadNodeReservation reads one node reservation; found is false when its ledger
 // item is gone. A node that left the cluster is reported with NodeGone.
-func (c *Client) ReadReservation(ctx context.Context, ns, nodeID, name string) (*Reservation, bool, error) {
+func (c *Client) ReadNodeReservation(ctx context.Context, ns, nodeID, name string) (*NodeReservationState, bool, error) {
 	cur, err := c.ReadLedger(ctx, ns, nodeID)
 	if err != nil {
 		return nil, false, err
@@ -242,7 +242,7 @@ func (c *Client) ReadReservation(ctx context.Context, ns, nodeID, name string) (
 	if !ok {
 		return nil, false, nil
 	}
-	out := &Reservation{Reservation: r, Name: name, NodeID: nodeID}
+	out := &NodeReservationState{Reservation: r, Name: name, NodeID: nodeID}
 	node, err := c.nodeInfo(ctx, nodeID)
 	var nf *NodeNotFoundError
 	switch {
@@ -256,9 +256,9 @@ func (c *Client) ReadReservation(ctx context.Context, ns, nodeID, name string) (
 	return out, true, nil
 }
 
-// ReleaseReservation removes a reservation; a missing one is success.
+// ReleaseNodeReservation removes a node reservation; a missing one is success.
 // It refuses while work is still charged to it.
-func (c *Client) ReleaseReservation(ctx context.Context, ns, nodeID, name string) error {
+func (c *Client) ReleaseNodeReservation(ctx context.Context, ns, nodeID, name string) error {
 	return c.UpdateLedger(ctx, ns, nodeID, func(items map[string]string) (map[string]string, error) {
 		l, err := ledger.Decode(nodeID, items)
 		if err != nil {
@@ -278,8 +278,8 @@ func (c *Client) ReleaseReservation(ctx context.Context, ns, nodeID, name string
 	})
 }
 
-// ParseReservationID splits "<node_id>/<name>".
-func ParseReservationID(id string) (nodeID, name string, err error) {
+// ParseNodeReservationID splits a node reservation ID, "<node_id>/<name>".
+func ParseNodeReservationID(id string) (nodeID, name string, err error) {
 	nodeID, name, ok := strings.Cut(id, "/")
 	if !ok || nodeID == "" || name == "" {
 		return "", "", fmt.Errorf("%q is not a node reservation ID: expected <node_id>/<name>", id)
@@ -287,10 +287,10 @@ func ParseReservationID(id string) (nodeID, name string, err error) {
 	return nodeID, name, nil
 }
 
-// Charge records work against a reservation (replacing an earlier charge
+// Charge records work against a node reservation (replacing an earlier charge
 // by the same consumer) under check-and-set.
 func (c *Client) Charge(ctx context.Context, ns, reservationID, consumer string, amount capacity.Resources) error {
-	nodeID, name, err := ParseReservationID(reservationID)
+	nodeID, name, err := ParseNodeReservationID(reservationID)
 	if err != nil {
 		return err
 	}
@@ -309,7 +309,7 @@ func (c *Client) Charge(ctx context.Context, ns, reservationID, consumer string,
 // Uncharge releases a consumer's charge; a missing reservation or charge
 // is success.
 func (c *Client) Uncharge(ctx context.Context, ns, reservationID, consumer string) error {
-	nodeID, name, err := ParseReservationID(reservationID)
+	nodeID, name, err := ParseNodeReservationID(reservationID)
 	if err != nil {
 		return err
 	}

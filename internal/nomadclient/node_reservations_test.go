@@ -182,7 +182,7 @@ func TestFindNodeWithLedger(t *testing.T) {
 	}
 }
 
-func TestParseReservationID(t *testing.T) {
+func TestParseNodeReservationID(t *testing.T) {
 	good := []struct{ id, node, name string }{
 		{testNodeID + "/db", testNodeID, "db"},
 		{"abc/a b", "abc", "a b"},
@@ -190,27 +190,27 @@ func TestParseReservationID(t *testing.T) {
 		{"abc/team/db", "abc", "team/db"},
 	}
 	for _, tc := range good {
-		node, name, err := ParseReservationID(tc.id)
+		node, name, err := ParseNodeReservationID(tc.id)
 		if err != nil || node != tc.node || name != tc.name {
-			t.Errorf("ParseReservationID(%q) = %q, %q, %v; want %q, %q", tc.id, node, name, err, tc.node, tc.name)
+			t.Errorf("ParseNodeReservationID(%q) = %q, %q, %v; want %q, %q", tc.id, node, name, err, tc.node, tc.name)
 		}
 	}
 	for _, id := range []string{"", "abc", "/db", "abc/", "/"} {
-		node, name, err := ParseReservationID(id)
+		node, name, err := ParseNodeReservationID(id)
 		if err == nil {
-			t.Errorf("ParseReservationID(%q) = %q, %q; want an error", id, node, name)
+			t.Errorf("ParseNodeReservationID(%q) = %q, %q; want an error", id, node, name)
 			continue
 		}
 		if node != "" || name != "" || !strings.Contains(err.Error(), "<node_id>/<name>") {
-			t.Errorf("ParseReservationID(%q) = %q, %q, %v", id, node, name, err)
+			t.Errorf("ParseNodeReservationID(%q) = %q, %q, %v", id, node, name, err)
 		}
 	}
 }
 
-func TestReleaseReservationRefusesWhileCharged(t *testing.T) {
+func TestReleaseNodeReservationRefusesWhileCharged(t *testing.T) {
 	f := newFakeNomad(t)
 	v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, chargedLedger()), 8)
-	err := f.client().ReleaseReservation(context.Background(), ledgerNS, testNodeID, "zeta")
+	err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "zeta")
 	if err == nil {
 		t.Fatal("released a reservation that still has work charged to it")
 	}
@@ -225,11 +225,11 @@ func TestReleaseReservationRefusesWhileCharged(t *testing.T) {
 	}
 }
 
-func TestReleaseReservation(t *testing.T) {
+func TestReleaseNodeReservation(t *testing.T) {
 	t.Run("others remain, even with consumers", func(t *testing.T) {
 		f := newFakeNomad(t)
 		v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, chargedLedger()), 8)
-		if err := f.client().ReleaseReservation(context.Background(), ledgerNS, testNodeID, "alpha"); err != nil {
+		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "alpha"); err != nil {
 			t.Fatal(err)
 		}
 		items, _, writes, _ := v.snapshot()
@@ -247,7 +247,7 @@ func TestReleaseReservation(t *testing.T) {
 		v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, map[string]ledger.Reservation{
 			"db": {Request: res(1, 1, 1), CreatedAt: t0},
 		}), 9)
-		if err := f.client().ReleaseReservation(context.Background(), ledgerNS, testNodeID, "db"); err != nil {
+		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "db"); err != nil {
 			t.Fatal(err)
 		}
 		items, _, writes, _ := v.snapshot()
@@ -261,7 +261,7 @@ func TestReleaseReservation(t *testing.T) {
 	t.Run("absent ledger is success without a write", func(t *testing.T) {
 		f := newFakeNomad(t)
 		v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), nil, 0)
-		if err := f.client().ReleaseReservation(context.Background(), ledgerNS, testNodeID, "db"); err != nil {
+		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "db"); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, writes, _ := v.snapshot(); len(writes) != 0 {
@@ -271,7 +271,7 @@ func TestReleaseReservation(t *testing.T) {
 	t.Run("missing reservation is success and keeps the others", func(t *testing.T) {
 		f := newFakeNomad(t)
 		v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, chargedLedger()), 8)
-		if err := f.client().ReleaseReservation(context.Background(), ledgerNS, testNodeID, "gone"); err != nil {
+		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "gone"); err != nil {
 			t.Fatal(err)
 		}
 		items, _, _, _ := v.snapshot()
@@ -340,8 +340,8 @@ func reserveFixture(t *testing.T) (*fakeNomad, *fakeVar) {
 
 func TestReserveOnNode(t *testing.T) {
 	f, v := reserveFixture(t)
-	req := ReservationRequest{Name: "new", NodeID: testNodeID, Request: res(2100, 6272, 7950), Annotations: map[string]string{"k": "v"}}
-	node, err := f.client().Reserve(context.Background(), ledgerNS, req)
+	req := NodeReservationRequest{Name: "new", NodeID: testNodeID, Request: res(2100, 6272, 7950), Annotations: map[string]string{"k": "v"}}
+	node, err := f.client().ReserveNode(context.Background(), ledgerNS, req)
 	if err != nil || node != testNodeID {
 		t.Fatalf("Reserve = %q, %v; want an exact fit on %s", node, err, testNodeID)
 	}
@@ -361,7 +361,7 @@ func TestReserveOnNode(t *testing.T) {
 
 func TestReserveOnNodeNotEnough(t *testing.T) {
 	f, v := reserveFixture(t)
-	_, err := f.client().Reserve(context.Background(), ledgerNS, ReservationRequest{Name: "new", NodeID: testNodeID, Request: res(0, 6273, 0)})
+	_, err := f.client().ReserveNode(context.Background(), ledgerNS, NodeReservationRequest{Name: "new", NodeID: testNodeID, Request: res(0, 6273, 0)})
 	var ne *ledger.NotEnoughError
 	if !errors.As(err, &ne) || ne.Dimension != capacity.Memory || ne.Reserved != 1536 || ne.Allocated != 192 {
 		t.Fatalf("err = %v, want a memory *ledger.NotEnoughError with reserved 1536, allocated 192", err)
@@ -371,13 +371,13 @@ func TestReserveOnNodeNotEnough(t *testing.T) {
 	}
 }
 
-func TestCheckReservation(t *testing.T) {
+func TestCheckNodeReservation(t *testing.T) {
 	f, v := reserveFixture(t)
 	c := f.client()
-	if err := c.CheckReservation(context.Background(), ledgerNS, ReservationRequest{Name: "new", NodeID: testNodeID, Request: res(2100, 0, 0)}); err != nil {
+	if err := c.CheckNodeReservation(context.Background(), ledgerNS, NodeReservationRequest{Name: "new", NodeID: testNodeID, Request: res(2100, 0, 0)}); err != nil {
 		t.Errorf("fitting request: %v", err)
 	}
-	err := c.CheckReservation(context.Background(), ledgerNS, ReservationRequest{Name: "new", NodeID: testNodeID, Request: res(2101, 0, 0)})
+	err := c.CheckNodeReservation(context.Background(), ledgerNS, NodeReservationRequest{Name: "new", NodeID: testNodeID, Request: res(2101, 0, 0)})
 	var ne *ledger.NotEnoughError
 	if !errors.As(err, &ne) {
 		t.Errorf("err = %v, want *ledger.NotEnoughError", err)
@@ -387,7 +387,7 @@ func TestCheckReservation(t *testing.T) {
 	}
 
 	f.handle("GET /v1/node/gone", replyRaw(404, "node not found"))
-	err = c.CheckReservation(context.Background(), ledgerNS, ReservationRequest{Name: "x", NodeID: "gone"})
+	err = c.CheckNodeReservation(context.Background(), ledgerNS, NodeReservationRequest{Name: "x", NodeID: "gone"})
 	var nf *NodeNotFoundError
 	if !errors.As(err, &nf) {
 		t.Errorf("err = %v, want *NodeNotFoundError", err)
@@ -407,7 +407,7 @@ func TestReserveSchedules(t *testing.T) {
 	f.handle("GET /v1/node/node-small", replyJSON(&api.Node{ID: "node-small", Name: "small", NodeResources: small}))
 	v := newFakeVar(f, ledgerNS, LedgerPath("node-small"), nil, 0)
 
-	node, err := f.client().Reserve(context.Background(), ledgerNS, ReservationRequest{
+	node, err := f.client().ReserveNode(context.Background(), ledgerNS, NodeReservationRequest{
 		Name: "db", Request: res(1000, 1024, 0), Placement: Placement{Datacenter: "dc1", Strategy: ledger.Binpack},
 	})
 	if err != nil || node != "node-small" {
@@ -421,7 +421,7 @@ func TestReserveSchedules(t *testing.T) {
 	}
 }
 
-func TestReadReservation(t *testing.T) {
+func TestReadNodeReservation(t *testing.T) {
 	f := newFakeNomad(t)
 	newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, chargedLedger()), 8)
 	newFakeVar(f, ledgerNS, LedgerPath("gone"), ledgerItems(t, "gone", chargedLedger()), 8)
@@ -429,21 +429,21 @@ func TestReadReservation(t *testing.T) {
 	f.handle("GET /v1/node/gone", replyRaw(404, "node not found"))
 	c := f.client()
 
-	r, found, err := c.ReadReservation(context.Background(), ledgerNS, testNodeID, "zeta")
+	r, found, err := c.ReadNodeReservation(context.Background(), ledgerNS, testNodeID, "zeta")
 	if err != nil || !found {
-		t.Fatalf("ReadReservation = %v, %v", found, err)
+		t.Fatalf("ReadNodeReservation = %v, %v", found, err)
 	}
 	if r.Name != "zeta" || r.NodeID != testNodeID || r.NodeName != "node-1" || r.Datacenter != "dc1" || r.NodeGone ||
 		!reflect.DeepEqual(r.Reservation, chargedLedger()["zeta"]) {
 		t.Errorf("reservation = %+v", r)
 	}
 
-	_, found, err = c.ReadReservation(context.Background(), ledgerNS, testNodeID, "nope")
+	_, found, err = c.ReadNodeReservation(context.Background(), ledgerNS, testNodeID, "nope")
 	if err != nil || found {
 		t.Errorf("missing reservation: found = %v, err = %v", found, err)
 	}
 
-	r, found, err = c.ReadReservation(context.Background(), ledgerNS, "gone", "alpha")
+	r, found, err = c.ReadNodeReservation(context.Background(), ledgerNS, "gone", "alpha")
 	if err != nil || !found || !r.NodeGone || r.NodeName != "" {
 		t.Errorf("node gone: %+v, %v, %v; want found with NodeGone", r, found, err)
 	}

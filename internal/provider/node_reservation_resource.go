@@ -1,0 +1,269 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/ledger"
+	"github.com/berthhq/terraform-provider-berth/internal/names"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+var (
+	_ resource.ResourceWithConfigure        = &nodeReservationResource{}
+	_ resource.ResourceWithImportState      = &nodeReservationResource{}
+	_ resource.ResourceWithValidateConfig   = &nodeReservationResource{}
+	_ resource.ResourceWithModifyPlan       = &nodeReservationResource{}
+	_ resource.ResourceWithConfigValidators = &nodeReservationResource{}
+)
+
+// NewNodeReservationResource builds the berth_node_reservation resource.
+func NewNodeReservationResource() resource.Resource { return &nodeReservationResource{} }
+
+type nodeReservationResource struct{ data *ProviderData }
+
+// defaultNodeReservationTimeout bounds create, update and delete when the
+// timeouts block does not: a ledger write under contention retries, and
+// scheduling may try several nodes.
+const defaultNodeReservationTimeout = 5 * time.Minute
+
+func (r *nodeReservationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_node_reservation"
+}
+
+func (r *nodeReservationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = nodeReservationSchema(ctx)
+}
+
+func (r *nodeReservationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *nodeReservationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m nodeReservationModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || anyUnknown(m.CPU, m.Memory, m.Disk) {
+		return
+	}
+	// Negative amounts are the schema's to report; "empty" would repeat them.
+	if m.CPU.ValueInt64() == 0 && m.Memory.ValueInt64() == 0 && m.Disk.ValueInt64() == 0 {
+		resp.Diagnostics.AddAttributeError(path.Root("cpu"), "Empty reservation",
+			"A node reservation must hold something: set at least one of cpu, memory or disk above 0.")
+	}
+}
+
+// ConfigValidators: placement only chooses a node when node_id is unset,
+// so setting both is refused (reported at placement, the first path).
+func (r *nodeReservationResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.Conflicting(path.MatchRoot("placement"), path.MatchRoot("node_id")),
+	}
+}
+
+// ModifyPlan checks at plan time that a reservation on a known node fits,
+// with the same message as apply. If Nomad cannot be reached it warns and
+// leaves the check to apply.
+func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan nodeReservationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.NodeID.IsUnknown() || plan.NodeID.IsNull() || anyUnknown(plan.CPU, plan.Memory, plan.Disk, plan.Name) {
+		return
+	}
+	if !req.State.Raw.IsNull() {
+		var state nodeReservationModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if state.request() == plan.request() && state.NodeID.Equal(plan.NodeID) {
+			return // nothing to re-check
+		}
+	}
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	rr := plan.nodeReservationRequest(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	err := r.data.Nomad.CheckNodeReservation(ctx, r.data.LedgerNamespace, rr)
+	var connErr *nomadclient.ConnectError
+	var timeoutErr *nomadclient.TimeoutError
+	var notFound *nomadclient.NodeNotFoundError
+	switch {
+	case err == nil:
+	case errors.As(err, &connErr), errors.As(err, &timeoutErr):
+		resp.Diagnostics.AddWarning("Capacity not checked at plan time",
+			"berth could not get an answer from Nomad to check that the reservation fits ("+err.Error()+"); apply will check it.")
+	case errors.As(err, &notFound):
+		resp.Diagnostics.AddAttributeError(path.Root("node_id"), "Node not found",
+			err.Error()+". Use a full node ID from the berth_nodes data source or `nomad node status`.")
+	default:
+		addNodeReservationError(&resp.Diagnostics, "The reservation does not fit", err)
+	}
+}
+
+func (r *nodeReservationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var plan nodeReservationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Create(ctx, defaultNodeReservationTimeout)
+	resp.Diagnostics.Append(d...)
+	rr := plan.nodeReservationRequest(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	opCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	nodeID, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr)
+	if err != nil {
+		addNodeReservationError(&resp.Diagnostics, "Could not reserve capacity", err)
+		// The write may have landed although its answer was lost (timeout,
+		// dropped connection): record a hold that exists, so it is not
+		// orphaned in the ledger (Terraform marks it tainted).
+		if nodeID != "" {
+			plan.NodeID = types.StringValue(nodeID)
+			if r.refresh(cleanupContext(ctx), &plan, &diag.Diagnostics{}) && !plan.ID.IsUnknown() && !plan.ID.IsNull() {
+				resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			}
+		}
+		return
+	}
+	tflog.Info(ctx, "Reserved node capacity", map[string]any{"node": nodeID, "name": rr.Name})
+	plan.NodeID = types.StringValue(nodeID)
+	// Read back with a fresh bound: the operation's may be nearly spent.
+	if !r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics) {
+		resp.Diagnostics.AddError("Reservation vanished", "The reservation was written but could not be read back; run terraform apply again.")
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// refresh reads the reservation into m; false when its ledger item is gone.
+func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservationModel, diags *diag.Diagnostics) bool {
+	nodeID, name := m.NodeID.ValueString(), m.Name.ValueString()
+	res, found, err := r.data.Nomad.ReadNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name)
+	if err != nil {
+		addNomadError(diags, "Could not read the reservation", err)
+		return true
+	}
+	if !found {
+		return false
+	}
+	m.setFrom(ctx, res, diags)
+	return true
+}
+
+func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var state nodeReservationModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !r.refresh(ctx, &state, &resp.Diagnostics) {
+		tflog.Info(ctx, "Reservation is gone from the ledger; removing it from state", map[string]any{"id": state.ID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *nodeReservationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var plan, state nodeReservationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Update(ctx, defaultNodeReservationTimeout)
+	resp.Diagnostics.Append(d...)
+	rr := plan.nodeReservationRequest(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// A change of timeouts alone writes nothing.
+	if plan.request() != state.request() || !plan.Annotations.Equal(state.Annotations) {
+		opCtx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		if _, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr); err != nil {
+			addNodeReservationError(&resp.Diagnostics, "Could not resize the reservation", err)
+			// State must say what the ledger holds now, whether or not
+			// the failed write landed: read it back with a fresh bound.
+			state.Timeouts = plan.Timeouts
+			if r.refresh(cleanupContext(ctx), &state, &diag.Diagnostics{}) {
+				resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+			}
+			return
+		}
+	}
+	if !r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics) {
+		resp.Diagnostics.AddError("Reservation vanished",
+			"The reservation was resized but is no longer in the node's ledger; run terraform apply again to recreate it.")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *nodeReservationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var state nodeReservationModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := state.Timeouts.Delete(ctx, defaultNodeReservationTimeout)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := r.data.Nomad.ReleaseNodeReservation(ctx, r.data.LedgerNamespace, state.NodeID.ValueString(), state.Name.ValueString()); err != nil {
+		addNodeReservationError(&resp.Diagnostics, "Could not release the reservation", err)
+	}
+}
+
+// ImportState accepts `<node_id>/<name>`; a unique node ID prefix works.
+func (r *nodeReservationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	prefix, name, err := nomadclient.ParseNodeReservationID(req.ID)
+	if err == nil {
+		err = names.CheckNodeIDPrefix(prefix)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error()+". Import IDs are `<node_id>/<name>`; the node ID may be a unique prefix.")
+		return
+	}
+	node, err := r.data.Nomad.FindNode(ctx, prefix, "", r.data.LedgerNamespace)
+	if err != nil {
+		addNomadError(&resp.Diagnostics, "Cannot import the reservation", err)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("node_id"), node.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), node.ID+"/"+name)...)
+}
+
+// addNodeReservationError reports capacity and budget refusals in berth's own
+// words (they already name the node and the numbers), and Nomad failures
+// with Nomad's.
+func addNodeReservationError(diags *diag.Diagnostics, summary string, err error) {
+	var notEnough *ledger.NotEnoughError
+	var noCand *ledger.NoCandidateError
+	var budget *ledger.BudgetError
+	switch {
+	case errors.As(err, &notEnough), errors.As(err, &noCand), errors.As(err, &budget), errors.Is(err, nomadclient.ErrLedgerContention):
+		diags.AddError(summary, err.Error())
+	default:
+		addNomadError(diags, summary, err)
+	}
+}
