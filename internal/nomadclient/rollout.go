@@ -34,6 +34,35 @@ func (e *RolloutError) Error() string {
 
 const pollInterval = 500 * time.Millisecond
 
+// Waits that Nomad can do for us use blocking queries: the read returns as
+// soon as the object changes (or after the wait), so berth neither polls
+// Nomad every pollInterval nor notices a change up to pollInterval late.
+const (
+	// maxBlockingWait bounds one blocking read, so progress is logged and
+	// a vanished answer is noticed (the transport bounds a blocking read
+	// by its wait plus the request timeout).
+	maxBlockingWait = 15 * time.Second
+	// blockingPause separates blocking reads: they return at once when
+	// the index moved, and this keeps a stream of changes from spinning.
+	blockingPause = 50 * time.Millisecond
+)
+
+// blocking returns query options that wait for a change after index,
+// ending before ctx's deadline (Nomad adds up to wait/16 of jitter). With
+// no index yet, or under a second left, the read does not block (a wait
+// of 0 with an index would mean Nomad's default of five minutes).
+func blocking(ctx context.Context, namespace string, index uint64) *api.QueryOptions {
+	q := &api.QueryOptions{Namespace: namespace}
+	wait := maxBlockingWait
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl)*15/16-time.Second)
+	}
+	if index > 0 && wait >= time.Second {
+		q.WaitIndex, q.WaitTime = index, wait
+	}
+	return q
+}
+
 // WaitForRollout follows a registration to its end: the evaluation must
 // place everything, and the deployment for the job version it produced
 // must succeed. It returns the deployment (nil when Nomad made none, e.g.
@@ -62,9 +91,13 @@ func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID st
 // scheduler's reasons when it could not place everything.
 func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string) error {
 	var eval *api.Evaluation
-	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", short(evalID), jobID), pollInterval, func() (bool, string, error) {
+	var index uint64
+	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", short(evalID), jobID), blockingPause, func() (bool, string, error) {
 		e, err := readRetry(ctx, c, "read evaluation", func(ctx context.Context) (*api.Evaluation, error) {
-			out, _, err := c.api.Evaluations().Info(evalID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+			out, meta, err := c.api.Evaluations().Info(evalID, c.query(ctx, blocking(ctx, namespace, index)))
+			if meta != nil {
+				index = meta.LastIndex
+			}
 			return out, err
 		})
 		if err != nil {
@@ -87,9 +120,13 @@ func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string
 
 func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, dep *api.Deployment) error {
 	what := fmt.Sprintf("deployment %s of job %q (version %d)", short(dep.ID), jobID, dep.JobVersion)
-	err := poll(ctx, what, pollInterval, func() (bool, string, error) {
+	var index uint64
+	err := poll(ctx, what, blockingPause, func() (bool, string, error) {
 		d, err := readRetry(ctx, c, "read deployment", func(ctx context.Context) (*api.Deployment, error) {
-			out, _, err := c.api.Deployments().Info(dep.ID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+			out, meta, err := c.api.Deployments().Info(dep.ID, c.query(ctx, blocking(ctx, namespace, index)))
+			if meta != nil {
+				index = meta.LastIndex
+			}
 			return out, err
 		})
 		if err != nil {
