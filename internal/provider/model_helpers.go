@@ -30,37 +30,11 @@ func anyUnknown(vs ...attr.Value) bool {
 	return false
 }
 
-// durationOr reads a duration attribute, or def when it is null. An
-// invalid string is reported by the type's own validation, at the
-// attribute, so it is not reported again here.
-func durationOr(v timetypes.GoDuration, def time.Duration) time.Duration {
-	if v.IsNull() {
-		return def
-	}
-	d, _ := v.ValueGoDuration()
-	return d
-}
-
-func mustDuration(s string) time.Duration {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
-
 func stringOrNull(s string) types.String {
 	if s == "" {
 		return types.StringNull()
 	}
 	return types.StringValue(s)
-}
-
-func intOrNull(n int) types.Int64 {
-	if n == 0 {
-		return types.Int64Null()
-	}
-	return types.Int64Value(int64(n))
 }
 
 func listOf(ctx context.Context, l []string, diags *diag.Diagnostics) types.List {

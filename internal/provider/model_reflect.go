@@ -103,23 +103,22 @@ func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value,
 	case t == durationType:
 		s, d := v.(basetypes.StringValuable).ToStringValue(ctx)
 		diags.Append(d...)
-		parsed, err := time.ParseDuration(s.ValueString())
-		if err != nil {
+		if parsed, err := time.ParseDuration(s.ValueString()); err == nil {
+			dst.SetInt(int64(parsed))
+		} else {
 			// The attribute's type validated it already; this is a bug.
 			diags.AddAttributeError(at, "Invalid duration", err.Error())
-			return nil
 		}
-		dst.SetInt(int64(parsed))
 	case t == jsonObjectTyp:
 		s, d := v.(basetypes.StringValuable).ToStringValue(ctx)
 		diags.Append(d...)
 		var obj map[string]any
-		if err := json.Unmarshal([]byte(s.ValueString()), &obj); err != nil {
+		if err := json.Unmarshal([]byte(s.ValueString()), &obj); err == nil {
+			dst.Set(reflect.ValueOf(obj))
+		} else {
 			diags.AddAttributeError(at, "Invalid driver config",
 				"config must be a JSON object, for example jsonencode({ ports = [\"http\"] }): "+err.Error())
-			return nil
 		}
-		dst.Set(reflect.ValueOf(obj))
 	case t.Kind() == reflect.String:
 		s, d := v.(basetypes.StringValuable).ToStringValue(ctx)
 		diags.Append(d...)
