@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
 // VolumeClaim is one group-level host volume request (a Nomad `volume` block
@@ -33,28 +35,22 @@ type Mount struct {
 }
 
 // VolumeAccessModes are the access modes Nomad accepts for host volume
-// requests (nomad/structs/host_volumes.go HostVolumeAccessMode*).
-var VolumeAccessModes = []string{
-	"single-node-reader-only",
-	"single-node-writer",
-	"single-node-single-writer",
-	"single-node-multi-writer",
-}
+// requests; the volume package owns the list.
+var VolumeAccessModes = volume.AccessModes()
 
-// VolumeAttachmentModes are the attachment modes of host volume requests
-// (nomad/structs/host_volumes.go HostVolumeAttachmentMode*).
-var VolumeAttachmentModes = []string{"file-system", "block-device"}
+// VolumeAttachmentModes are the attachment modes of host volume requests.
+var VolumeAttachmentModes = volume.AttachmentModes()
 
 const (
 	// DefaultVolumeAccessMode is the access mode of a writable claim that
 	// does not set one.
-	DefaultVolumeAccessMode = "single-node-writer"
+	DefaultVolumeAccessMode = volume.AccessModeSingleNodeWriter
 	// DefaultVolumeAccessModeReadOnly is the access mode of a read-only claim
 	// that does not set one.
-	DefaultVolumeAccessModeReadOnly = "single-node-reader-only"
+	DefaultVolumeAccessModeReadOnly = volume.AccessModeSingleNodeReader
 	// DefaultVolumeAttachmentMode is the attachment mode of a claim that does
 	// not set one.
-	DefaultVolumeAttachmentMode = "file-system"
+	DefaultVolumeAttachmentMode = volume.AttachmentModeFilesystem
 
 	volumeTypeHost = "host"
 	volumeTypeCSI  = "csi"

@@ -55,7 +55,7 @@ func Check(live Lease, t Trust) (Status, []string) {
 	}
 	if want != "" && live.User != "" && live.User != want {
 		ok = false
-		problems = append(problems, "signed by "+Short(live.User)+", not by "+whose+" ("+Short(want)+")")
+		problems = append(problems, "signed by "+HexPrefix(live.User)+", not by "+whose+" ("+HexPrefix(want)+")")
 	}
 	if ok && t.Key == nil && t.WasTampered {
 		ok = false
@@ -67,8 +67,9 @@ func Check(live Lease, t Trust) (Status, []string) {
 	return Verified, nil
 }
 
-// Short abbreviates a hex key or signature for messages.
-func Short(s string) string {
+// HexPrefix is the first 16 characters of a hex key or signature followed
+// by "…", or all of it when shorter: enough to tell keys apart in messages.
+func HexPrefix(s string) string {
 	if len(s) > 16 {
 		return s[:16] + "…"
 	}

@@ -55,20 +55,3 @@ func TestWaitAllocationsStopped_terminalEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
-func TestLiveVolumeAllocations(t *testing.T) {
-	t.Parallel()
-	v := &api.HostVolume{Allocations: []*api.AllocationListStub{
-		{ID: "p", Name: "p", ClientStatus: api.AllocClientStatusPending},
-		{ID: "r", Name: "r", ClientStatus: api.AllocClientStatusRunning},
-		{ID: "u", Name: "u", ClientStatus: api.AllocClientStatusUnknown},
-		{ID: "c", Name: "c", ClientStatus: api.AllocClientStatusComplete},
-		{ID: "f", Name: "f", ClientStatus: api.AllocClientStatusFailed},
-		{ID: "l", Name: "l", ClientStatus: api.AllocClientStatusLost},
-		nil,
-	}}
-	got := strings.Join(LiveVolumeAllocationIDs(v), ",")
-	if got != "p,r,u" {
-		t.Fatalf("live volume allocations = %s, want p,r,u", got)
-	}
-}

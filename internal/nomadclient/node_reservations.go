@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -37,6 +38,22 @@ type NodeReservationRequest struct {
 	Placement   Placement
 	Request     capacity.Resources
 	Annotations map[string]string
+	// Create refuses a reservation of the same name that holds something
+	// else (another configuration's); an identical one is taken as this
+	// request's own earlier write whose answer was lost.
+	Create bool
+}
+
+// NodeReservationExistsError says a new node reservation's name is taken
+// on its node by a reservation that holds something else.
+type NodeReservationExistsError struct {
+	Name, NodeID string
+	Holds        capacity.Resources
+}
+
+func (e *NodeReservationExistsError) Error() string {
+	return fmt.Sprintf("node %s already has a reservation named %q (holding %s), which this configuration did not create. "+
+		"Choose another name, or import it: terraform import <address> %s/%s", e.NodeID, e.Name, e.Holds, e.NodeID, e.Name)
 }
 
 // NodeReservationState is a node reservation as the ledger holds it, with its node.
@@ -115,6 +132,10 @@ func (c *Client) reserveOn(ctx context.Context, ns, nodeID string, req NodeReser
 		allocs, err := c.NodeAllocations(ctx, nodeID)
 		if err != nil {
 			return nil, err
+		}
+		if old, taken := l.Reservations[req.Name]; taken && req.Create &&
+			(old.Request != req.Request || !maps.Equal(old.Annotations, req.Annotations) && len(old.Annotations)+len(req.Annotations) > 0) {
+			return nil, &NodeReservationExistsError{Name: req.Name, NodeID: nodeID, Holds: old.Request}
 		}
 		if err := l.Reserve(nodeStateOf(node, allocs, l), req.Name, req.Request, req.Annotations, time.Now().UTC()); err != nil {
 			return nil, err
@@ -271,7 +292,7 @@ func (c *Client) ReleaseNodeReservation(ctx context.Context, ns, nodeID, name st
 			}
 			sort.Strings(keys)
 			return nil, fmt.Errorf("reservation %q on node %s still has work charged to it: %s; destroy that work first",
-				name, short(nodeID), strings.Join(keys, ", "))
+				name, idPrefix(nodeID), strings.Join(keys, ", "))
 		}
 		l.Release(name)
 		return l.Encode()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 )
 
@@ -195,15 +196,12 @@ func applyLedger(n *NodeInfo, allocs []*api.AllocationListStub, l ledger.Ledger)
 	}
 }
 
-// leaseMetaKind marks berth lease jobs (internal/lease writes it).
-const leaseMetaKind = "lease"
-
 // leaseJobs lists berth's lease jobs in every namespace with their meta,
 // in one call, keyed by "<namespace>/<job>".
 func (c *Client) leaseJobs(ctx context.Context) (map[string]*api.JobListStub, error) {
 	stubs, err := readRetry(ctx, c, "list lease jobs", func(ctx context.Context) ([]*api.JobListStub, error) {
 		out, _, err := c.api.Jobs().ListOptions(&api.JobListOptions{Fields: &api.JobListFields{Meta: true}},
-			c.query(ctx, &api.QueryOptions{Namespace: "*", Filter: `Meta["berth.kind"] == "` + leaseMetaKind + `"`}))
+			c.query(ctx, &api.QueryOptions{Namespace: "*", Filter: fmt.Sprintf("Meta[%q] == %q", lease.MetaKind, lease.KindLease)}))
 		return out, err
 	})
 	if err != nil {
@@ -225,7 +223,7 @@ func applyLeases(n *NodeInfo, allocs []*api.AllocationListStub, leases map[strin
 			continue
 		}
 		n.Leases = append(n.Leases, NodeLease{
-			Name: a.JobID, Namespace: a.Namespace, User: job.Meta["berth.user"], ExpiresAt: job.Meta["berth.expires_at"],
+			Name: a.JobID, Namespace: a.Namespace, User: job.Meta[lease.MetaUser], ExpiresAt: job.Meta[lease.MetaExpiresAt],
 			Resources: AllocResources(a.AllocatedResources),
 		})
 	}

@@ -51,7 +51,7 @@ func (c *Client) restartOne(ctx context.Context, namespace string, stub *api.All
 	if err := c.api.Allocations().Restart(alloc, "", q()); err != nil {
 		return fmt.Errorf("restarting allocation %s: %w", alloc.ID, c.writeError(err))
 	}
-	what := fmt.Sprintf("allocation %s (%s) to run again after restart", short(alloc.ID), alloc.Name)
+	what := fmt.Sprintf("allocation %s (%s) to run again after restart", idPrefix(alloc.ID), alloc.Name)
 	err = poll(ctx, what, pollInterval, func() (bool, string, error) {
 		a, _, err := c.api.Allocations().Info(alloc.ID, q())
 		if err != nil {

@@ -34,31 +34,25 @@ func (e *RolloutError) Error() string {
 
 const pollInterval = 500 * time.Millisecond
 
-// Waits that Nomad can do for us use blocking queries: the read returns as
-// soon as the object changes (or after the wait), so berth neither polls
-// Nomad every pollInterval nor notices a change up to pollInterval late.
+// Rollout waits use blocking queries: a read returns as soon as the
+// evaluation or deployment changes (or after the wait), so berth neither
+// polls Nomad every pollInterval nor notices a change up to pollInterval late.
 const (
-	// maxBlockingWait bounds one blocking read, so progress is logged and
-	// a vanished answer is noticed (the transport bounds a blocking read
-	// by its wait plus the request timeout).
-	maxBlockingWait = 15 * time.Second
+	// rolloutMaxWait bounds one blocking read, so progress is logged
+	// (poll logs at most every 15s, between reads).
+	rolloutMaxWait = 15 * time.Second
 	// blockingPause separates blocking reads: they return at once when
 	// the index moved, and this keeps a stream of changes from spinning.
 	blockingPause = 50 * time.Millisecond
 )
 
-// blocking returns query options that wait for a change after index,
-// ending before ctx's deadline (Nomad adds up to wait/16 of jitter). With
-// no index yet, or under a second left, the read does not block (a wait
-// of 0 with an index would mean Nomad's default of five minutes).
+// blocking returns query options that wait for a change after index, no
+// longer than ctx's deadline (blockingWait) or rolloutMaxWait. The first
+// read (index 0) does not block.
 func blocking(ctx context.Context, namespace string, index uint64) *api.QueryOptions {
 	q := &api.QueryOptions{Namespace: namespace}
-	wait := maxBlockingWait
-	if dl, ok := ctx.Deadline(); ok {
-		wait = min(wait, time.Until(dl)*15/16-time.Second)
-	}
-	if index > 0 && wait >= time.Second {
-		q.WaitIndex, q.WaitTime = index, wait
+	if index > 0 {
+		q.WaitIndex, q.WaitTime = index, min(blockingWait(ctx), rolloutMaxWait)
 	}
 	return q
 }
@@ -92,7 +86,7 @@ func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID st
 func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string) error {
 	var eval *api.Evaluation
 	var index uint64
-	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", short(evalID), jobID), blockingPause, func() (bool, string, error) {
+	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", idPrefix(evalID), jobID), blockingPause, func() (bool, string, error) {
 		e, err := readRetry(ctx, c, "read evaluation", func(ctx context.Context) (*api.Evaluation, error) {
 			out, meta, err := c.api.Evaluations().Info(evalID, c.query(ctx, blocking(ctx, namespace, index)))
 			if meta != nil {
@@ -110,7 +104,7 @@ func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string
 		return err
 	}
 	if eval.Status != "complete" {
-		return &RolloutError{JobID: jobID, Reason: fmt.Sprintf("evaluation %s ended %q: %s", short(evalID), eval.Status, eval.StatusDescription)}
+		return &RolloutError{JobID: jobID, Reason: fmt.Sprintf("evaluation %s ended %q: %s", idPrefix(evalID), eval.Status, eval.StatusDescription)}
 	}
 	if len(eval.FailedTGAllocs) > 0 {
 		return &RolloutError{JobID: jobID, Reason: "Nomad could not place all allocations", Details: placementFailures(eval.FailedTGAllocs)}
@@ -119,7 +113,7 @@ func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string
 }
 
 func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, dep *api.Deployment) error {
-	what := fmt.Sprintf("deployment %s of job %q (version %d)", short(dep.ID), jobID, dep.JobVersion)
+	what := fmt.Sprintf("deployment %s of job %q (version %d)", idPrefix(dep.ID), jobID, dep.JobVersion)
 	var index uint64
 	err := poll(ctx, what, blockingPause, func() (bool, string, error) {
 		d, err := readRetry(ctx, c, "read deployment", func(ctx context.Context) (*api.Deployment, error) {
@@ -159,7 +153,7 @@ func deploymentProgress(d *api.Deployment) string {
 // deploymentFailure explains a failed deployment with the events of the
 // tasks that failed in its allocations.
 func (c *Client) deploymentFailure(ctx context.Context, namespace, jobID string, d *api.Deployment) error {
-	re := &RolloutError{JobID: jobID, DeploymentID: d.ID, Reason: fmt.Sprintf("deployment %s %s: %s", short(d.ID), d.Status, d.StatusDescription)}
+	re := &RolloutError{JobID: jobID, DeploymentID: d.ID, Reason: fmt.Sprintf("deployment %s %s: %s", idPrefix(d.ID), d.Status, d.StatusDescription)}
 	allocs, _, err := c.api.Deployments().Allocations(d.ID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 	if err != nil {
 		re.Details = append(re.Details, "could not read the deployment's allocations: "+err.Error())
@@ -191,7 +185,7 @@ func FailedTaskEvents(allocs []*api.AllocationListStub) []string {
 				continue
 			}
 			out = append(out, fmt.Sprintf("allocation %s on node %s: task %q is %s (restarts %d): %s",
-				short(a.ID), nodeLabel(a), name, taskCondition(ts), ts.Restarts, lastEvents(ts.Events, 3)))
+				idPrefix(a.ID), nodeLabel(a), name, taskCondition(ts), ts.Restarts, lastEvents(ts.Events, 3)))
 		}
 		if n := len(out); n == before {
 			// No task failed: the allocation ran but never became healthy,
@@ -200,7 +194,7 @@ func FailedTaskEvents(allocs []*api.AllocationListStub) []string {
 			if a.ClientStatus == api.AllocClientStatusRunning {
 				why = "its tasks run but it never became healthy: its service checks did not pass within healthy_deadline"
 			}
-			out = append(out, fmt.Sprintf("allocation %s on node %s is %s: %s", short(a.ID), nodeLabel(a), a.ClientStatus, why))
+			out = append(out, fmt.Sprintf("allocation %s on node %s is %s: %s", idPrefix(a.ID), nodeLabel(a), a.ClientStatus, why))
 		}
 	}
 	return out
@@ -217,7 +211,7 @@ func nodeLabel(a *api.AllocationListStub) string {
 	if a.NodeName != "" {
 		return a.NodeName
 	}
-	return short(a.NodeID)
+	return idPrefix(a.NodeID)
 }
 
 // lastEvents quotes the newest n events, oldest first, as "Type: message".
@@ -285,7 +279,9 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func short(id string) string {
+// idPrefix is the first 8 characters of a Nomad ID, as the nomad CLI
+// shows them.
+func idPrefix(id string) string {
 	if len(id) > 8 {
 		return id[:8]
 	}

@@ -190,8 +190,8 @@ func TestRolloutErrorAndHelpers(t *testing.T) {
 		t.Errorf("Error() without details = %q", got)
 	}
 	for in, want := range map[string]string{"": "", "abc": "abc", "12345678": "12345678", "123456789": "12345678"} {
-		if got := short(in); got != want {
-			t.Errorf("short(%q) = %q, want %q", in, got, want)
+		if got := idPrefix(in); got != want {
+			t.Errorf("idPrefix(%q) = %q, want %q", in, got, want)
 		}
 	}
 	for n, want := range map[int]string{0: "0 nodes", 1: "1 node", 2: "2 nodes"} {
@@ -361,13 +361,16 @@ func TestWaitForRolloutBlocks(t *testing.T) {
 	}
 }
 
-func TestBlockingNearDeadlineDoesNotBlock(t *testing.T) {
+func TestBlockingWaitEndsBeforeDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	if q := blocking(ctx, "apps", 7); q.WaitIndex != 0 || q.WaitTime != 0 {
-		t.Errorf("blocking with 0.5s left = index %d wait %s, want a plain read", q.WaitIndex, q.WaitTime)
+	if q := blocking(ctx, "apps", 7); q.WaitIndex != 7 || q.WaitTime <= 0 || q.WaitTime > 500*time.Millisecond {
+		t.Errorf("blocking with 0.5s left = index %d wait %s, want a wait within the deadline", q.WaitIndex, q.WaitTime)
 	}
-	if q := blocking(context.Background(), "apps", 7); q.WaitIndex != 7 || q.WaitTime != maxBlockingWait {
+	if q := blocking(context.Background(), "apps", 7); q.WaitIndex != 7 || q.WaitTime != rolloutMaxWait {
 		t.Errorf("blocking without deadline = index %d wait %s", q.WaitIndex, q.WaitTime)
+	}
+	if q := blocking(context.Background(), "apps", 0); q.WaitIndex != 0 || q.WaitTime != 0 {
+		t.Errorf("first read blocks: index %d wait %s", q.WaitIndex, q.WaitTime)
 	}
 }

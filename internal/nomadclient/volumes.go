@@ -8,11 +8,11 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
+	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
 // GetVolume reads a host volume by ID; (nil, nil) when it does not exist.
-func (c *Client) GetVolume(ctx context.Context, namespace, id string) (*api.HostVolume, error) {
+func (c *Client) GetVolume(ctx context.Context, namespace, id string) (*volume.Volume, error) {
 	v, err := readRetry(ctx, c, "read volume", func(ctx context.Context) (*api.HostVolume, error) {
 		out, _, err := c.api.HostVolumes().Get(id, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return out, err
@@ -23,11 +23,11 @@ func (c *Client) GetVolume(ctx context.Context, namespace, id string) (*api.Host
 	if err != nil {
 		return nil, fmt.Errorf("reading host volume %s: %w", id, err)
 	}
-	return v, nil
+	return volume.FromAPI(v), nil
 }
 
 // VolumesNamed lists the host volumes called name in a namespace.
-func (c *Client) VolumesNamed(ctx context.Context, namespace, name string) ([]*api.HostVolumeStub, error) {
+func (c *Client) VolumesNamed(ctx context.Context, namespace, name string) ([]volume.Summary, error) {
 	stubs, err := readRetry(ctx, c, "list volumes", func(ctx context.Context) ([]*api.HostVolumeStub, error) {
 		out, _, err := c.api.HostVolumes().List(nil, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return out, err
@@ -35,10 +35,10 @@ func (c *Client) VolumesNamed(ctx context.Context, namespace, name string) ([]*a
 	if err != nil {
 		return nil, fmt.Errorf("listing host volumes in namespace %q: %w", namespace, err)
 	}
-	var out []*api.HostVolumeStub
+	var out []volume.Summary
 	for _, s := range stubs {
-		if s.Name == name {
-			out = append(out, s)
+		if s != nil && s.Name == name {
+			out = append(out, volume.SummaryFromAPI(s))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -48,7 +48,7 @@ func (c *Client) VolumesNamed(ctx context.Context, namespace, name string) ([]*a
 // AmbiguousVolumeError says several volumes share a name in a namespace.
 type AmbiguousVolumeError struct {
 	Namespace, Name string
-	Matches         []*api.HostVolumeStub
+	Matches         []volume.Summary
 }
 
 func (e *AmbiguousVolumeError) Error() string {
@@ -62,7 +62,7 @@ func (e *AmbiguousVolumeError) Error() string {
 
 // FindVolume resolves a volume by namespace and name; it must be unique.
 // It returns (nil, nil) when there is none.
-func (c *Client) FindVolume(ctx context.Context, namespace, name string) (*api.HostVolume, error) {
+func (c *Client) FindVolume(ctx context.Context, namespace, name string) (*volume.Volume, error) {
 	stubs, err := c.VolumesNamed(ctx, namespace, name)
 	if err != nil {
 		return nil, err
@@ -77,14 +77,16 @@ func (c *Client) FindVolume(ctx context.Context, namespace, name string) (*api.H
 }
 
 // CreateVolume creates a dynamic host volume, or updates it in place when
-// v.ID is set (Nomad's create endpoint accepts both). Not retried.
-func (c *Client) CreateVolume(ctx context.Context, v *api.HostVolume) (*api.HostVolume, string, error) {
-	resp, _, err := c.api.HostVolumes().Create(&api.HostVolumeCreateRequest{Volume: v},
+// v.ID is set (Nomad's create endpoint accepts both). Not retried. It
+// returns the volume Nomad answered with (nil when it named none) and
+// Nomad's warnings.
+func (c *Client) CreateVolume(ctx context.Context, v *volume.Volume) (*volume.Volume, string, error) {
+	resp, _, err := c.api.HostVolumes().Create(&api.HostVolumeCreateRequest{Volume: v.ToAPI()},
 		(&api.WriteOptions{Namespace: v.Namespace}).WithContext(ctx))
 	if err != nil {
 		return nil, "", c.writeError(err)
 	}
-	return resp.Volume, resp.Warnings, nil
+	return volume.FromAPI(resp.Volume), resp.Warnings, nil
 }
 
 // DeleteVolume deletes a host volume; force deletes it even when its node
@@ -100,9 +102,9 @@ func (c *Client) DeleteVolume(ctx context.Context, namespace, id string, force b
 
 // WaitVolumeReady waits until the volume is ready. A volume that stays
 // pending ends the wait with the context, naming its state.
-func (c *Client) WaitVolumeReady(ctx context.Context, namespace, id string) (*api.HostVolume, error) {
-	var vol *api.HostVolume
-	err := poll(ctx, "host volume "+short(id)+" to be ready", pollInterval, func() (bool, string, error) {
+func (c *Client) WaitVolumeReady(ctx context.Context, namespace, id string) (*volume.Volume, error) {
+	var vol *volume.Volume
+	err := poll(ctx, "host volume "+idPrefix(id)+" to be ready", pollInterval, func() (bool, string, error) {
 		v, err := c.GetVolume(ctx, namespace, id)
 		if err != nil {
 			return false, "", err
@@ -111,14 +113,14 @@ func (c *Client) WaitVolumeReady(ctx context.Context, namespace, id string) (*ap
 			return false, "", fmt.Errorf("host volume %s disappeared while waiting for it to be ready", id)
 		}
 		vol = v
-		return v.State == api.HostVolumeStateReady, string(v.State), nil
+		return v.State == volume.StateReady, v.State, nil
 	})
 	return vol, err
 }
 
 // WaitVolumeGone waits until the volume no longer exists.
 func (c *Client) WaitVolumeGone(ctx context.Context, namespace, id string) error {
-	return poll(ctx, "host volume "+short(id)+" to be deleted", pollInterval, func() (bool, string, error) {
+	return poll(ctx, "host volume "+idPrefix(id)+" to be deleted", pollInterval, func() (bool, string, error) {
 		v, err := c.GetVolume(ctx, namespace, id)
 		if err != nil {
 			return false, "", err
@@ -126,28 +128,6 @@ func (c *Client) WaitVolumeGone(ctx context.Context, namespace, id string) error
 		if v == nil {
 			return true, "", nil
 		}
-		return false, string(v.State), nil
+		return false, v.State, nil
 	})
-}
-
-// LiveVolumeAllocations returns the allocations using a volume that may
-// still run (allocstatus.Live).
-func LiveVolumeAllocations(v *api.HostVolume) []*api.AllocationListStub {
-	var out []*api.AllocationListStub
-	for _, a := range v.Allocations {
-		if a != nil && allocstatus.Live(a.ClientStatus) {
-			out = append(out, a)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-// LiveVolumeAllocationIDs is LiveVolumeAllocations as IDs (never nil).
-func LiveVolumeAllocationIDs(v *api.HostVolume) []string {
-	ids := []string{}
-	for _, a := range LiveVolumeAllocations(v) {
-		ids = append(ids, a.ID)
-	}
-	return ids
 }

@@ -2,16 +2,15 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"strings"
+	"sync"
 	"time"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -28,8 +27,8 @@ type leaseModel struct {
 	Renew           types.Bool           `tfsdk:"renew"`
 	WaitForRunning  types.Bool           `tfsdk:"wait_for_running"`
 	User            types.String         `tfsdk:"user"`
-	CreatedAt       types.String         `tfsdk:"created_at"`
-	ExpiresAt       types.String         `tfsdk:"expires_at"`
+	CreatedAt       timetypes.RFC3339    `tfsdk:"created_at"`
+	ExpiresAt       timetypes.RFC3339    `tfsdk:"expires_at"`
 	Expired         types.Bool           `tfsdk:"expired"`
 	Signature       types.String         `tfsdk:"signature"`
 	Verified        types.Bool           `tfsdk:"verified"`
@@ -49,6 +48,14 @@ type workloadModel struct {
 	Disk    types.Int64  `tfsdk:"disk"`
 }
 
+type leaseResultModel struct {
+	State        types.String `tfsdk:"state"`
+	Error        types.String `tfsdk:"error"`
+	NodeID       types.String `tfsdk:"node_id"`
+	AllocationID types.String `tfsdk:"allocation_id"`
+	Address      types.String `tfsdk:"address"`
+}
+
 // Lease result states; docs and code use this list.
 const (
 	resultPending = "pending"
@@ -59,47 +66,70 @@ const (
 
 var resultStates = []string{resultPending, resultOK, resultError, resultExpired}
 
-var resultAttrTypes = map[string]attr.Type{
-	"state": types.StringType, "error": types.StringType, "node_id": types.StringType,
-	"allocation_id": types.StringType, "address": types.StringType,
-}
+// leaseObjectTypes are the attribute types of the lease schema's nested
+// objects, read from the schema so they cannot drift from it.
+var leaseObjectTypes = sync.OnceValue(func() map[string]map[string]attr.Type {
+	out := map[string]map[string]attr.Type{}
+	for name, a := range leaseSchema(context.Background()).Attributes {
+		if o, ok := a.GetType().(basetypes.ObjectType); ok {
+			out[name] = o.AttrTypes
+		}
+	}
+	return out
+})
+
+func workloadAttrTypes() map[string]attr.Type { return leaseObjectTypes()["workload"] }
+func resultAttrTypes() map[string]attr.Type   { return leaseObjectTypes()["result"] }
 
 func durationsEqual(v timetypes.GoDuration, d time.Duration) bool {
 	got, diags := v.ValueGoDuration()
 	return !diags.HasError() && got == d
 }
 
-func workloadObject(ctx context.Context, w lease.Workload, diags *diag.Diagnostics) types.Object {
-	return types.ObjectValueMust(workloadAttrTypes, map[string]attr.Value{
-		"driver": types.StringValue(w.Driver), "image": stringOrNull(w.Image), "command": stringOrNull(w.Command),
-		"args": listOrNull(ctx, w.Args, diags), "env": mapOrNull(ctx, w.Env, diags),
-		"cpu": types.Int64Value(int64(w.CPU)), "memory": types.Int64Value(int64(w.Memory)), "disk": types.Int64Value(int64(w.Disk)),
-	})
+// timeValue is how created_at and expires_at are kept: RFC 3339, UTC,
+// whole seconds.
+func timeValue(t time.Time) timetypes.RFC3339 {
+	return timetypes.NewRFC3339TimeValue(t.UTC().Truncate(time.Second))
 }
 
-// leaseResult derives result from the newest allocation.
-func leaseResult(l lease.Lease, allocs []*api.AllocationListStub, expired bool) types.Object {
-	state, errText, nodeID, allocID, address := resultPending, "", "", "", ""
-	if newest := nomadclient.NewestAllocation(allocs); newest != nil {
-		nodeID, allocID = newest.NodeID, newest.ID
-		ts := newest.TaskStates[lease.WorkloadTask]
-		switch {
-		case ts != nil && ts.Failed:
-			state = resultError
-			errText = strings.Join(nomadclient.FailedTaskEvents([]*api.AllocationListStub{newest}), "; ")
-		case newest.ClientStatus == api.AllocClientStatusFailed || newest.ClientStatus == api.AllocClientStatusLost:
-			state, errText = resultError, fmt.Sprintf("allocation %s is %s: %s", newest.ID, newest.ClientStatus, newest.ClientDescription)
-		case ts != nil && ts.State == "running":
-			state = resultOK
-		}
+// timeOf reads a recorded time; ok is false when none is recorded.
+func timeOf(v timetypes.RFC3339) (time.Time, bool) {
+	if v.IsNull() || v.IsUnknown() {
+		return time.Time{}, false
+	}
+	t, diags := v.ValueRFC3339Time()
+	return t, !diags.HasError()
+}
+
+func workloadObject(ctx context.Context, w lease.Workload, diags *diag.Diagnostics) types.Object {
+	obj, d := types.ObjectValueFrom(ctx, workloadAttrTypes(), workloadModel{
+		Driver: types.StringValue(w.Driver), Image: stringOrNull(w.Image), Command: stringOrNull(w.Command),
+		Args: listOrNull(ctx, w.Args, diags), Env: mapOrNull(ctx, w.Env, diags),
+		CPU: types.Int64Value(int64(w.CPU)), Memory: types.Int64Value(int64(w.Memory)), Disk: types.Int64Value(int64(w.Disk)),
+	})
+	diags.Append(d...)
+	return obj
+}
+
+// leaseResult derives result from what the newest allocation says about
+// the workload task.
+func leaseResult(ctx context.Context, o nomadclient.TaskOutcome, expired bool, diags *diag.Diagnostics) types.Object {
+	state := resultPending
+	switch {
+	case o.Failed:
+		state = resultError
+	case o.Running:
+		state = resultOK
 	}
 	if expired && state != resultError {
 		state = resultExpired
 	}
-	return types.ObjectValueMust(resultAttrTypes, map[string]attr.Value{
-		"state": types.StringValue(state), "error": types.StringValue(errText), "node_id": types.StringValue(nodeID),
-		"allocation_id": types.StringValue(allocID), "address": types.StringValue(address),
+	obj, d := types.ObjectValueFrom(ctx, resultAttrTypes(), leaseResultModel{
+		State: types.StringValue(state), Error: types.StringValue(o.Error), NodeID: types.StringValue(o.NodeID),
+		AllocationID: types.StringValue(o.AllocationID), Address: types.StringValue(""),
 	})
+	diags.Append(d...)
+	return obj
 }
 
 func unknownOf(attrName string) attr.Value {
@@ -107,9 +137,11 @@ func unknownOf(attrName string) attr.Value {
 	case "verified", "expired":
 		return types.BoolUnknown()
 	case "result":
-		return types.ObjectUnknown(resultAttrTypes)
+		return types.ObjectUnknown(resultAttrTypes())
 	case "job_modify_index":
 		return types.Int64Unknown()
+	case "created_at", "expires_at":
+		return timetypes.NewRFC3339Unknown()
 	}
 	return types.StringUnknown()
 }
@@ -117,24 +149,18 @@ func unknownOf(attrName string) attr.Value {
 // keepEmptyWorkloadCollections keeps "env = {}" and "args = []" from
 // prior where Nomad reports nothing, so they are no change (the workload
 // forces replacement, so a phantom diff would replace the lease).
-func keepEmptyWorkloadCollections(prior, next types.Object) types.Object {
-	if prior.IsNull() || prior.IsUnknown() {
+func keepEmptyWorkloadCollections(ctx context.Context, prior, next types.Object, diags *diag.Diagnostics) types.Object {
+	if prior.IsNull() || prior.IsUnknown() || next.IsNull() || next.IsUnknown() {
 		return next
 	}
-	pa, na := prior.Attributes(), next.Attributes()
-	out := make(map[string]attr.Value, len(na))
-	for k, v := range na {
-		out[k] = v
+	var p, n workloadModel
+	diags.Append(prior.As(ctx, &p, basetypes.ObjectAsOptions{})...)
+	diags.Append(next.As(ctx, &n, basetypes.ObjectAsOptions{})...)
+	if diags.HasError() {
+		return next
 	}
-	if p, ok := pa["env"].(types.Map); ok {
-		if n, ok := na["env"].(types.Map); ok {
-			out["env"] = keepEmptyMap(p, n)
-		}
-	}
-	if p, ok := pa["args"].(types.List); ok {
-		if n, ok := na["args"].(types.List); ok {
-			out["args"] = keepEmptyList(p, n)
-		}
-	}
-	return types.ObjectValueMust(workloadAttrTypes, out)
+	n.Env, n.Args = keepEmptyMap(p.Env, n.Env), keepEmptyList(p.Args, n.Args)
+	obj, d := types.ObjectValueFrom(ctx, workloadAttrTypes(), n)
+	diags.Append(d...)
+	return obj
 }

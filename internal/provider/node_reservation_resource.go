@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -124,27 +126,51 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	}
 	opCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	rr.Create = true
 	nodeID, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr)
 	if err != nil {
 		addNodeReservationError(&resp.Diagnostics, "Could not reserve capacity", err)
 		// The write may have landed although its answer was lost (timeout,
-		// dropped connection): record a hold that exists, so it is not
-		// orphaned in the ledger (Terraform marks it tainted).
-		if nodeID != "" {
-			plan.NodeID = types.StringValue(nodeID)
-			if r.refresh(cleanupContext(ctx), &plan, &diag.Diagnostics{}) && !plan.ID.IsUnknown() && !plan.ID.IsNull() {
-				resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		// dropped connection): record a hold that exists and holds what was
+		// asked, so it is not orphaned in the ledger (Terraform marks it
+		// tainted). A definite refusal, or a hold of that name holding
+		// something else, is never taken over.
+		if nodeID != "" && writeOutcomeUnknown(err) {
+			found := plan
+			found.NodeID = types.StringValue(nodeID)
+			var quiet diag.Diagnostics
+			if r.refresh(cleanupContext(ctx), &found, &quiet) && !quiet.HasError() && !found.ID.IsUnknown() && !found.ID.IsNull() &&
+				found.request() == rr.Request {
+				resp.Diagnostics.Append(resp.State.Set(ctx, &found)...)
 			}
 		}
 		return
 	}
 	tflog.Info(ctx, "Reserved node capacity", map[string]any{"node": nodeID, "name": rr.Name})
 	plan.NodeID = types.StringValue(nodeID)
-	// Read back with a fresh bound: the operation's may be nearly spent.
-	if !r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics) {
-		resp.Diagnostics.AddError("Reservation vanished", "The reservation was written but could not be read back; run terraform apply again.")
+	r.recordWritten(ctx, &resp.State, &plan, "made", &resp.Diagnostics)
+}
+
+// recordWritten reads the reservation back after a write that succeeded,
+// with a fresh bound (the operation's may be spent). A failed read is a
+// warning, not an error: the write happened, and an error would taint the
+// reservation. State then gets what berth wrote, with what only a read can
+// tell set to null; the next plan reads the ledger.
+func (r *nodeReservationResource) recordWritten(ctx context.Context, st *tfsdk.State, m *nodeReservationModel, done string, diags *diag.Diagnostics) {
+	var read diag.Diagnostics
+	found := r.refresh(cleanupContext(ctx), m, &read)
+	switch {
+	case read.HasError():
+		diags.AddWarning("Could not read the reservation back",
+			fmt.Sprintf("The reservation was %s, but reading it back failed: %s State records what berth wrote; the next "+
+				"terraform plan reads the rest from the node's ledger.", done, read.Errors()[0].Detail()))
+		recordUncertainCreate(ctx, st, m, diags)
+	case !found:
+		diags.AddError("Reservation vanished",
+			"The reservation was "+done+" but is no longer in the node's ledger (someone released it meanwhile); run terraform apply again to recreate it.")
+	default:
+		diags.Append(st.Set(ctx, m)...)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 // refresh reads the reservation into m; false when its ledger item is gone.
@@ -206,12 +232,7 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 			return
 		}
 	}
-	if !r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics) {
-		resp.Diagnostics.AddError("Reservation vanished",
-			"The reservation was resized but is no longer in the node's ledger; run terraform apply again to recreate it.")
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.recordWritten(ctx, &resp.State, &plan, "resized", &resp.Diagnostics)
 }
 
 func (r *nodeReservationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

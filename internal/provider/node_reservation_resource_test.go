@@ -334,3 +334,45 @@ resource "berth_node_reservation" "r" {
 }
 
 func devagentOptions(name string) devagent.Options { return devagent.Options{Name: name} }
+
+// TestAccNodeReservation_nameTakenOnNode: two configurations (here two
+// resources) want the same reservation name on one node with different
+// sizes. The first is made; the second is refused with the name taken,
+// and never takes over or resizes the first's hold.
+func TestAccNodeReservation_nameTakenOnNode(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	node := mainNode(t, testNomad(t))
+	name := "berth-acc-dup-" + randomHex(3)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			l, _ := readLedger(t, node.ID)
+			if _, ok := l.Reservations[name]; ok {
+				return fmt.Errorf("reservation %q still in the ledger of %s", name, node.ID)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+resource "berth_node_reservation" "one" {
+  name    = %[2]q
+  node_id = %[1]q
+  cpu     = 11
+}
+resource "berth_node_reservation" "two" {
+  name    = %[2]q
+  node_id = %[1]q
+  cpu     = 12
+}`, node.ID, name),
+			ExpectError: regexp.MustCompile(`(?s)already\s+has\s+a\s+reservation\s+named.*which\s+this\s+configuration\s+did\s+not\s+create`),
+			Check: checkLedger(t, node.ID, func(l ledger.Ledger) error {
+				r, ok := l.Reservations[name]
+				if !ok || (r.Request.CPU != 11 && r.Request.CPU != 12) {
+					return fmt.Errorf("ledger holds %+v for %q, want the first resource's hold untouched", r, name)
+				}
+				return nil
+			}),
+		}},
+	})
+}

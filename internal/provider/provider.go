@@ -182,7 +182,7 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 		NewInstanceResource,
 		NewVolumeResource,
 		NewNodeReservationResource,
-		NewReservationResource,
+		NewLeaseResource,
 	}
 }
 

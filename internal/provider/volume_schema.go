@@ -3,10 +3,8 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
@@ -17,25 +15,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/units"
+	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
-// Enumerations the schema validates and documents from one list.
+// Enumerations the schema validates and documents, from the volume package.
 var (
-	volumeAccessModes = []string{
-		string(api.HostVolumeAccessModeSingleNodeReader), string(api.HostVolumeAccessModeSingleNodeWriter),
-		string(api.HostVolumeAccessModeSingleNodeSingleWriter), string(api.HostVolumeAccessModeSingleNodeMultiWriter),
-	}
-	volumeAttachmentModes = []string{string(api.HostVolumeAttachmentModeFilesystem), string(api.HostVolumeAttachmentModeBlockDevice)}
-	volumeStates          = []string{string(api.HostVolumeStatePending), string(api.HostVolumeStateReady), string(api.HostVolumeStateUnavailable)}
-	constraintOperators   = []string{"=", "!=", ">", ">=", "<", "<=", "distinct_hosts", "distinct_property", "regexp", "set_contains", "set_contains_all", "set_contains_any", "version", "semver", "is_set", "is_not_set"}
-	// mkdirParameters are the only parameters Nomad's built-in mkdir plugin
-	// understands.
-	mkdirParameters = []string{"mode", "uid", "gid"}
+	volumeAccessModes     = volume.AccessModes()
+	volumeAttachmentModes = volume.AttachmentModes()
+	volumeStates          = volume.States()
+	constraintOperators   = volume.ConstraintOperators()
+	mkdirParameters       = volume.MkdirParameters()
 )
-
-const defaultVolumePlugin = "mkdir"
-
-var constraintAttrTypes = map[string]attr.Type{"attribute": types.StringType, "operator": types.StringType, "value": types.StringType}
 
 func volumeSchema(ctx context.Context) schema.Schema {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
@@ -60,16 +50,16 @@ func volumeSchema(ctx context.Context) schema.Schema {
 			"namespace": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
 				MarkdownDescription: "Namespace. Default: the provider's `namespace`. Changing it replaces the volume." + namespaceRuleDoc,
 				Validators:          []validator.String{namespaceValidator()}},
-			"plugin_id": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(defaultVolumePlugin),
+			"plugin_id": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.DefaultPlugin),
 				PlanModifiers:       replace,
 				MarkdownDescription: "Host volume plugin. Default `mkdir` (built in). Changing it replaces the volume."},
 			"capacity_min": size("Smallest acceptable capacity."),
 			"capacity_max": size("Largest acceptable capacity. Changed in place; lowering it below the current capacity fails at plan time."),
-			"access_mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volumeAccessModes[1]),
+			"access_mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.DefaultAccessMode),
 				PlanModifiers:       replace,
 				MarkdownDescription: "How allocations may use it: " + backtickList(volumeAccessModes) + ". Default `single-node-writer`.",
 				Validators:          []validator.String{stringvalidator.OneOf(volumeAccessModes...)}},
-			"attachment_mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volumeAttachmentModes[0]),
+			"attachment_mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.DefaultAttachmentMode),
 				PlanModifiers:       replace,
 				MarkdownDescription: "How it is presented: " + backtickList(volumeAttachmentModes) + ". Default `file-system`.",
 				Validators:          []validator.String{stringvalidator.OneOf(volumeAttachmentModes...)}},
@@ -89,7 +79,7 @@ func volumeSchema(ctx context.Context) schema.Schema {
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"attribute": schema.StringAttribute{Required: true, MarkdownDescription: "Attribute to test, e.g. `${attr.kernel.name}` (write `$${...}` in HCL)."},
-					"operator": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("="),
+					"operator": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.DefaultConstraintOperator),
 						MarkdownDescription: "Operator: " + backtickList(constraintOperators) + ". Default `=`.",
 						Validators:          []validator.String{stringvalidator.OneOf(constraintOperators...)}},
 					"value": schema.StringAttribute{Optional: true, MarkdownDescription: "Value to compare with."},

@@ -47,8 +47,8 @@ func TestDecideLeasePlan(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			state := leaseModel{
 				Duration:  timetypes.NewGoDurationValueFromStringMust("1h"),
-				CreatedAt: types.StringValue(created.Format(time.RFC3339)),
-				ExpiresAt: types.StringValue(end.Format(time.RFC3339)),
+				CreatedAt: timetypes.NewRFC3339ValueMust(created.Format(time.RFC3339)),
+				ExpiresAt: timetypes.NewRFC3339ValueMust(end.Format(time.RFC3339)),
 				Expired:   types.BoolValue(tt.in.expired),
 				Verified:  tt.in.verified,
 				Renew:     types.BoolValue(tt.in.renew),

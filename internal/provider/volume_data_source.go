@@ -8,11 +8,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
 var (
@@ -130,19 +132,20 @@ func (d *volumeDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		addNomadError(&resp.Diagnostics, "Could not read the volume's node", err)
 		return
 	}
-	m := volumeDataModel{
-		ID: types.StringValue(v.ID), Name: types.StringValue(v.Name), Namespace: types.StringValue(v.Namespace),
-		PluginID: types.StringValue(v.PluginID), CapacityMin: types.Int64Value(v.RequestedCapacityMinBytes),
-		CapacityMax: types.Int64Value(v.RequestedCapacityMaxBytes), CapacityBytes: types.Int64Value(v.CapacityBytes),
-		NodeID: types.StringValue(v.NodeID), NodeName: types.StringValue(nodeName), NodePool: types.StringValue(v.NodePool),
-		HostPath: types.StringValue(v.HostPath), State: types.StringValue(string(v.State)),
-		AccessMode: types.StringValue(""), AttachmentMode: types.StringValue(""),
-		Parameters: mapOrNull(ctx, v.Parameters, &resp.Diagnostics),
-	}
-	if len(v.RequestedCapabilities) > 0 && v.RequestedCapabilities[0] != nil {
-		m.AccessMode = types.StringValue(string(v.RequestedCapabilities[0].AccessMode))
-		m.AttachmentMode = types.StringValue(string(v.RequestedCapabilities[0].AttachmentMode))
-	}
-	m.Allocations = listOf(ctx, nomadclient.LiveVolumeAllocationIDs(v), &resp.Diagnostics)
+	m := volumeDataFrom(ctx, v, nodeName, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// volumeDataFrom is the data source's view of v, on the node named nodeName.
+func volumeDataFrom(ctx context.Context, v *volume.Volume, nodeName string, diags *diag.Diagnostics) volumeDataModel {
+	return volumeDataModel{
+		ID: types.StringValue(v.ID), Name: types.StringValue(v.Name), Namespace: types.StringValue(v.Namespace),
+		PluginID: types.StringValue(v.PluginID), CapacityMin: types.Int64Value(v.CapacityMinBytes),
+		CapacityMax: types.Int64Value(v.CapacityMaxBytes), CapacityBytes: types.Int64Value(v.CapacityBytes),
+		NodeID: types.StringValue(v.NodeID), NodeName: types.StringValue(nodeName), NodePool: types.StringValue(v.NodePool),
+		HostPath: types.StringValue(v.HostPath), State: types.StringValue(v.State),
+		AccessMode: types.StringValue(v.AccessMode), AttachmentMode: types.StringValue(v.AttachmentMode),
+		Parameters:  mapOrNull(ctx, v.Parameters, diags),
+		Allocations: listOf(ctx, v.LiveAllocationIDs(), diags),
+	}
 }

@@ -31,7 +31,7 @@ type leasePlan struct {
 // after now.
 func decideLeasePlan(plan, state leaseModel, now time.Time) leasePlan {
 	ended := state.Expired.ValueBool()
-	if end, err := time.Parse(time.RFC3339, state.ExpiresAt.ValueString()); err == nil && !now.Before(end) {
+	if end, ok := timeOf(state.ExpiresAt); ok && !now.Before(end) {
 		ended = true
 	}
 	switch {
@@ -43,8 +43,8 @@ func decideLeasePlan(plan, state leaseModel, now time.Time) leasePlan {
 		return leasePlan{}
 	}
 	d, diags := plan.Duration.ValueGoDuration()
-	created, err := time.Parse(time.RFC3339, state.CreatedAt.ValueString())
-	if diags.HasError() || err != nil {
+	created, ok := timeOf(state.CreatedAt)
+	if diags.HasError() || !ok {
 		return leasePlan{} // reported by the duration type, or nothing to go on
 	}
 	end := created.Add(d).UTC()
@@ -90,7 +90,7 @@ func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	case d.tooLate != "":
 		resp.Diagnostics.AddAttributeError(path.Root("duration"), "Lease would already have ended", d.tooLate)
 	case !d.newEnd.IsZero():
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("expires_at"), d.newEnd.Format(time.RFC3339))...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("expires_at"), timeValue(d.newEnd))...)
 		unknown("signature", "user", "verified", "result", "job_modify_index")
 	}
 }

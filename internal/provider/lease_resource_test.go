@@ -110,16 +110,16 @@ func checkLeaseVerifies(t *testing.T, name, pub string) resource.TestCheckFunc {
 			return err
 		}
 		if status, problems := lease.Check(live, lease.Trust{Key: ed25519.PublicKey(key)}); status != lease.Verified {
-			return fmt.Errorf("job %s in Nomad does not verify against %s: %v", name, lease.Short(pub), problems)
+			return fmt.Errorf("job %s in Nomad does not verify against %s: %v", name, lease.HexPrefix(pub), problems)
 		}
 		return nil
 	})
 }
 
-// TestAccReservation_expiresAndRenews: checks on a live lease use one long
+// TestAccLease_expiresAndRenews: checks on a live lease use one long
 // enough to outlast any step; expiry and renewal use a deliberately short
 // one whose end is awaited as a condition, never assumed from the clock.
-func TestAccReservation_expiresAndRenews(t *testing.T) {
+func TestAccLease_expiresAndRenews(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	key, pub := testSigningKey(t)
@@ -213,9 +213,9 @@ func TestAccReservation_expiresAndRenews(t *testing.T) {
 	})
 }
 
-// TestAccReservation_expiredWithoutRenewStays: a short lease without renew
+// TestAccLease_expiredWithoutRenewStays: a short lease without renew
 // ends on its own; the refreshed state says so and no change is planned.
-func TestAccReservation_expiredWithoutRenewStays(t *testing.T) {
+func TestAccLease_expiredWithoutRenewStays(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	key, _ := testSigningKey(t)
@@ -242,12 +242,13 @@ func TestAccReservation_expiredWithoutRenewStays(t *testing.T) {
 	})
 }
 
-func TestAccReservation_durationInPlaceAndImport(t *testing.T) {
+func TestAccLease_durationInPlaceAndImport(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	key, pub := testSigningKey(t)
 	name := "berth-acc-lease-dur-" + randomHex(3)
 	var created, sig string
+	var jobVersion uint64
 	timeouts := `timeouts = { create = "5m", update = "5m", delete = "5m" }`
 	nodeDS := `
 data "berth_node" "n" {
@@ -306,7 +307,26 @@ data "berth_node" "n" {
 						}
 						return checkAttrInt(s, leaseAddr, "job_modify_index", int64(deref(job.JobModifyIndex)))
 					},
+					func(*terraform.State) error {
+						job, _, err := testNomad(t).Jobs().Info(name, nil)
+						jobVersion = deref(job.Version)
+						return err
+					},
 				),
+			},
+			{
+				// Settings berth keeps to itself change in place without a
+				// new job version (which would restart the workload).
+				Config: leaseConfig(key, name, "2h", `timeouts = { create = "5m", update = "7m", delete = "5m" }`) + nodeDS,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: withLeaseJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					if deref(job.Version) != jobVersion {
+						return fmt.Errorf("job version %d after changing only timeouts, want %d", deref(job.Version), jobVersion)
+					}
+					return nil
+				}),
 			},
 			{
 				ResourceName:            leaseAddr,
@@ -319,7 +339,7 @@ data "berth_node" "n" {
 	})
 }
 
-func TestAccReservation_workloadThatCannotStart(t *testing.T) {
+func TestAccLease_workloadThatCannotStart(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	name := "berth-acc-lease-fail-" + randomHex(3)

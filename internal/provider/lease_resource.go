@@ -25,8 +25,8 @@ var (
 	_ resource.ResourceWithModifyPlan     = &leaseResource{}
 )
 
-// NewReservationResource builds the berth_reservation (lease) resource.
-func NewReservationResource() resource.Resource { return &leaseResource{now: time.Now} }
+// NewLeaseResource builds the lease resource, berth_reservation.
+func NewLeaseResource() resource.Resource { return &leaseResource{now: time.Now} }
 
 type leaseResource struct {
 	data *ProviderData
@@ -90,7 +90,7 @@ func (m *leaseModel) toLease(ctx context.Context, defaultNS string, diags *diag.
 	}
 	diags.Append(w.Args.ElementsAs(ctx, &l.Workload.Args, false)...)
 	diags.Append(w.Env.ElementsAs(ctx, &l.Workload.Env, false)...)
-	if t, err := time.Parse(time.RFC3339, m.CreatedAt.ValueString()); err == nil {
+	if t, ok := timeOf(m.CreatedAt); ok {
 		l.CreatedAt = t.UTC()
 	}
 	l.User, l.Signature = m.User.ValueString(), m.Signature.ValueString()
@@ -114,13 +114,8 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	now := r.clock().UTC()
 	l.CreatedAt = now.Truncate(time.Second)
-	if r.data.SigningKey != nil {
-		signed, err := lease.Sign(l, r.data.SigningKey)
-		if err != nil {
-			resp.Diagnostics.AddError("Could not sign the lease", err.Error())
-			return
-		}
-		l = signed
+	if l = r.sign(l, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
 	}
 	nomad := r.data.Nomad
 	if existing, err := nomad.GetJob(ctx, l.Namespace, l.Name); err != nil {
@@ -156,7 +151,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 		_, runErr = nomad.WaitTaskRunning(ctx, l.Namespace, l.Name, res.EvalID, lease.WorkloadTask)
 	}
 	// ctx may have expired while waiting: read back with a fresh deadline.
-	if !r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics) {
+	if r.readBack(ctx, &plan, &resp.Diagnostics) == jobGone {
 		resp.Diagnostics.AddError("Lease job vanished",
 			fmt.Sprintf("Job %q in namespace %q was registered but is gone from Nomad: something deleted it during the apply. "+
 				"Run terraform apply again to create the lease.", l.Name, l.Namespace))
@@ -185,7 +180,7 @@ func (r *leaseResource) recordLostRegistration(ctx context.Context, plan *leaseM
 	case job != nil && lease.IsJobOf(job, l):
 		tflog.Warn(ctx, "Lease registered although the request failed", map[string]any{"job": l.Name, "namespace": l.Namespace})
 		plan.recordRegistered(ctx, l, deref(job.JobModifyIndex), now, &resp.Diagnostics)
-		if r.refresh(ctx, plan, &resp.Diagnostics) {
+		if r.refresh(ctx, plan, &resp.Diagnostics) != jobGone {
 			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 			return
 		}
@@ -193,6 +188,20 @@ func (r *leaseResource) recordLostRegistration(ctx context.Context, plan *leaseM
 	default:
 		r.uncharge(ctx, *plan, consumer, &resp.Diagnostics)
 	}
+}
+
+// sign signs l with the provider's signing key, the one place leases are
+// signed; without a key l is returned unsigned.
+func (r *leaseResource) sign(l lease.Lease, diags *diag.Diagnostics) lease.Lease {
+	l.User, l.Signature = "", ""
+	if r.data.SigningKey == nil {
+		return l
+	}
+	signed, err := lease.Sign(l, r.data.SigningKey)
+	if err != nil {
+		diags.AddError("Could not sign the lease", err.Error())
+	}
+	return signed
 }
 
 func leaseConsumer(l lease.Lease) string { return nomadclient.LeaseConsumer(l.Namespace, l.Name) }
@@ -208,10 +217,10 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !r.refresh(ctx, &state, &resp.Diagnostics) {
+	if r.refresh(ctx, &state, &resp.Diagnostics) == jobGone {
 		// A job gone after expiry (Nomad garbage-collects dead batch jobs)
 		// is still an expired lease; a job gone before it was deleted.
-		if end, err := time.Parse(time.RFC3339, state.ExpiresAt.ValueString()); err == nil && !end.After(r.clock()) {
+		if end, ok := timeOf(state.ExpiresAt); ok && !end.After(r.clock()) {
 			state.Expired = types.BoolValue(true)
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 			return
@@ -236,6 +245,14 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if sameDuration(plan, state) {
+		// Only settings berth keeps to itself changed (renew,
+		// wait_for_running, timeouts): nothing to write, and registering
+		// the job again would restart the workload.
+		state.Renew, state.WaitForRunning, state.Timeouts = plan.Renew, plan.WaitForRunning, plan.Timeouts
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
 	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -251,14 +268,8 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 			fmt.Sprintf("A duration of %s from %s ends in the past. Use a longer duration.", l.Duration, l.CreatedAt.Format(time.RFC3339)))
 		return
 	}
-	l.User, l.Signature = "", ""
-	if r.data.SigningKey != nil {
-		signed, err := lease.Sign(l, r.data.SigningKey)
-		if err != nil {
-			resp.Diagnostics.AddError("Could not sign the lease", err.Error())
-			return
-		}
-		l = signed
+	if l = r.sign(l, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
 	}
 	index, ok := r.checkUnchanged(ctx, state, &resp.Diagnostics)
 	if !ok {
@@ -269,13 +280,13 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		addNomadError(&resp.Diagnostics, "Could not update the lease", err)
 		// The write may or may not have happened (a timeout, a lost
 		// reply): record what Nomad holds now.
-		if r.refresh(cleanupContext(ctx), &state, &resp.Diagnostics) {
+		if r.refresh(cleanupContext(ctx), &state, &resp.Diagnostics) != jobGone {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		}
 		return
 	}
 	plan.recordRegistered(ctx, l, res.JobModifyIndex, now, &resp.Diagnostics)
-	if !r.refresh(cleanupContext(ctx), &plan, &resp.Diagnostics) {
+	if r.readBack(ctx, &plan, &resp.Diagnostics) == jobGone {
 		resp.Diagnostics.AddError("Lease job vanished",
 			fmt.Sprintf("Job %q in namespace %q was updated but is gone from Nomad: something deleted it during the apply. "+
 				"Run terraform apply again to create the lease.", l.Name, l.Namespace))
@@ -359,4 +370,12 @@ func (r *leaseResource) ImportState(ctx context.Context, req resource.ImportStat
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), ns+"/"+name)...)
+}
+
+// sameDuration reports whether plan keeps the lease's duration (written
+// differently or not: "60m" is "1h").
+func sameDuration(plan, state leaseModel) bool {
+	p, d1 := plan.Duration.ValueGoDuration()
+	s, d2 := state.Duration.ValueGoDuration()
+	return !plan.Duration.IsUnknown() && !d1.HasError() && !d2.HasError() && p == s
 }

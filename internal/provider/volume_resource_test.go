@@ -176,3 +176,61 @@ func TestVolume_badInputIsRejectedAtPlan(t *testing.T) {
 		})
 	}
 }
+
+// Constraints reach Nomad as written, read back the same (an operator
+// without a value included), and plan no change afterwards.
+func TestAccVolume_constraints(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	name := "berth-acc-volc-" + randomHex(3)
+	config := fmt.Sprintf(`
+resource "berth_volume" "v" {
+  name        = %q
+  constraints = [
+    { attribute = "$${attr.kernel.name}", value = "linux" },
+    { attribute = "$${attr.unique.hostname}", operator = "is_set" },
+  ]
+}`, name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkVolumesDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(volumeAddr, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(volumeAddr, tfjsonpath.New("constraints"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectExact(map[string]knownvalue.Check{"attribute": knownvalue.StringExact("${attr.kernel.name}"),
+							"operator": knownvalue.StringExact("="), "value": knownvalue.StringExact("linux")}),
+						knownvalue.ObjectExact(map[string]knownvalue.Check{"attribute": knownvalue.StringExact("${attr.unique.hostname}"),
+							"operator": knownvalue.StringExact("is_set"), "value": knownvalue.Null()}),
+					})),
+				},
+				Check: withVolume(t, func(v *api.HostVolume) error {
+					got := fmt.Sprint(len(v.Constraints))
+					for _, c := range v.Constraints {
+						got += fmt.Sprintf(" [%s %s %q]", c.LTarget, c.Operand, c.RTarget)
+					}
+					if want := `2 [${attr.kernel.name} = "linux"] [${attr.unique.hostname} is_set ""]`; got != want {
+						return fmt.Errorf("constraints in Nomad: %s, want %s", got, want)
+					}
+					return nil
+				}),
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectNoChanges{},
+				}},
+			},
+			{
+				ResourceName:            volumeAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+		},
+	})
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // clock is the lease resource's notion of now; tests replace it.
@@ -50,23 +51,52 @@ func (m *leaseModel) recordRegistered(ctx context.Context, l lease.Lease, index 
 	m.ID = types.StringValue(l.Namespace + "/" + l.Name)
 	m.Namespace = types.StringValue(l.Namespace)
 	m.NodeID = stringOrNull(l.NodeID)
-	m.CreatedAt = types.StringValue(l.CreatedAt.UTC().Format(time.RFC3339))
-	m.ExpiresAt = types.StringValue(l.ExpiresAt().UTC().Format(time.RFC3339))
+	m.CreatedAt, m.ExpiresAt = timeValue(l.CreatedAt), timeValue(l.ExpiresAt())
 	m.User, m.Signature, m.Verified = stringOrNull(l.User), stringOrNull(l.Signature), types.BoolNull()
 	if l.Signature != "" {
 		m.Verified = types.BoolValue(true) // berth signed what it registered
 	}
 	expired := l.Expired(now)
 	m.Expired = types.BoolValue(expired)
-	m.Result = leaseResult(l, nil, expired)
+	m.Result = leaseResult(ctx, nomadclient.TaskOutcome{}, expired, diags)
 	m.JobModifyIndex = types.Int64Value(int64(index))
-	m.Workload = keepEmptyWorkloadCollections(m.Workload, workloadObject(ctx, l.Workload, diags))
+	m.Workload = keepEmptyWorkloadCollections(ctx, m.Workload, workloadObject(ctx, l.Workload, diags), diags)
 }
 
-// refresh reads the lease job back: verification against the signature,
-// expiry from the clock and the job, and the result. It returns false when
-// the job is gone.
-func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) bool {
+// leaseJob is what refresh found of the lease's job in Nomad.
+type leaseJob int
+
+const (
+	// jobRead: the job exists and m now says what it holds.
+	jobRead leaseJob = iota
+	// jobGone: Nomad has no such job; m is unchanged.
+	jobGone
+	// jobUnread: the job could not be read or is no berth lease any more;
+	// diags say why, and m keeps what is known.
+	jobUnread
+)
+
+// readBack refreshes m after a write that succeeded, with a fresh bound
+// (the operation's may be spent). A failed read is a warning, not an
+// error: the write happened, an error would taint a healthy lease, and
+// recordRegistered has already filled in every computed value.
+func (r *leaseResource) readBack(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) leaseJob {
+	var read diag.Diagnostics
+	got := r.refresh(cleanupContext(ctx), m, &read)
+	for _, d := range read {
+		if d.Severity() != diag.SeverityError {
+			diags.Append(d)
+			continue
+		}
+		diags.AddWarning("Could not read the lease back", "The lease was written, but reading it back failed: "+d.Detail()+
+			" State records what berth wrote; the next terraform plan reads the rest from Nomad.")
+	}
+	return got
+}
+
+// refresh reads the lease job back into m: verification against the
+// signature, expiry from the clock and the job, and the result.
+func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) leaseJob {
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
 	if m.Namespace.IsUnknown() || ns == "" {
 		ns = r.data.Nomad.Namespace()
@@ -75,17 +105,17 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 	job, err := nomad.GetJob(ctx, ns, name)
 	if err != nil {
 		addNomadError(diags, "Could not read the lease", err)
-		return true
+		return jobUnread
 	}
 	if job == nil {
-		return false
+		return jobGone
 	}
 	live, err := lease.LeaseFromJob(job)
 	if err != nil {
 		if m.CreatedAt.IsNull() || m.CreatedAt.IsUnknown() {
 			// Nothing recorded (an import): refuse rather than adopt it.
 			diags.AddError("Not a berth lease", fmt.Sprintf("Job %q in namespace %q is not a berth lease: %v", name, ns, err))
-			return true
+			return jobUnread
 		}
 		// A lease berth made that no longer looks like one was changed
 		// behind Terraform's back: the same as a failed signature.
@@ -93,18 +123,17 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 		m.JobModifyIndex = types.Int64Value(int64(deref(job.JobModifyIndex)))
 		diags.AddWarning("Lease job is no longer a berth lease",
 			fmt.Sprintf("Job %q in namespace %q was changed outside Terraform: %v.\nThe next apply replaces it.", name, ns, err))
-		return true
+		return jobUnread
 	}
 	allocs, err := nomad.JobAllocations(ctx, ns, name)
 	if err != nil {
 		addNomadError(diags, "Could not read the lease's allocations", err)
-		return true
+		return jobUnread
 	}
 	status, problems := lease.Check(live, r.trust(m))
 	m.ID = types.StringValue(ns + "/" + name)
 	m.Namespace = types.StringValue(ns)
-	m.CreatedAt = types.StringValue(live.CreatedAt.UTC().Format(time.RFC3339))
-	m.ExpiresAt = types.StringValue(live.ExpiresAt().UTC().Format(time.RFC3339))
+	m.CreatedAt, m.ExpiresAt = timeValue(live.CreatedAt), timeValue(live.ExpiresAt())
 	if m.Duration.IsNull() || m.Duration.IsUnknown() || !durationsEqual(m.Duration, live.Duration) {
 		m.Duration = durationValue(live.Duration)
 	}
@@ -125,15 +154,15 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 	if m.NodeReservation.IsNull() || m.NodeID.IsUnknown() {
 		m.NodeID = stringOrNull(live.NodeID)
 	}
-	m.Workload = keepEmptyWorkloadCollections(m.Workload, workloadObject(ctx, live.Workload, diags))
+	m.Workload = keepEmptyWorkloadCollections(ctx, m.Workload, workloadObject(ctx, live.Workload, diags), diags)
 	expired := live.Expired(r.clock()) || deref(job.Status) == "dead"
 	m.Expired = types.BoolValue(expired)
-	m.Result = leaseResult(live, allocs, expired)
+	m.Result = leaseResult(ctx, nomadclient.NewestTaskOutcome(allocs, lease.WorkloadTask), expired, diags)
 	if m.Renew.IsNull() {
 		m.Renew = types.BoolValue(true)
 	}
 	if m.WaitForRunning.IsNull() {
 		m.WaitForRunning = types.BoolValue(true)
 	}
-	return true
+	return jobRead
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
 // restoreCharge puts the volume's charge on its node reservation back to
@@ -31,12 +31,12 @@ func (r *volumeResource) restoreCharge(ctx context.Context, plan, state volumeMo
 // the volume cannot be read either, nobody knows, and it says true: the
 // new charge is kept, since the next apply of the same configuration
 // finishes the update.
-func (r *volumeResource) resizedTo(ctx context.Context, want *api.HostVolume) bool {
+func (r *volumeResource) resizedTo(ctx context.Context, want *volume.Volume) bool {
 	v, err := r.data.Nomad.GetVolume(ctx, want.Namespace, want.ID)
 	if err != nil || v == nil {
 		return true
 	}
-	return v.RequestedCapacityMinBytes == want.RequestedCapacityMinBytes && v.RequestedCapacityMaxBytes == want.RequestedCapacityMaxBytes
+	return volume.SameCapacity(v, want)
 }
 
 // readBack records the volume into m after a create or update. The wait
@@ -44,8 +44,8 @@ func (r *volumeResource) resizedTo(ctx context.Context, want *api.HostVolume) bo
 // again with a fresh one; failing that, the last copy seen (or the one
 // Nomad returned from the write) is recorded, so state always says what
 // exists.
-func (r *volumeResource) readBack(ctx context.Context, waitErr error, ns, id string, seen, written *api.HostVolume,
-	m *volumeModel, diags *diag.Diagnostics) *api.HostVolume {
+func (r *volumeResource) readBack(ctx context.Context, waitErr error, ns, id string, seen, written *volume.Volume,
+	m *volumeModel, diags *diag.Diagnostics) *volume.Volume {
 	fresh := cleanupContext(ctx)
 	vol := seen
 	if waitErr != nil || vol == nil {
@@ -67,27 +67,8 @@ func (r *volumeResource) readBack(ctx context.Context, waitErr error, ns, id str
 		// Nothing to go by: record what is known, the next refresh reads the rest.
 		m.ID = types.StringValue(id)
 		nullUnknownVolume(m)
-		return &api.HostVolume{ID: id, Namespace: ns, Name: m.Name.ValueString()}
+		return &volume.Volume{ID: id, Namespace: ns, Name: m.Name.ValueString()}
 	}
-	r.fromVolume(fresh, vol, m, diags)
+	r.record(fresh, vol, m, diags)
 	return vol
-}
-
-// nullUnknownVolume replaces the computed values still unknown with null.
-func nullUnknownVolume(m *volumeModel) {
-	for _, v := range []*types.String{&m.NodeID, &m.NodePool, &m.NodeName, &m.HostPath, &m.State, &m.PluginID,
-		&m.AccessMode, &m.AttachmentMode, &m.Namespace} {
-		if v.IsUnknown() {
-			*v = types.StringNull()
-		}
-	}
-	if m.CapacityBytes.IsUnknown() {
-		m.CapacityBytes = types.Int64Null()
-	}
-	if m.Allocations.IsUnknown() {
-		m.Allocations = types.ListNull(types.StringType)
-	}
-	if m.ForceDestroy.IsUnknown() {
-		m.ForceDestroy = types.BoolValue(false)
-	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -180,10 +181,10 @@ func (f *leaseUpdateFixture) update(t *testing.T, ctx context.Context, duration 
 	t.Helper()
 	plan := f.state
 	plan.Duration = durationValue(duration)
-	plan.ExpiresAt = types.StringValue(f.lease.CreatedAt.Add(duration).Format(time.RFC3339))
+	plan.ExpiresAt = timetypes.NewRFC3339ValueMust(f.lease.CreatedAt.Add(duration).Format(time.RFC3339))
 	plan.Signature, plan.User = types.StringUnknown(), types.StringUnknown()
 	plan.Verified, plan.Expired = types.BoolUnknown(), types.BoolUnknown()
-	plan.Result, plan.JobModifyIndex = types.ObjectUnknown(resultAttrTypes), types.Int64Unknown()
+	plan.Result, plan.JobModifyIndex = types.ObjectUnknown(resultAttrTypes()), types.Int64Unknown()
 
 	schema := leaseSchema(ctx)
 	null := tftypes.NewValue(schema.Type().TerraformType(ctx), nil)
@@ -302,10 +303,10 @@ func TestLeaseCreate_registrationReplyLost(t *testing.T) {
 	f.fake.onRegister, f.fake.loseReply = cancel, true
 
 	plan := f.state
-	plan.ID, plan.NodeID, plan.CreatedAt, plan.ExpiresAt = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+	plan.ID, plan.NodeID, plan.CreatedAt, plan.ExpiresAt = types.StringUnknown(), types.StringUnknown(), timetypes.NewRFC3339Unknown(), timetypes.NewRFC3339Unknown()
 	plan.Signature, plan.User = types.StringUnknown(), types.StringUnknown()
 	plan.Verified, plan.Expired = types.BoolUnknown(), types.BoolUnknown()
-	plan.Result, plan.JobModifyIndex = types.ObjectUnknown(resultAttrTypes), types.Int64Unknown()
+	plan.Result, plan.JobModifyIndex = types.ObjectUnknown(resultAttrTypes()), types.Int64Unknown()
 	schema := leaseSchema(ctx)
 	null := tftypes.NewValue(schema.Type().TerraformType(ctx), nil)
 	req := resource.CreateRequest{Plan: tfsdk.Plan{Schema: schema, Raw: null}}
@@ -382,7 +383,7 @@ func TestLeaseRefresh_expiryByInjectedClock(t *testing.T) {
 		f.r.now = func() time.Time { return tt.now }
 		m := f.state
 		var diags diag.Diagnostics
-		if !f.r.refresh(context.Background(), &m, &diags) || diags.HasError() {
+		if f.r.refresh(context.Background(), &m, &diags) != jobRead || diags.HasError() {
 			t.Fatalf("refresh: %v", diags)
 		}
 		state := m.Result.Attributes()["state"].(types.String).ValueString()

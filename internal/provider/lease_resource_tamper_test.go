@@ -65,7 +65,7 @@ func tamperSteps(t *testing.T, name, pub, cfg string, tamper func(*api.Job)) []r
 	}
 }
 
-func TestAccReservation_tamperingIsDetected(t *testing.T) {
+func TestAccLease_tamperingIsDetected(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	key, pub := testSigningKey(t)
@@ -126,10 +126,10 @@ func TestAccReservation_tamperingIsDetected(t *testing.T) {
 	})
 }
 
-// TestAccReservation_jobChangedAfterPlan changes the job in Nomad after
+// TestAccLease_jobChangedAfterPlan changes the job in Nomad after
 // the plan of an in-place duration change and before its apply: the apply
 // must fail instead of overwriting and re-signing the change.
-func TestAccReservation_jobChangedAfterPlan(t *testing.T) {
+func TestAccLease_jobChangedAfterPlan(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	key, _ := testSigningKey(t)

@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
@@ -17,12 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-var workloadAttrTypes = map[string]attr.Type{
-	"driver": types.StringType, "image": types.StringType, "command": types.StringType,
-	"args": types.ListType{ElemType: types.StringType}, "env": types.MapType{ElemType: types.StringType},
-	"cpu": types.Int64Type, "memory": types.Int64Type, "disk": types.Int64Type,
-}
-
 func leaseSchema(ctx context.Context) schema.Schema {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
@@ -31,7 +24,7 @@ func leaseSchema(ctx context.Context) schema.Schema {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc, PlanModifiers: keep}
 	}
 	return schema.Schema{
-		MarkdownDescription: "A signed, time-bounded workload lease. The lease is a Nomad batch job whose leader task " +
+		MarkdownDescription: "`berth_reservation` is a lease: a signed, time-bounded workload lease (berth's code, logs and tests call it a lease). The lease is a Nomad batch job whose leader task " +
 			"sleeps until `expires_at`; when it exits Nomad stops the workload, so the lease ends on the cluster's own clock " +
 			"even if nobody runs Terraform again. With a provider `signing_key` the lease is signed (ed25519) and every read " +
 			"verifies the job in Nomad against the signature: a change made behind Terraform's back shows as `verified = false` " +
@@ -77,9 +70,11 @@ func leaseSchema(ctx context.Context) schema.Schema {
 					"expired (`result.state = \"expired\"`) and no change is planned until it is removed. Default `true`."},
 			"wait_for_running": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Create waits until the workload runs, or fails with the reason (the lease stays in state, tainted). Default `true`."},
-			"user":       computed("Hex ed25519 public key of the signing key; null when unsigned."),
-			"created_at": computed("When the lease was created, RFC 3339 UTC."),
-			"expires_at": computed("`created_at` + `duration`, RFC 3339 UTC."),
+			"user": computed("Hex ed25519 public key of the signing key; null when unsigned."),
+			"created_at": schema.StringAttribute{Computed: true, CustomType: timetypes.RFC3339Type{}, PlanModifiers: keep,
+				MarkdownDescription: "When the lease was created, RFC 3339 UTC."},
+			"expires_at": schema.StringAttribute{Computed: true, CustomType: timetypes.RFC3339Type{}, PlanModifiers: keep,
+				MarkdownDescription: "`created_at` + `duration`, RFC 3339 UTC."},
 			"expired": schema.BoolAttribute{Computed: true,
 				MarkdownDescription: "Whether the lease has ended, by the clock or because its job is dead."},
 			"signature": computed("Hex ed25519 signature over the lease's canonical bytes; null when unsigned."),

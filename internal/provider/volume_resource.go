@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/hashicorp/nomad/api"
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -21,6 +17,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/units"
+	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
 var (
@@ -34,35 +31,6 @@ var (
 func NewVolumeResource() resource.Resource { return &volumeResource{} }
 
 type volumeResource struct{ data *ProviderData }
-
-type volumeModel struct {
-	ID              types.String   `tfsdk:"id"`
-	Name            types.String   `tfsdk:"name"`
-	Namespace       types.String   `tfsdk:"namespace"`
-	PluginID        types.String   `tfsdk:"plugin_id"`
-	CapacityMin     sizeValue      `tfsdk:"capacity_min"`
-	CapacityMax     sizeValue      `tfsdk:"capacity_max"`
-	AccessMode      types.String   `tfsdk:"access_mode"`
-	AttachmentMode  types.String   `tfsdk:"attachment_mode"`
-	NodeID          types.String   `tfsdk:"node_id"`
-	NodePool        types.String   `tfsdk:"node_pool"`
-	NodeReservation types.String   `tfsdk:"node_reservation"`
-	Constraints     types.List     `tfsdk:"constraints"`
-	Parameters      types.Map      `tfsdk:"parameters"`
-	ForceDestroy    types.Bool     `tfsdk:"force_destroy"`
-	Timeouts        timeouts.Value `tfsdk:"timeouts"`
-	NodeName        types.String   `tfsdk:"node_name"`
-	HostPath        types.String   `tfsdk:"host_path"`
-	CapacityBytes   types.Int64    `tfsdk:"capacity_bytes"`
-	State           types.String   `tfsdk:"state"`
-	Allocations     types.List     `tfsdk:"allocations"`
-}
-
-type constraintModel struct {
-	Attribute types.String `tfsdk:"attribute"`
-	Operator  types.String `tfsdk:"operator"`
-	Value     types.String `tfsdk:"value"`
-}
 
 func (r *volumeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_volume"
@@ -92,12 +60,12 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 			"A volume placed into a node reservation lives on the reservation's node; remove node_id.")
 	}
 	plugin := m.PluginID.ValueString()
-	if (m.PluginID.IsNull() || plugin == defaultVolumePlugin) && !m.Parameters.IsNull() && !m.Parameters.IsUnknown() {
+	if (m.PluginID.IsNull() || plugin == volume.DefaultPlugin) && !m.Parameters.IsNull() && !m.Parameters.IsUnknown() {
 		for key := range m.Parameters.Elements() {
-			if !slices.Contains(mkdirParameters, key) {
+			if !slices.Contains(volume.MkdirParameters(), key) {
 				resp.Diagnostics.AddAttributeError(path.Root("parameters").AtMapKey(key), "Unknown mkdir parameter",
 					fmt.Sprintf("The mkdir plugin accepts only %s; %q would be rejected by Nomad. Remove it, or use a plugin that understands it.",
-						strings.Join(mkdirParameters, ", "), key))
+						strings.Join(volume.MkdirParameters(), ", "), key))
 			}
 		}
 	}
@@ -140,101 +108,6 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 				"keep capacity_max at least %s, or replace the volume (e.g. terraform apply -replace).",
 				units.FormatBytes(have), plan.CapacityMax.ValueString(), units.FormatBytes(have)))
 	}
-}
-
-// sameSettings reports whether plan and state agree on every attribute
-// the user sets.
-func sameSettings(plan, state volumeModel) bool {
-	return plan.Name.Equal(state.Name) && plan.Namespace.Equal(state.Namespace) && plan.PluginID.Equal(state.PluginID) &&
-		plan.CapacityMin.Equal(state.CapacityMin) && plan.CapacityMax.Equal(state.CapacityMax) &&
-		plan.AccessMode.Equal(state.AccessMode) && plan.AttachmentMode.Equal(state.AttachmentMode) &&
-		plan.NodeID.Equal(state.NodeID) && plan.NodePool.Equal(state.NodePool) && plan.Constraints.Equal(state.Constraints) &&
-		plan.Parameters.Equal(state.Parameters) && plan.ForceDestroy.Equal(state.ForceDestroy) && plan.Timeouts.Equal(state.Timeouts) &&
-		plan.NodeReservation.Equal(state.NodeReservation)
-}
-
-// toVolume builds the Nomad request from the plan.
-func (m *volumeModel) toVolume(ctx context.Context, diags *diag.Diagnostics) *api.HostVolume {
-	v := &api.HostVolume{
-		ID: m.ID.ValueString(), Name: m.Name.ValueString(), Namespace: m.Namespace.ValueString(),
-		PluginID: m.PluginID.ValueString(), NodeID: m.NodeID.ValueString(), NodePool: m.NodePool.ValueString(),
-		RequestedCapacityMinBytes: m.CapacityMin.Bytes(), RequestedCapacityMaxBytes: m.CapacityMax.Bytes(),
-		RequestedCapabilities: []*api.HostVolumeCapability{{
-			AccessMode:     api.HostVolumeAccessMode(m.AccessMode.ValueString()),
-			AttachmentMode: api.HostVolumeAttachmentMode(m.AttachmentMode.ValueString()),
-		}},
-	}
-	if m.ID.IsUnknown() {
-		v.ID = ""
-	}
-	if m.NodeID.IsUnknown() {
-		v.NodeID = ""
-	}
-	if m.NodePool.IsUnknown() {
-		v.NodePool = ""
-	}
-	diags.Append(m.Parameters.ElementsAs(ctx, &v.Parameters, false)...)
-	var cons []constraintModel
-	diags.Append(m.Constraints.ElementsAs(ctx, &cons, false)...)
-	for _, c := range cons {
-		v.Constraints = append(v.Constraints, &api.Constraint{
-			LTarget: c.Attribute.ValueString(), Operand: c.Operator.ValueString(), RTarget: c.Value.ValueString(),
-		})
-	}
-	return v
-}
-
-// fromVolume writes what Nomad reports into m. Requested values that
-// match state keep state's spelling.
-func (r *volumeResource) fromVolume(ctx context.Context, v *api.HostVolume, m *volumeModel, diags *diag.Diagnostics) {
-	m.ID = types.StringValue(v.ID)
-	m.Name = types.StringValue(v.Name)
-	m.Namespace = types.StringValue(v.Namespace)
-	m.PluginID = types.StringValue(v.PluginID)
-	m.NodeID = types.StringValue(v.NodeID)
-	m.NodePool = types.StringValue(v.NodePool)
-	m.CapacityMin = keepSize(m.CapacityMin, v.RequestedCapacityMinBytes)
-	m.CapacityMax = keepSize(m.CapacityMax, v.RequestedCapacityMaxBytes)
-	if len(v.RequestedCapabilities) > 0 && v.RequestedCapabilities[0] != nil {
-		m.AccessMode = types.StringValue(string(v.RequestedCapabilities[0].AccessMode))
-		m.AttachmentMode = types.StringValue(string(v.RequestedCapabilities[0].AttachmentMode))
-	}
-	m.Parameters = keepEmptyMap(m.Parameters, mapOrNull(ctx, v.Parameters, diags))
-	if len(v.Constraints) == 0 {
-		m.Constraints = keepEmptyList(m.Constraints, types.ListNull(types.ObjectType{AttrTypes: constraintAttrTypes}))
-	} else {
-		var elems []attr.Value
-		for _, c := range v.Constraints {
-			elems = append(elems, types.ObjectValueMust(constraintAttrTypes, map[string]attr.Value{
-				"attribute": types.StringValue(c.LTarget), "operator": types.StringValue(c.Operand), "value": stringOrNull(c.RTarget),
-			}))
-		}
-		m.Constraints = types.ListValueMust(types.ObjectType{AttrTypes: constraintAttrTypes}, elems)
-	}
-	m.HostPath = types.StringValue(v.HostPath)
-	m.CapacityBytes = types.Int64Value(v.CapacityBytes)
-	m.State = types.StringValue(string(v.State))
-	m.Allocations = listOf(ctx, nomadclient.LiveVolumeAllocationIDs(v), diags)
-	name, err := r.data.Nomad.NodeName(ctx, v.NodeID)
-	if err != nil {
-		addNomadError(diags, "Could not read the volume's node", err)
-	}
-	m.NodeName = types.StringValue(name)
-	if m.ForceDestroy.IsNull() {
-		m.ForceDestroy = types.BoolValue(false)
-	}
-}
-
-// keepSize returns prior when it means the same number of bytes (so
-// "1GiB" stays "1GiB"), else the size Nomad reports, or null for 0.
-func keepSize(prior sizeValue, bytes int64) sizeValue {
-	if !prior.IsNull() && !prior.IsUnknown() && prior.Bytes() == bytes {
-		return prior
-	}
-	if bytes == 0 {
-		return sizeValue{StringValue: types.StringNull()}
-	}
-	return newSizeValue(bytes)
 }
 
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -337,7 +210,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	r.fromVolume(ctx, v, &state, &resp.Diagnostics)
+	r.record(ctx, v, &state, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -423,11 +296,11 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 	ns, id := state.Namespace.ValueString(), v.ID
 	force := state.ForceDestroy.ValueBool()
-	if users := nomadclient.LiveVolumeAllocations(v); len(users) > 0 && !force {
+	if users := v.LiveAllocations(); len(users) > 0 && !force {
 		resp.Diagnostics.AddError("Volume is in use",
 			fmt.Sprintf("Host volume %q (%s) is used by %s. Stop them first (remove or stop the instances that mount it, "+
 				"e.g. `nomad job stop <job>`), then destroy again; or set force_destroy = true where Nomad allows it.",
-				v.Name, v.ID, describeAllocs(users)))
+				v.Name, v.ID, volume.DescribeAllocations(users)))
 		return
 	}
 	if err := nomad.DeleteVolume(ctx, ns, id, force); err != nil {
@@ -443,7 +316,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 
 // lookup reads the volume state refers to: by ID, or by name when a create
 // whose answer was lost left no ID (see recordUncertainCreate).
-func (r *volumeResource) lookup(ctx context.Context, state volumeModel) (*api.HostVolume, error) {
+func (r *volumeResource) lookup(ctx context.Context, state volumeModel) (*volume.Volume, error) {
 	ns := state.Namespace.ValueString()
 	if id := state.ID.ValueString(); id != "" {
 		return r.data.Nomad.GetVolume(ctx, ns, id)
@@ -451,31 +324,17 @@ func (r *volumeResource) lookup(ctx context.Context, state volumeModel) (*api.Ho
 	return r.data.Nomad.FindVolume(ctx, ns, state.Name.ValueString())
 }
 
-// volumeDiskMB is what a volume takes from a reservation's disk budget.
-func volumeDiskMB(m volumeModel) int64 {
-	if b := m.CapacityMax.Bytes(); b > 0 {
-		return units.MiB(b)
+// record writes v into m, with the name of the node it lives on.
+func (r *volumeResource) record(ctx context.Context, v *volume.Volume, m *volumeModel, diags *diag.Diagnostics) {
+	name, err := r.data.Nomad.NodeName(ctx, v.NodeID)
+	if err != nil {
+		addNomadError(diags, "Could not read the volume's node", err)
 	}
-	return units.MiB(m.CapacityMin.Bytes())
+	m.fromVolume(ctx, v, name, diags)
 }
 
 func (r *volumeResource) uncharge(ctx context.Context, m volumeModel, diags *diag.Diagnostics) {
 	releaseCharge(ctx, r.data, m.NodeReservation, "volume", nomadclient.VolumeConsumer(m.Namespace.ValueString(), m.Name.ValueString()), diags)
-}
-
-func describeAllocs(allocs []*api.AllocationListStub) string {
-	jobs := map[string]bool{}
-	var parts []string
-	for _, a := range allocs {
-		jobs[a.JobID] = true
-		parts = append(parts, fmt.Sprintf("allocation %s (%s, job %q, %s)", a.ID, a.Name, a.JobID, a.ClientStatus))
-	}
-	names := make([]string, 0, len(jobs))
-	for j := range jobs {
-		names = append(names, fmt.Sprintf("%q", j))
-	}
-	sort.Strings(names)
-	return fmt.Sprintf("%d allocation(s) of job(s) %s: %s", len(allocs), strings.Join(names, ", "), strings.Join(parts, "; "))
 }
 
 var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
