@@ -140,6 +140,7 @@ func buildTask(instance, name string, svc Service) *api.Task {
 		Lifecycle:    lifecycleFor(svc.Role),
 		Config:       driverConfig(svc),
 		Env:          cloneMap(svc.Env),
+		KillSignal:   svc.KillSignal,
 		VolumeMounts: buildMounts(svc.Mounts),
 		Resources: &api.Resources{
 			CPU:      ptr(svc.CPU),

@@ -147,8 +147,8 @@ func TestBuildJobTask(t *testing.T) {
 	if !reflect.DeepEqual(web.Config, wantConfig) {
 		t.Errorf("config = %#v, want %#v", web.Config, wantConfig)
 	}
-	if web.Driver != "docker" || web.Env["LOG_LEVEL"] != "info" {
-		t.Errorf("driver/env = %s/%v", web.Driver, web.Env)
+	if web.Driver != "docker" || web.Env["LOG_LEVEL"] != "info" || web.KillSignal != "SIGTERM" {
+		t.Errorf("driver/env/kill_signal = %s/%v/%q", web.Driver, web.Env, web.KillSignal)
 	}
 	res := web.Resources
 	if *res.CPU != 250 || *res.MemoryMB != 256 || *res.MemoryMaxMB != 512 {

@@ -3,7 +3,10 @@ package instance
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
+	"strings"
+	"time"
 )
 
 // unset is how Diff shows a map entry that exists on one side only.
@@ -22,44 +25,7 @@ const unset = "(unset)"
 func Diff(a, b Spec) []string {
 	a, b = Normalize(a), Normalize(b)
 	d := &differ{}
-	d.str("name", a.Name, b.Name)
-	d.str("namespace", a.Namespace, b.Namespace)
-	d.val("datacenters", listText(a.Datacenters), listText(b.Datacenters))
-	d.str("node_pool", a.NodePool, b.NodePool)
-	d.str("node_reservation node", a.PinNode, b.PinNode)
-	if a.Count != nil && b.Count != nil {
-		d.val("count", strconv.Itoa(*a.Count), strconv.Itoa(*b.Count))
-	}
-	d.val("running", strconv.FormatBool(a.Running), strconv.FormatBool(b.Running))
-	d.str("network_mode", a.NetworkMode, b.NetworkMode)
-	diffStringMap(d, "meta", a.Meta, b.Meta)
-
-	for _, name := range unionKeys(a.Services, b.Services) {
-		sa, inA := a.Services[name]
-		sb, inB := b.Services[name]
-		if !d.presence("services."+name, inA, inB) {
-			diffService(d, "services."+name, sa, sb)
-		}
-	}
-	for _, name := range unionKeys(a.Volumes, b.Volumes) {
-		va, inA := a.Volumes[name]
-		vb, inB := b.Volumes[name]
-		if p := "volumes." + name; !d.presence(p, inA, inB) {
-			// "volume" is the Terraform attribute holding Source.
-			d.str(p+".volume", va.Source, vb.Source)
-			d.val(p+".read_only", strconv.FormatBool(va.ReadOnly), strconv.FormatBool(vb.ReadOnly))
-			d.str(p+".access_mode", va.AccessMode, vb.AccessMode)
-			d.str(p+".attachment_mode", va.AttachmentMode, vb.AttachmentMode)
-		}
-	}
-
-	u, v := a.Update, b.Update
-	d.val("update.max_parallel", strconv.Itoa(u.MaxParallel), strconv.Itoa(v.MaxParallel))
-	d.val("update.min_healthy_time", u.MinHealthyTime.String(), v.MinHealthyTime.String())
-	d.val("update.healthy_deadline", u.HealthyDeadline.String(), v.HealthyDeadline.String())
-	d.val("update.progress_deadline", u.ProgressDeadline.String(), v.ProgressDeadline.String())
-	d.val("update.auto_revert", strconv.FormatBool(u.AutoRevert), strconv.FormatBool(v.AutoRevert))
-	d.val("update.canary", strconv.Itoa(u.Canary), strconv.Itoa(v.Canary))
+	d.walk("", reflect.ValueOf(a), reflect.ValueOf(b))
 	return d.lines
 }
 
@@ -75,49 +41,100 @@ func OnlyCountDiffers(a, b Spec) bool {
 	return len(Diff(a, b)) == 0
 }
 
-func diffService(d *differ, at string, a, b Service) {
-	d.str(at+".role", string(a.Role), string(b.Role))
-	d.str(at+".driver", a.Driver, b.Driver)
-	d.str(at+".image", a.Image, b.Image)
-	d.str(at+".command", a.Command, b.Command)
-	d.val(at+".args", listText(a.Args), listText(b.Args))
-	for _, k := range unionKeys(a.Config, b.Config) {
-		va, inA := a.Config[k]
-		vb, inB := b.Config[k]
-		d.val(at+".config."+k, optional(jsonText(va), inA), optional(jsonText(vb), inB))
+// walk compares a and b, which have the same type, field by field. Struct
+// fields are named by their `tf` tag (untagged fields are not compared) and
+// visited in declaration order; maps are compared entry by entry in key
+// order, an entry of structs on one side only being one "added"/"removed"
+// line; a pointer to a struct likewise; a pointer to a plain value only when
+// both sides set it (nil means "not managed"); a slice is one line, since an
+// element-wise diff of a reordered list would only be noise. So a new field
+// is compared, and named, by its tag alone.
+func (d *differ) walk(at string, a, b reflect.Value) {
+	switch a.Kind() {
+	case reflect.Struct:
+		t := a.Type()
+		for i := range t.NumField() {
+			name := t.Field(i).Tag.Get("tf")
+			if name == "" {
+				continue
+			}
+			d.walk(join(at, name), a.Field(i), b.Field(i))
+		}
+		return
+	case reflect.Pointer:
+		if a.Type().Elem().Kind() == reflect.Struct {
+			if !d.presence(at, !a.IsNil(), !b.IsNil()) && !a.IsNil() {
+				d.walk(at, a.Elem(), b.Elem())
+			}
+		} else if !a.IsNil() && !b.IsNil() {
+			d.walk(at, a.Elem(), b.Elem())
+		}
+		return
+	case reflect.Map:
+		d.walkMap(at, a, b)
+		return
+	case reflect.Slice:
+		d.val(at, listText(a), listText(b))
+		return
 	}
-	diffStringMap(d, at+".env", a.Env, b.Env)
-	d.val(at+".cpu", strconv.Itoa(a.CPU), strconv.Itoa(b.CPU))
-	d.val(at+".memory", strconv.Itoa(a.Memory), strconv.Itoa(b.Memory))
-	d.val(at+".memory_max", strconv.Itoa(a.MemoryMax), strconv.Itoa(b.MemoryMax))
-	for _, label := range unionKeys(a.Ports, b.Ports) {
-		pa, inA := a.Ports[label]
-		pb, inB := b.Ports[label]
-		p := at + ".ports." + label
-		if !d.presence(p, inA, inB) {
-			d.val(p+".to", strconv.Itoa(pa.To), strconv.Itoa(pb.To))
-			d.val(p+".static", strconv.Itoa(pa.Static), strconv.Itoa(pb.Static))
+	d.val(at, scalarText(a), scalarText(b))
+}
+
+func (d *differ) walkMap(at string, a, b reflect.Value) {
+	keys := map[string]bool{}
+	for _, m := range []reflect.Value{a, b} {
+		for _, k := range m.MapKeys() {
+			keys[k.String()] = true
 		}
 	}
-	// Mounts are one line: the list is ordered, so an element-wise diff of a
-	// reordered list would only be noise.
-	d.val(at+".mounts", mountsText(a.Mounts), mountsText(b.Mounts))
-	if !d.presence(at+".check", a.Check != nil, b.Check != nil) && a.Check != nil {
-		ca, cb := a.Check, b.Check
-		d.str(at+".check.type", ca.Type, cb.Type)
-		d.str(at+".check.port", ca.Port, cb.Port)
-		d.str(at+".check.path", ca.Path, cb.Path)
-		d.val(at+".check.interval", ca.Interval.String(), cb.Interval.String())
-		d.val(at+".check.timeout", ca.Timeout.String(), cb.Timeout.String())
+	nested := a.Type().Elem().Kind() == reflect.Struct
+	for _, k := range sortedKeys(keys) {
+		key := reflect.ValueOf(k).Convert(a.Type().Key())
+		va, vb := a.MapIndex(key), b.MapIndex(key)
+		p := at + "." + k
+		switch {
+		case nested:
+			if !d.presence(p, va.IsValid(), vb.IsValid()) {
+				d.walk(p, va, vb)
+			}
+		default:
+			d.val(p, optionalText(va), optionalText(vb))
+		}
 	}
 }
 
-func diffStringMap(d *differ, at string, a, b map[string]string) {
-	for _, k := range unionKeys(a, b) {
-		va, inA := a[k]
-		vb, inB := b[k]
-		d.val(at+"."+k, optional(strconv.Quote(va), inA), optional(strconv.Quote(vb), inB))
+func join(at, name string) string {
+	if at == "" {
+		return name
 	}
+	return at + "." + name
+}
+
+func optionalText(v reflect.Value) string {
+	if !v.IsValid() {
+		return unset
+	}
+	return scalarText(v)
+}
+
+// scalarText formats one value: strings quoted, durations as Go writes them,
+// anything else (driver config values) as compact JSON.
+func scalarText(v reflect.Value) string {
+	if v.Kind() == reflect.Interface {
+		return jsonText(v.Interface())
+	}
+	if d, ok := v.Interface().(time.Duration); ok {
+		return d.String()
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return strconv.Quote(v.String())
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	}
+	return jsonText(v.Interface())
 }
 
 type differ struct {
@@ -129,10 +146,6 @@ func (d *differ) val(path, a, b string) {
 	if a != b {
 		d.lines = append(d.lines, fmt.Sprintf("%s: %s -> %s", path, a, b))
 	}
-}
-
-func (d *differ) str(path, a, b string) {
-	d.val(path, strconv.Quote(a), strconv.Quote(b))
 }
 
 // presence records an object that exists on one side only and reports
@@ -149,13 +162,6 @@ func (d *differ) presence(path string, inA, inB bool) bool {
 	return true
 }
 
-func optional(formatted string, present bool) string {
-	if !present {
-		return unset
-	}
-	return formatted
-}
-
 // jsonText formats a value compactly; encoding/json sorts map keys, so equal
 // values always format the same.
 func jsonText(v any) string {
@@ -166,37 +172,26 @@ func jsonText(v any) string {
 	return string(raw)
 }
 
-// listText formats a string list as JSON, with nil shown as [] since
-// Normalize turns empty lists into nil.
-func listText(l []string) string {
-	if l == nil {
-		return "[]"
+// listText formats a list as JSON, [] when empty since Normalize turns
+// empty lists into nil; struct elements become objects with their `tf` names
+// in declaration order.
+func listText(l reflect.Value) string {
+	parts := make([]string, 0, l.Len())
+	for i := range l.Len() {
+		parts = append(parts, elemJSON(l.Index(i)))
 	}
-	return jsonText(l)
+	return "[" + strings.Join(parts, ",") + "]"
 }
 
-// mountsText formats mounts as a JSON list with the Terraform attribute
-// names, [] when there are none.
-func mountsText(mounts []Mount) string {
-	type mount struct {
-		Volume      string `json:"volume"`
-		Destination string `json:"destination"`
-		ReadOnly    bool   `json:"read_only"`
+func elemJSON(v reflect.Value) string {
+	if v.Kind() != reflect.Struct {
+		return jsonText(v.Interface())
 	}
-	out := make([]mount, 0, len(mounts))
-	for _, m := range mounts {
-		out = append(out, mount(m))
+	var fields []string
+	for i := range v.NumField() {
+		if name := v.Type().Field(i).Tag.Get("tf"); name != "" {
+			fields = append(fields, strconv.Quote(name)+":"+elemJSON(v.Field(i)))
+		}
 	}
-	return jsonText(out)
-}
-
-func unionKeys[V any](a, b map[string]V) []string {
-	seen := make(map[string]V, len(a)+len(b))
-	for k, v := range a {
-		seen[k] = v
-	}
-	for k, v := range b {
-		seen[k] = v
-	}
-	return sortedKeys(seen)
+	return "{" + strings.Join(fields, ",") + "}"
 }

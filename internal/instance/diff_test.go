@@ -2,6 +2,7 @@ package instance
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -33,6 +34,12 @@ func TestDiff(t *testing.T) {
 		}), fullSpec(), []string{
 			`services.web.env.LOG_LEVEL: "debug" -> "info"`,
 			`services.web.env.NEW: "1" -> (unset)`,
+		}},
+		{"kill_signal", withWeb(func(s *Service) { s.KillSignal = "SIGQUIT" }), fullSpec(),
+			[]string{`services.web.kill_signal: "SIGQUIT" -> "SIGTERM"`}},
+		{"mounts reordered", withWeb(func(s *Service) { slices.Reverse(s.Mounts) }), fullSpec(), []string{
+			`services.web.mounts: [{"volume":"assets","destination":"/srv/assets","read_only":true},{"volume":"data","destination":"/var/lib/shop","read_only":false}]` +
+				` -> [{"volume":"data","destination":"/var/lib/shop","read_only":false},{"volume":"assets","destination":"/srv/assets","read_only":true}]`,
 		}},
 		{"service added", fullSpec(), func() Spec {
 			s := fullSpec()

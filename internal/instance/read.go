@@ -219,10 +219,11 @@ func (r *reader) readUpdate(u *api.UpdateStrategy) Update {
 
 func (r *reader) readTask(instance string, t *api.Task) Service {
 	svc := Service{
-		Role:   r.readRole(t),
-		Driver: t.Driver,
-		Env:    cloneMap(t.Env),
-		Mounts: r.readMounts(t),
+		Role:       r.readRole(t),
+		Driver:     t.Driver,
+		Env:        cloneMap(t.Env),
+		KillSignal: t.KillSignal,
+		Mounts:     r.readMounts(t),
 	}
 	r.readConfig(t, &svc)
 	if res := t.Resources; res != nil {

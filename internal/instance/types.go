@@ -39,6 +39,17 @@ func NetworkModes() []string { return []string{"host", "bridge"} }
 // CheckTypes lists the check types of Nomad-native services.
 func CheckTypes() []string { return []string{"http", "tcp"} }
 
+// KillSignals returns the signal names a task's kill_signal may use: the
+// POSIX signals Nomad's clients know by name (Nomad looks the name up when it
+// stops the task, so an unknown one would only fail then).
+func KillSignals() []string {
+	return []string{
+		"SIGABRT", "SIGALRM", "SIGBUS", "SIGCHLD", "SIGCONT", "SIGFPE", "SIGHUP", "SIGILL", "SIGINT", "SIGIO",
+		"SIGKILL", "SIGPIPE", "SIGPROF", "SIGQUIT", "SIGSEGV", "SIGSTOP", "SIGSYS", "SIGTERM", "SIGTRAP", "SIGTSTP",
+		"SIGTTIN", "SIGTTOU", "SIGURG", "SIGUSR1", "SIGUSR2", "SIGWINCH", "SIGXCPU", "SIGXFSZ",
+	}
+}
+
 const (
 	// GroupName is the name of the single task group of every instance job.
 	// It is fixed so that renaming nothing ever makes Nomad replace the group.
@@ -65,70 +76,76 @@ const (
 
 // Spec is everything berth manages about an instance.
 type Spec struct {
-	Name        string
-	Namespace   string
-	Datacenters []string
-	NodePool    string // "" = Nomad default ("default")
+	Name        string   `tf:"name"`
+	Namespace   string   `tf:"namespace"`
+	Datacenters []string `tf:"datacenters"`
+	NodePool    string   `tf:"node_pool"` // "" = Nomad default ("default")
 	// PinNode, when set, is the only node the job may run on (the node of
 	// the reservation it is charged to).
-	PinNode string
+	PinNode string `tf:"node_reservation node"`
 	// Count is nil when berth does not manage the count (e.g. an autoscaler
-	// does); BuildJob then keeps the count currently in Nomad.
-	Count       *int
-	Running     bool // false => job is registered stopped
-	NetworkMode string
-	Meta        map[string]string // user meta; keys starting with MetaPrefix are reserved
-	Services    map[string]Service
+	// does); BuildJob then keeps the count currently in Nomad. Diff compares
+	// a pointer to a plain value only when both sides set it.
+	Count       *int               `tf:"count"`
+	Running     bool               `tf:"running"` // false => job is registered stopped
+	NetworkMode string             `tf:"network_mode"`
+	Meta        map[string]string  `tf:"meta"` // user meta; keys starting with MetaPrefix are reserved
+	Services    map[string]Service `tf:"services"`
 	// Volumes are the group-level host volume requests, keyed by the request
 	// name that mounts refer to (see volumes.go).
-	Volumes map[string]VolumeClaim
-	Update  Update
+	Volumes map[string]VolumeClaim `tf:"volumes"`
+	Update  Update                 `tf:"update"`
 }
 
 // Service is one task of the instance's group; the map key in Spec.Services is
 // the task name.
+//
+// The `tf` tags name the Terraform attributes: the provider converts models
+// to and from these structs by them, and Diff names differences by them, so
+// a new field needs only its tag here, the schema, BuildJob and SpecFromJob.
 type Service struct {
-	Role      Role
-	Driver    string
-	Image     string         // config.image when non-empty
-	Command   string         // config.command when non-empty
-	Args      []string       // config.args when non-empty
-	Config    map[string]any // extra driver config; must not hold image/command/args
-	Env       map[string]string
-	CPU       int // MHz
-	Memory    int // MiB
-	MemoryMax int // MiB, 0 = unset
-	Ports     map[string]Port
+	Role       Role              `tf:"role"`
+	Driver     string            `tf:"driver"`
+	Image      string            `tf:"image"`   // config.image when non-empty
+	Command    string            `tf:"command"` // config.command when non-empty
+	Args       []string          `tf:"args"`    // config.args when non-empty
+	Config     map[string]any    `tf:"config"`  // extra driver config; must not hold image/command/args
+	Env        map[string]string `tf:"env"`
+	CPU        int               `tf:"cpu"`         // MHz
+	Memory     int               `tf:"memory"`      // MiB
+	MemoryMax  int               `tf:"memory_max"`  // MiB, 0 = unset
+	KillSignal string            `tf:"kill_signal"` // "" = Nomad's default (SIGINT)
+	Ports      map[string]Port   `tf:"ports"`
 	// Mounts are kept in the order given: Nomad keeps the task's volume_mount
 	// list in order, and reordering it would show up as a difference.
-	Mounts []Mount
-	Check  *Check
+	Mounts []Mount `tf:"mounts"`
+	Check  *Check  `tf:"check"`
 }
 
 // Port is one group port owned by a service. 0 means unset for both fields.
 type Port struct {
-	To     int // port inside the task's network namespace
-	Static int // reserved host port; 0 = dynamic
+	To     int `tf:"to"`     // port inside the task's network namespace
+	Static int `tf:"static"` // reserved host port; 0 = dynamic
 }
 
 // Check is the single health check of a service's Nomad-native service
 // registration.
 type Check struct {
-	Type     string // one of CheckTypes()
-	Port     string // a port label declared by some service of the instance
-	Path     string // http only; required for http
-	Interval time.Duration
-	Timeout  time.Duration
+	Type     string        `tf:"type"` // one of CheckTypes()
+	Port     string        `tf:"port"` // a port label declared by some service of the instance
+	Path     string        `tf:"path"` // http only; required for http
+	Interval time.Duration `tf:"interval"`
+	Timeout  time.Duration `tf:"timeout"`
 }
 
 // Update is the group's update (deployment) strategy.
 type Update struct {
-	MaxParallel      int
-	MinHealthyTime   time.Duration
-	HealthyDeadline  time.Duration
-	ProgressDeadline time.Duration
-	AutoRevert       bool
-	Canary           int
+	MaxParallel      int           `tf:"max_parallel"`
+	MinHealthyTime   time.Duration `tf:"min_healthy_time"`
+	HealthyDeadline  time.Duration `tf:"healthy_deadline"`
+	ProgressDeadline time.Duration `tf:"progress_deadline"`
+	AutoRevert       bool          `tf:"auto_revert"`
+	Canary           int           `tf:"canary"`
 }
 
 // DefaultUpdate returns Nomad's own defaults for the update block. The

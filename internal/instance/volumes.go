@@ -16,22 +16,22 @@ type VolumeClaim struct {
 	// Source is the host volume's name on the client: a dynamic host volume
 	// (e.g. one created by berth_volume) or a static one from client config.
 	// The Terraform attribute holding it is named "volume".
-	Source   string
-	ReadOnly bool
+	Source   string `tf:"volume"`
+	ReadOnly bool   `tf:"read_only"`
 	// AccessMode is one of VolumeAccessModes(); "" means
 	// DefaultVolumeAccessModeFor(ReadOnly).
-	AccessMode string
+	AccessMode string `tf:"access_mode"`
 	// AttachmentMode is one of VolumeAttachmentModes(); "" means
 	// DefaultVolumeAttachmentMode.
-	AttachmentMode string
+	AttachmentMode string `tf:"attachment_mode"`
 }
 
 // Mount mounts a group volume into a service's task (a Nomad `volume_mount`
 // block).
 type Mount struct {
-	Volume      string // key in Spec.Volumes
-	Destination string // absolute path inside the task
-	ReadOnly    bool
+	Volume      string `tf:"volume"`      // key in Spec.Volumes
+	Destination string `tf:"destination"` // absolute path inside the task
+	ReadOnly    bool   `tf:"read_only"`
 }
 
 // VolumeAccessModes are the access modes Nomad accepts for host volume

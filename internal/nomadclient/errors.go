@@ -33,6 +33,37 @@ func statusCode(err error) int {
 	return 0
 }
 
+// OutcomeUnknown reports whether a failed write may still have been carried
+// out by Nomad. Job registrations settle that themselves (they ask Nomad
+// after a lost answer): a *WriteNotAppliedError was not applied, an
+// *UncertainWriteError may have been. For other writes: no answer (other
+// than a failure to connect at all, when nothing was sent), a timeout, or a
+// server-side error (5xx).
+func OutcomeUnknown(err error) bool {
+	if err == nil {
+		return false
+	}
+	var refused *WriteNotAppliedError
+	if errors.As(err, &refused) {
+		return false
+	}
+	var uncertain *UncertainWriteError
+	if errors.As(err, &uncertain) {
+		return true
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	if code := statusCode(err); code != 0 {
+		return code >= 500
+	}
+	return true // no answer at all
+}
+
 // ConnectError says Nomad could not be reached at all.
 type ConnectError struct {
 	Address string

@@ -10,6 +10,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
+// Job is a job as Nomad returns it. The provider holds it between calls here
+// and the domain packages (instance reads it) without importing the Nomad
+// API package itself.
+type Job = api.Job
+
 // GetJob reads a job. A job that does not exist returns (nil, nil).
 func (c *Client) GetJob(ctx context.Context, namespace, id string) (*api.Job, error) {
 	job, err := readRetry(ctx, c, "read job", func(ctx context.Context) (*api.Job, error) {

@@ -34,6 +34,29 @@ func (e *RolloutError) Error() string {
 
 const pollInterval = 500 * time.Millisecond
 
+// Rollout waits use blocking queries: a read returns as soon as the
+// evaluation or deployment changes (or after the wait), so berth neither
+// polls Nomad every pollInterval nor notices a change up to pollInterval late.
+const (
+	// rolloutMaxWait bounds one blocking read, so progress is logged
+	// (poll logs at most every 15s, between reads).
+	rolloutMaxWait = 15 * time.Second
+	// blockingPause separates blocking reads: they return at once when
+	// the index moved, and this keeps a stream of changes from spinning.
+	blockingPause = 50 * time.Millisecond
+)
+
+// blocking returns query options that wait for a change after index, no
+// longer than ctx's deadline (blockingWait) or rolloutMaxWait. The first
+// read (index 0) does not block.
+func blocking(ctx context.Context, namespace string, index uint64) *api.QueryOptions {
+	q := &api.QueryOptions{Namespace: namespace}
+	if index > 0 {
+		q.WaitIndex, q.WaitTime = index, min(blockingWait(ctx), rolloutMaxWait)
+	}
+	return q
+}
+
 // WaitForRollout follows a registration to its end: the evaluation must
 // place everything, and the deployment for the job version it produced
 // must succeed. It returns the deployment (nil when Nomad made none, e.g.
@@ -62,9 +85,13 @@ func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID st
 // scheduler's reasons when it could not place everything.
 func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string) error {
 	var eval *api.Evaluation
-	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", idPrefix(evalID), jobID), pollInterval, func() (bool, string, error) {
+	var index uint64
+	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", idPrefix(evalID), jobID), blockingPause, func() (bool, string, error) {
 		e, err := readRetry(ctx, c, "read evaluation", func(ctx context.Context) (*api.Evaluation, error) {
-			out, _, err := c.api.Evaluations().Info(evalID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+			out, meta, err := c.api.Evaluations().Info(evalID, c.query(ctx, blocking(ctx, namespace, index)))
+			if meta != nil {
+				index = meta.LastIndex
+			}
 			return out, err
 		})
 		if err != nil {
@@ -87,9 +114,13 @@ func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string
 
 func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, dep *api.Deployment) error {
 	what := fmt.Sprintf("deployment %s of job %q (version %d)", idPrefix(dep.ID), jobID, dep.JobVersion)
-	err := poll(ctx, what, pollInterval, func() (bool, string, error) {
+	var index uint64
+	err := poll(ctx, what, blockingPause, func() (bool, string, error) {
 		d, err := readRetry(ctx, c, "read deployment", func(ctx context.Context) (*api.Deployment, error) {
-			out, _, err := c.api.Deployments().Info(dep.ID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+			out, meta, err := c.api.Deployments().Info(dep.ID, c.query(ctx, blocking(ctx, namespace, index)))
+			if meta != nil {
+				index = meta.LastIndex
+			}
 			return out, err
 		})
 		if err != nil {

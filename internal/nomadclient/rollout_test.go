@@ -3,9 +3,11 @@ package nomadclient
 import (
 	"context"
 	"errors"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 )
@@ -323,4 +325,52 @@ func TestWaitForRolloutFailures(t *testing.T) {
 			t.Errorf("WaitForRollout = %v, %v; want nil, nil", dep, err)
 		}
 	})
+}
+
+// TestWaitForRolloutBlocks: after the first read, the deployment is read
+// with a blocking query on the index Nomad returned, with a wait that ends
+// before the caller's deadline, instead of being polled.
+func TestWaitForRolloutBlocks(t *testing.T) {
+	f := newFakeNomad(t)
+	f.handle("GET /v1/evaluation/"+testEvalID, replyJSON(&api.Evaluation{ID: testEvalID, Status: "complete"}))
+	f.handle("GET /v1/job/web", replyJSON(&api.Job{ID: ptr("web"), Version: ptr(uint64(3))}))
+	f.handle("GET /v1/job/web/deployment", replyJSON(&api.Deployment{ID: testDepID, JobVersion: 3, Status: "running"}))
+	running := replyJSON(&api.Deployment{ID: testDepID, JobVersion: 3, Status: "running"})
+	done := replyJSON(&api.Deployment{ID: testDepID, JobVersion: 3, Status: api.DeploymentStatusSuccessful})
+	f.handle("GET /v1/deployment/"+testDepID, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("index") == "" {
+			running(w, r)
+			return
+		}
+		done(w, r)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dep, err := f.client().WaitForRollout(ctx, "apps", "web", testEvalID)
+	if err != nil || dep == nil || dep.Status != api.DeploymentStatusSuccessful {
+		t.Fatalf("WaitForRollout = %+v, %v", dep, err)
+	}
+	reqs := f.requests("/v1/deployment/" + testDepID)
+	if len(reqs) != 2 {
+		t.Fatalf("%d deployment reads, want 2 (one plain, one blocking)", len(reqs))
+	}
+	q := reqs[1].Query
+	wait, err := time.ParseDuration(q.Get("wait"))
+	if q.Get("index") != "7" || err != nil || wait <= 0 || wait > 10*time.Second {
+		t.Errorf("second read: index %q wait %q, want index 7 and a wait within the 10s deadline", q.Get("index"), q.Get("wait"))
+	}
+}
+
+func TestBlockingWaitEndsBeforeDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if q := blocking(ctx, "apps", 7); q.WaitIndex != 7 || q.WaitTime <= 0 || q.WaitTime > 500*time.Millisecond {
+		t.Errorf("blocking with 0.5s left = index %d wait %s, want a wait within the deadline", q.WaitIndex, q.WaitTime)
+	}
+	if q := blocking(context.Background(), "apps", 7); q.WaitIndex != 7 || q.WaitTime != rolloutMaxWait {
+		t.Errorf("blocking without deadline = index %d wait %s", q.WaitIndex, q.WaitTime)
+	}
+	if q := blocking(context.Background(), "apps", 0); q.WaitIndex != 0 || q.WaitTime != 0 {
+		t.Errorf("first read blocks: index %d wait %s", q.WaitIndex, q.WaitTime)
+	}
 }

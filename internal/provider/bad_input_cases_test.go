@@ -38,6 +38,7 @@ func badInstanceInputs() []badInput {
 		in("zero cpu", withA(`cpu = 0`), `services["a"].cpu`, "Invalid Attribute Value"),
 		in("memory_max below memory", withA(`memory = 256, memory_max = 128`), `services["a"].memory_max`, "Invalid memory_max"),
 		in("unknown role", withA(`role = "daemon"`), `services["a"].role`, "Invalid Attribute Value Match"),
+		in("unknown kill_signal", withA(`kill_signal = "SIGFOO"`), `services["a"].kill_signal`, "Invalid Attribute Value Match"),
 		in("unknown driver", named(`services = { a = { driver = "dockr", image = "nginx" } }`), `services["a"].driver`, "Unknown task driver"),
 		in("empty driver", named(`services = { a = { driver = "", command = "/bin/sleep" } }`), `services["a"].driver`, "Missing driver"),
 		in("port out of range", withA(`ports = { http = { to = 70000 } }`), `services["a"].ports["http"].to`, "Invalid Attribute Value"),

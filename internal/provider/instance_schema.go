@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -35,35 +36,6 @@ const (
 	defaultCheckTimeout  = "2s"
 )
 
-var (
-	portAttrTypes  = map[string]attr.Type{"to": types.Int64Type, "static": types.Int64Type}
-	checkAttrTypes = map[string]attr.Type{
-		"type": types.StringType, "port": types.StringType, "path": types.StringType,
-		"interval": timetypes.GoDurationType{}, "timeout": timetypes.GoDurationType{},
-	}
-	serviceAttrTypes = map[string]attr.Type{
-		"role": types.StringType, "driver": types.StringType, "image": types.StringType,
-		"command": types.StringType, "args": types.ListType{ElemType: types.StringType},
-		"config": jsontypes.NormalizedType{}, "env": types.MapType{ElemType: types.StringType},
-		"cpu": types.Int64Type, "memory": types.Int64Type, "memory_max": types.Int64Type,
-		"ports":  types.MapType{ElemType: types.ObjectType{AttrTypes: portAttrTypes}},
-		"check":  types.ObjectType{AttrTypes: checkAttrTypes},
-		"mounts": types.ListType{ElemType: types.ObjectType{AttrTypes: mountAttrTypes}},
-	}
-	mountAttrTypes       = map[string]attr.Type{"volume": types.StringType, "destination": types.StringType, "read_only": types.BoolType}
-	volumeClaimAttrTypes = map[string]attr.Type{
-		"volume": types.StringType, "read_only": types.BoolType, "access_mode": types.StringType, "attachment_mode": types.StringType,
-	}
-	updateAttrTypes = map[string]attr.Type{
-		"max_parallel": types.Int64Type, "min_healthy_time": timetypes.GoDurationType{},
-		"healthy_deadline": timetypes.GoDurationType{}, "progress_deadline": timetypes.GoDurationType{},
-		"auto_revert": types.BoolType, "canary": types.Int64Type,
-	}
-	allocationAttrTypes = map[string]attr.Type{
-		"id": types.StringType, "node_id": types.StringType, "client_status": types.StringType, "healthy": types.BoolType,
-	}
-)
-
 func instanceRoles() []string {
 	out := make([]string, len(instance.Roles()))
 	for i, r := range instance.Roles() {
@@ -72,16 +44,16 @@ func instanceRoles() []string {
 	return out
 }
 
+// defaultUpdateObject is Nomad's update strategy as the value of "update".
 func defaultUpdateObject() types.Object {
-	u := instance.DefaultUpdate()
-	return types.ObjectValueMust(updateAttrTypes, map[string]attr.Value{
-		"max_parallel":      types.Int64Value(int64(u.MaxParallel)),
-		"min_healthy_time":  durationValue(u.MinHealthyTime),
-		"healthy_deadline":  durationValue(u.HealthyDeadline),
-		"progress_deadline": durationValue(u.ProgressDeadline),
-		"auto_revert":       types.BoolValue(u.AutoRevert),
-		"canary":            types.Int64Value(int64(u.Canary)),
-	})
+	a := schema.SingleNestedAttribute{Attributes: updateAttributes(), Computed: true}
+	v, diags := goToTF(context.Background(), a, reflect.ValueOf(instance.DefaultUpdate()))
+	if obj, ok := v.(types.Object); ok && !diags.HasError() {
+		return obj
+	}
+	// Only a mismatch between Update and updateAttributes gets here; the
+	// schema unit tests plan with this default and would fail.
+	return types.ObjectNull(a.GetType().(types.ObjectType).AttrTypes)
 }
 
 func durationAttr(desc string, def string) schema.StringAttribute {
@@ -96,7 +68,6 @@ func durationAttr(desc string, def string) schema.StringAttribute {
 }
 
 func instanceSchema(ctx context.Context) schema.Schema {
-	u := instance.DefaultUpdate()
 	positive := []validator.Int64{int64validator.AtLeast(1)}
 	return schema.Schema{
 		MarkdownDescription: "An application instance: one Nomad service job with one task group, whose services are " +
@@ -187,17 +158,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			"update": schema.SingleNestedAttribute{
 				Optional: true, Computed: true, Default: objectdefault.StaticValue(defaultUpdateObject()),
 				MarkdownDescription: "Rolling deploy strategy. Defaults are Nomad's.",
-				Attributes: map[string]schema.Attribute{
-					"max_parallel": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(int64(u.MaxParallel)),
-						MarkdownDescription: "Allocations updated at once. `0` disables deployments.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
-					"min_healthy_time":  durationAttr("How long an allocation must be healthy before it counts as healthy. Default `10s`.", durationValue(u.MinHealthyTime).ValueString()),
-					"healthy_deadline":  durationAttr("How long an allocation may take to become healthy. Default `5m`.", durationValue(u.HealthyDeadline).ValueString()),
-					"progress_deadline": durationAttr("How long a deployment may go without progress before it fails. Default `10m`.", durationValue(u.ProgressDeadline).ValueString()),
-					"auto_revert": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-						MarkdownDescription: "Revert to the last stable version when a deployment fails. Default `false`."},
-					"canary": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
-						MarkdownDescription: "Canaries placed before a rolling update; berth has Nomad promote them automatically once healthy. Default `0`.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
-				},
+				Attributes:          updateAttributes(),
 			},
 			"restart_triggers": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true,
@@ -233,6 +194,21 @@ func instanceSchema(ctx context.Context) schema.Schema {
 	}
 }
 
+func updateAttributes() map[string]schema.Attribute {
+	u := instance.DefaultUpdate()
+	return map[string]schema.Attribute{
+		"max_parallel": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(int64(u.MaxParallel)),
+			MarkdownDescription: "Allocations updated at once. `0` disables deployments.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
+		"min_healthy_time":  durationAttr("How long an allocation must be healthy before it counts as healthy. Default `10s`.", durationValue(u.MinHealthyTime).ValueString()),
+		"healthy_deadline":  durationAttr("How long an allocation may take to become healthy. Default `5m`.", durationValue(u.HealthyDeadline).ValueString()),
+		"progress_deadline": durationAttr("How long a deployment may go without progress before it fails. Default `10m`.", durationValue(u.ProgressDeadline).ValueString()),
+		"auto_revert": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+			MarkdownDescription: "Revert to the last stable version when a deployment fails. Default `false`."},
+		"canary": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
+			MarkdownDescription: "Canaries placed before a rolling update; berth has Nomad promote them automatically once healthy. Default `0`.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
+	}
+}
+
 func instanceStatuses() []string {
 	out := make([]string, len(instance.Statuses()))
 	for i, s := range instance.Statuses() {
@@ -262,6 +238,12 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 		"cpu":        schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(defaultCPU), MarkdownDescription: "CPU in MHz. Default `100`.", Validators: positive},
 		"memory":     schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(defaultMemory), MarkdownDescription: "Memory in MiB. Default `300`.", Validators: positive},
 		"memory_max": schema.Int64Attribute{Optional: true, MarkdownDescription: "Memory limit in MiB when oversubscription is enabled; at least `memory`.", Validators: positive},
+		"kill_signal": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "Signal Nomad sends to stop the task (Nomad sends `SIGKILL` if it has not exited after the kill timeout): " +
+				backtickList(instance.KillSignals()) + ". Default: Nomad's, `SIGINT`.",
+			Validators: []validator.String{stringvalidator.OneOf(instance.KillSignals()...)},
+		},
 		"ports": schema.MapNestedAttribute{
 			Optional:            true,
 			MarkdownDescription: "Ports by label; labels are unique across the instance. Tasks see them as `NOMAD_PORT_<label>`.",

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -29,37 +30,11 @@ func anyUnknown(vs ...attr.Value) bool {
 	return false
 }
 
-// durationOr reads a duration attribute, or def when it is null. An
-// invalid string is reported by the type's own validation, at the
-// attribute, so it is not reported again here.
-func durationOr(v timetypes.GoDuration, def time.Duration) time.Duration {
-	if v.IsNull() {
-		return def
-	}
-	d, _ := v.ValueGoDuration()
-	return d
-}
-
-func mustDuration(s string) time.Duration {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
-
 func stringOrNull(s string) types.String {
 	if s == "" {
 		return types.StringNull()
 	}
 	return types.StringValue(s)
-}
-
-func intOrNull(n int) types.Int64 {
-	if n == 0 {
-		return types.Int64Null()
-	}
-	return types.Int64Value(int64(n))
 }
 
 func listOf(ctx context.Context, l []string, diags *diag.Diagnostics) types.List {
@@ -84,32 +59,39 @@ func mapOrNull(ctx context.Context, m map[string]string, diags *diag.Diagnostics
 	return v
 }
 
-// fieldPath turns an instance.FieldError path (attribute names and map
-// keys, alternating where an attribute is a map) into a Terraform path.
+// fieldPath turns an instance.FieldError path (attribute names, map keys
+// after map attributes, list indexes) into a Terraform path, telling map keys
+// from attribute names by the instance schema.
 func fieldPath(elems []any) path.Path {
-	mapAttrs := map[string]bool{"services": true, "ports": true, "env": true, "meta": true, "volumes": true}
 	var p path.Path
-	prevMap := false
+	attrs := instanceAttributes()
+	var collection schema.Attribute // the map or list attribute just named
 	for i, e := range elems {
 		if n, ok := e.(int); ok {
 			p = p.AtListIndex(n)
+			attrs, collection = nestedAttributes(collection), nil
 			continue
 		}
 		s, _ := e.(string)
 		switch {
+		case collection != nil:
+			p = p.AtMapKey(s)
+			attrs, collection = nestedAttributes(collection), nil
+			continue
 		case i == 0:
 			if s == "count" {
 				s = "replicas" // count is a Terraform meta-argument
 			}
 			p = path.Root(s)
-		case prevMap:
-			p = p.AtMapKey(s)
-			prevMap = false
-			continue
 		default:
 			p = p.AtName(s)
 		}
-		prevMap = mapAttrs[s]
+		switch a := attrs[s].(type) {
+		case schema.MapAttribute, schema.MapNestedAttribute, schema.ListAttribute, schema.ListNestedAttribute:
+			collection = a
+		default:
+			attrs = nestedAttributes(a)
+		}
 	}
 	return p
 }

@@ -1,17 +1,14 @@
 package provider
 
 import (
-	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
-
 	"context"
-	"errors"
-	"net"
 	"strings"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // A create whose write failed without a definite answer (the agent died or
@@ -23,40 +20,8 @@ import (
 // it) or drops it from state (and creates it).
 
 // writeOutcomeUnknown reports whether a failed write may still have been
-// carried out. Job registrations settle that themselves (nomadclient asks
-// Nomad after a lost answer): a *WriteNotAppliedError was not applied, an
-// *UncertainWriteError may have been. For other writes: no answer (other
-// than a failure to connect at all, when nothing was sent), a timeout, or
-// a server-side error.
-func writeOutcomeUnknown(err error) bool {
-	if err == nil {
-		return false
-	}
-	var refused *nomadclient.WriteNotAppliedError
-	if errors.As(err, &refused) {
-		return false
-	}
-	var uncertain *nomadclient.UncertainWriteError
-	if errors.As(err, &uncertain) {
-		return true
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Op == "dial" {
-		return false
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	var ure api.UnexpectedResponseError
-	if errors.As(err, &ure) && ure.HasStatusCode() {
-		return ure.StatusCode() >= 500
-	}
-	var pure *api.UnexpectedResponseError
-	if errors.As(err, &pure) && pure != nil && pure.HasStatusCode() {
-		return pure.StatusCode() >= 500
-	}
-	return true // no answer at all
-}
+// carried out (see nomadclient.OutcomeUnknown).
+func writeOutcomeUnknown(err error) bool { return nomadclient.OutcomeUnknown(err) }
 
 // volumeNameTakenOnNode reports Nomad's refusal to create a volume whose
 // name a volume on the node already has, while the servers list none:

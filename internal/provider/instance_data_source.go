@@ -3,17 +3,13 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 )
 
@@ -150,11 +146,12 @@ func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadReques
 		addNomadError(&resp.Diagnostics, "Could not read the job's deployment", err)
 		return
 	}
+	obs := instance.Observe(job, allocs)
 	out := instanceStatusModel{
-		ID: types.StringValue(instanceID(namespace, deref(job.ID))), Name: types.StringValue(deref(job.ID)), Namespace: types.StringValue(namespace),
+		ID: types.StringValue(instanceID(namespace, obs.Name)), Name: types.StringValue(obs.Name), Namespace: types.StringValue(namespace),
 		ManagedByBerth:   types.BoolValue(instance.IsBerthJob(job)),
-		Status:           types.StringValue(string(instance.DeriveStatus(deref(job.Stop), deref(job.Version), allocs))),
-		JobVersion:       types.Int64Value(int64(deref(job.Version))),
+		Status:           types.StringValue(string(obs.Status)),
+		JobVersion:       types.Int64Value(int64(obs.Version)),
 		DeploymentID:     types.StringValue(""),
 		DeploymentStatus: types.StringValue(""),
 		Allocations:      []allocationStatusModel{},
@@ -162,22 +159,15 @@ func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if dep != nil {
 		out.DeploymentID, out.DeploymentStatus = types.StringValue(dep.ID), types.StringValue(dep.Status)
 	}
-	sort.Slice(allocs, func(i, j int) bool { return allocs[i].Name < allocs[j].Name })
-	for _, a := range allocs {
-		if !allocstatus.Live(a.ClientStatus) {
-			continue
-		}
+	for _, a := range obs.Allocations {
 		am := allocationStatusModel{
 			ID: types.StringValue(a.ID), Name: types.StringValue(a.Name), NodeID: types.StringValue(a.NodeID),
 			NodeName: types.StringValue(a.NodeName), ClientStatus: types.StringValue(a.ClientStatus),
-			DesiredStatus: types.StringValue(a.DesiredStatus), JobVersion: types.Int64Value(int64(a.JobVersion)),
-			Healthy: types.BoolNull(), CPUPercent: types.Float64Null(), RSSMiB: types.Float64Null(),
-			Tasks: taskStatuses(a.TaskStates),
+			DesiredStatus: types.StringValue(a.Desired), JobVersion: types.Int64Value(int64(a.JobVersion)),
+			Healthy: types.BoolPointerValue(a.Healthy), CPUPercent: types.Float64Null(), RSSMiB: types.Float64Null(),
+			Tasks: taskStatuses(a.Tasks),
 		}
-		if a.DeploymentStatus != nil && a.DeploymentStatus.Healthy != nil {
-			am.Healthy = types.BoolValue(*a.DeploymentStatus.Healthy)
-		}
-		if a.ClientStatus == api.AllocClientStatusRunning {
+		if a.Running() {
 			if u, err := nomad.AllocationUsage(ctx, namespace, a.ID); err == nil {
 				am.CPUPercent, am.RSSMiB = types.Float64Value(u.CPUPercent), types.Float64Value(u.RSSMiB)
 			} else {
@@ -189,30 +179,12 @@ func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
 }
 
-func taskStatuses(states map[string]*api.TaskState) []taskStatusModel {
-	names := make([]string, 0, len(states))
-	for n := range states {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]taskStatusModel, 0, len(names))
-	for _, n := range names {
-		ts := states[n]
-		if ts == nil {
-			continue
-		}
-		last := ""
-		if len(ts.Events) > 0 && ts.Events[len(ts.Events)-1] != nil {
-			e := ts.Events[len(ts.Events)-1]
-			msg := e.DisplayMessage
-			if msg == "" {
-				msg = e.Message
-			}
-			last = strings.TrimSpace(e.Type + ": " + msg)
-		}
+func taskStatuses(tasks []instance.TaskSummary) []taskStatusModel {
+	out := make([]taskStatusModel, 0, len(tasks))
+	for _, ts := range tasks {
 		out = append(out, taskStatusModel{
-			Name: types.StringValue(n), State: types.StringValue(ts.State), Failed: types.BoolValue(ts.Failed),
-			Restarts: types.Int64Value(int64(ts.Restarts)), LastEvent: types.StringValue(last),
+			Name: types.StringValue(ts.Name), State: types.StringValue(ts.State), Failed: types.BoolValue(ts.Failed),
+			Restarts: types.Int64Value(int64(ts.Restarts)), LastEvent: types.StringValue(ts.LastEvent),
 		})
 	}
 	return out

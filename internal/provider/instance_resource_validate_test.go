@@ -51,6 +51,9 @@ func TestFieldPath(t *testing.T) {
 		`update.min_healthy_time`:            {"update", "min_healthy_time"},
 		`meta["berth.kind"]`:                 {"meta", "berth.kind"},
 		`replicas`:                           {"count"},
+		`services["web"].mounts[1].volume`:   {"services", "web", "mounts", 1, "volume"},
+		`volumes["data"].access_mode`:        {"volumes", "data", "access_mode"},
+		`services["web"].env["A"]`:           {"services", "web", "env", "A"},
 	}
 	for want, elems := range cases {
 		if got := fieldPath(elems).String(); got != want {

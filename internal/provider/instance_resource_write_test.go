@@ -83,7 +83,7 @@ func TestRecordWritten_readFailsAfterWrite(t *testing.T) {
 		Count: types.Int64Unknown(), NodePool: types.StringUnknown(), Datacenters: types.ListUnknown(types.StringType),
 		JobVersion: types.Int64Unknown(), JobModifyIndex: types.Int64Unknown(), Status: types.StringUnknown(),
 		DeploymentID: types.StringUnknown(), DeploymentStatus: types.StringUnknown(),
-		Allocations: types.ListUnknown(types.ObjectType{AttrTypes: allocationAttrTypes}),
+		Allocations: types.ListUnknown(allocationType()),
 	}
 	var diags diag.Diagnostics
 	r.recordWritten(t.Context(), &m, &nomadclient.RegisterResult{JobModifyIndex: 77}, &diags)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -20,7 +19,7 @@ import (
 // unpromoted canary holds open), but accepts a registration, which
 // supersedes that deployment: so then berth registers the job with the new
 // count instead. Either way one new job version results.
-func (r *instanceResource) setCount(ctx context.Context, job *api.Job, want instance.Spec, index uint64) (*nomadclient.RegisterResult, error) {
+func (r *instanceResource) setCount(ctx context.Context, job *nomadclient.Job, want instance.Spec, index uint64) (*nomadclient.RegisterResult, error) {
 	nomad := r.data.Nomad
 	dep, err := nomad.ActiveDeployment(ctx, job)
 	if err != nil {
@@ -115,6 +114,6 @@ func nullUnknownComputed(m *instanceModel) {
 		m.Datacenters = types.ListNull(types.StringType)
 	}
 	if m.Allocations.IsUnknown() {
-		m.Allocations = types.ListNull(types.ObjectType{AttrTypes: allocationAttrTypes})
+		m.Allocations = types.ListNull(allocationType())
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -190,7 +189,7 @@ func (r *instanceResource) settle(ctx context.Context, spec instance.Spec, evalI
 	var re *nomadclient.RolloutError
 	if errors.As(err, &re) && re.DeploymentID != "" {
 		m.DeploymentID = types.StringValue(re.DeploymentID)
-		m.DeploymentStatus = types.StringValue(api.DeploymentStatusFailed)
+		m.DeploymentStatus = types.StringValue(instance.DeploymentFailed)
 	}
 	return err
 }
@@ -220,7 +219,9 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 	if m.NodePool.IsUnknown() || m.NodePool.IsNull() {
 		m.NodePool = types.StringValue(deref(job.NodePool))
 	}
-	setComputed(m, job, allocs)
+	if d := setComputed(ctx, m, instance.Observe(job, allocs)); d.HasError() {
+		return fmt.Errorf("%s: %s", d[0].Summary(), d[0].Detail())
+	}
 	return nil
 }
 
@@ -263,7 +264,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 				"will remove them:\n  - %s", name, strings.Join(unsupported, "\n  - ")))
 	}
 	r.mergeLive(ctx, &state, live, importing, &resp.Diagnostics)
-	setComputed(&state, job, allocs)
+	resp.Diagnostics.Append(setComputed(ctx, &state, instance.Observe(job, allocs))...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

@@ -1,0 +1,90 @@
+package provider
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+)
+
+// TestSpecModelRoundTrip: every tagged field of the domain structs survives
+// domain -> Terraform model -> domain, so a new field cannot be dropped by
+// the generic conversions.
+func TestSpecModelRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	count := 2
+	want := instance.Normalize(instance.Spec{
+		Name: "shop", Namespace: "default", NodePool: "default", Datacenters: []string{"dc1"}, Count: &count,
+		Running: true, NetworkMode: "bridge", Meta: map[string]string{"team": "a"},
+		Services: map[string]instance.Service{
+			"web": {
+				Role: instance.RoleMain, Driver: "docker", Image: "nginx", Command: "/bin/x", Args: []string{"a", ""},
+				Config: map[string]any{"shm_size": float64(64), "ports": []any{"http"}}, Env: map[string]string{"A": ""},
+				CPU: 250, Memory: 256, MemoryMax: 512, KillSignal: "SIGTERM",
+				Ports:  map[string]instance.Port{"http": {To: 8080}, "m": {Static: 29090}},
+				Mounts: []instance.Mount{{Volume: "data", Destination: "/d", ReadOnly: true}, {Volume: "data", Destination: "/e"}},
+				Check:  &instance.Check{Type: "http", Port: "http", Path: "/h", Interval: 10 * time.Second, Timeout: 2 * time.Second},
+			},
+			"init": {Role: instance.RoleInit, Driver: "exec", CPU: 100, Memory: 300},
+		},
+		Volumes: map[string]instance.VolumeClaim{
+			"data": {Source: "vol", ReadOnly: true, AccessMode: "single-node-reader-only", AttachmentMode: "file-system"},
+		},
+		Update: instance.Update{MaxParallel: 0, MinHealthyTime: time.Second, HealthyDeadline: time.Minute, ProgressDeadline: 0, AutoRevert: true, Canary: 1},
+	})
+	m := instanceModel{Datacenters: types.ListNull(types.StringType)}
+	if diags := specToModel(ctx, want, &m); diags.HasError() {
+		t.Fatalf("specToModel: %v", diags)
+	}
+	var svc map[string]types.Object
+	m.Services.ElementsAs(ctx, &svc, false)
+	if got := svc["init"].Attributes()["kill_signal"]; !got.IsNull() {
+		t.Errorf("unset kill_signal = %v, want null", got)
+	}
+	if got := svc["web"].Attributes()["memory_max"]; got.IsNull() {
+		t.Errorf("memory_max 512 read as null")
+	}
+	got, diags, err := m.toSpec(ctx)
+	if err != nil || diags.HasError() {
+		t.Fatalf("toSpec: %v %v", err, diags)
+	}
+	if got = instance.Normalize(got); !reflect.DeepEqual(got, want) {
+		t.Errorf("round trip differs: %v", instance.Diff(want, got))
+	}
+}
+
+// TestToSpecTakesSchemaDefaults: attributes left out of configuration read
+// as the schema's defaults, and an unknown nested value stops the conversion.
+func TestToSpecTakesSchemaDefaults(t *testing.T) {
+	ctx := context.Background()
+	svc := instance.Service{Driver: "exec"}
+	m := instanceModel{}
+	specToModel(ctx, instance.Spec{Services: map[string]instance.Service{"a": svc}}, &m)
+	m.Update = types.ObjectNull(instanceAttrType("update").(types.ObjectType).AttrTypes)
+	// cpu, memory and role are 0/"" in svc, so they were written as values;
+	// null them the way configuration leaves them out.
+	obj := m.Services.Elements()["a"].(types.Object)
+	attrs := obj.Attributes()
+	attrs["cpu"], attrs["memory"], attrs["role"] = types.Int64Null(), types.Int64Null(), types.StringNull()
+	m.Services = types.MapValueMust(m.Services.ElementType(ctx), map[string]attr.Value{"a": types.ObjectValueMust(obj.AttributeTypes(ctx), attrs)})
+	s, diags, err := m.toSpec(ctx)
+	if err != nil || diags.HasError() {
+		t.Fatalf("toSpec: %v %v", err, diags)
+	}
+	if a := s.Services["a"]; a.CPU != defaultCPU || a.Memory != defaultMemory || a.Role != instance.RoleMain {
+		t.Errorf("service defaults = %+v", a)
+	}
+	if s.Update != instance.DefaultUpdate() {
+		t.Errorf("update = %+v, want Nomad's defaults", s.Update)
+	}
+	attrs["kill_signal"] = types.StringUnknown()
+	m.Services = types.MapValueMust(m.Services.ElementType(ctx), map[string]attr.Value{"a": types.ObjectValueMust(obj.AttributeTypes(ctx), attrs)})
+	if _, _, err := m.toSpec(ctx); err != errUnknown {
+		t.Errorf("unknown kill_signal: err = %v, want errUnknown", err)
+	}
+}
