@@ -28,7 +28,11 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 	name := testInstanceName(t)
 	c := testNomad(t)
 	cfg := func(trigger string) string {
-		return instanceConfig{name: name, extra: fmt.Sprintf("replicas = 1\n  restart_triggers = { config = %q }", trigger)}.String()
+		// A long min_healthy_time keeps the out-of-band deployment from
+		// completing on its own before the test pauses it: Nomad marks even
+		// a paused deployment successful once its allocations are healthy.
+		return instanceConfig{name: name, update: `{ min_healthy_time = "30s", healthy_deadline = "2m", progress_deadline = "3m" }`,
+			extra: fmt.Sprintf("replicas = 1\n  restart_triggers = { config = %q }", trigger)}.String()
 	}
 	var foreign string      // the out-of-band deployment
 	var versionAfter uint64 // job version after berth set the count back

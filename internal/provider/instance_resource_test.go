@@ -19,17 +19,22 @@ import (
 // extra is spliced into the resource block; app holds the main service's
 // extra attributes.
 type instanceConfig struct {
-	name  string
-	extra string
-	app   string
-	more  string // more services
+	name   string
+	extra  string
+	app    string
+	more   string // more services
+	update string // the update block; a quick one when empty
 }
 
 func (c instanceConfig) String() string {
+	update := c.update
+	if update == "" {
+		update = `{ min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }`
+	}
 	return fmt.Sprintf(`
 resource "berth_instance" "t" {
   name   = %q
-  update = { min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }
+  update = %s
   %s
   services = {
     app = {
@@ -43,7 +48,7 @@ resource "berth_instance" "t" {
     %s
   }
 }
-`, c.name, c.extra, c.app, c.more)
+`, c.name, update, c.extra, c.app, c.more)
 }
 
 const instanceAddr = "berth_instance.t"
