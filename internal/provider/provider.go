@@ -1,6 +1,12 @@
 // Package provider maps berth's Terraform schemas onto the Nomad backend in
 // internal/nomadclient. It converts models and reports diagnostics; Nomad
-// logic lives in the backend and pure logic in small packages beside it.
+// logic lives in the backend and pure logic in small packages beside it,
+// and no file here (tests aside) uses a Nomad API type.
+//
+// Every resource and data source has the same shape: <thing>_resource.go,
+// <thing>_schema.go, <thing>_model.go, <thing>_data_source.go and topic files
+// <thing>_resource_<topic>.go, with tests beside them; things are instance,
+// volume, lease (berth_reservation), node_reservation, node and nodes.
 package provider
 
 import (
