@@ -32,14 +32,8 @@ func (c *Client) GetJob(ctx context.Context, namespace, id string) (*api.Job, er
 
 // JobAllocations lists a job's allocations, including terminal ones.
 func (c *Client) JobAllocations(ctx context.Context, namespace, id string) ([]*api.AllocationListStub, error) {
-	allocs, err := readRetry(ctx, c, "list job allocations", func(ctx context.Context) ([]*api.AllocationListStub, error) {
-		out, _, err := c.api.Jobs().Allocations(id, true, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
-		return out, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("listing allocations of job %q: %w", id, err)
-	}
-	return allocs, nil
+	allocs, _, err := c.jobAllocationsAfter(ctx, namespace, id, 0, 0)
+	return allocs, err
 }
 
 // RegisterResult is what Nomad answered to a register or scale.

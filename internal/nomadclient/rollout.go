@@ -293,8 +293,10 @@ func idPrefix(id string) string {
 // ("unknown") keeps the wait going: its tasks may still run there, so the
 // job must not be purged yet.
 func (c *Client) WaitAllocationsStopped(ctx context.Context, namespace, jobID string) error {
-	return poll(ctx, fmt.Sprintf("allocations of job %q to stop", jobID), pollInterval, func() (bool, string, error) {
-		allocs, err := c.JobAllocations(ctx, namespace, jobID)
+	var index uint64
+	return poll(ctx, fmt.Sprintf("allocations of job %q to stop", jobID), blockingPause, func() (bool, string, error) {
+		allocs, next, err := c.jobAllocationsAfter(ctx, namespace, jobID, index, min(blockingWait(ctx), rolloutMaxWait))
+		index = next
 		if IsNotFound(err) {
 			return true, "", nil
 		}

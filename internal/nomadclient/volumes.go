@@ -13,17 +13,29 @@ import (
 
 // GetVolume reads a host volume by ID; (nil, nil) when it does not exist.
 func (c *Client) GetVolume(ctx context.Context, namespace, id string) (*volume.Volume, error) {
+	v, _, err := c.volumeAfter(ctx, namespace, id, 0)
+	return v, err
+}
+
+// volumeAfter reads a volume once it changed after index (a blocking
+// query; index 0 answers at once) and returns the index to wait on next.
+// A volume that does not exist is (nil, index, nil).
+func (c *Client) volumeAfter(ctx context.Context, namespace, id string, index uint64) (*volume.Volume, uint64, error) {
+	next := index
 	v, err := readRetry(ctx, c, "read volume", func(ctx context.Context) (*api.HostVolume, error) {
-		out, _, err := c.api.HostVolumes().Get(id, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		out, meta, err := c.api.HostVolumes().Get(id, c.query(ctx, blocking(ctx, namespace, index)))
+		if meta != nil {
+			next = meta.LastIndex
+		}
 		return out, err
 	})
 	if IsNotFound(err) {
-		return nil, nil
+		return nil, next, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading host volume %s: %w", id, err)
+		return nil, next, fmt.Errorf("reading host volume %s: %w", id, err)
 	}
-	return volume.FromAPI(v), nil
+	return volume.FromAPI(v), next, nil
 }
 
 // VolumesNamed lists the host volumes called name in a namespace.
@@ -104,8 +116,10 @@ func (c *Client) DeleteVolume(ctx context.Context, namespace, id string, force b
 // pending ends the wait with the context, naming its state.
 func (c *Client) WaitVolumeReady(ctx context.Context, namespace, id string) (*volume.Volume, error) {
 	var vol *volume.Volume
-	err := poll(ctx, "host volume "+idPrefix(id)+" to be ready", pollInterval, func() (bool, string, error) {
-		v, err := c.GetVolume(ctx, namespace, id)
+	var index uint64
+	err := poll(ctx, "host volume "+idPrefix(id)+" to be ready", blockingPause, func() (bool, string, error) {
+		v, next, err := c.volumeAfter(ctx, namespace, id, index)
+		index = next
 		if err != nil {
 			return false, "", err
 		}
@@ -120,8 +134,10 @@ func (c *Client) WaitVolumeReady(ctx context.Context, namespace, id string) (*vo
 
 // WaitVolumeGone waits until the volume no longer exists.
 func (c *Client) WaitVolumeGone(ctx context.Context, namespace, id string) error {
-	return poll(ctx, "host volume "+idPrefix(id)+" to be deleted", pollInterval, func() (bool, string, error) {
-		v, err := c.GetVolume(ctx, namespace, id)
+	var index uint64
+	return poll(ctx, "host volume "+idPrefix(id)+" to be deleted", blockingPause, func() (bool, string, error) {
+		v, next, err := c.volumeAfter(ctx, namespace, id, index)
+		index = next
 		if err != nil {
 			return false, "", err
 		}
