@@ -240,6 +240,12 @@ func poll(ctx context.Context, what string, interval time.Duration, step func() 
 	var state string
 	for {
 		done, s, err := step()
+		if err != nil && ctx.Err() != nil {
+			// A blocking read was cut short by the deadline: that is the
+			// wait ending, and what it last saw says why.
+			return fmt.Errorf("gave up waiting for %s after %s (last state: %s): %w",
+				what, time.Since(start).Round(time.Second), state, ctx.Err())
+		}
 		if err != nil {
 			return err
 		}
