@@ -35,8 +35,9 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 		return instanceConfig{name: name, update: `{ min_healthy_time = "30s", healthy_deadline = "2m", progress_deadline = "3m" }`,
 			extra: fmt.Sprintf("replicas = 1\n  restart_triggers = { config = %q }", trigger)}.String()
 	}
-	var foreign string      // the out-of-band deployment
-	var versionAfter uint64 // job version after berth set the count back
+	var foreign string        // the out-of-band deployment
+	var foreignVersion uint64 // the job version it deploys
+	var versionAfter uint64   // job version after berth set the count back
 	scaleOutOfBand := func() {
 		job, _, err := c.Jobs().Info(name, nil)
 		if err != nil {
@@ -61,7 +62,7 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 		if _, _, err := c.Deployments().Pause(dep.ID, true, nil); err != nil {
 			t.Fatalf("pausing deployment %s: %v", dep.ID, err)
 		}
-		foreign = dep.ID
+		foreign, foreignVersion = dep.ID, dep.JobVersion
 		// What berth used to hit: the scale endpoint refuses now.
 		if _, _, err := c.Jobs().Scale(name, "app", ptr(1), "probe", false, nil, nil); err == nil {
 			t.Fatal("Nomad accepted a scale during an active deployment; the test does not exercise the case")
@@ -70,6 +71,11 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 	countBack := withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 		if n := *job.TaskGroups[0].Count; n != 1 {
 			return fmt.Errorf("group count in Nomad is %d, want 1", n)
+		}
+		// One registration on top of the out-of-band version: the job was
+		// neither recreated nor written twice.
+		if *job.Version != foreignVersion+1 {
+			return fmt.Errorf("job version %d, want %d (one registration after the out-of-band version %d)", *job.Version, foreignVersion+1, foreignVersion)
 		}
 		if n := runningAllocs(allocs); n != 1 {
 			return fmt.Errorf("%d running allocations, want 1", n)
