@@ -100,7 +100,7 @@ func badVolumeInputs() []badInput {
 		in("node_id not an ID", named(`node_id = "node-1"`), "node_id", "Invalid node ID"),
 		in("node_id only a prefix", named(`node_id = "abcd1234"`), "node_id", "Invalid node ID"),
 		in("node_id with node_reservation", named(`node_id = "%[2]s"
-  node_reservation = "%[2]s/r"`), "node_reservation", "node_reservation conflicts with node_id"),
+  node_reservation = "%[2]s/r"`), "node_reservation", "Invalid Attribute Combination"),
 		in("unknown mkdir parameter", named(`parameters = { size = "1G" }`), `parameters["size"]`, "Unknown mkdir parameter"),
 		in("unknown access mode", named(`access_mode = "multi-node"`), "access_mode", "Invalid Attribute Value Match"),
 		in("unknown constraint operator", named(`constraints = [{ attribute = "$${attr.kernel.name}", operator = "~", value = "linux" }]`),
@@ -132,7 +132,7 @@ func badReservationInputs() []badInput {
 		lease("zero cpu", named(`workload = { driver = "exec", command = "/bin/sleep", cpu = 0 }`), "workload.cpu", "Invalid Attribute Value"),
 		lease("uppercase node_id", named(`node_id = upper("%[2]s")`), "node_id", "Invalid node ID"),
 		lease("node_id with node_reservation", named(`node_id = "%[2]s"
-  node_reservation = "%[2]s/r"`), "node_reservation", "node_reservation conflicts with node_id"),
+  node_reservation = "%[2]s/r"`), "node_reservation", "Invalid Attribute Combination"),
 		hold("name with a space", `name = "%[1]s x"
   cpu = 100`, "name", "Invalid name"),
 		hold("nothing reserved", named(`node_id = "%[2]s"`), "cpu", "Empty reservation"),

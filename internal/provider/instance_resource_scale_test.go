@@ -80,7 +80,7 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 		if n := runningAllocs(allocs); n != 1 {
 			return fmt.Errorf("%d running allocations, want 1", n)
 		}
-		// Superseded: cancelled, or already gone from Nomad's state (seen
+		// Superseded: canceled, or already gone from Nomad's state (seen
 		// once on a loaded machine); never still active.
 		d, _, err := c.Deployments().Info(foreign, nil)
 		if err != nil && strings.Contains(err.Error(), "404") {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -19,10 +20,11 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure      = &leaseResource{}
-	_ resource.ResourceWithImportState    = &leaseResource{}
-	_ resource.ResourceWithValidateConfig = &leaseResource{}
-	_ resource.ResourceWithModifyPlan     = &leaseResource{}
+	_ resource.ResourceWithConfigValidators = &leaseResource{}
+	_ resource.ResourceWithConfigure        = &leaseResource{}
+	_ resource.ResourceWithImportState      = &leaseResource{}
+	_ resource.ResourceWithValidateConfig   = &leaseResource{}
+	_ resource.ResourceWithModifyPlan       = &leaseResource{}
 )
 
 // NewLeaseResource builds the lease resource, berth_reservation.
@@ -59,9 +61,14 @@ func (r *leaseResource) ValidateConfig(ctx context.Context, req resource.Validat
 				fmt.Sprintf("duration must be positive, got %s.", m.Duration.ValueString()))
 		}
 	}
-	if !m.NodeID.IsNull() && !m.NodeReservation.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("node_reservation"), "node_reservation conflicts with node_id",
-			"A lease placed into a node reservation runs on the reservation's node; remove node_id.")
+}
+
+// ConfigValidators: work placed into a node reservation runs on the
+// reservation's node, so node_id is refused beside node_reservation
+// (reported at node_reservation, the first path).
+func (r *leaseResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.Conflicting(path.MatchRoot("node_reservation"), path.MatchRoot("node_id")),
 	}
 }
 

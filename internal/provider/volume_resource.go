@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -21,10 +22,11 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure      = &volumeResource{}
-	_ resource.ResourceWithImportState    = &volumeResource{}
-	_ resource.ResourceWithValidateConfig = &volumeResource{}
-	_ resource.ResourceWithModifyPlan     = &volumeResource{}
+	_ resource.ResourceWithConfigValidators = &volumeResource{}
+	_ resource.ResourceWithConfigure        = &volumeResource{}
+	_ resource.ResourceWithImportState      = &volumeResource{}
+	_ resource.ResourceWithValidateConfig   = &volumeResource{}
+	_ resource.ResourceWithModifyPlan       = &volumeResource{}
 )
 
 // NewVolumeResource builds the berth_volume resource.
@@ -55,10 +57,6 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 		resp.Diagnostics.AddAttributeError(path.Root("capacity_max"), "capacity_max below capacity_min",
 			fmt.Sprintf("capacity_max (%s) must be at least capacity_min (%s).", m.CapacityMax.ValueString(), m.CapacityMin.ValueString()))
 	}
-	if !m.NodeReservation.IsNull() && !m.NodeID.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("node_reservation"), "node_reservation conflicts with node_id",
-			"A volume placed into a node reservation lives on the reservation's node; remove node_id.")
-	}
 	plugin := m.PluginID.ValueString()
 	if (m.PluginID.IsNull() || plugin == volume.DefaultPlugin) && !m.Parameters.IsNull() && !m.Parameters.IsUnknown() {
 		for key := range m.Parameters.Elements() {
@@ -68,6 +66,15 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 						strings.Join(volume.MkdirParameters(), ", "), key))
 			}
 		}
+	}
+}
+
+// ConfigValidators: work placed into a node reservation runs on the
+// reservation's node, so node_id is refused beside node_reservation
+// (reported at node_reservation, the first path).
+func (r *volumeResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.Conflicting(path.MatchRoot("node_reservation"), path.MatchRoot("node_id")),
 	}
 }
 
