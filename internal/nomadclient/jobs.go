@@ -218,6 +218,26 @@ func (c *Client) StopJob(ctx context.Context, namespace, id string, purge bool) 
 	return nil
 }
 
+// RemoveJob stops a job, waits until none of its allocations may still run
+// (allocstatus.Live), then purges it when purge is set. Purging at once
+// would drop the allocations from the servers while the client is still
+// killing their tasks. Each step's error names the step.
+func (c *Client) RemoveJob(ctx context.Context, namespace, id string, purge bool) error {
+	if err := c.StopJob(ctx, namespace, id, false); err != nil {
+		return fmt.Errorf("stopping job %q: %w", id, err)
+	}
+	if err := c.WaitAllocationsStopped(ctx, namespace, id); err != nil {
+		return fmt.Errorf("waiting for the allocations of job %q to stop: %w", id, err)
+	}
+	if !purge {
+		return nil
+	}
+	if err := c.StopJob(ctx, namespace, id, true); err != nil {
+		return fmt.Errorf("purging job %q: %w", id, err)
+	}
+	return nil
+}
+
 // writeError types a failed call's error (ConnectError, TimeoutError)
 // when the caller has no retry of its own.
 func (c *Client) writeError(err error) error { return c.classify(err, "") }

@@ -783,38 +783,12 @@ func TestReadRetriesRideOverAnElection(t *testing.T) {
 		t.Errorf("requests = %d, want UnavailableAttempts = 8", n)
 	}
 
-	dropped := 0
-	c3 := newTestClient(t, droppingAddress(t, &mu, &dropped), func(c *Config) { c.Retry = policy })
+	d := newDroppingListener(t)
+	c3 := newTestClient(t, d.url(), func(c *Config) { c.Retry = policy })
 	if _, err := c3.GetJob(context.Background(), "default", "web"); err == nil {
 		t.Fatal("GetJob succeeded against a server that drops every connection")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if dropped != 2 {
-		t.Errorf("connections = %d, want Attempts = 2", dropped)
+	if n := d.count(); n != 2 {
+		t.Errorf("connections = %d, want Attempts = 2", n)
 	}
-}
-
-// droppingAddress listens on loopback, closing every connection it
-// accepts without an answer and counting them in *n.
-func droppingAddress(t *testing.T, mu *sync.Mutex, n *int) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			*n++
-			mu.Unlock()
-			_ = conn.Close()
-		}
-	}()
-	return "http://" + l.Addr().String()
 }

@@ -123,7 +123,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 		// The job may exist: keep it (tainted) with its charge, so the
 		// next apply finds and replaces it rather than orphaning it.
 		addUncertainWriteError(&resp.Diagnostics, "Could not register the job", "job", err)
-		recordUncertainCreate(ctx, &resp.State, &plan, &resp.Diagnostics)
+		setStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
 		return
 	}
 	if err != nil {
@@ -415,22 +415,10 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	nomad := r.data.Nomad
-	// Stop first and wait, then purge: purging at once drops the
-	// allocations from the server while the client is still killing tasks.
-	if err := nomad.StopJob(ctx, ns, name, false); err != nil {
-		addNomadError(&resp.Diagnostics, "Could not stop the job", err)
+	purge := state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool()
+	if err := r.data.Nomad.RemoveJob(ctx, ns, name, purge); err != nil {
+		addNomadError(&resp.Diagnostics, "Could not delete the job", err)
 		return
-	}
-	if err := nomad.WaitAllocationsStopped(ctx, ns, name); err != nil {
-		addNomadError(&resp.Diagnostics, "The job's allocations did not stop", err)
-		return
-	}
-	if state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool() {
-		if err := nomad.StopJob(ctx, ns, name, true); err != nil {
-			addNomadError(&resp.Diagnostics, "Could not purge the job", err)
-			return
-		}
 	}
 	r.uncharge(ctx, &state, &resp.Diagnostics)
 }

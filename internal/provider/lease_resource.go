@@ -352,17 +352,8 @@ func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	nomad := r.data.Nomad
-	if err := nomad.StopJob(ctx, ns, name, false); err != nil {
-		addNomadError(&resp.Diagnostics, "Could not stop the lease", err)
-		return
-	}
-	if err := nomad.WaitAllocationsStopped(ctx, ns, name); err != nil {
-		addNomadError(&resp.Diagnostics, "The lease's allocations did not stop", err)
-		return
-	}
-	if err := nomad.StopJob(ctx, ns, name, true); err != nil {
-		addNomadError(&resp.Diagnostics, "Could not purge the lease", err)
+	if err := r.data.Nomad.RemoveJob(ctx, ns, name, true); err != nil {
+		addNomadError(&resp.Diagnostics, "Could not delete the lease", err)
 		return
 	}
 	r.uncharge(ctx, state, nomadclient.LeaseConsumer(ns, name), &resp.Diagnostics)

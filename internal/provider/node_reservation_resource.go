@@ -164,7 +164,7 @@ func (r *nodeReservationResource) recordWritten(ctx context.Context, st *tfsdk.S
 		diags.AddWarning("Could not read the reservation back",
 			fmt.Sprintf("The reservation was %s, but reading it back failed: %s State records what berth wrote; the next "+
 				"terraform plan reads the rest from the node's ledger.", done, read.Errors()[0].Detail()))
-		recordUncertainCreate(ctx, st, m, diags)
+		setStateUnknownsNull(ctx, st, m, diags)
 	case got == objectGone:
 		diags.AddError("Reservation vanished",
 			"The reservation was "+done+" but is no longer in the node's ledger (someone released it meanwhile); run terraform apply again to recreate it.")

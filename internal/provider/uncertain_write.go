@@ -53,9 +53,9 @@ func addUncertainUpdateError(diags *diag.Diagnostics, summary, object string, er
 		"change again if it is missing.")
 }
 
-// recordUncertainCreate stores model as the new state with every value
+// setStateUnknownsNull stores model as the new state with every value
 // that is still unknown set to null (state must hold known values only).
-func recordUncertainCreate(ctx context.Context, state *tfsdk.State, model any, diags *diag.Diagnostics) {
+func setStateUnknownsNull(ctx context.Context, state *tfsdk.State, model any, diags *diag.Diagnostics) {
 	diags.Append(state.Set(ctx, model)...)
 	raw, err := tftypes.Transform(state.Raw, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		if !v.IsKnown() {

@@ -175,7 +175,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		// The volume may exist under an ID berth never learnt: keep it
 		// (tainted, no ID) with its charge; Read finds it by name.
 		addUncertainWriteError(&resp.Diagnostics, "Could not create the volume", "volume", err)
-		recordUncertainCreate(ctx, &resp.State, &plan, &resp.Diagnostics)
+		setStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
 		return
 	}
 	if err != nil {
@@ -322,7 +322,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 }
 
 // lookup reads the volume state refers to: by ID, or by name when a create
-// whose answer was lost left no ID (see recordUncertainCreate).
+// whose answer was lost left no ID (see setStateUnknownsNull).
 func (r *volumeResource) lookup(ctx context.Context, state volumeModel) (*volume.Volume, error) {
 	ns := state.Namespace.ValueString()
 	if id := state.ID.ValueString(); id != "" {
