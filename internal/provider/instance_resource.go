@@ -431,8 +431,8 @@ func (r *instanceResource) charge(ctx context.Context, m *instanceModel, spec in
 		return true
 	}
 	amount := chargeOf(spec, count)
-	err := r.data.Nomad.Charge(ctx, r.data.LedgerNamespace, m.NodeReservation.ValueString(),
-		nomadclient.InstanceConsumer(spec.Namespace, spec.Name), amount)
+	err := chargeAndHold(ctx, r.data, m.NodeReservation.ValueString(),
+		nomadclient.InstanceConsumer(spec.Namespace, spec.Name), amount, diags)
 	if err != nil {
 		addNodeReservationError(diags, "Could not place the instance into its node reservation", err)
 		return false

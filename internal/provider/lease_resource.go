@@ -137,7 +137,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	consumer := leaseConsumer(l)
 	if !plan.NodeReservation.IsNull() {
 		amount := capacity.Resources{CPU: int64(l.Workload.CPU), MemoryMB: int64(l.Workload.Memory), DiskMB: int64(l.Workload.Disk)}
-		if err := nomad.Charge(ctx, r.data.LedgerNamespace, plan.NodeReservation.ValueString(), consumer, amount); err != nil {
+		if err := chargeAndHold(ctx, r.data, plan.NodeReservation.ValueString(), consumer, amount, &resp.Diagnostics); err != nil {
 			addNodeReservationError(&resp.Diagnostics, "Could not place the lease into its node reservation", err)
 			return
 		}

@@ -10,8 +10,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
@@ -85,6 +87,7 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	if !req.State.Raw.IsNull() {
 		var state nodeReservationModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		planHoldRepair(ctx, state, resp)
 		if state.request() == plan.request() && state.NodeID.Equal(plan.NodeID) {
 			return // nothing to re-check
 		}
@@ -148,7 +151,40 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	}
 	tflog.Info(ctx, "Reserved node capacity", map[string]any{"node": nodeID, "name": rr.Name})
 	plan.NodeID = types.StringValue(nodeID)
+	r.holdInScheduler(opCtx, nodeID, rr.Name, &resp.Diagnostics)
 	r.recordWritten(ctx, &resp.State, &plan, "made", &resp.Diagnostics)
+}
+
+// planHoldRepair plans an update when the last read found the hold job out
+// of line with the ledger (stopped or changed outside berth, or left behind
+// by an interrupted write): Update rewrites it.
+func planHoldRepair(ctx context.Context, state nodeReservationModel, resp *resource.ModifyPlanResponse) {
+	var h holdModel
+	if state.Hold.IsNull() || state.Hold.IsUnknown() || state.Hold.As(ctx, &h, basetypes.ObjectAsOptions{}).HasError() ||
+		h.InSync.IsNull() || h.InSync.ValueBool() {
+		return
+	}
+	for name, a := range map[string]schema.SingleNestedAttribute{"hold": nodeReservationHoldAttribute(), "unheld": nodeReservationUnheldAttribute()} {
+		t, _ := a.GetType().(types.ObjectType)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), types.ObjectUnknown(t.AttrTypes))...)
+	}
+}
+
+// holdInScheduler brings the reservation's hold job in line with its
+// ledger item. A hold that cannot be written is an error: without it the
+// reservation holds nothing against other work. The reservation itself
+// exists either way, so the caller still records it (Terraform taints it
+// after an error at create).
+func (r *nodeReservationResource) holdInScheduler(ctx context.Context, nodeID, name string, diags *diag.Diagnostics) {
+	st, err := r.data.Nomad.SyncHold(ctx, r.data.LedgerNamespace, nodeID, name)
+	if err != nil {
+		addNomadError(diags, "Could not hold the reservation in Nomad's scheduler",
+			fmt.Errorf("the reservation is in the ledger, but its hold job %q could not be written: %w. Check that the "+
+				"provider's hold_driver is enabled on the node and that the token may register jobs in the ledger namespace, "+
+				"then apply again", st.JobID, err))
+		return
+	}
+	reportHold(ctx, nodeID+"/"+name, st, diags)
 }
 
 // recordWritten reads the reservation back after a write that succeeded,
@@ -235,6 +271,9 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 			return
 		}
 	}
+	opCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r.holdInScheduler(opCtx, plan.NodeID.ValueString(), plan.Name.ValueString(), &resp.Diagnostics)
 	r.recordWritten(ctx, &resp.State, &plan, "resized", &resp.Diagnostics)
 }
 
@@ -252,8 +291,16 @@ func (r *nodeReservationResource) Delete(ctx context.Context, req resource.Delet
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := r.data.Nomad.ReleaseNodeReservation(ctx, r.data.LedgerNamespace, state.NodeID.ValueString(), state.Name.ValueString()); err != nil {
+	nodeID, name := state.NodeID.ValueString(), state.Name.ValueString()
+	if err := r.data.Nomad.ReleaseNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name); err != nil {
 		addNodeReservationError(&resp.Diagnostics, "Could not release the reservation", err)
+		return
+	}
+	// With the ledger item gone, syncing removes the hold job.
+	if st, err := r.data.Nomad.SyncHold(ctx, r.data.LedgerNamespace, nodeID, name); err != nil {
+		addNomadError(&resp.Diagnostics, "Could not remove the reservation's hold job",
+			fmt.Errorf("the reservation was released from the ledger, but its hold job %q is still in Nomad: %w. "+
+				"Run terraform destroy again to remove it", st.JobID, err))
 	}
 }
 

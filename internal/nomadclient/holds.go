@@ -1,0 +1,178 @@
+package nomadclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+	"github.com/berthhq/terraform-provider-berth/internal/hold"
+	"github.com/berthhq/terraform-provider-berth/internal/ledger"
+)
+
+// HoldState is what Nomad's scheduler holds for one node reservation after
+// SyncHold.
+type HoldState struct {
+	// JobID is the hold job's ID, set whether or not the job exists.
+	JobID string
+	// Held is what the hold job takes on the node; zero without a hold.
+	Held capacity.Resources
+	// Unheld is the unused budget no hold can keep from other jobs (below
+	// Nomad's minimum task size); zero when the hold covers it.
+	Unheld capacity.Resources
+	// NotPlaced, when set, says the scheduler could not place the hold:
+	// something outside the ledger holds that capacity. Nomad keeps the
+	// hold's evaluation blocked and places it as soon as there is room.
+	NotPlaced string
+}
+
+// syncHoldRounds bounds how often SyncHold starts over because the ledger
+// moved while it wrote the hold.
+const syncHoldRounds = 6
+
+// SyncHold brings the hold job of node reservation name on nodeID in line
+// with the ledger in namespace ns: registered and sized to the
+// reservation's unused budget, or removed when the reservation is gone or
+// there is nothing Nomad can hold. It is idempotent, so any write that
+// follows a crash heals what the crash left behind.
+//
+// It waits for the scheduler to act on the change: a consumer registered
+// after SyncHold returns fits where the hold gave way. Concurrent writers
+// converge because every round ends by checking that the ledger it sized
+// the hold from is still current; if not, it sizes the hold again.
+func (c *Client) SyncHold(ctx context.Context, ns, nodeID, name string) (HoldState, error) {
+	st := HoldState{JobID: hold.JobID(nodeID, name)}
+	for round := 0; round < syncHoldRounds; round++ {
+		cur, err := c.ReadLedger(ctx, ns, nodeID)
+		if err != nil {
+			return st, err
+		}
+		l, err := ledger.Decode(nodeID, cur.Items)
+		if err != nil {
+			return st, err
+		}
+		want, holds, unused := holdOf(l, name)
+		st.Held, st.Unheld, st.NotPlaced = capacity.Resources{}, hold.Unheld(unused), ""
+		if holds {
+			st.Held = want
+		}
+		evalID, conflict, err := c.writeHold(ctx, ns, nodeID, name, want, holds)
+		if err != nil {
+			return st, err
+		}
+		if conflict {
+			continue // another writer moved the hold: size it again
+		}
+		if evalID != "" {
+			var rollout *RolloutError
+			switch err := c.waitPlaced(ctx, ns, st.JobID, evalID); {
+			case errors.As(err, &rollout) && holds:
+				st.NotPlaced = rollout.Error()
+			case err != nil && !errors.As(err, &rollout):
+				return st, fmt.Errorf("waiting for the scheduler to act on hold job %q: %w", st.JobID, err)
+			}
+		}
+		again, err := c.ReadLedger(ctx, ns, nodeID)
+		if err != nil {
+			return st, err
+		}
+		if again.ModifyIndex == cur.ModifyIndex {
+			return st, nil
+		}
+	}
+	return st, fmt.Errorf("node %s: the hold of reservation %q could not be brought in line with its ledger, which kept changing: %w",
+		idPrefix(nodeID), name, ErrLedgerContention)
+}
+
+// holdOf is what the hold of reservation name in l should hold, whether
+// there is one, and the reservation's unused budget.
+func holdOf(l ledger.Ledger, name string) (held capacity.Resources, holds bool, unused capacity.Resources) {
+	r, ok := l.Reservations[name]
+	if !ok {
+		return capacity.Resources{}, false, capacity.Resources{}
+	}
+	unused = r.Remaining()
+	held, holds = hold.Size(unused)
+	return held, holds, unused
+}
+
+// writeHold registers, resizes or removes the hold job, with check-and-set
+// on the job. It returns the evaluation to wait for ("" when nothing was
+// written) and whether another writer changed the job first.
+func (c *Client) writeHold(ctx context.Context, ns, nodeID, name string, want capacity.Resources, holds bool) (string, bool, error) {
+	id := hold.JobID(nodeID, name)
+	job, err := c.GetJob(ctx, ns, id)
+	if err != nil {
+		return "", false, err
+	}
+	if job != nil && !hold.IsHoldJob(job) {
+		return "", false, fmt.Errorf("job %q in namespace %q is not a berth hold (its meta %s is not %q), so berth will not "+
+			"overwrite it; rename or remove that job, or choose another reservation name", id, ns, hold.MetaKind, hold.KindHold)
+	}
+	driver := c.holdDriver
+	switch {
+	case !holds && job == nil:
+		return "", false, nil
+	case !holds:
+		tflog.Info(ctx, "Removing node reservation hold", map[string]any{"job": id, "namespace": ns})
+		evalID, err := c.purgeHold(ctx, ns, id)
+		return evalID, false, err
+	case hold.Matches(job, nodeID, name, driver, want):
+		return "", false, nil
+	}
+	var index uint64
+	if job != nil {
+		index = deref(job.JobModifyIndex)
+	}
+	tflog.Info(ctx, "Sizing node reservation hold", map[string]any{
+		"job": id, "namespace": ns, "cpu": want.CPU, "memory_mb": want.MemoryMB, "disk_mb": want.DiskMB, "driver": driver,
+	})
+	res, err := c.RegisterJob(ctx, hold.BuildJob(ns, nodeID, name, driver, want), index)
+	if IsJobIndexConflict(err) {
+		return "", true, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("registering hold job %q: %w", id, err)
+	}
+	return res.EvalID, false, nil
+}
+
+// purgeHold deregisters and purges a hold job. Its allocation stops
+// counting against the node as soon as the evaluation is processed.
+func (c *Client) purgeHold(ctx context.Context, ns, id string) (string, error) {
+	evalID, err := retry(ctx, c.retry, "remove hold job", func(ctx context.Context, _ int) (string, bool, error) {
+		eval, _, err := c.api.Jobs().DeregisterOpts(id, &api.DeregisterOptions{Purge: true},
+			(&api.WriteOptions{Namespace: ns}).WithContext(ctx))
+		if IsNotFound(err) {
+			return "", false, nil
+		}
+		// Deregistering is idempotent, so a lost answer is safe to retry.
+		return eval, err != nil && (isTimeout(err) || isRetryable(err)), err
+	})
+	if err != nil {
+		return "", fmt.Errorf("removing hold job %q: %w", id, c.classify(err, "remove hold job"))
+	}
+	return evalID, nil
+}
+
+// readHold reports, without writing, what the hold job of reservation name
+// holds and whether it is what ledger l asks for.
+func (c *Client) readHold(ctx context.Context, ns, nodeID, name string, l ledger.Ledger) (HoldState, bool, error) {
+	st := HoldState{JobID: hold.JobID(nodeID, name)}
+	want, holds, unused := holdOf(l, name)
+	st.Unheld = hold.Unheld(unused)
+	job, err := c.GetJob(ctx, ns, st.JobID)
+	if err != nil {
+		return st, false, err
+	}
+	if held, _, ok := hold.Of(job); ok && !deref(job.Stop) {
+		st.Held = held
+	}
+	if !holds {
+		return st, job == nil, nil
+	}
+	return st, hold.Matches(job, nodeID, name, c.holdDriver, want), nil
+}
