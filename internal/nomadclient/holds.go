@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -175,4 +176,47 @@ func (c *Client) readHold(ctx context.Context, ns, nodeID, name string, l ledger
 		return st, job == nil, nil
 	}
 	return st, hold.Matches(job, nodeID, name, c.holdDriver, want), nil
+}
+
+// holdPlaceWait bounds how long WaitHoldPlaced waits for a hold that was
+// waiting for its consumer's room.
+const holdPlaceWait = time.Minute
+
+// WaitHoldPlaced waits, after a consumer left, until the grown hold of
+// reservation name is placed: an allocation of the hold job's current
+// version that the scheduler wants running. It returns "" once placed or
+// when there is no hold, and otherwise what it last saw when its bound
+// ran out (someone else took the room first; Nomad keeps the hold's
+// evaluation blocked until there is room again).
+func (c *Client) WaitHoldPlaced(ctx context.Context, ns, nodeID, name string) (string, error) {
+	id := hold.JobID(nodeID, name)
+	job, err := c.GetJob(ctx, ns, id)
+	if err != nil || job == nil || deref(job.Stop) {
+		return "", err
+	}
+	wctx, cancel := context.WithTimeout(ctx, holdPlaceWait)
+	defer cancel()
+	var index uint64
+	last := "no allocation of the current version yet"
+	err = poll(wctx, fmt.Sprintf("hold job %q to be placed", id), blockingPause, func() (bool, string, error) {
+		allocs, next, err := c.jobAllocationsAfter(wctx, ns, id, index, min(blockingWait(wctx), maxBlockingWait))
+		if err != nil {
+			return false, last, err
+		}
+		index = next
+		for _, a := range allocs {
+			if a.JobVersion == deref(job.Version) && a.DesiredStatus == api.AllocDesiredStatusRun &&
+				(a.ClientStatus == api.AllocClientStatusPending || a.ClientStatus == api.AllocClientStatusRunning) {
+				return true, "", nil
+			}
+		}
+		return false, last, nil
+	})
+	switch {
+	case err == nil:
+		return "", nil
+	case wctx.Err() != nil && ctx.Err() == nil:
+		return fmt.Sprintf("hold job %q was not placed within %s: %s", id, holdPlaceWait, last), nil
+	}
+	return "", err
 }

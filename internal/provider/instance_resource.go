@@ -416,11 +416,11 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 	defer cancel()
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	purge := state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool()
-	if err := r.data.Nomad.RemoveJob(ctx, ns, name, purge); err != nil {
+	err := handBack(ctx, r.data, state.NodeReservation, "instance", nomadclient.InstanceConsumer(ns, name),
+		func(ctx context.Context) error { return r.data.Nomad.RemoveJob(ctx, ns, name, purge) }, &resp.Diagnostics)
+	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not delete the job", err)
-		return
 	}
-	r.uncharge(ctx, &state, &resp.Diagnostics)
 }
 
 // charge records what the instance takes from its node reservation (if

@@ -352,11 +352,11 @@ func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	if err := r.data.Nomad.RemoveJob(ctx, ns, name, true); err != nil {
+	err := handBack(ctx, r.data, state.NodeReservation, "lease", nomadclient.LeaseConsumer(ns, name),
+		func(ctx context.Context) error { return r.data.Nomad.RemoveJob(ctx, ns, name, true) }, &resp.Diagnostics)
+	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not delete the lease", err)
-		return
 	}
-	r.uncharge(ctx, state, nomadclient.LeaseConsumer(ns, name), &resp.Diagnostics)
 }
 
 // ImportState accepts `namespace/name` (or `name`).

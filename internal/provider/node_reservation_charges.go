@@ -37,6 +37,48 @@ func releaseCharge(ctx context.Context, data *ProviderData, reservation types.St
 	syncHold(ctx, data, reservation.ValueString(), diags)
 }
 
+// handBack removes a consumer placed into a node reservation (remove stops
+// its job) and gives its capacity back to the reservation's hold without a
+// gap another job could slip into: the charge is released and the hold
+// grown first, which Nomad cannot place yet, so it keeps the old hold and
+// blocks the new one on the consumer's room; when remove frees it, the
+// hold's evaluation is unblocked together with any other job waiting for
+// that node, and its priority puts it first in Nomad's queue. It returns
+// remove's error; the charge then stays released, and the next write of
+// the consumer (or of the node reservation) puts the ledger right.
+func handBack(ctx context.Context, data *ProviderData, reservation types.String, kind, consumer string,
+	remove func(context.Context) error, diags *diag.Diagnostics) error {
+	if reservation.IsNull() || reservation.IsUnknown() {
+		return remove(ctx)
+	}
+	res := reservation.ValueString()
+	nodeID, name, err := nomadclient.ParseNodeReservationID(res)
+	if err != nil {
+		return remove(ctx)
+	}
+	if err := data.Nomad.Uncharge(ctx, data.LedgerNamespace, res, consumer); err != nil {
+		addNodeReservationError(diags, "Could not release the "+kind+"'s charge on its node reservation", err)
+		return remove(ctx)
+	}
+	st, syncErr := data.Nomad.SyncHold(ctx, data.LedgerNamespace, nodeID, name)
+	if err := remove(ctx); err != nil {
+		return err
+	}
+	if syncErr != nil {
+		syncHold(ctx, data, res, diags) // the consumer is gone now: try again
+		return nil
+	}
+	why, err := data.Nomad.WaitHoldPlaced(ctx, data.LedgerNamespace, nodeID, name)
+	if err == nil && why != "" {
+		st.NotPlaced = why
+	}
+	if err != nil {
+		tflog.Warn(ctx, "Could not confirm the node reservation hold was placed", map[string]any{"job": st.JobID, "error": err.Error()})
+	}
+	reportHold(ctx, res, st, diags)
+	return nil
+}
+
 // syncHold brings the hold of the node reservation (ID `<node>/<name>`) in
 // line with its ledger after a consumer's charge changed. The charge is
 // what counts, so trouble with the hold is a warning: the consumer's own
