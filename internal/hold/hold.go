@@ -103,8 +103,8 @@ func Excess(held, unused capacity.Resources) capacity.Resources {
 // BuildJob builds the hold job of the reservation name on nodeID in
 // namespace ns, holding held, with its task run by driver.
 //
-// It is a service job without an update block, so a resize replaces the
-// allocation in one placement and never starts a deployment; it restarts
+// It is a service job with deployments turned off, so a resize replaces
+// the allocation in one placement and never starts a deployment; it restarts
 // and reschedules forever, since a hold that stopped would free the
 // capacity it exists to keep.
 func BuildJob(ns, nodeID, name, driver string, held capacity.Resources) *api.Job {
@@ -121,8 +121,12 @@ func BuildJob(ns, nodeID, name, driver string, held capacity.Resources) *api.Job
 		Constraints: []*api.Constraint{{LTarget: "${node.unique.id}", Operand: "=", RTarget: nodeID}},
 		Meta:        map[string]string{MetaKind: KindHold, MetaNodeID: nodeID, MetaNodeReservation: name},
 		TaskGroups: []*api.TaskGroup{{
-			Name:          ptr(GroupName),
-			Count:         ptr(1),
+			Name:  ptr(GroupName),
+			Count: ptr(1),
+			// Nomad gives a service job without an update block a rolling
+			// one; max_parallel 0 turns deployments off, so a resize is
+			// one placement that stops the old allocation in the same plan.
+			Update:        &api.UpdateStrategy{MaxParallel: ptr(0)},
 			EphemeralDisk: &api.EphemeralDisk{SizeMB: ptr(int(held.DiskMB))},
 			RestartPolicy: &api.RestartPolicy{Attempts: ptr(3), Mode: ptr(api.RestartPolicyModeDelay)},
 			ReschedulePolicy: &api.ReschedulePolicy{

@@ -56,8 +56,8 @@ func TestBuildJobRoundTrip(t *testing.T) {
 	if *job.ID != "berth-hold-01234567-db" || *job.Namespace != "ops" || *job.Priority != Priority {
 		t.Fatalf("unexpected identity: id %q ns %q priority %d", *job.ID, *job.Namespace, *job.Priority)
 	}
-	if job.TaskGroups[0].Update != nil {
-		t.Fatal("a hold has no update block: a resize must not start a deployment")
+	if u := job.TaskGroups[0].Update; u == nil || u.MaxParallel == nil || *u.MaxParallel != 0 {
+		t.Fatal("a hold turns deployments off (max_parallel 0): a resize must not start a deployment")
 	}
 	got, driver, ok := Of(job)
 	if !ok || got != held || driver != "exec" {

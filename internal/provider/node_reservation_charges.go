@@ -64,19 +64,25 @@ func handBack(ctx context.Context, data *ProviderData, reservation types.String,
 	if err := remove(ctx); err != nil {
 		return err
 	}
-	if syncErr != nil {
+	if syncErr == nil {
+		waitHandedBack(ctx, data, res, st, diags)
+	} else {
 		syncHold(ctx, data, res, diags) // the consumer is gone now: try again
-		return nil
 	}
+	return nil
+}
+
+// waitHandedBack waits for the grown hold to be placed in the room its
+// consumer left, and warns when someone else took it first.
+func waitHandedBack(ctx context.Context, data *ProviderData, res string, st nomadclient.HoldState, diags *diag.Diagnostics) {
+	nodeID, name, _ := nomadclient.ParseNodeReservationID(res)
 	why, err := data.Nomad.WaitHoldPlaced(ctx, data.LedgerNamespace, nodeID, name)
-	if err == nil && why != "" {
-		st.NotPlaced = why
-	}
+	// What SyncHold saw (blocked on the consumer's room) is over.
+	st.NotPlaced = why
 	if err != nil {
 		tflog.Warn(ctx, "Could not confirm the node reservation hold was placed", map[string]any{"job": st.JobID, "error": err.Error()})
 	}
 	reportHold(ctx, res, st, diags)
-	return nil
 }
 
 // syncHold brings the hold of the node reservation (ID `<node>/<name>`) in
