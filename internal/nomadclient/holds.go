@@ -28,6 +28,10 @@ type HoldState struct {
 	// something outside the ledger holds that capacity. Nomad keeps the
 	// hold's evaluation blocked and places it as soon as there is room.
 	NotPlaced string
+	// Grew says the hold was made larger in some dimension: a hold that
+	// grows while its consumer still gives the room back is expected to
+	// wait (NotPlaced) until the consumer's allocations stop.
+	Grew bool
 }
 
 // syncHoldRounds bounds how often SyncHold starts over because the ledger
@@ -60,7 +64,8 @@ func (c *Client) SyncHold(ctx context.Context, ns, nodeID, name string) (HoldSta
 		if holds {
 			st.Held = want
 		}
-		evalID, conflict, err := c.writeHold(ctx, ns, nodeID, name, want, holds)
+		evalID, conflict, grew, err := c.writeHold(ctx, ns, nodeID, name, want, holds)
+		st.Grew = grew
 		if err != nil {
 			return st, err
 		}
@@ -70,10 +75,16 @@ func (c *Client) SyncHold(ctx context.Context, ns, nodeID, name string) (HoldSta
 		if evalID != "" {
 			var rollout *RolloutError
 			switch err := c.waitPlaced(ctx, ns, st.JobID, evalID); {
-			case errors.As(err, &rollout) && holds:
+			case errors.As(err, &rollout):
 				st.NotPlaced = rollout.Error()
-			case err != nil && !errors.As(err, &rollout):
+			case err != nil:
 				return st, fmt.Errorf("waiting for the scheduler to act on hold job %q: %w", st.JobID, err)
+			}
+			// Nomad counts a replaced allocation against its node until
+			// the client reports it stopped, so the room is free only then.
+			replaced := func(a *api.AllocationListStub) bool { return a.DesiredStatus != api.AllocDesiredStatusRun }
+			if err := c.waitStopped(ctx, ns, st.JobID, replaced); err != nil {
+				return st, fmt.Errorf("waiting for the replaced allocation of hold job %q to stop: %w", st.JobID, err)
 			}
 		}
 		again, err := c.ReadLedger(ctx, ns, nodeID)
@@ -102,27 +113,37 @@ func holdOf(l ledger.Ledger, name string) (held capacity.Resources, holds bool, 
 
 // writeHold registers, resizes or removes the hold job, with check-and-set
 // on the job. It returns the evaluation to wait for ("" when nothing was
-// written) and whether another writer changed the job first.
-func (c *Client) writeHold(ctx context.Context, ns, nodeID, name string, want capacity.Resources, holds bool) (string, bool, error) {
+// written), whether another writer changed the job first, and whether the
+// hold grew.
+func (c *Client) writeHold(ctx context.Context, ns, nodeID, name string, want capacity.Resources, holds bool) (string, bool, bool, error) {
 	id := hold.JobID(nodeID, name)
 	job, err := c.GetJob(ctx, ns, id)
 	if err != nil {
-		return "", false, err
+		return "", false, false, err
 	}
 	if job != nil && !hold.IsHoldJob(job) {
-		return "", false, fmt.Errorf("job %q in namespace %q is not a berth hold (its meta %s is not %q), so berth will not "+
+		return "", false, false, fmt.Errorf("job %q in namespace %q is not a berth hold (its meta %s is not %q), so berth will not "+
 			"overwrite it; rename or remove that job, or choose another reservation name", id, ns, hold.MetaKind, hold.KindHold)
 	}
 	driver := c.holdDriver
+	had, _, _ := hold.Of(job)
+	if job != nil && deref(job.Stop) {
+		had = capacity.Resources{}
+	}
+	grew := len(had.Shortfalls(want)) > 0
 	switch {
 	case !holds && job == nil:
-		return "", false, nil
+		return "", false, false, nil
 	case !holds:
+		// Stop, wait until the client stopped it (only then is the room
+		// free), then purge.
 		tflog.Info(ctx, "Removing node reservation hold", map[string]any{"job": id, "namespace": ns})
-		evalID, err := c.purgeHold(ctx, ns, id)
-		return evalID, false, err
+		if err := c.RemoveJob(ctx, ns, id, true); err != nil {
+			return "", false, false, fmt.Errorf("removing hold job %q: %w", id, err)
+		}
+		return "", false, false, nil
 	case hold.Matches(job, nodeID, name, driver, want):
-		return "", false, nil
+		return "", false, false, nil
 	}
 	var index uint64
 	if job != nil {
@@ -133,30 +154,12 @@ func (c *Client) writeHold(ctx context.Context, ns, nodeID, name string, want ca
 	})
 	res, err := c.RegisterJob(ctx, hold.BuildJob(ns, nodeID, name, driver, want), index)
 	if IsJobIndexConflict(err) {
-		return "", true, nil
+		return "", true, false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("registering hold job %q: %w", id, err)
+		return "", false, false, fmt.Errorf("registering hold job %q: %w", id, err)
 	}
-	return res.EvalID, false, nil
-}
-
-// purgeHold deregisters and purges a hold job. Its allocation stops
-// counting against the node as soon as the evaluation is processed.
-func (c *Client) purgeHold(ctx context.Context, ns, id string) (string, error) {
-	evalID, err := retry(ctx, c.retry, "remove hold job", func(ctx context.Context, _ int) (string, bool, error) {
-		eval, _, err := c.api.Jobs().DeregisterOpts(id, &api.DeregisterOptions{Purge: true},
-			(&api.WriteOptions{Namespace: ns}).WithContext(ctx))
-		if IsNotFound(err) {
-			return "", false, nil
-		}
-		// Deregistering is idempotent, so a lost answer is safe to retry.
-		return eval, err != nil && (isTimeout(err) || isRetryable(err)), err
-	})
-	if err != nil {
-		return "", fmt.Errorf("removing hold job %q: %w", id, c.classify(err, "remove hold job"))
-	}
-	return evalID, nil
+	return res.EvalID, false, grew, nil
 }
 
 // readHold reports, without writing, what the hold job of reservation name

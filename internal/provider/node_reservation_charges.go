@@ -77,8 +77,9 @@ func handBack(ctx context.Context, data *ProviderData, reservation types.String,
 func waitHandedBack(ctx context.Context, data *ProviderData, res string, st nomadclient.HoldState, diags *diag.Diagnostics) {
 	nodeID, name, _ := nomadclient.ParseNodeReservationID(res)
 	why, err := data.Nomad.WaitHoldPlaced(ctx, data.LedgerNamespace, nodeID, name)
-	// What SyncHold saw (blocked on the consumer's room) is over.
-	st.NotPlaced = why
+	// What SyncHold saw (blocked on the consumer's room) is over: a hold
+	// still not placed now is kept out by someone else.
+	st.NotPlaced, st.Grew = why, false
 	if err != nil {
 		tflog.Warn(ctx, "Could not confirm the node reservation hold was placed", map[string]any{"job": st.JobID, "error": err.Error()})
 	}
@@ -111,7 +112,10 @@ func reportHold(ctx context.Context, reservation string, st nomadclient.HoldStat
 	tflog.Debug(ctx, "Node reservation hold in line with the ledger", map[string]any{
 		"reservation": reservation, "job": st.JobID, "held": st.Held.String(), "unheld": st.Unheld.String(),
 	})
-	if st.NotPlaced != "" {
+	if st.NotPlaced != "" && st.Grew {
+		tflog.Debug(ctx, "The grown hold waits for its consumer's room", map[string]any{"job": st.JobID, "reason": st.NotPlaced})
+	}
+	if st.NotPlaced != "" && !st.Grew {
 		diags.AddWarning("Node reservation hold not placed",
 			fmt.Sprintf("Nomad could not place hold job %q of node reservation %s: %s. Other work already uses that capacity "+
 				"on the node, so it is not held until that work ends; Nomad places the hold as soon as there is room. "+

@@ -122,9 +122,10 @@ func TestAccNodeReservationHold_keepsOutsideJobsOut(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(
 					checkHoldJob(t, c, node, name, 600, 800, 1000),
 					func(*terraform.State) error {
-						// 400 MiB fits the node's 1024, but not the 224 the
-						// reservation leaves.
-						outside = registerOutsideJob(t, "", node, 100, 400)
+						// 600 MiB fits the node's 1024, but not the 224 the
+						// reservation leaves, nor the 524 free for a moment
+						// while the hold hands 300 MiB to the instance.
+						outside = registerOutsideJob(t, "", node, 100, 600)
 						m := waitNotPlaced(t, "", outside)
 						if m.DimensionExhausted["memory"] == 0 {
 							return fmt.Errorf("the outside job was refused, but not for memory: %+v", m.DimensionExhausted)
