@@ -158,9 +158,33 @@ func TestAccNodeReservationHold_keepsOutsideJobsOut(t *testing.T) {
 				),
 			},
 			{
-				// Refresh reads the hold the instance's apply resized.
-				Config:            holdTestConfig("", node, f.holdPoolA, name, res, 200, 300),
+				// Refresh reads the hold the instance's apply resized; the
+				// node data sources count the hold and the instance once,
+				// inside reserved.
+				Config: holdTestConfig("", node, f.holdPoolA, name, res, 200, 300) + fmt.Sprintf(`
+data "berth_node" "n" {
+  id = %[1]q
+}
+data "berth_nodes" "fits" {
+  node_pool = %[2]q
+  min_free  = { cpu = 400, memory = 224 }
+}
+data "berth_nodes" "full" {
+  node_pool = %[2]q
+  min_free  = { memory = 225 }
+}`, node, f.holdPoolA),
 				ConfigStateChecks: []statecheck.StateCheck{expectHold(400, 500, 700, true)},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("data.berth_node.n", "allocated.cpu", "0"),
+					resource.TestCheckResourceAttr("data.berth_node.n", "allocated.memory", "0"),
+					resource.TestCheckResourceAttr("data.berth_node.n", "allocated.disk", "0"),
+					resource.TestCheckResourceAttr("data.berth_node.n", "reserved.memory", "800"),
+					resource.TestCheckResourceAttr("data.berth_node.n", "free.cpu", "400"),
+					resource.TestCheckResourceAttr("data.berth_node.n", "free.memory", "224"),
+					resource.TestCheckResourceAttr("data.berth_node.n", "free.disk", "1048"),
+					resource.TestCheckResourceAttr("data.berth_nodes.fits", "nodes.#", "1"),
+					resource.TestCheckResourceAttr("data.berth_nodes.full", "nodes.#", "0"),
+				),
 			},
 			{
 				Config: holdTestConfig("", node, "", name, res, 0, 0),
