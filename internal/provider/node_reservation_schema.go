@@ -39,8 +39,9 @@ func nodeReservationSchema(ctx context.Context) schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "A named hold on CPU, memory and disk of one node, kept in a check-and-set ledger in Nomad " +
 			"Variables (`berth/nodes/<node-id>` in the provider's `ledger_namespace`) so no node is ever double-booked, even when " +
-			"several `terraform apply` runs race. Without `node_id`, berth schedules the reservation onto a node. Instances and " +
-			"volumes can then be placed into it with their `node_reservation` attribute.",
+			"several `terraform apply` runs race, and held in Nomad's own scheduler by a hold job sized to the unused budget, so " +
+			"work submitted any other way cannot be placed into it either (see `hold`). Without `node_id`, berth schedules the " +
+			"reservation onto a node. Instances, volumes and leases can then be placed into it with their `node_reservation` attribute.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`<node_id>/<name>`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
