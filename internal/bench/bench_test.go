@@ -1,0 +1,260 @@
+package bench
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []time.Duration
+		want time.Duration
+	}{
+		{nil, 0},
+		{[]time.Duration{5}, 5},
+		{[]time.Duration{9, 1, 5}, 5},
+		{[]time.Duration{4, 1, 3, 2}, 2}, // (2+3)/2 in integer nanoseconds
+		{[]time.Duration{10, 30, 20, 40}, 25},
+	} {
+		if got := Median(tc.in); got != tc.want {
+			t.Errorf("Median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestMedianSample(t *testing.T) {
+	ss := []Sample{
+		{Wall: 3 * time.Second, Requests: 401, Endpoints: map[string]int{"a": 401}, PluginCPU: 3},
+		{Wall: 1 * time.Second, Requests: 400, Endpoints: map[string]int{"b": 400}, PluginCPU: 1, PlanChanged: true},
+		{Wall: 2 * time.Second, Requests: 402, Endpoints: map[string]int{"c": 402}, PluginCPU: 2},
+	}
+	m := MedianSample(ss)
+	if m.Wall != 2*time.Second || m.Requests != 401 || m.PluginCPU != 2 {
+		t.Errorf("median = %+v", m)
+	}
+	if m.Endpoints["a"] != 401 {
+		t.Errorf("endpoints = %v, want those of the run with 401 requests", m.Endpoints)
+	}
+	if !m.PlanChanged {
+		t.Error("PlanChanged not carried over from one run")
+	}
+}
+
+func TestEndpoint(t *testing.T) {
+	for in, want := range map[string]string{
+		"/v1/job/bench-berth-wait-17":                                "/v1/job/:name",
+		"/v1/job/bench-peer-wait-3/allocations":                      "/v1/job/:name/allocations",
+		"/v1/deployment/5f3c2a1e-0d4b-4c3a-9e2f-1a2b3c4d5e6f":        "/v1/deployment/:id",
+		"/v1/evaluation/5f3c2a1e-0d4b-4c3a-9e2f-1a2b3c4d5e6f/allocs": "/v1/evaluation/:id/allocs",
+		"/v1/jobs": "/v1/jobs",
+	} {
+		if got := Endpoint(in); got != want {
+			t.Errorf("Endpoint(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestProxyCounts(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, r.URL.Path)
+	}))
+	defer backend.Close()
+	p, err := StartProxy(backend.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	get := func(path string) {
+		t.Helper()
+		resp, err := http.Get(p.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != path {
+			t.Fatalf("proxied %s answered %q", path, body)
+		}
+	}
+	get("/v1/job/bench-x-1")
+	get("/v1/job/bench-x-2")
+	get("/v1/job/bench-x-2/allocations")
+	got := p.Reset()
+	if got["GET /v1/job/:name"] != 2 || got["GET /v1/job/:name/allocations"] != 1 || Total(got) != 3 {
+		t.Errorf("counts = %v", got)
+	}
+	if by := ByEndpoint(got); by[0].Endpoint != "GET /v1/job/:name" {
+		t.Errorf("ByEndpoint = %v", by)
+	}
+	get("/v1/jobs")
+	if got := p.Reset(); Total(got) != 1 {
+		t.Errorf("after Reset counts = %v", got)
+	}
+}
+
+func row(key string, apply, plan, destroy float64, requests int) Row {
+	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+	return Row{Key: key, Median: map[Phase]Sample{
+		Apply: {Wall: sec(apply)}, Plan: {Wall: sec(plan), Requests: requests}, Destroy: {Wall: sec(destroy)},
+	}}
+}
+
+func statuses(ts []Target) map[string]string {
+	out := map[string]string{}
+	for _, t := range ts {
+		out[t.Name] = t.Status
+	}
+	return out
+}
+
+func TestTargets(t *testing.T) {
+	rep := Report{N: 10, Rows: []Row{
+		row(KeyBerthNoWait, 4, 6, 1, 20),
+		row(KeyBerthWait, 20, 5, 1, 21),
+		row(KeyPeerDetach, 10, 10, 1, 20),
+		row(KeyPeerWait, 30, 10, 1, 20),
+	}}
+	got := statuses(rep.Targets(true, nil))
+	want := map[string]string{
+		"berth-nowait apply <= 0.5x peer-detach apply": "PASS", // 0.4
+		"berth-nowait plan <= 0.5x peer-detach plan":   "FAIL", // 0.6
+		"berth-wait apply <= 0.5x peer-wait apply":     "FAIL", // 0.67
+		"berth-nowait plan requests <= 2 per instance": "PASS",
+		"berth-wait plan requests <= 2 per instance":   "FAIL", // 2.1
+	}
+	for name, st := range want {
+		if got[name] != st {
+			t.Errorf("%s: %q, want %q", name, got[name], st)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("targets = %v", got)
+	}
+
+	noPeer := statuses(rep.Targets(false, nil))
+	if st := noPeer["berth-nowait apply <= 0.5x peer-detach apply"]; st != "skipped (no PEER_PROVIDER)" {
+		t.Errorf("without a peer: %q", st)
+	}
+	var buf bytes.Buffer
+	if !rep.Print(&buf, rep.Targets(true, nil)) {
+		t.Error("Print did not report the failed targets")
+	}
+	if rep.Print(&buf, rep.Targets(false, nil)[:2]) {
+		t.Error("Print reported skipped targets as failed")
+	}
+}
+
+func TestTargetsBaseline(t *testing.T) {
+	base := Report{N: 10, Rows: []Row{row(KeyBerthNoWait, 10, 10, 10, 20)}}
+	rep := Report{N: 10, Rows: []Row{row(KeyBerthNoWait, 10.9, 11.5, 9, 20)}}
+	got := statuses(rep.Targets(false, &base))
+	for name, st := range map[string]string{
+		"berth-nowait apply <= 1.10x baseline":         "PASS",
+		"berth-nowait plan <= 1.10x baseline":          "FAIL",
+		"berth-nowait destroy <= 1.10x baseline":       "PASS",
+		"berth-nowait plan requests <= 1.10x baseline": "PASS",
+	} {
+		if got[name] != st {
+			t.Errorf("%s: %q, want %q", name, got[name], st)
+		}
+	}
+	base.N = 20
+	if st := statuses(rep.Targets(false, &base))["berth-nowait against BASELINE"]; !strings.HasPrefix(st, "skipped") {
+		t.Errorf("baseline with another N: %q", st)
+	}
+}
+
+func TestReportJSONRoundTrip(t *testing.T) {
+	rep := NewReport(Variants(), map[string]map[Phase][]Sample{
+		KeyBerthNoWait: {Plan: {{Wall: time.Second, Requests: 4}, {Wall: 3 * time.Second, Requests: 4}, {Wall: 2 * time.Second, Requests: 4}}},
+	})
+	rep.N = 2
+	file := filepath.Join(t.TempDir(), "r.json")
+	if err := rep.WriteJSON(file); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadReport(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := back.row(KeyBerthNoWait)
+	if !ok || r.Median[Plan].Wall != 2*time.Second || len(r.Samples[Plan]) != 3 {
+		t.Errorf("round trip: %+v", back)
+	}
+}
+
+func TestInstallReal(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write([]byte("binary"))
+	_ = zw.Close()
+	zipped := filepath.Join(dir, "zipped.gz")
+	if err := os.WriteFile(zipped, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for src, want := range map[string]string{plain: "#!/bin/sh\n", zipped: "binary"} {
+		dst := filepath.Join(dir, "out-"+filepath.Base(src))
+		if err := installReal(src, dst); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(dst)
+		if err != nil || string(got) != want {
+			t.Errorf("%s: got %q, %v", src, got, err)
+		}
+		if st, err := os.Stat(dst); err != nil || st.Mode()&0o100 == 0 {
+			t.Errorf("%s: not executable (%v)", dst, err)
+		}
+	}
+}
+
+func TestPluginCPU(t *testing.T) {
+	dir := t.TempDir()
+	_ = os.WriteFile(filepath.Join(dir, "terraform-provider-berth-1"), []byte("1000000000 500000000\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "terraform-provider-berth-2"), []byte("2000000000 0\n"), 0o644)
+	u, s, err := pluginCPU(dir)
+	if err != nil || u != 3*time.Second || s != 500*time.Millisecond {
+		t.Errorf("pluginCPU = %v, %v, %v", u, s, err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("files left: %v", left)
+	}
+}
+
+// The generated configurations are what terraform fmt writes (so they
+// parse); skipped without the terraform CLI. (The CLI configuration is
+// HCL 1, which terraform fmt does not read.)
+func TestConfigsFormatted(t *testing.T) {
+	tf, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Skip("terraform not on PATH")
+	}
+	cfgs := map[string]string{}
+	for _, v := range Variants() {
+		cfgs[v.Key] = v.Config(3, "http://127.0.0.1:4646")
+	}
+	for name, cfg := range cfgs {
+		cmd := exec.Command(tf, "fmt", "-")
+		cmd.Stdin = strings.NewReader(cfg)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: terraform fmt: %v\n%s", name, err, cfg)
+		}
+		if string(out) != cfg {
+			t.Errorf("%s is not formatted:\n%s\nterraform fmt writes:\n%s", name, cfg, out)
+		}
+	}
+}

@@ -1,0 +1,150 @@
+// Command bench measures berth_instance against terraform_data (the floor)
+// and, when given, the other Nomad provider's nomad_job, on a running Nomad
+// agent; scripts/bench.sh (make bench) starts the agent and runs it.
+//
+//	bench -agent-state FILE -provider PATH [-peer PATH] [-n 200] [-runs 3] [-parallelism 10]
+//	      [-only floor,berth-nowait,...] [-json FILE] [-baseline FILE] [-work DIR]
+//
+// It prints the tables and a PASS/FAIL line per target, and exits 1 when a
+// target fails, 2 when the bench itself could not run. BERTH_PPROF_DIR, when
+// set, reaches the plugins as <dir>/<variant>/<run>-<phase>.
+//
+// Started under the name terraform-provider-* it is the plugin shim that
+// measures a plugin's CPU (see internal/bench/shim.go).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/berthhq/terraform-provider-berth/internal/bench"
+)
+
+func main() {
+	if bench.IsShim(os.Args[0]) {
+		os.Exit(bench.RunShim(os.Args[0], os.Args[1:]))
+	}
+	failed, err := run(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	if failed {
+		fmt.Fprintln(os.Stderr, "bench: a target failed")
+		os.Exit(1)
+	}
+}
+
+func run(args []string) (bool, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	agentState := fs.String("agent-state", "", "devagent state file of the Nomad agent to use (its address and PID)")
+	nomadAddr := fs.String("nomad", "", "Nomad address, instead of -agent-state (the agent's CPU is then not measured)")
+	tf := fs.String("terraform", "terraform", "terraform CLI")
+	provider := fs.String("provider", "bin/terraform-provider-berth", "berth provider binary")
+	peer := fs.String("peer", "", "terraform-provider-nomad binary, plain or gzipped (adds the nomad_job rows)")
+	n := fs.Int("n", 200, "resources per configuration")
+	runs := fs.Int("runs", 3, "apply/plan/destroy cycles per variant; figures are their median")
+	par := fs.Int("parallelism", 10, "terraform -parallelism")
+	only := fs.String("only", "", "comma-separated variants to run (floor, berth-nowait, berth-wait, peer-detach, peer-wait)")
+	jsonOut := fs.String("json", "", "write the results as JSON to this file")
+	baseline := fs.String("baseline", "", "JSON from an earlier run: fail any berth figure more than 10% worse")
+	work := fs.String("work", "", "scratch directory (default: a temporary one, removed at the end)")
+	if err := fs.Parse(args); err != nil {
+		return false, err
+	}
+	if fs.NArg() > 0 {
+		return false, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *n < 1 || *runs < 1 || *par < 1 {
+		return false, errors.New("-n, -runs and -parallelism must be at least 1")
+	}
+
+	addr, pid := *nomadAddr, 0
+	if *agentState != "" {
+		data, err := os.ReadFile(*agentState)
+		if err != nil {
+			return false, err
+		}
+		var st struct {
+			Addr string `json:"addr"`
+			PID  int    `json:"pid"`
+		}
+		if err := json.Unmarshal(data, &st); err != nil {
+			return false, fmt.Errorf("%s: %w", *agentState, err)
+		}
+		addr, pid = st.Addr, st.PID
+	}
+	if addr == "" {
+		return false, errors.New("give -agent-state or -nomad")
+	}
+	tfPath, err := exec.LookPath(*tf)
+	if err != nil {
+		return false, err
+	}
+	var base *bench.Report
+	if *baseline != "" {
+		if base, err = bench.LoadReport(*baseline); err != nil {
+			return false, err
+		}
+	}
+	dir := *work
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "berth-bench-"); err != nil {
+			return false, err
+		}
+		defer os.RemoveAll(dir)
+	}
+	var onlyList []string
+	if *only != "" {
+		onlyList = strings.Split(*only, ",")
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r, err := bench.NewRunner(bench.Options{
+		Terraform: tfPath, N: *n, Runs: *runs, Parallelism: *par, Work: dir,
+		NomadAddr: addr, AgentPID: pid, Berth: *provider, Peer: *peer, Only: onlyList,
+		PprofDir: os.Getenv("BERTH_PPROF_DIR"), Progress: os.Stderr,
+	})
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+
+	samples, err := r.Run(ctx)
+	if err != nil {
+		return false, err
+	}
+	rep := bench.NewReport(r.Variants(), samples)
+	rep.N, rep.Runs, rep.Parallelism, rep.CPUs = *n, *runs, *par, runtime.NumCPU()
+	rep.Terraform, rep.Nomad = terraformVersion(tfPath), r.NomadVersion(ctx)
+	if *jsonOut != "" {
+		if err := rep.WriteJSON(*jsonOut); err != nil {
+			return false, err
+		}
+	}
+	return rep.Print(os.Stdout, rep.Targets(*peer != "", base)), nil
+}
+
+func terraformVersion(tf string) string {
+	out, err := exec.Command(tf, "version", "-json").Output()
+	if err != nil {
+		return "?"
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if json.Unmarshal(out, &v) != nil {
+		return "?"
+	}
+	return v.Version
+}

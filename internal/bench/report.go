@@ -1,0 +1,313 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Row is one variant's results.
+type Row struct {
+	Key     string             `json:"key"`
+	Label   string             `json:"label"`
+	Peer    string             `json:"peer,omitempty"`
+	Median  map[Phase]Sample   `json:"median"`
+	Samples map[Phase][]Sample `json:"samples"`
+}
+
+// Report is a whole bench run; it is also the JSON written for BASELINE.
+type Report struct {
+	N           int    `json:"n"`
+	Runs        int    `json:"runs"`
+	Parallelism int    `json:"parallelism"`
+	Terraform   string `json:"terraform"`
+	Nomad       string `json:"nomad"`
+	CPUs        int    `json:"cpus"`
+	Rows        []Row  `json:"rows"`
+}
+
+// NewReport builds the rows of variants from their samples.
+func NewReport(variants []Variant, samples map[string]map[Phase][]Sample) Report {
+	var rep Report
+	for _, v := range variants {
+		s, ok := samples[v.Key]
+		if !ok {
+			continue
+		}
+		row := Row{Key: v.Key, Label: v.Label, Peer: v.Peer, Samples: s, Median: map[Phase]Sample{}}
+		for ph, ss := range s {
+			row.Median[ph] = MedianSample(ss)
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+	return rep
+}
+
+// MedianSample is the median of each figure of ss taken separately; its
+// endpoint breakdown is that of a run with the median request count, and
+// PlanChanged is set when any run's plan was not empty.
+func MedianSample(ss []Sample) Sample {
+	if len(ss) == 0 {
+		return Sample{}
+	}
+	pick := func(f func(Sample) time.Duration) time.Duration {
+		v := make([]time.Duration, len(ss))
+		for i, s := range ss {
+			v[i] = f(s)
+		}
+		return Median(v)
+	}
+	m := Sample{
+		Wall:         pick(func(s Sample) time.Duration { return s.Wall }),
+		Requests:     int(pick(func(s Sample) time.Duration { return time.Duration(s.Requests) })),
+		TerraformCPU: pick(func(s Sample) time.Duration { return s.TerraformCPU }),
+		PluginCPU:    pick(func(s Sample) time.Duration { return s.PluginCPU }),
+		AgentCPU:     pick(func(s Sample) time.Duration { return s.AgentCPU }),
+	}
+	for _, s := range ss {
+		m.PlanChanged = m.PlanChanged || s.PlanChanged
+		if m.Endpoints == nil && s.Requests == m.Requests {
+			m.Endpoints = s.Endpoints
+		}
+	}
+	return m
+}
+
+// Median of v (the mean of the middle two for an even count).
+func Median[T ~int64](v []T) T {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func (rep Report) row(key string) (Row, bool) {
+	for _, r := range rep.Rows {
+		if r.Key == key {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+func (r Row) secs(ph Phase) float64 { return r.Median[ph].Wall.Seconds() }
+
+// Target is one acceptance target and how this run fared.
+type Target struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // PASS, FAIL, or "skipped (why)"
+	Detail string `json:"detail,omitempty"`
+}
+
+// Failed reports whether the target failed.
+func (t Target) Failed() bool { return t.Status == "FAIL" }
+
+// MaxPeerRatio is the most a berth figure may be of the peer's.
+const MaxPeerRatio = 0.5
+
+// MaxPlanRequestsPerInstance is the most requests a plan may make per
+// berth_instance.
+const MaxPlanRequestsPerInstance = 2
+
+// MaxRegression is how much worse than BASELINE a berth figure may be.
+const MaxRegression = 1.10
+
+// Targets evaluates the targets of issue 13 (and, with a baseline, the
+// regression gate) on rep.
+func (rep Report) Targets(peerGiven bool, baseline *Report) []Target {
+	var out []Target
+	ratio := func(berth, peer string, ph Phase) {
+		t := Target{Name: fmt.Sprintf("%s %s <= %.1fx %s %s", berth, ph, MaxPeerRatio, peer, ph)}
+		b, okB := rep.row(berth)
+		p, okP := rep.row(peer)
+		switch {
+		case !okB:
+			t.Status = "skipped (" + berth + " not run)"
+		case !peerGiven:
+			t.Status = "skipped (no PEER_PROVIDER)"
+		case !okP:
+			t.Status = "skipped (" + peer + " not run)"
+		default:
+			r := b.secs(ph) / p.secs(ph)
+			t.Status = passFail(r <= MaxPeerRatio)
+			t.Detail = fmt.Sprintf("%.2fs vs %.2fs: %.2fx", b.secs(ph), p.secs(ph), r)
+		}
+		out = append(out, t)
+	}
+	ratio(KeyBerthNoWait, KeyPeerDetach, Apply)
+	ratio(KeyBerthNoWait, KeyPeerDetach, Plan)
+	ratio(KeyBerthWait, KeyPeerWait, Apply)
+	for _, key := range []string{KeyBerthNoWait, KeyBerthWait} {
+		t := Target{Name: fmt.Sprintf("%s plan requests <= %d per instance", key, MaxPlanRequestsPerInstance)}
+		if b, ok := rep.row(key); !ok {
+			t.Status = "skipped (" + key + " not run)"
+		} else {
+			per := float64(b.Median[Plan].Requests) / float64(rep.N)
+			t.Status = passFail(per <= MaxPlanRequestsPerInstance)
+			t.Detail = fmt.Sprintf("%d requests for %d instances: %.2f each", b.Median[Plan].Requests, rep.N, per)
+		}
+		out = append(out, t)
+	}
+	if baseline != nil {
+		out = append(out, rep.regressions(*baseline)...)
+	}
+	return out
+}
+
+// regressions compares every berth figure with the baseline's.
+func (rep Report) regressions(base Report) []Target {
+	var out []Target
+	for _, key := range []string{KeyBerthNoWait, KeyBerthWait} {
+		b, ok1 := rep.row(key)
+		old, ok2 := base.row(key)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if base.N != rep.N {
+			out = append(out, Target{Name: key + " against BASELINE", Status: fmt.Sprintf("skipped (baseline has N = %d)", base.N)})
+			continue
+		}
+		for _, ph := range Phases {
+			t := Target{Name: fmt.Sprintf("%s %s <= %.2fx baseline", key, ph, MaxRegression)}
+			r := b.secs(ph) / old.secs(ph)
+			t.Status = passFail(r <= MaxRegression)
+			t.Detail = fmt.Sprintf("%.2fs vs %.2fs: %.2fx", b.secs(ph), old.secs(ph), r)
+			out = append(out, t)
+		}
+		t := Target{Name: fmt.Sprintf("%s plan requests <= %.2fx baseline", key, MaxRegression)}
+		now, was := b.Median[Plan].Requests, old.Median[Plan].Requests
+		t.Status = passFail(float64(now) <= MaxRegression*float64(was))
+		t.Detail = fmt.Sprintf("%d vs %d", now, was)
+		out = append(out, t)
+	}
+	return out
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// LoadReport reads a report written by WriteJSON.
+func LoadReport(file string) (*Report, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return &rep, nil
+}
+
+// WriteJSON writes rep to file.
+func (rep Report) WriteJSON(file string) error {
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append(data, '\n'), 0o644)
+}
+
+// Print writes the tables and the targets; it returns whether any target
+// failed.
+func (rep Report) Print(w io.Writer, targets []Target) bool {
+	fmt.Fprintf(w, "\nN = %d, median of %d runs, -parallelism=%d; Terraform %s, Nomad %s, %d CPUs\n\n",
+		rep.N, rep.Runs, rep.Parallelism, rep.Terraform, rep.Nomad, rep.CPUs)
+
+	fmt.Fprintln(w, "Seconds (wall) and the requests each plan made:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| | apply | plan (refresh) | destroy | plan requests | per resource |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %d | %.2f |\n", r.Label, r.secs(Apply), r.secs(Plan), r.secs(Destroy),
+			r.Median[Plan].Requests, float64(r.Median[Plan].Requests)/float64(rep.N))
+	}
+
+	floor, hasFloor := rep.row(KeyFloor)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Ratios of the medians (berth rows to their peer: detach = true for no wait, detach = false for waiting):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| | apply ×peer | plan ×peer | destroy ×peer | apply ×floor | plan ×floor | destroy ×floor |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rep.Rows {
+		cells := []string{r.Label}
+		p, hasPeer := rep.row(r.Peer)
+		for _, ph := range Phases {
+			cells = append(cells, ratioCell(r, p, hasPeer, ph))
+		}
+		for _, ph := range Phases {
+			cells = append(cells, ratioCell(r, floor, hasFloor && r.Key != KeyFloor, ph))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "CPU seconds (user+sys, median): terraform / plugins / Nomad agent:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| | apply | plan | destroy |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|")
+	for _, r := range rep.Rows {
+		cells := []string{r.Label}
+		for _, ph := range Phases {
+			m := r.Median[ph]
+			cells = append(cells, fmt.Sprintf("%.2f / %.2f / %.2f", m.TerraformCPU.Seconds(), m.PluginCPU.Seconds(), m.AgentCPU.Seconds()))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Plan requests by endpoint (a run with the median count):")
+	for _, r := range rep.Rows {
+		m := r.Median[Plan]
+		if m.Requests == 0 {
+			continue
+		}
+		var parts []string
+		for _, e := range ByEndpoint(m.Endpoints) {
+			parts = append(parts, fmt.Sprintf("%s ×%d", e.Endpoint, e.Requests))
+		}
+		fmt.Fprintf(w, "  %-13s %s\n", r.Key+":", strings.Join(parts, ", "))
+	}
+	for _, r := range rep.Rows {
+		if r.Median[Plan].PlanChanged {
+			fmt.Fprintf(w, "WARNING: %s: a plan right after apply was not empty (see its run*-plan.log)\n", r.Key)
+		}
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Targets:")
+	failed := false
+	for _, t := range targets {
+		line := fmt.Sprintf("  %-4s  %s", t.Status, t.Name)
+		if strings.HasPrefix(t.Status, "skipped") {
+			line = fmt.Sprintf("  %s  %s", t.Name, t.Status)
+		}
+		if t.Detail != "" {
+			line += ": " + t.Detail
+		}
+		fmt.Fprintln(w, line)
+		failed = failed || t.Failed()
+	}
+	return failed
+}
+
+func ratioCell(r, base Row, ok bool, ph Phase) string {
+	if !ok || base.secs(ph) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", r.secs(ph)/base.secs(ph))
+}

@@ -1,0 +1,208 @@
+// Package bench measures how long Terraform takes to apply, plan (refresh)
+// and destroy N identical Nomad jobs through berth_instance, through the
+// other Nomad provider's nomad_job (the peer), and as terraform_data (the
+// floor: Terraform's own cost), against one local Nomad agent. `make bench`
+// runs it; see the README's performance section.
+package bench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The job every variant runs: a raw_exec sleep, 20 MHz / 16 MiB, one
+// allocation, the same update block for berth and the peer.
+const (
+	jobCommand     = "/bin/sleep"
+	jobArg         = "3600"
+	jobCPU         = 20
+	jobMemory      = 16
+	jobGroup       = "app" // berth's group name (instance.GroupName)
+	jobTask        = "main"
+	minHealthyTime = "1s"
+	healthyDL      = "5m"
+	progressDL     = "10m"
+)
+
+// Provider names a provider a variant needs: its source address (for
+// dev_overrides) and the binary name Terraform looks for.
+type Provider struct {
+	Source string // e.g. "berthhq/berth"
+	Binary string // e.g. "terraform-provider-berth"
+}
+
+var (
+	berthProvider = Provider{Source: "berthhq/berth", Binary: "terraform-provider-berth"}
+	peerProvider  = Provider{Source: "hashicorp/nomad", Binary: "terraform-provider-nomad"}
+)
+
+// Variant is one row of the table.
+type Variant struct {
+	Key      string    // short name for -only and JSON
+	Label    string    // row label
+	Provider *Provider // nil for terraform_data
+	Peer     string    // Key of the peer row its ratios are against ("" for none)
+	config   func(n int, addr string) string
+}
+
+// Keys of the variants, in table order.
+const (
+	KeyFloor       = "floor"
+	KeyBerthNoWait = "berth-nowait"
+	KeyBerthWait   = "berth-wait"
+	KeyPeerDetach  = "peer-detach"
+	KeyPeerWait    = "peer-wait"
+)
+
+// Variants returns every variant in table order.
+func Variants() []Variant {
+	return []Variant{
+		{Key: KeyFloor, Label: "terraform_data (floor)", config: floorConfig},
+		{Key: KeyBerthNoWait, Label: "berth_instance, wait_for_healthy = false", Provider: &berthProvider, Peer: KeyPeerDetach,
+			config: func(n int, addr string) string { return berthConfig(n, addr, false) }},
+		{Key: KeyBerthWait, Label: "berth_instance, wait_for_healthy = true", Provider: &berthProvider, Peer: KeyPeerWait,
+			config: func(n int, addr string) string { return berthConfig(n, addr, true) }},
+		{Key: KeyPeerDetach, Label: "nomad_job, detach = true", Provider: &peerProvider,
+			config: func(n int, addr string) string { return peerConfig(n, addr, true) }},
+		{Key: KeyPeerWait, Label: "nomad_job, detach = false", Provider: &peerProvider,
+			config: func(n int, addr string) string { return peerConfig(n, addr, false) }},
+	}
+}
+
+// Config returns the Terraform configuration of v for n resources talking
+// to the Nomad at addr.
+func (v Variant) Config(n int, addr string) string { return v.config(n, addr) }
+
+// jobName is the Nomad job ID prefix of a variant; resources append the
+// count index.
+func jobName(key string) string { return "bench-" + key + "-" }
+
+func floorConfig(n int, _ string) string {
+	return fmt.Sprintf(`resource "terraform_data" "bench" {
+  count = %d
+  input = "%s${count.index}"
+}
+`, n, jobName(KeyFloor))
+}
+
+func berthConfig(n int, addr string, wait bool) string {
+	key := KeyBerthNoWait
+	if wait {
+		key = KeyBerthWait
+	}
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    berth = { source = %q }
+  }
+}
+
+provider "berth" {
+  address = %q
+}
+
+resource "berth_instance" "bench" {
+  count            = %d
+  name             = "%s${count.index}"
+  replicas         = 1
+  wait_for_healthy = %t
+  services = {
+    %s = {
+      driver  = "raw_exec"
+      command = %q
+      args    = [%q]
+      cpu     = %d
+      memory  = %d
+    }
+  }
+  update = {
+    max_parallel      = 1
+    min_healthy_time  = %q
+    healthy_deadline  = %q
+    progress_deadline = %q
+    auto_revert       = false
+    canary            = 0
+  }
+}
+`, berthProvider.Source, addr, n, jobName(key), wait, jobTask, jobCommand, jobArg, jobCPU, jobMemory,
+		minHealthyTime, healthyDL, progressDL)
+}
+
+// peerConfig is the same job as berthConfig, as a jobspec: berth sets the
+// update block on the group with health_check = "task_states" (no checks),
+// and a host-mode group network.
+func peerConfig(n int, addr string, detach bool) string {
+	key := KeyPeerWait
+	if detach {
+		key = KeyPeerDetach
+	}
+	spec := fmt.Sprintf(`job "%s${count.index}" {
+  datacenters = ["*"]
+  type        = "service"
+
+  group %q {
+    count = 1
+
+    network {
+      mode = "host"
+    }
+
+    update {
+      max_parallel      = 1
+      health_check      = "task_states"
+      min_healthy_time  = %q
+      healthy_deadline  = %q
+      progress_deadline = %q
+      auto_revert       = false
+      canary            = 0
+    }
+
+    task %q {
+      driver = "raw_exec"
+
+      config {
+        command = %q
+        args    = [%q]
+      }
+
+      resources {
+        cpu    = %d
+        memory = %d
+      }
+    }
+  }
+}`, jobName(key), jobGroup, minHealthyTime, healthyDL, progressDL, jobTask, jobCommand, jobArg, jobCPU, jobMemory)
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    nomad = { source = %q }
+  }
+}
+
+provider "nomad" {
+  address = %q
+}
+
+resource "nomad_job" "bench" {
+  count            = %d
+  detach           = %t
+  purge_on_destroy = true
+  jobspec          = <<EOT
+%s
+EOT
+}
+`, peerProvider.Source, addr, n, detach, spec)
+}
+
+// CLIConfig returns a Terraform CLI configuration that loads each provider
+// from dirs[provider.Source] through dev_overrides, so nothing is installed
+// or downloaded.
+func CLIConfig(dirs map[string]string) string {
+	var b strings.Builder
+	b.WriteString("provider_installation {\n  dev_overrides {\n")
+	for _, p := range []Provider{berthProvider, peerProvider} {
+		if d, ok := dirs[p.Source]; ok {
+			fmt.Fprintf(&b, "    %q = %q\n", p.Source, d)
+		}
+	}
+	b.WriteString("  }\n  direct {}\n}\n")
+	return b.String()
+}

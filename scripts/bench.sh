@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# make bench: starts a throwaway Nomad agent, then measures apply, plan
+# (refresh) and destroy of N identical jobs through terraform_data (the
+# floor), berth_instance (with and without wait_for_healthy) and, when
+# PEER_PROVIDER names the other Nomad provider's binary (plain or gzipped),
+# its nomad_job (detach = true and false). Prints the median of RUNS cycles,
+# the requests each plan made, and PASS/FAIL per target; exits non-zero when
+# a target fails. The agent is stopped whatever happens.
+#
+#   N            resources per configuration (default 200)
+#   RUNS         cycles per variant (default 3)
+#   PARALLELISM  terraform -parallelism (default 10)
+#   PEER_PROVIDER path to terraform-provider-nomad (.gz is fine)
+#   ONLY         comma-separated variants: floor,berth-nowait,berth-wait,peer-detach,peer-wait
+#   BENCH_JSON   write the results as JSON to this file
+#   BASELINE     JSON of an earlier run: fail a berth figure more than 10% worse
+#   BERTH_PPROF_DIR  passed to the plugins as <dir>/<variant>/<run>-<phase>
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+command -v terraform >/dev/null 2>&1 || {
+	echo "bench: the terraform CLI is not on PATH; install Terraform 1.11 or later." >&2
+	exit 2
+}
+
+abspath() { [[ "$1" = /* ]] && printf '%s\n' "$1" || printf '%s/%s\n' "$PWD" "$1"; }
+args=(-n "${N:-200}" -runs "${RUNS:-3}" -parallelism "${PARALLELISM:-10}" -provider "$root/bin/terraform-provider-berth")
+if [[ -n "${PEER_PROVIDER:-}" ]]; then
+	[[ -f "$PEER_PROVIDER" ]] || { echo "bench: PEER_PROVIDER=$PEER_PROVIDER is not a file" >&2; exit 2; }
+	args+=(-peer "$(abspath "$PEER_PROVIDER")")
+fi
+[[ -n "${ONLY:-}" ]] && args+=(-only "$ONLY")
+[[ -n "${BENCH_JSON:-}" ]] && args+=(-json "$(abspath "$BENCH_JSON")")
+[[ -n "${BASELINE:-}" ]] && args+=(-baseline "$(abspath "$BASELINE")")
+
+go build -o bin/bench ./internal/bench/cmd/bench
+
+NOMAD_BIN="$(scripts/nomad-bin.sh)"
+export NOMAD_BIN
+tmp="$(mktemp -d)"
+state="$tmp/agent.json"
+cleanup() {
+	bin/devagent stop -state "$state" || echo "bench: stopping the agent failed" >&2
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+bin/devagent start -state "$state" -name berth-bench -minimal-chroot >/dev/null
+echo "bench: Nomad agent at $(bin/devagent addr -state "$state") (stopped at the end)" >&2
+
+bin/bench -agent-state "$state" -work "$tmp/work" "${args[@]}"
