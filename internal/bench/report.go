@@ -288,9 +288,12 @@ func (rep Report) Print(w io.Writer, targets []Target) bool {
 		}
 	}
 
+	failed := false
+	if len(targets) == 0 {
+		return failed
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Targets:")
-	failed := false
 	for _, t := range targets {
 		line := fmt.Sprintf("  %-4s  %s", t.Status, t.Name)
 		if strings.HasPrefix(t.Status, "skipped") {

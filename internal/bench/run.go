@@ -207,7 +207,7 @@ func (r *Runner) cycle(ctx context.Context, v Variant, run int) (map[Phase]Sampl
 	out := map[Phase]Sample{}
 	for _, ph := range Phases {
 		if ph == Plan && v.Provider != nil {
-			if err := r.settle(ctx); err != nil {
+			if err := r.settle(ctx, v, run); err != nil {
 				return nil, err
 			}
 		}
@@ -315,63 +315,73 @@ func tail(file string, lines int) string {
 // quiesce waits until no allocation is pending or running, then has Nomad
 // collect garbage, so every cycle starts from the same empty agent.
 func (r *Runner) quiesce(ctx context.Context) error {
-	if err := r.waitAgent(ctx, "allocations still live after destroy", func(allocs []allocStub, _ []deploymentStub) int {
-		return countAllocs(allocs, "pending", "running")
-	}); err != nil {
+	busy, err := r.waitAgent(ctx, 5*time.Minute, func(a allocStub) bool {
+		return a.ClientStatus == "pending" || a.ClientStatus == "running"
+	}, nil)
+	if err != nil {
 		return err
+	}
+	if len(busy) > 0 {
+		return fmt.Errorf("still live after destroy: %s", strings.Join(busy, "; "))
 	}
 	return r.agent(ctx, http.MethodPut, "/v1/system/gc", nil)
 }
 
 // settle waits until no allocation is pending and no deployment running,
 // so a plan after an apply that did not wait measures the same steady
-// cluster as one after an apply that did.
-func (r *Runner) settle(ctx context.Context) error {
-	return r.waitAgent(ctx, "allocations pending or deployments running after apply", func(allocs []allocStub, deps []deploymentStub) int {
-		n := countAllocs(allocs, "pending")
-		for _, d := range deps {
-			if d.Status == "running" || d.Status == "pending" || d.Status == "initializing" {
-				n++
-			}
-		}
-		return n
+// cluster as one after an apply that did. A job that does not settle in
+// two minutes (a task that failed to start on a loaded machine, say) is
+// reported and the plan runs anyway.
+func (r *Runner) settle(ctx context.Context, v Variant, run int) error {
+	busy, err := r.waitAgent(ctx, 2*time.Minute, func(a allocStub) bool {
+		return a.ClientStatus == "pending"
+	}, func(d deploymentStub) bool {
+		return d.Status == "running" || d.Status == "pending" || d.Status == "initializing"
 	})
-}
-
-type allocStub struct{ ClientStatus string }
-type deploymentStub struct{ Status string }
-
-func countAllocs(allocs []allocStub, statuses ...string) int {
-	n := 0
-	for _, a := range allocs {
-		if slices.Contains(statuses, a.ClientStatus) {
-			n++
-		}
+	if len(busy) > 0 {
+		fmt.Fprintf(r.o.Progress, "bench: run %d %s: WARNING: not settled after apply, planning anyway: %s\n",
+			run, v.Key, strings.Join(busy, "; "))
 	}
-	return n
+	return err
 }
 
-// waitAgent polls the agent until busy returns 0, for at most 5 minutes.
-// It talks to the agent directly: these requests are not counted.
-func (r *Runner) waitAgent(ctx context.Context, what string, busy func([]allocStub, []deploymentStub) int) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
+type allocStub struct{ ID, JobID, ClientStatus, DesiredStatus string }
+
+type deploymentStub struct{ ID, JobID, Status, StatusDescription string }
+
+// waitAgent polls the agent until no allocation or deployment is busy, for
+// at most limit, and describes those still busy then. It talks to the
+// agent directly: these requests are not counted.
+func (r *Runner) waitAgent(ctx context.Context, limit time.Duration, allocBusy func(allocStub) bool, depBusy func(deploymentStub) bool) ([]string, error) {
+	deadline := time.Now().Add(limit)
 	for {
 		var allocs []allocStub
 		var deps []deploymentStub
 		if err := r.agent(ctx, http.MethodGet, "/v1/allocations", &allocs); err != nil {
-			return err
+			return nil, err
 		}
-		if err := r.agent(ctx, http.MethodGet, "/v1/deployments", &deps); err != nil {
-			return err
+		if depBusy != nil {
+			if err := r.agent(ctx, http.MethodGet, "/v1/deployments", &deps); err != nil {
+				return nil, err
+			}
 		}
-		n := busy(allocs, deps)
-		if n == 0 {
-			return nil
+		var busy []string
+		for _, a := range allocs {
+			if allocBusy(a) {
+				busy = append(busy, fmt.Sprintf("job %s allocation %.8s %s (desired %s)", a.JobID, a.ID, a.ClientStatus, a.DesiredStatus))
+			}
+		}
+		for _, d := range deps {
+			if depBusy(d) {
+				busy = append(busy, fmt.Sprintf("job %s deployment %.8s %s: %s", d.JobID, d.ID, d.Status, d.StatusDescription))
+			}
+		}
+		if len(busy) == 0 || time.Now().After(deadline) {
+			return busy, nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%d %s: %w", n, what, ctx.Err())
+			return busy, ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
 	}

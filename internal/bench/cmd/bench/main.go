@@ -120,13 +120,17 @@ func run(args []string) (bool, error) {
 	}
 	defer r.Close()
 
-	samples, err := r.Run(ctx)
-	if err != nil {
-		return false, err
-	}
+	samples, runErr := r.Run(ctx)
 	rep := bench.NewReport(r.Variants(), samples)
 	rep.N, rep.Runs, rep.Parallelism, rep.CPUs = *n, *runs, *par, runtime.NumCPU()
 	rep.Terraform, rep.Nomad = terraformVersion(tfPath), r.NomadVersion(ctx)
+	if runErr != nil {
+		if len(rep.Rows) > 0 {
+			fmt.Fprintln(os.Stderr, "bench: stopped early; what was measured until then (not a result):")
+			rep.Print(os.Stderr, nil)
+		}
+		return false, runErr
+	}
 	if *jsonOut != "" {
 		if err := rep.WriteJSON(*jsonOut); err != nil {
 			return false, err
