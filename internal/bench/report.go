@@ -297,7 +297,7 @@ func (rep Report) Print(w io.Writer, targets []Target) bool {
 	for _, t := range targets {
 		line := fmt.Sprintf("  %-4s  %s", t.Status, t.Name)
 		if strings.HasPrefix(t.Status, "skipped") {
-			line = fmt.Sprintf("  %s  %s", t.Name, t.Status)
+			line = fmt.Sprintf("  SKIP  %s: %s", t.Name, t.Status)
 		}
 		if t.Detail != "" {
 			line += ": " + t.Detail

@@ -241,7 +241,7 @@ func (r *Runner) command(ctx context.Context, v Variant, run int, ph Phase, args
 	}
 	defer logOut.Close()
 	env := r.env()
-	if r.o.PprofDir != "" {
+	if r.o.PprofDir != "" && v.Provider != nil {
 		pd := filepath.Join(r.o.PprofDir, v.Key, fmt.Sprintf("%d-%s", run, ph))
 		if err := os.MkdirAll(pd, 0o755); err != nil {
 			return Sample{}, err
