@@ -137,6 +137,7 @@ func (c *Client) reserveOn(ctx context.Context, ns, nodeID string, req NodeReser
 			(old.Request != req.Request || !maps.Equal(old.Annotations, req.Annotations) && len(old.Annotations)+len(req.Annotations) > 0) {
 			return nil, &NodeReservationExistsError{Name: req.Name, NodeID: nodeID, Holds: old.Request}
 		}
+		c.pruneVanishedConsumers(ctx, &l, req.Name)
 		if err := l.Reserve(nodeStateOf(node, allocs, l), req.Name, req.Request, req.Annotations, time.Now().UTC()); err != nil {
 			return nil, err
 		}
@@ -166,6 +167,7 @@ func (c *Client) CheckNodeReservation(ctx context.Context, ns string, req NodeRe
 	if err != nil {
 		return err
 	}
+	c.pruneVanishedConsumers(ctx, &l, req.Name)
 	return l.Reserve(nodeStateOf(node, allocs, l), req.Name, req.Request, req.Annotations, time.Now().UTC())
 }
 
@@ -285,6 +287,7 @@ func (c *Client) ReleaseNodeReservation(ctx context.Context, ns, nodeID, name st
 		if err != nil {
 			return nil, err
 		}
+		c.pruneVanishedConsumers(ctx, &l, name)
 		if r, ok := l.Reservations[name]; ok && len(r.Consumers) > 0 {
 			keys := make([]string, 0, len(r.Consumers))
 			for k := range r.Consumers {

@@ -210,6 +210,7 @@ func TestParseNodeReservationID(t *testing.T) {
 func TestReleaseNodeReservationRefusesWhileCharged(t *testing.T) {
 	f := newFakeNomad(t)
 	v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, chargedLedger()), 8)
+	consumersExist(f, true, true)
 	err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "zeta")
 	if err == nil {
 		t.Fatal("released a reservation that still has work charged to it")

@@ -72,7 +72,10 @@ func (r *nodeReservationResource) ConfigValidators(context.Context) []resource.C
 
 // ModifyPlan checks at plan time that a reservation on a known node fits,
 // with the same message as apply. If Nomad cannot be reached it warns and
-// leaves the check to apply.
+// leaves the check to apply. A change that writes nothing (placement
+// strategy, timeouts) keeps the computed values, so the plan shows only
+// that change. The planned request of an existing reservation is
+// remembered for the budget checks of the work placed into it.
 func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
@@ -82,10 +85,22 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	if resp.Diagnostics.HasError() || plan.NodeID.IsUnknown() || plan.NodeID.IsNull() || anyUnknown(plan.CPU, plan.Memory, plan.Disk, plan.Name) {
 		return
 	}
+	inPlace := false
 	if !req.State.Raw.IsNull() {
 		var state nodeReservationModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if state.request() == plan.request() && state.NodeID.Equal(plan.NodeID) {
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		inPlace = state.NodeID.Equal(plan.NodeID) && state.Name.Equal(plan.Name)
+		if state.request() == plan.request() && inPlace {
+			r.data.plans.record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
+			if !plan.Annotations.IsUnknown() && plan.Annotations.Equal(state.Annotations) {
+				// Nothing to write: what only a read can tell stays as read.
+				plan.NodeName, plan.Datacenter, plan.NodeStatus = state.NodeName, state.Datacenter, state.NodeStatus
+				plan.CreatedAt, plan.Used = state.CreatedAt, state.Used
+				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			}
 			return // nothing to re-check
 		}
 	}
@@ -98,6 +113,9 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	var connErr *nomadclient.ConnectError
 	var timeoutErr *nomadclient.TimeoutError
 	var notFound *nomadclient.NodeNotFoundError
+	if inPlace && (err == nil || errors.As(err, &connErr) || errors.As(err, &timeoutErr)) {
+		r.data.plans.record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
+	}
 	switch {
 	case err == nil:
 	case errors.As(err, &connErr), errors.As(err, &timeoutErr):
@@ -220,20 +238,24 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// A change of timeouts alone writes nothing.
-	if plan.request() != state.request() || !plan.Annotations.Equal(state.Annotations) {
-		opCtx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		if _, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr); err != nil {
-			addNodeReservationError(&resp.Diagnostics, "Could not resize the reservation", err)
-			// State must say what the ledger holds now, whether or not
-			// the failed write landed: read it back with a fresh bound.
-			state.Timeouts = plan.Timeouts
-			if r.refresh(cleanupContext(ctx), &state, &diag.Diagnostics{}) != objectGone {
-				resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-			}
-			return
+	// A change of timeouts or of the placement strategy alone (the node is
+	// chosen) touches nothing in Nomad: state takes the new values.
+	if plan.request() == state.request() && plan.Annotations.Equal(state.Annotations) {
+		state.Placement, state.Timeouts = plan.Placement, plan.Timeouts
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
+	opCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if _, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr); err != nil {
+		addNodeReservationError(&resp.Diagnostics, "Could not resize the reservation", err)
+		// State must say what the ledger holds now, whether or not
+		// the failed write landed: read it back with a fresh bound.
+		state.Timeouts = plan.Timeouts
+		if r.refresh(cleanupContext(ctx), &state, &diag.Diagnostics{}) != objectGone {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		}
+		return
 	}
 	r.recordWritten(ctx, &resp.State, &plan, "resized", &resp.Diagnostics)
 }
