@@ -306,8 +306,10 @@ func addNodeReservationError(diags *diag.Diagnostics, summary string, err error)
 	var notEnough *ledger.NotEnoughError
 	var noCand *ledger.NoCandidateError
 	var budget *ledger.BudgetError
+	var taken *nomadclient.NodeReservationExistsError
 	switch {
-	case errors.As(err, &notEnough), errors.As(err, &noCand), errors.As(err, &budget), errors.Is(err, nomadclient.ErrLedgerContention):
+	case errors.As(err, &notEnough), errors.As(err, &noCand), errors.As(err, &budget), errors.As(err, &taken),
+		errors.Is(err, nomadclient.ErrLedgerContention):
 		diags.AddError(summary, err.Error())
 	default:
 		addNomadError(diags, summary, err)
