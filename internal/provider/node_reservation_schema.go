@@ -39,8 +39,8 @@ func nodeReservationSchema(ctx context.Context) schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "A named hold on CPU, memory and disk of one node, kept in a check-and-set ledger in Nomad " +
 			"Variables (`berth/nodes/<node-id>` in the provider's `ledger_namespace`) so no node is ever double-booked, even when " +
-			"several `terraform apply` runs race. Without `node_id`, berth schedules the reservation onto a node. Instances and " +
-			"volumes can then be placed into it with their `node_reservation` attribute.",
+			"several `terraform apply` runs race. Without `node_id`, berth schedules the reservation onto a node. Instances, " +
+			"volumes and leases can then be placed into it with their `node_reservation` attribute.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`<node_id>/<name>`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
@@ -90,7 +90,7 @@ func nodeReservationSchema(ctx context.Context) schema.Schema {
 // its object type from here, so the two cannot drift apart.
 func nodeReservationUsedAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{Computed: true,
-		MarkdownDescription: "What work placed into the reservation (instances, volumes) uses of it.",
+		MarkdownDescription: "What work placed into the reservation (instances, volumes, leases) is charged to it.",
 		Attributes: map[string]schema.Attribute{
 			"cpu":    schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU in MHz."},
 			"memory": schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory in MiB."},
