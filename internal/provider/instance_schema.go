@@ -112,7 +112,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 					"apply), the instance is replaced instead.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(reservationUnknownAtPlan,
 					"A node reservation known only at apply replaces the instance.", "A node reservation known only at apply replaces the instance.")},
-				Validators:    []validator.String{reservationIDValidator()},
+				Validators: []validator.String{reservationIDValidator()},
 			},
 			"replicas": schema.Int64Attribute{
 				Optional: true, Computed: true,
