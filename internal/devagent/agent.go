@@ -115,6 +115,17 @@ type Options struct {
 	// Drivers must be detected and healthy before Start returns; default
 	// DefaultDrivers.
 	Drivers []string
+	// CPUTotalMHz, MemoryTotalMB and DiskTotalMB give the client a fixed
+	// size instead of the host's fingerprinted one (clients on one host all
+	// see the same machine; tests that count capacity need exact numbers).
+	// Zero keeps the fingerprinted value. CPUTotalMHz is the client's
+	// cpu_total_compute, MemoryTotalMB its memory_total_mb; DiskTotalMB sets
+	// both disk_total_mb and disk_free_mb, since Nomad schedules ephemeral
+	// disk against the free space. They become the node's
+	// NodeResources.Cpu.CpuShares, Memory.MemoryMB and Disk.DiskMB.
+	CPUTotalMHz   int
+	MemoryTotalMB int
+	DiskTotalMB   int
 }
 
 // Agent is a running agent. Its exported fields are the JSON state written by
@@ -173,6 +184,10 @@ func Start(ctx context.Context, o Options) (*Agent, error) {
 	}
 	if o.Drivers == nil {
 		o.Drivers = DefaultDrivers()
+	}
+	if o.CPUTotalMHz < 0 || o.MemoryTotalMB < 0 || o.DiskTotalMB < 0 {
+		return nil, fmt.Errorf("devagent: a fixed client size cannot be negative (0 keeps the fingerprinted one): cpu %d MHz, memory %d MB, disk %d MB",
+			o.CPUTotalMHz, o.MemoryTotalMB, o.DiskTotalMB)
 	}
 	if o.TLS != nil {
 		tf := *o.TLS

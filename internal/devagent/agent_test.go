@@ -48,7 +48,31 @@ func TestRenderConfig(t *testing.T) {
 				`"fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean"`,
 				"plugin \"raw_exec\" {\n  config {\n    enabled = true\n  }\n}",
 			},
-			notWant: []string{"servers =", "acl {", "tls {", "node_class", "node_pool", "meta {", "alloc_mounts_dir", "chroot_env"},
+			notWant: []string{"servers =", "acl {", "tls {", "node_class", "node_pool", "meta {", "alloc_mounts_dir", "chroot_env",
+				"cpu_total_compute", "memory_total_mb", "disk_total_mb", "disk_free_mb"},
+		},
+		{
+			name: "fixed client size",
+			mutate: func(c *agentConfig) {
+				c.CPUTotalMHz, c.MemoryTotalMB, c.DiskTotalMB = 1000, 1024, 2048
+			},
+			want: []string{
+				"client {\n  enabled = true\n  cpu_total_compute = 1000\n  memory_total_mb = 1024\n  disk_total_mb = 2048\n  disk_free_mb = 2048\n",
+			},
+		},
+		{
+			name:    "fixed cpu only",
+			mutate:  func(c *agentConfig) { c.CPUTotalMHz = 500 },
+			want:    []string{"  cpu_total_compute = 500\n"},
+			notWant: []string{"memory_total_mb", "disk_total_mb", "disk_free_mb"},
+		},
+		{
+			name: "server only ignores the client size",
+			mutate: func(c *agentConfig) {
+				c.ServerOnly = true
+				c.CPUTotalMHz, c.MemoryTotalMB, c.DiskTotalMB = 1000, 1024, 2048
+			},
+			notWant: []string{"client {", "cpu_total_compute", "memory_total_mb", "disk_total_mb"},
 		},
 		{
 			name: "client only joining servers",
@@ -869,6 +893,42 @@ func TestAgentACL(t *testing.T) {
 	pid, st, dir := a.PID, a.StartTime, a.DataDir
 	stopAgent(t, a)
 	assertGone(t, pid, st, dir)
+}
+
+// TestAgentFixedSize starts an agent with a fixed client size and checks
+// that its node reports exactly that size, all of it allocatable. (The
+// provider's TestAccOutsideJob_capacityIsEnforced shows the scheduler
+// enforcing such a size.)
+func TestAgentFixedSize(t *testing.T) {
+	requireNomad(t)
+	const cpu, mem, disk = 1000, 1024, 2048
+	a := startAgent(t, Options{CPUTotalMHz: cpu, MemoryTotalMB: mem, DiskTotalMB: disk})
+	c, err := a.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, _, err := c.Nodes().Info(a.NodeID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := node.NodeResources
+	if r == nil || r.Cpu.CpuShares != cpu || r.Memory.MemoryMB != mem || r.Disk.DiskMB != disk {
+		t.Fatalf("node resources = %+v, want cpu %d MHz, memory %d MB, disk %d MB", r, cpu, mem, disk)
+	}
+	if rr := node.ReservedResources; rr != nil && (rr.Cpu.CpuShares != 0 || rr.Memory.MemoryMB != 0 || rr.Disk.DiskMB != 0) {
+		t.Errorf("node reserves %+v; the fixed size should be all allocatable", rr)
+	}
+}
+
+func TestStartRejectsNegativeSize(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "nomad")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Start(context.Background(), Options{Bin: bin, MemoryTotalMB: -1})
+	if err == nil || !strings.Contains(err.Error(), "cannot be negative") {
+		t.Fatalf("Start with a negative memory size: err = %v", err)
+	}
 }
 
 func TestStartRefusesForeignDataDir(t *testing.T) {

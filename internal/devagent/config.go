@@ -36,6 +36,11 @@ type agentConfig struct {
 	BootstrapExpect int
 	// RetryJoin lists the serf addresses (host:port) of the other servers.
 	RetryJoin []string
+	// CPUTotalMHz, MemoryTotalMB and DiskTotalMB fix the client's size;
+	// zero keeps the fingerprinted value (see Options).
+	CPUTotalMHz   int
+	MemoryTotalMB int
+	DiskTotalMB   int
 }
 
 func (c agentConfig) server() bool { return len(c.Servers) == 0 }
@@ -116,6 +121,18 @@ func renderConfig(c agentConfig) string {
 	}
 	if len(c.Servers) > 0 {
 		w(1, "servers = [%s]", quoteAll(c.Servers))
+	}
+	if c.CPUTotalMHz > 0 {
+		w(1, "cpu_total_compute = %d", c.CPUTotalMHz)
+	}
+	if c.MemoryTotalMB > 0 {
+		w(1, "memory_total_mb = %d", c.MemoryTotalMB)
+	}
+	if c.DiskTotalMB > 0 {
+		// Nomad schedules ephemeral disk against the free space; setting
+		// the total too keeps it from being less than the free space.
+		w(1, "disk_total_mb = %d", c.DiskTotalMB)
+		w(1, "disk_free_mb = %d", c.DiskTotalMB)
 	}
 	if len(c.Meta) > 0 {
 		w(1, "meta {")

@@ -42,6 +42,7 @@ func baseConfig(o Options, dataDir string, ports []int) agentConfig {
 		MountsDir: filepath.Join(dataDir, mountsSubdir),
 		NodeClass: o.NodeClass, NodePool: o.NodePool, Meta: o.Meta,
 		Servers: o.Servers, ChrootEnv: o.ChrootEnv, TLS: o.TLS, ACL: o.ACL,
+		CPUTotalMHz: o.CPUTotalMHz, MemoryTotalMB: o.MemoryTotalMB, DiskTotalMB: o.DiskTotalMB,
 		HTTPPort: ports[0], RPCPort: ports[1], SerfPort: ports[2],
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/hashicorp/go-cleanhttp"
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
 
 // DefaultAddress is where a Nomad agent listens unless told otherwise.
@@ -53,7 +55,14 @@ type Config struct {
 	// Retry bounds retries of idempotent calls; the zero value means
 	// defaultRetry.
 	Retry RetryPolicy
+	// HoldDriver runs the task of node reservation hold jobs; "" means
+	// DefaultHoldDriver.
+	HoldDriver string
 }
+
+// DefaultHoldDriver is the hold task's driver when none is configured: the
+// lease timer's default, so one driver serves both.
+const DefaultHoldDriver = lease.DefaultTimerDriver
 
 // Client is a configured Nomad API client. Creating one never contacts
 // Nomad, so `terraform validate` works before the cluster is reachable.
@@ -66,6 +75,7 @@ type Client struct {
 	secrets        []string // masked in every log line (MaskSecrets)
 	retry          RetryPolicy
 	requestTimeout time.Duration
+	holdDriver     string
 }
 
 // ValidateAddress checks that addr is an absolute http or https URL.
@@ -172,9 +182,13 @@ func New(cfg Config) (*Client, error) {
 	if retry.Attempts == 0 {
 		retry = defaultRetry
 	}
+	holdDriver := cfg.HoldDriver
+	if holdDriver == "" {
+		holdDriver = DefaultHoldDriver
+	}
 	return &Client{
 		api: c, address: shown, namespace: cfg.Namespace, secrets: nonEmpty(secrets),
-		retry: retry, requestTimeout: timeout,
+		retry: retry, requestTimeout: timeout, holdDriver: holdDriver,
 	}, nil
 }
 

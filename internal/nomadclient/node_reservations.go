@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+	"github.com/berthhq/terraform-provider-berth/internal/hold"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 )
 
@@ -65,12 +66,24 @@ type NodeReservationState struct {
 	Datacenter string
 	NodeStatus string
 	NodeGone   bool // the node left the cluster; the reservation is kept
+	// Hold is what Nomad's scheduler holds for the reservation now, read
+	// from its hold job; HoldInSync says whether that job is what the
+	// ledger asks for (false: the next write, or SyncHold, repairs it).
+	Hold       HoldState
+	HoldInSync bool
 }
 
 // allocatedOutside sums the allocations not charged to a reservation in
-// l: work charged to one is already counted inside "reserved".
+// l: work charged to one is already counted inside "reserved". A hold's
+// allocation is that reservation's own unused budget, so only what it takes
+// beyond the budget (disk raised to Nomad's minimum) counts; a hold the
+// ledger no longer knows of counts in full, as it still takes the room.
 func allocatedOutside(allocs []*api.AllocationListStub, l ledger.Ledger) capacity.Resources {
 	charged := l.ConsumerKeys()
+	holds := make(map[string]ledger.Reservation, len(l.Reservations))
+	for name, r := range l.Reservations {
+		holds[hold.JobID(l.NodeID, name)] = r
+	}
 	var out capacity.Resources
 	for _, a := range allocs {
 		// Instances and leases are jobs: their allocations are inside the
@@ -78,7 +91,14 @@ func allocatedOutside(allocs []*api.AllocationListStub, l ledger.Ledger) capacit
 		if charged[InstanceConsumer(a.Namespace, a.JobID)] || charged[LeaseConsumer(a.Namespace, a.JobID)] {
 			continue
 		}
-		out = out.Add(AllocResources(a.AllocatedResources))
+		res := AllocResources(a.AllocatedResources)
+		if r, ok := holds[a.JobID]; ok {
+			if a.DesiredStatus != api.AllocDesiredStatusRun {
+				continue // a replaced hold: the scheduler no longer counts it
+			}
+			res = hold.Excess(res, r.Remaining())
+		}
+		out = out.Add(res)
 	}
 	return out
 }
@@ -266,6 +286,9 @@ func (c *Client) ReadNodeReservation(ctx context.Context, ns, nodeID, name strin
 		return nil, false, nil
 	}
 	out := &NodeReservationState{Reservation: r, Name: name, NodeID: nodeID}
+	if out.Hold, out.HoldInSync, err = c.readHold(ctx, ns, nodeID, name, l); err != nil {
+		return nil, false, err
+	}
 	node, err := c.nodeInfo(ctx, nodeID)
 	var nf *NodeNotFoundError
 	switch {

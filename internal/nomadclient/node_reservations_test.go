@@ -428,6 +428,8 @@ func TestReadNodeReservation(t *testing.T) {
 	newFakeVar(f, ledgerNS, LedgerPath("gone"), ledgerItems(t, "gone", chargedLedger()), 8)
 	f.handle("GET /v1/node/"+testNodeID, replyJSON(&api.Node{ID: testNodeID, Name: "node-1", Datacenter: "dc1"}))
 	f.handle("GET /v1/node/gone", replyRaw(404, "node not found"))
+	f.handle("GET /v1/job/berth-hold-0123abcd-zeta", replyRaw(404, "job not found"))
+	f.handle("GET /v1/job/berth-hold-gone-alpha", replyRaw(404, "job not found"))
 	c := f.client()
 
 	r, found, err := c.ReadNodeReservation(context.Background(), ledgerNS, testNodeID, "zeta")
@@ -437,6 +439,9 @@ func TestReadNodeReservation(t *testing.T) {
 	if r.Name != "zeta" || r.NodeID != testNodeID || r.NodeName != "node-1" || r.Datacenter != "dc1" || r.NodeGone ||
 		!reflect.DeepEqual(r.Reservation, chargedLedger()["zeta"]) {
 		t.Errorf("reservation = %+v", r)
+	}
+	if r.Hold.JobID != "berth-hold-0123abcd-zeta" || !r.Hold.Held.IsZero() {
+		t.Errorf("hold = %+v, want the job ID and nothing held (no hold job)", r.Hold)
 	}
 
 	_, found, err = c.ReadNodeReservation(context.Background(), ledgerNS, testNodeID, "nope")

@@ -3,6 +3,7 @@ package nomadclient
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -293,6 +294,12 @@ func idPrefix(id string) string {
 // ("unknown") keeps the wait going: its tasks may still run there, so the
 // job must not be purged yet.
 func (c *Client) WaitAllocationsStopped(ctx context.Context, namespace, jobID string) error {
+	return c.waitStopped(ctx, namespace, jobID, func(*api.AllocationListStub) bool { return true })
+}
+
+// waitStopped waits until none of the job's allocations that counts
+// selects may still run.
+func (c *Client) waitStopped(ctx context.Context, namespace, jobID string, counts func(*api.AllocationListStub) bool) error {
 	var index uint64
 	return poll(ctx, fmt.Sprintf("allocations of job %q to stop", jobID), blockingPause, func() (bool, string, error) {
 		allocs, next, err := c.jobAllocationsAfter(ctx, namespace, jobID, index, min(blockingWait(ctx), rolloutMaxWait))
@@ -303,7 +310,7 @@ func (c *Client) WaitAllocationsStopped(ctx context.Context, namespace, jobID st
 		if err != nil {
 			return false, "", err
 		}
-		live, state := liveSummary(allocs)
+		live, state := liveSummary(slices.DeleteFunc(allocs, func(a *api.AllocationListStub) bool { return !counts(a) }))
 		return live == 0, state, nil
 	})
 }

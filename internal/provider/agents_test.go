@@ -72,6 +72,11 @@ func startClient(o devagent.Options) (*devagent.Agent, error) {
 	o.Servers = []string{mainAgent.RPCAddr}
 	o.Token = mainAgent.Token
 	o.DieWithParent = true
+	if o.ChrootEnv == nil {
+		// Hold jobs run with the exec driver: a small chroot keeps each
+		// one quick to start.
+		o.ChrootEnv = devagent.MinimalChrootEnv()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	a, err := devagent.Start(ctx, o)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	tfjson "github.com/hashicorp/terraform-json"
 
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
+	"github.com/berthhq/terraform-provider-berth/internal/hold"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -209,8 +211,10 @@ func checkFaultStack(t *testing.T, c *api.Client, st map[string]*tfjson.StateRes
 			jobIDs = append(jobIDs, j.ID)
 		}
 	}
-	if want := f.name + "-app"; len(jobIDs) != 1 || jobIDs[0] != want {
-		t.Errorf("live jobs in Nomad %v, want only %s", jobIDs, want)
+	holdID := hold.JobID(f.node, f.name)
+	sort.Strings(jobIDs)
+	if want := []string{holdID, f.name + "-app"}; !slices.Equal(jobIDs, want) {
+		t.Errorf("live jobs in Nomad %v, want only %v", jobIDs, want)
 	}
 	job, _, err := c.Jobs().Info(f.name+"-app", nil)
 	if err != nil {
@@ -259,6 +263,13 @@ func checkFaultStack(t *testing.T, c *api.Client, st map[string]*tfjson.StateRes
 	}
 	if got := r.Consumers[volKey]; got.DiskMB != f.capMaxMiB {
 		t.Errorf("volume charge %+v, want %d MiB disk", got, f.capMaxMiB)
+	}
+	// The hold holds exactly what the consumers leave unused.
+	want, _ := hold.Size(r.Remaining())
+	if hj, _, err := c.Jobs().Info(holdID, nil); err != nil {
+		t.Errorf("reading hold job %s: %v", holdID, err)
+	} else if got, _, _ := hold.Of(hj); got != want {
+		t.Errorf("hold job %s holds %v, want %v (the reservation's unused budget)", holdID, got, want)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -27,6 +28,45 @@ type testFleet struct {
 	resvPool     string
 	conc         *devagent.Agent
 	concPool     string
+	// holdA and holdB are for scheduler hold tests: each sits alone in its
+	// own node pool (holdPoolA, holdPoolB) with the fixed size holdCPU,
+	// holdMemoryMB and holdDiskMB, all of it allocatable, so every number is
+	// exact. Tests that count capacity on one of them take it with
+	// useNodeAlone first.
+	holdA, holdB         *devagent.Agent
+	holdPoolA, holdPoolB string
+}
+
+// The fixed size of the hold nodes (holdA, holdB).
+const (
+	holdCPU      = 1000 // MHz
+	holdMemoryMB = 1024
+	holdDiskMB   = 2048
+)
+
+// nodeLocks serialize the tests that need a fleet node to themselves.
+var nodeLocks sync.Map // node ID -> *sync.Mutex
+
+// useNodeAlone gives the test exclusive use of the nodes among the tests
+// that call it, until the test and its cleanups end: parallel tests that
+// count capacity on the same node wait for each other instead of
+// disturbing each other's numbers. Nodes are taken in node ID order, so
+// two tests taking the same nodes cannot deadlock. Call it before
+// registering any cleanup that must run while the node is still held.
+func useNodeAlone(t *testing.T, nodes ...*devagent.Agent) {
+	t.Helper()
+	ids := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		if !slices.Contains(ids, n.NodeID) {
+			ids = append(ids, n.NodeID)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		mu, _ := nodeLocks.LoadOrStore(id, &sync.Mutex{})
+		mu.(*sync.Mutex).Lock()
+		t.Cleanup(mu.(*sync.Mutex).Unlock)
+	}
 }
 
 var (
@@ -66,6 +106,20 @@ func sharedFleet(t *testing.T) *testFleet {
 			{&f.conc, "berth-acc-conc-" + sfx, f.concPool},
 		} {
 			if *c.dst, err = startClient(devagent.Options{Name: c.name, NodePool: c.pool}); err != nil {
+				fleetErr = err
+				return
+			}
+		}
+		f.holdPoolA, f.holdPoolB = "berth-acc-hold-a-"+sfx, "berth-acc-hold-b-"+sfx
+		for _, c := range []struct {
+			dst  **devagent.Agent
+			pool string
+		}{{&f.holdA, f.holdPoolA}, {&f.holdB, f.holdPoolB}} {
+			*c.dst, err = startClient(devagent.Options{
+				Name: c.pool, NodePool: c.pool, ChrootEnv: devagent.MinimalChrootEnv(),
+				CPUTotalMHz: holdCPU, MemoryTotalMB: holdMemoryMB, DiskTotalMB: holdDiskMB,
+			})
+			if err != nil {
 				fleetErr = err
 				return
 			}

@@ -404,6 +404,15 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	if !r.charge(ctx, &plan, want, newCount, &resp.Diagnostics) {
 		return
 	}
+	var left *nomadclient.HoldState // the hold of a node reservation the instance leaves
+	if !plan.NodeReservation.Equal(state.NodeReservation) && !state.NodeReservation.IsNull() {
+		st, ok := r.releaseForMove(ctx, state.NodeReservation.ValueString(), nomadclient.InstanceConsumer(want.Namespace, want.Name), &resp.Diagnostics)
+		if !ok {
+			r.uncharge(cleanupContext(ctx), &plan, &resp.Diagnostics) // nothing moved
+			return
+		}
+		left = st
+	}
 	var rolloutErr error
 	var written *nomadclient.RegisterResult
 	switch {
@@ -434,12 +443,8 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 			rolloutErr = err
 		}
 	}
-	if !plan.NodeReservation.Equal(state.NodeReservation) {
-		// Moved to another node reservation (or into or out of one): the
-		// job now runs pinned where the new one is, so the old one gives
-		// its charge back, after the rollout and whatever its outcome,
-		// since state records the new reservation from here on.
-		r.uncharge(cleanupContext(ctx), &state, &resp.Diagnostics)
+	if left != nil && rolloutErr == nil {
+		waitHandedBack(ctx, r.data, state.NodeReservation.ValueString(), *left, &resp.Diagnostics)
 	}
 	// The operation's own deadline may have passed: read back with a fresh
 	// one, so state says what exists in Nomad whatever happened above.
@@ -463,11 +468,11 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 	defer cancel()
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	purge := state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool()
-	if err := r.data.Nomad.RemoveJob(ctx, ns, name, purge); err != nil {
+	err := handBack(ctx, r.data, state.NodeReservation, "instance", nomadclient.InstanceConsumer(ns, name),
+		func(ctx context.Context) error { return r.data.Nomad.RemoveJob(ctx, ns, name, purge) }, &resp.Diagnostics)
+	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not delete the job", err)
-		return
 	}
-	r.uncharge(ctx, &state, &resp.Diagnostics)
 }
 
 // charge records what the instance takes from its node reservation (if
@@ -478,8 +483,8 @@ func (r *instanceResource) charge(ctx context.Context, m *instanceModel, spec in
 		return true
 	}
 	amount := chargeOf(spec, count)
-	err := r.data.Nomad.Charge(ctx, r.data.LedgerNamespace, m.NodeReservation.ValueString(),
-		nomadclient.InstanceConsumer(spec.Namespace, spec.Name), amount)
+	err := chargeAndHold(ctx, r.data, m.NodeReservation.ValueString(),
+		nomadclient.InstanceConsumer(spec.Namespace, spec.Name), amount, diags)
 	if err != nil {
 		addNodeReservationError(diags, "Could not place the instance into its node reservation", err)
 		return false

@@ -135,7 +135,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	consumer := leaseConsumer(l)
 	if !plan.NodeReservation.IsNull() {
-		if err := nomad.Charge(ctx, r.data.LedgerNamespace, plan.NodeReservation.ValueString(), consumer, l.Footprint()); err != nil {
+		if err := chargeAndHold(ctx, r.data, plan.NodeReservation.ValueString(), consumer, l.Footprint(), &resp.Diagnostics); err != nil {
 			addNodeReservationError(&resp.Diagnostics, "Could not place the lease into its node reservation", err)
 			return
 		}
@@ -349,11 +349,11 @@ func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	if err := r.data.Nomad.RemoveJob(ctx, ns, name, true); err != nil {
+	err := handBack(ctx, r.data, state.NodeReservation, "lease", nomadclient.LeaseConsumer(ns, name),
+		func(ctx context.Context) error { return r.data.Nomad.RemoveJob(ctx, ns, name, true) }, &resp.Diagnostics)
+	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not delete the lease", err)
-		return
 	}
-	r.uncharge(ctx, state, nomadclient.LeaseConsumer(ns, name), &resp.Diagnostics)
 }
 
 // ImportState accepts `namespace/name` (or `name`).

@@ -20,6 +20,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
+	"github.com/berthhq/terraform-provider-berth/internal/hold"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -184,7 +185,15 @@ resource "berth_volume" "v" {
 }
 `, vol)
 	c := testNomad(t)
-	var index uint64
+	holdJob := hold.JobID(node, resName)
+	holdIndex := func() uint64 {
+		job, _, err := c.Jobs().Info(holdJob, nil)
+		if err != nil {
+			t.Fatalf("reading hold job %s: %v", holdJob, err)
+		}
+		return *job.JobModifyIndex
+	}
+	var index, holdBefore uint64
 	instKey, volKey := nomadclient.InstanceConsumer("default", app), nomadclient.VolumeConsumer("default", vol)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -206,6 +215,7 @@ resource "berth_volume" "v" {
 				// Both consumers vanish; a plan (with its refresh) writes nothing.
 				PreConfig: func() {
 					_, index = readLedger(t, node)
+					holdBefore = holdIndex()
 					if _, _, err := c.Jobs().Deregister(app, true, nil); err != nil {
 						t.Fatal(err)
 					}
@@ -243,6 +253,9 @@ resource "berth_volume" "v" {
 					}
 					if len(l.Reservations[resName].Consumers) != 2 {
 						t.Fatalf("charges changed during terraform plan: %+v", l.Reservations[resName])
+					}
+					if now := holdIndex(); now != holdBefore {
+						t.Fatalf("hold job %s moved from modify index %d to %d during terraform plan", holdJob, holdBefore, now)
 					}
 				},
 				Config: reservation(200),

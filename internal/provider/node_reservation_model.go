@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
@@ -30,7 +31,18 @@ type nodeReservationModel struct {
 	NodeStatus  types.String      `tfsdk:"node_status"`
 	CreatedAt   timetypes.RFC3339 `tfsdk:"created_at"`
 	Used        types.Object      `tfsdk:"used"`
+	Hold        types.Object      `tfsdk:"hold"`
+	Unheld      types.Object      `tfsdk:"unheld"`
 	Timeouts    timeouts.Value    `tfsdk:"timeouts"`
+}
+
+// holdModel is the `hold` attribute.
+type holdModel struct {
+	JobID  types.String `tfsdk:"job_id"`
+	CPU    types.Int64  `tfsdk:"cpu"`
+	Memory types.Int64  `tfsdk:"memory"`
+	Disk   types.Int64  `tfsdk:"disk"`
+	InSync types.Bool   `tfsdk:"in_sync"`
 }
 
 type placementModel struct {
@@ -93,6 +105,12 @@ func (m *nodeReservationModel) setFrom(ctx context.Context, res *nomadclient.Nod
 	m.Annotations = keepEmptyMap(m.Annotations, mapOrNull(ctx, res.Annotations, diags))
 	m.CreatedAt = timetypes.NewRFC3339TimeValue(res.CreatedAt.UTC())
 	m.Used = nodeReservationUsedObject(ctx, res.Used(), diags)
+	m.Hold = objectFrom(ctx, nodeReservationHoldAttribute(), holdModel{
+		JobID: types.StringValue(res.Hold.JobID), CPU: types.Int64Value(res.Hold.Held.CPU),
+		Memory: types.Int64Value(res.Hold.Held.MemoryMB), Disk: types.Int64Value(res.Hold.Held.DiskMB),
+		InSync: types.BoolValue(res.HoldInSync),
+	}, diags)
+	m.Unheld = objectFrom(ctx, nodeReservationUnheldAttribute(), newCapacityModel(res.Hold.Unheld), diags)
 	m.NodeName = types.StringValue(res.NodeName)
 	m.Datacenter = types.StringValue(res.Datacenter)
 	m.NodeStatus = types.StringValue(res.NodeStatus)
@@ -104,14 +122,20 @@ func (m *nodeReservationModel) setFrom(ctx context.Context, res *nomadclient.Nod
 // nodeReservationUsedObject converts r to the `used` attribute's object,
 // typed by the schema's attribute.
 func nodeReservationUsedObject(ctx context.Context, r capacity.Resources, diags *diag.Diagnostics) types.Object {
-	t, ok := nodeReservationUsedAttribute().GetType().(types.ObjectType)
+	return objectFrom(ctx, nodeReservationUsedAttribute(), newCapacityModel(r), diags)
+}
+
+// objectFrom converts v to the object value of the nested attribute a,
+// typed by the schema, so the model cannot drift from it.
+func objectFrom(ctx context.Context, a schema.SingleNestedAttribute, v any, diags *diag.Diagnostics) types.Object {
+	t, ok := a.GetType().(types.ObjectType)
 	if !ok {
-		diags.AddError("Provider bug: used is not an object", "The schema of `used` is not a plain object; report this to the berth maintainers.")
+		diags.AddError("Provider bug: not an object", "A nested attribute's schema is not a plain object; report this to the berth maintainers.")
 		return types.ObjectUnknown(nil)
 	}
-	v, d := types.ObjectValueFrom(ctx, t.AttrTypes, newCapacityModel(r))
+	out, d := types.ObjectValueFrom(ctx, t.AttrTypes, v)
 	diags.Append(d...)
-	return v
+	return out
 }
 
 // diagSummary joins the summaries and details of diagnostics' errors.

@@ -10,8 +10,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
@@ -92,13 +94,14 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 		if resp.Diagnostics.HasError() {
 			return
 		}
+		planHoldRepair(ctx, state, resp)
 		inPlace = state.NodeID.Equal(plan.NodeID) && state.Name.Equal(plan.Name)
 		if state.request() == plan.request() && inPlace {
 			r.data.plans.record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
-			if !plan.Annotations.IsUnknown() && plan.Annotations.Equal(state.Annotations) {
+			if !plan.Annotations.IsUnknown() && plan.Annotations.Equal(state.Annotations) && !holdNeedsRepair(ctx, state) {
 				// Nothing to write: what only a read can tell stays as read.
 				plan.NodeName, plan.Datacenter, plan.NodeStatus = state.NodeName, state.Datacenter, state.NodeStatus
-				plan.CreatedAt, plan.Used = state.CreatedAt, state.Used
+				plan.CreatedAt, plan.Used, plan.Hold, plan.Unheld = state.CreatedAt, state.Used, state.Hold, state.Unheld
 				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 			}
 			return // nothing to re-check
@@ -166,7 +169,46 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	}
 	tflog.Info(ctx, "Reserved node capacity", map[string]any{"node": nodeID, "name": rr.Name})
 	plan.NodeID = types.StringValue(nodeID)
+	r.holdInScheduler(opCtx, nodeID, rr.Name, &resp.Diagnostics)
 	r.recordWritten(ctx, &resp.State, &plan, "made", &resp.Diagnostics)
+}
+
+// planHoldRepair plans an update when the last read found the hold job out
+// of line with the ledger (stopped or changed outside berth, or left behind
+// by an interrupted write): Update rewrites it.
+func planHoldRepair(ctx context.Context, state nodeReservationModel, resp *resource.ModifyPlanResponse) {
+	if !holdNeedsRepair(ctx, state) {
+		return
+	}
+	for name, a := range map[string]schema.SingleNestedAttribute{"hold": nodeReservationHoldAttribute(), "unheld": nodeReservationUnheldAttribute()} {
+		t, _ := a.GetType().(types.ObjectType)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), types.ObjectUnknown(t.AttrTypes))...)
+	}
+}
+
+// holdNeedsRepair reports whether the last read found the hold job out of
+// line with the ledger.
+func holdNeedsRepair(ctx context.Context, state nodeReservationModel) bool {
+	var h holdModel
+	return !state.Hold.IsNull() && !state.Hold.IsUnknown() && !state.Hold.As(ctx, &h, basetypes.ObjectAsOptions{}).HasError() &&
+		!h.InSync.IsNull() && !h.InSync.ValueBool()
+}
+
+// holdInScheduler brings the reservation's hold job in line with its
+// ledger item. A hold that cannot be written is an error: without it the
+// reservation holds nothing against other work. The reservation itself
+// exists either way, so the caller still records it (Terraform taints it
+// after an error at create).
+func (r *nodeReservationResource) holdInScheduler(ctx context.Context, nodeID, name string, diags *diag.Diagnostics) {
+	st, err := r.data.Nomad.SyncHold(ctx, r.data.LedgerNamespace, nodeID, name)
+	if err != nil {
+		addNomadError(diags, "Could not hold the reservation in Nomad's scheduler",
+			fmt.Errorf("the reservation is in the ledger, but its hold job %q could not be written: %w. Check that the "+
+				"provider's hold_driver is enabled on the node and that the token may register jobs in the ledger namespace, "+
+				"then apply again", st.JobID, err))
+		return
+	}
+	reportHold(ctx, nodeID+"/"+name, st, diags)
 }
 
 // recordWritten reads the reservation back after a write that succeeded,
@@ -238,25 +280,30 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// A change of timeouts or of the placement strategy alone (the node is
-	// chosen) touches nothing in Nomad: state takes the new values.
-	if plan.request() == state.request() && plan.Annotations.Equal(state.Annotations) {
+	opCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	sameLedgerItem := plan.request() == state.request() && plan.Annotations.Equal(state.Annotations)
+	if sameLedgerItem && !holdNeedsRepair(ctx, state) {
+		// A change of timeouts or of the placement strategy alone (the
+		// node is chosen) touches nothing in Nomad: state takes the new
+		// values.
 		state.Placement, state.Timeouts = plan.Placement, plan.Timeouts
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		return
 	}
-	opCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if _, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr); err != nil {
-		addNodeReservationError(&resp.Diagnostics, "Could not resize the reservation", err)
-		// State must say what the ledger holds now, whether or not
-		// the failed write landed: read it back with a fresh bound.
-		state.Timeouts = plan.Timeouts
-		if r.refresh(cleanupContext(ctx), &state, &diag.Diagnostics{}) != objectGone {
-			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if !sameLedgerItem {
+		if _, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr); err != nil {
+			addNodeReservationError(&resp.Diagnostics, "Could not resize the reservation", err)
+			// State must say what the ledger holds now, whether or not
+			// the failed write landed: read it back with a fresh bound.
+			state.Timeouts = plan.Timeouts
+			if r.refresh(cleanupContext(ctx), &state, &diag.Diagnostics{}) != objectGone {
+				resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+			}
+			return
 		}
-		return
 	}
+	r.holdInScheduler(opCtx, plan.NodeID.ValueString(), plan.Name.ValueString(), &resp.Diagnostics)
 	r.recordWritten(ctx, &resp.State, &plan, "resized", &resp.Diagnostics)
 }
 
@@ -274,8 +321,16 @@ func (r *nodeReservationResource) Delete(ctx context.Context, req resource.Delet
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := r.data.Nomad.ReleaseNodeReservation(ctx, r.data.LedgerNamespace, state.NodeID.ValueString(), state.Name.ValueString()); err != nil {
+	nodeID, name := state.NodeID.ValueString(), state.Name.ValueString()
+	if err := r.data.Nomad.ReleaseNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name); err != nil {
 		addNodeReservationError(&resp.Diagnostics, "Could not release the reservation", err)
+		return
+	}
+	// With the ledger item gone, syncing removes the hold job.
+	if st, err := r.data.Nomad.SyncHold(ctx, r.data.LedgerNamespace, nodeID, name); err != nil {
+		addNomadError(&resp.Diagnostics, "Could not remove the reservation's hold job",
+			fmt.Errorf("the reservation was released from the ledger, but its hold job %q is still in Nomad: %w. "+
+				"Run terraform destroy again to remove it", st.JobID, err))
 	}
 }
 

@@ -11,6 +11,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+	"github.com/berthhq/terraform-provider-berth/internal/hold"
 )
 
 // TestAccNodeReservation_concurrentApplies starts two terraform processes
@@ -36,8 +41,8 @@ func TestAccNodeReservation_concurrentApplies(t *testing.T) {
 			var b strings.Builder
 			fmt.Fprintf(&b, "terraform {\n  required_providers {\n    berth = { source = \"berthhq/berth\" }\n  }\n}\n")
 			for j := 0; j < perProcess; j++ {
-				fmt.Fprintf(&b, "resource \"berth_node_reservation\" \"r%d\" {\n  name    = \"race-%d-p%d-r%d\"\n  node_id = %q\n  cpu     = %d\n}\n",
-					j, round, p, j, node.ID, each)
+				fmt.Fprintf(&b, "resource \"berth_node_reservation\" \"r%d\" {\n  name    = \"race-%d-p%d-r%d\"\n  node_id = %q\n  cpu     = %d\n  memory  = %d\n}\n",
+					j, round, p, j, node.ID, each, raceMemoryMB)
 			}
 			writeFile(t, filepath.Join(dirs[p], "main.tf"), b.String())
 		}
@@ -84,12 +89,16 @@ func TestAccNodeReservation_concurrentApplies(t *testing.T) {
 		if n := strings.Count(combined, "has not enough cpu"); n < 1 {
 			t.Fatalf("round %d: %d failures but no capacity error in the output:\n%s", round, failures, combined)
 		}
+		checkRaceHolds(t, node.ID, inLedger, each)
 		t.Logf("round %d: %d succeeded (%d of %d MHz), %d refused", round, len(inLedger), sum, acpu, failures)
 		for p := range dirs {
 			runTerraform(t, dirs[p], env, "destroy", "-auto-approve", "-input=false", "-no-color", "-refresh=false")
 		}
 		if l, _ := readLedger(t, node.ID); len(l.Reservations) != 0 {
 			t.Fatalf("round %d: %d reservations left after destroy", round, len(l.Reservations))
+		}
+		if left := liveHoldJobs(t, node.ID); len(left) != 0 {
+			t.Fatalf("round %d: hold jobs left after destroy: %v", round, left)
 		}
 	}
 }
@@ -121,4 +130,48 @@ func stateNames(t *testing.T, dir string, env []string) []string {
 		}
 	}
 	return names
+}
+
+// raceMemoryMB is each race reservation's memory: enough for Nomad to hold
+// it, small enough that memory never decides the race.
+const raceMemoryMB = 16
+
+// checkRaceHolds asserts that every reservation in the ledger has a hold
+// job holding exactly its request (nothing is charged to it), and that no
+// other hold job is live on the node.
+func checkRaceHolds(t *testing.T, nodeID string, inLedger []string, cpu int64) {
+	t.Helper()
+	want := map[string]bool{}
+	for _, name := range inLedger {
+		id := hold.JobID(nodeID, name)
+		want[id] = true
+		job, _, err := testNomad(t).Jobs().Info(id, nil)
+		if err != nil {
+			t.Fatalf("reservation %s has no hold job %s: %v", name, id, err)
+		}
+		if got, _, _ := hold.Of(job); got != (capacity.Resources{CPU: cpu, MemoryMB: raceMemoryMB, DiskMB: hold.MinDiskMB}) {
+			t.Fatalf("hold job %s holds %v, want %d MHz / %d MiB / %d MiB", id, got, cpu, raceMemoryMB, hold.MinDiskMB)
+		}
+	}
+	for _, id := range liveHoldJobs(t, nodeID) {
+		if !want[id] {
+			t.Fatalf("hold job %s is live but its reservation is not in the ledger", id)
+		}
+	}
+}
+
+// liveHoldJobs lists the IDs of hold jobs for nodeID that are not stopped.
+func liveHoldJobs(t *testing.T, nodeID string) []string {
+	t.Helper()
+	jobs, _, err := testNomad(t).Jobs().List(&api.QueryOptions{Prefix: hold.JobID(nodeID, "")})
+	if err != nil {
+		t.Fatalf("listing hold jobs: %v", err)
+	}
+	var out []string
+	for _, j := range jobs {
+		if !j.Stop {
+			out = append(out, j.ID)
+		}
+	}
+	return out
 }

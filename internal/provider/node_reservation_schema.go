@@ -39,8 +39,9 @@ func nodeReservationSchema(ctx context.Context) schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "A named hold on CPU, memory and disk of one node, kept in a check-and-set ledger in Nomad " +
 			"Variables (`berth/nodes/<node-id>` in the provider's `ledger_namespace`) so no node is ever double-booked, even when " +
-			"several `terraform apply` runs race. Without `node_id`, berth schedules the reservation onto a node. Instances, " +
-			"volumes and leases can then be placed into it with their `node_reservation` attribute.",
+			"several `terraform apply` runs race, and held in Nomad's own scheduler by a hold job sized to the unused budget, so " +
+			"work submitted any other way cannot be placed into it either (see `hold`). Without `node_id`, berth schedules the " +
+			"reservation onto a node. Instances, volumes and leases can then be placed into it with their `node_reservation` attribute.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`<node_id>/<name>`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
@@ -77,7 +78,9 @@ func nodeReservationSchema(ctx context.Context) schema.Schema {
 			"node_status": computed("Status of the node; `gone` when it left the cluster (the reservation is kept, never silently moved)."),
 			"created_at": schema.StringAttribute{Computed: true, CustomType: timetypes.RFC3339Type{},
 				MarkdownDescription: "When the reservation was made, RFC 3339."},
-			"used": nodeReservationUsedAttribute(),
+			"used":   nodeReservationUsedAttribute(),
+			"hold":   nodeReservationHoldAttribute(),
+			"unheld": nodeReservationUnheldAttribute(),
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
 				CreateDescription: "How long creating may take (choosing a node and writing the ledger), e.g. `10m`. Default `5m`.",
 				UpdateDescription: "How long resizing may take, e.g. `10m`. Default `5m`.",
@@ -91,6 +94,38 @@ func nodeReservationSchema(ctx context.Context) schema.Schema {
 func nodeReservationUsedAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{Computed: true,
 		MarkdownDescription: "What work placed into the reservation (instances, volumes, leases) is charged to it.",
+		Attributes: map[string]schema.Attribute{
+			"cpu":    schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU in MHz."},
+			"memory": schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory in MiB."},
+			"disk":   schema.Int64Attribute{Computed: true, MarkdownDescription: "Disk in MiB."},
+		}}
+}
+
+// nodeReservationHoldAttribute is the `hold` attribute; the model takes its
+// object type from here.
+func nodeReservationHoldAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{Computed: true,
+		MarkdownDescription: "The job that makes Nomad's scheduler count the reservation's unused budget (request minus `used`) " +
+			"as taken on the node, so work submitted any other way cannot be placed into it. It is resized whenever work is " +
+			"placed into or leaves the reservation.",
+		Attributes: map[string]schema.Attribute{
+			"job_id": schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the hold job in the provider's `ledger_namespace` " +
+				"(`berth-hold-<node-id-prefix>-<name>`); it exists only while there is something to hold."},
+			"cpu":    schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU in MHz the hold job takes now."},
+			"memory": schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory in MiB the hold job takes now."},
+			"disk": schema.Int64Attribute{Computed: true, MarkdownDescription: "Ephemeral disk in MiB the hold job takes now: " +
+				"the unused disk, at least Nomad's minimum of 10 MiB."},
+			"in_sync": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the hold job is what the ledger asks for. " +
+				"`false` (the job was stopped or changed outside berth, or an earlier write was interrupted) plans an update that repairs it."},
+		}}
+}
+
+// nodeReservationUnheldAttribute is the `unheld` attribute.
+func nodeReservationUnheldAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{Computed: true,
+		MarkdownDescription: "Unused budget that no hold keeps from other work: Nomad cannot run a task with less than 1 MHz " +
+			"cpu or 10 MiB memory, so when the unused budget is below that in either, there is no hold job and all of it is " +
+			"listed here. All zero otherwise.",
 		Attributes: map[string]schema.Attribute{
 			"cpu":    schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU in MHz."},
 			"memory": schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory in MiB."},

@@ -47,7 +47,8 @@ func nodeAttributes() map[string]schema.Attribute {
 		"meta":        schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Client metadata of the node."},
 		"allocatable": capacityAttribute("What the node offers to workloads: its fingerprinted resources minus what the agent's `reserved` block keeps back."),
 		"allocated": capacityAttribute("Sum of the resources of the node's non-terminal allocations, except those of work " +
-			"charged to a berth node reservation on the node (that work is counted once, inside `reserved`)."),
+			"charged to a berth node reservation on the node and the reservations' hold jobs (both are counted once, inside " +
+			"`reserved`; only a hold's disk raised to Nomad's 10 MiB minimum beyond its reservation counts here)."),
 		"reserved": capacityAttribute("Sum of the berth node reservations (`berth_node_reservation`) on the node."),
 		"free":     capacityAttribute("`allocatable` minus `reserved` minus `allocated`. Negative in a dimension that is overcommitted."),
 		"leases": schema.ListNestedAttribute{

@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/berthhq/terraform-provider-berth/internal/hold"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -60,6 +61,7 @@ type providerModel struct {
 	LedgerNS       types.String `tfsdk:"ledger_namespace"`
 	SigningKey     types.String `tfsdk:"signing_key"`
 	LeaseDriver    types.String `tfsdk:"lease_driver"`
+	HoldDriver     types.String `tfsdk:"hold_driver"`
 	RequestTimeout types.String `tfsdk:"request_timeout"`
 }
 
@@ -119,6 +121,9 @@ func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 			"signing_key": str("ed25519 private key that signs `berth_reservation` leases: PEM (PKCS#8) or the base64 "+
 				"32-byte seed. Environment: `BERTH_SIGNING_KEY`. Without one, leases are unsigned. Never logged.", true),
 			"lease_driver": str("Task driver of the lease timer task that ends `berth_reservation` leases at expiry. Default: `exec`.", false),
+			"hold_driver": str("Task driver of the hold jobs that keep each `berth_node_reservation`'s unused capacity taken in "+
+				"Nomad's scheduler. The hold task runs `"+hold.Command+"`, so any driver that runs a host command works: `exec` "+
+				"or `raw_exec` (Docker and other image-based drivers do not). Default: `lease_driver`'s value, else `exec`.", false),
 			"headers": schema.MapAttribute{
 				Optional:    true,
 				Sensitive:   true,
@@ -149,6 +154,10 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	cfg.HoldDriver = m.HoldDriver.ValueString()
+	if cfg.HoldDriver == "" {
+		cfg.HoldDriver = m.LeaseDriver.ValueString()
 	}
 	client, err := nomadclient.New(cfg)
 	if err != nil {

@@ -177,8 +177,8 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			return
 		}
 		req2.NodeID = node
-		if err := nomad.Charge(ctx, r.data.LedgerNamespace, plan.NodeReservation.ValueString(), nomadclient.VolumeConsumer(ns, name),
-			capacity.Resources{DiskMB: volumeDiskMB(plan)}); err != nil {
+		if err := chargeAndHold(ctx, r.data, plan.NodeReservation.ValueString(), nomadclient.VolumeConsumer(ns, name),
+			capacity.Resources{DiskMB: volumeDiskMB(plan)}, &resp.Diagnostics); err != nil {
 			addNodeReservationError(&resp.Diagnostics, "Could not place the volume into its node reservation", err)
 			return
 		}
@@ -269,8 +269,8 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	recharged := false
 	if !plan.NodeReservation.IsNull() && volumeDiskMB(plan) != volumeDiskMB(state) {
-		if err := nomad.Charge(ctx, r.data.LedgerNamespace, plan.NodeReservation.ValueString(),
-			nomadclient.VolumeConsumer(want.Namespace, want.Name), capacity.Resources{DiskMB: volumeDiskMB(plan)}); err != nil {
+		if err := chargeAndHold(ctx, r.data, plan.NodeReservation.ValueString(),
+			nomadclient.VolumeConsumer(want.Namespace, want.Name), capacity.Resources{DiskMB: volumeDiskMB(plan)}, &resp.Diagnostics); err != nil {
 			addNodeReservationError(&resp.Diagnostics, "The new capacity does not fit the volume's node reservation", err)
 			return
 		}

@@ -16,8 +16,8 @@ import (
 // what state says after a failed update, and says so when it cannot.
 func (r *volumeResource) restoreCharge(ctx context.Context, plan, state volumeModel, diags *diag.Diagnostics) {
 	res := plan.NodeReservation.ValueString()
-	err := r.data.Nomad.Charge(ctx, r.data.LedgerNamespace, res,
-		nomadclient.VolumeConsumer(plan.Namespace.ValueString(), plan.Name.ValueString()), capacity.Resources{DiskMB: volumeDiskMB(state)})
+	err := chargeAndHold(ctx, r.data, res,
+		nomadclient.VolumeConsumer(plan.Namespace.ValueString(), plan.Name.ValueString()), capacity.Resources{DiskMB: volumeDiskMB(state)}, diags)
 	if err != nil {
 		addNodeReservationError(diags, "Could not restore the volume's charge on its node reservation",
 			fmt.Errorf("%w. Node reservation %s still charges the volume %d MiB (the new capacity) instead of %d MiB. "+

@@ -1,0 +1,193 @@
+// Package hold is the scheduler side of a node reservation: the Nomad job
+// that makes Nomad itself count a reservation's unused budget as taken, so
+// work submitted any other way (nomad job run, another provider, the HTTP
+// API) cannot be placed into it.
+//
+// Each node reservation owns at most one hold job, pinned to its node, with
+// one task that does nothing and is sized to what the reservation has not
+// lent to consumers (request − charged). The ledger stays the source of
+// truth; the hold is derived from it, so building the same job twice from
+// the same ledger yields the same job and rewriting it changes nothing.
+package hold
+
+import (
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+)
+
+// Nomad refuses a task below these (nomad/structs: minimum CPU 1 MHz,
+// MemoryMB 10, ephemeral DiskMB 10).
+const (
+	MinCPU      = 1
+	MinMemoryMB = 10
+	MinDiskMB   = 10
+)
+
+// Priority is the hold job's priority: well above Nomad's default of 50,
+// so no ordinary job outranks it, and the most Nomad allows by default.
+const Priority = 100
+
+// Meta keys and the kind value that mark a hold job, so operators and
+// berth's own readers recognize it.
+const (
+	MetaKind            = "berth.kind"
+	KindHold            = "node-reservation-hold"
+	MetaNodeID          = "berth.node_id"
+	MetaNodeReservation = "berth.node_reservation"
+)
+
+// GroupName and TaskName name the hold's only group and task.
+const (
+	GroupName = "hold"
+	TaskName  = "hold"
+)
+
+// Command and Args keep the hold task alive without doing anything: a
+// sleep of about 68 years, spelled as seconds so every sleep(1) accepts it.
+const Command = "/bin/sleep"
+
+// Args is the hold task's argument list.
+var Args = []string{"2147483647"}
+
+// JobPrefix starts every hold job's ID.
+const JobPrefix = "berth-hold-"
+
+// JobID is the ID of the hold job of the reservation name on nodeID: the
+// node's short ID keeps reservations of the same name on different nodes
+// apart, as Nomad's CLI shows node IDs.
+func JobID(nodeID, name string) string {
+	short := nodeID
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	return JobPrefix + short + "-" + name
+}
+
+// Size is what the hold of a reservation with unused budget holds, and
+// whether there is one. Nomad cannot run a task below MinCPU or
+// MinMemoryMB, so a budget with less than that in cpu or memory has no hold
+// (its whole unused budget is unheld; see Unheld). Ephemeral disk below
+// MinDiskMB is raised to MinDiskMB: most reservations hold no disk, and a
+// 10 MiB sliver is what any allocation costs; the caller counts the excess
+// as allocated on the node so its arithmetic stays exact.
+func Size(unused capacity.Resources) (capacity.Resources, bool) {
+	if unused.CPU < MinCPU || unused.MemoryMB < MinMemoryMB {
+		return capacity.Resources{}, false
+	}
+	held := unused
+	held.DiskMB = max(held.DiskMB, MinDiskMB)
+	return held, true
+}
+
+// Unheld is the part of an unused budget that no hold can keep from other
+// jobs: all of it when Size finds no hold, nothing otherwise. Negative
+// dimensions (an over-charged reservation) count as zero.
+func Unheld(unused capacity.Resources) capacity.Resources {
+	if _, ok := Size(unused); ok {
+		return capacity.Resources{}
+	}
+	return capacity.Resources{CPU: max(unused.CPU, 0), MemoryMB: max(unused.MemoryMB, 0), DiskMB: max(unused.DiskMB, 0)}
+}
+
+// Excess is what a hold sized held takes beyond the unused budget (the
+// disk raised to Nomad's minimum): capacity the node gives up that no
+// reservation accounts for.
+func Excess(held, unused capacity.Resources) capacity.Resources {
+	d := held.Sub(unused)
+	return capacity.Resources{CPU: max(d.CPU, 0), MemoryMB: max(d.MemoryMB, 0), DiskMB: max(d.DiskMB, 0)}
+}
+
+// BuildJob builds the hold job of the reservation name on nodeID in
+// namespace ns, holding held, with its task run by driver.
+//
+// It is a service job with deployments turned off, so a resize replaces
+// the allocation in one placement and never starts a deployment; it restarts
+// and reschedules forever, since a hold that stopped would free the
+// capacity it exists to keep.
+func BuildJob(ns, nodeID, name, driver string, held capacity.Resources) *api.Job {
+	id := JobID(nodeID, name)
+	return &api.Job{
+		ID:        ptr(id),
+		Name:      ptr(id),
+		Namespace: ptr(ns),
+		Type:      ptr(api.JobTypeService),
+		Priority:  ptr(Priority),
+		// "all" so the pin works whatever pool the node is in.
+		NodePool:    ptr("all"),
+		Datacenters: []string{"*"},
+		Constraints: []*api.Constraint{{LTarget: "${node.unique.id}", Operand: "=", RTarget: nodeID}},
+		Meta:        map[string]string{MetaKind: KindHold, MetaNodeID: nodeID, MetaNodeReservation: name},
+		TaskGroups: []*api.TaskGroup{{
+			Name:  ptr(GroupName),
+			Count: ptr(1),
+			// Nomad gives a service job without an update block a rolling
+			// one; max_parallel 0 turns deployments off, so a resize is
+			// one placement that stops the old allocation in the same plan.
+			Update:        &api.UpdateStrategy{MaxParallel: ptr(0)},
+			EphemeralDisk: &api.EphemeralDisk{SizeMB: ptr(int(held.DiskMB))},
+			RestartPolicy: &api.RestartPolicy{Attempts: ptr(3), Mode: ptr(api.RestartPolicyModeDelay)},
+			ReschedulePolicy: &api.ReschedulePolicy{
+				Unlimited: ptr(true), Delay: ptr(5 * time.Second), DelayFunction: ptr("constant"),
+			},
+			Tasks: []*api.Task{{
+				Name:   TaskName,
+				Driver: driver,
+				Config: map[string]any{"command": Command, "args": append([]string(nil), Args...)},
+				Resources: &api.Resources{
+					CPU:      ptr(int(held.CPU)),
+					MemoryMB: ptr(int(held.MemoryMB)),
+				},
+				// One 1 MiB log file: the whole log budget must fit in the
+				// smallest ephemeral disk a hold may have.
+				LogConfig: &api.LogConfig{MaxFiles: ptr(1), MaxFileSizeMB: ptr(1)},
+			}},
+		}},
+	}
+}
+
+// IsHoldJob reports whether job is a hold job.
+func IsHoldJob(job *api.Job) bool { return job != nil && job.Meta[MetaKind] == KindHold }
+
+// Of reads what a hold job holds and the driver it runs with. ok is false
+// for a job that is not a hold or is not shaped like one.
+func Of(job *api.Job) (held capacity.Resources, driver string, ok bool) {
+	if !IsHoldJob(job) || len(job.TaskGroups) != 1 || len(job.TaskGroups[0].Tasks) != 1 {
+		return capacity.Resources{}, "", false
+	}
+	g := job.TaskGroups[0]
+	t := g.Tasks[0]
+	if t.Resources != nil {
+		held.CPU = int64(deref(t.Resources.CPU))
+		held.MemoryMB = int64(deref(t.Resources.MemoryMB))
+	}
+	if g.EphemeralDisk != nil {
+		held.DiskMB = int64(deref(g.EphemeralDisk.SizeMB))
+	}
+	return held, t.Driver, true
+}
+
+// Matches reports whether job is the hold BuildJob would make for nodeID,
+// name, driver and held, in what berth decides: an equal job needs no
+// write. A stopped job never matches.
+func Matches(job *api.Job, nodeID, name, driver string, held capacity.Resources) bool {
+	got, gotDriver, ok := Of(job)
+	if !ok || deref(job.Stop) || deref(job.Priority) != Priority {
+		return false
+	}
+	pinned := len(job.Constraints) == 1 && job.Constraints[0].RTarget == nodeID
+	return got == held && gotDriver == driver && pinned &&
+		job.Meta[MetaNodeID] == nodeID && job.Meta[MetaNodeReservation] == name
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
