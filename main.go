@@ -21,10 +21,15 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+	stopProfile, err := startProfile()
+	if err != nil {
+		log.Fatalf("berth provider: %v", err)
+	}
+	err = providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/berthhq/berth",
 		Debug:   debug,
 	})
+	stopProfile()
 	if err != nil {
 		log.Fatalf("berth provider (version %s, commit %s): %v", version, commit, err)
 	}

@@ -37,6 +37,9 @@ const (
 	KindHold            = "node-reservation-hold"
 	MetaNodeID          = "berth.node_id"
 	MetaNodeReservation = "berth.node_reservation"
+	// MetaLedgerItem mirrors the reservation's ledger item, so listing
+	// nodes reads every reservation with one request for all hold jobs.
+	MetaLedgerItem = "berth.ledger_item"
 )
 
 // GroupName and TaskName name the hold's only group and task.
@@ -100,45 +103,60 @@ func Excess(held, unused capacity.Resources) capacity.Resources {
 	return capacity.Resources{CPU: max(d.CPU, 0), MemoryMB: max(d.MemoryMB, 0), DiskMB: max(d.DiskMB, 0)}
 }
 
-// BuildJob builds the hold job of the reservation name on nodeID in
-// namespace ns, holding held, with its task run by driver.
+// Spec is what a hold job is built from.
+type Spec struct {
+	Namespace, NodeID, Name, Driver string
+	// Held is what the hold takes (see Size); zero when Nomad cannot hold
+	// the budget: the job then runs no allocation but still exists, so
+	// its meta lists the reservation.
+	Held capacity.Resources
+	// Item is the reservation's ledger item as stored (ledger.EncodeItem).
+	Item string
+}
+
+// BuildJob builds the hold job of s.
 //
 // It is a service job with deployments turned off, so a resize replaces
-// the allocation in one placement and never starts a deployment; it restarts
-// and reschedules forever, since a hold that stopped would free the
-// capacity it exists to keep.
-func BuildJob(ns, nodeID, name, driver string, held capacity.Resources) *api.Job {
-	id := JobID(nodeID, name)
+// the allocation in one placement and never starts a deployment; it
+// restarts and reschedules forever, since a hold that stopped would free
+// the capacity it exists to keep.
+func BuildJob(s Spec) *api.Job {
+	id := JobID(s.NodeID, s.Name)
+	count, task := 1, s.Held
+	if s.Held.IsZero() {
+		// Nothing to hold: no allocation, and a task that would be valid.
+		count, task = 0, capacity.Resources{CPU: MinCPU, MemoryMB: MinMemoryMB, DiskMB: MinDiskMB}
+	}
 	return &api.Job{
 		ID:        ptr(id),
 		Name:      ptr(id),
-		Namespace: ptr(ns),
+		Namespace: ptr(s.Namespace),
 		Type:      ptr(api.JobTypeService),
 		Priority:  ptr(Priority),
 		// "all" so the pin works whatever pool the node is in.
 		NodePool:    ptr("all"),
 		Datacenters: []string{"*"},
-		Constraints: []*api.Constraint{{LTarget: "${node.unique.id}", Operand: "=", RTarget: nodeID}},
-		Meta:        map[string]string{MetaKind: KindHold, MetaNodeID: nodeID, MetaNodeReservation: name},
+		Constraints: []*api.Constraint{{LTarget: "${node.unique.id}", Operand: "=", RTarget: s.NodeID}},
+		Meta:        map[string]string{MetaKind: KindHold, MetaNodeID: s.NodeID, MetaNodeReservation: s.Name, MetaLedgerItem: s.Item},
 		TaskGroups: []*api.TaskGroup{{
 			Name:  ptr(GroupName),
-			Count: ptr(1),
+			Count: ptr(count),
 			// Nomad gives a service job without an update block a rolling
 			// one; max_parallel 0 turns deployments off, so a resize is
 			// one placement that stops the old allocation in the same plan.
 			Update:        &api.UpdateStrategy{MaxParallel: ptr(0)},
-			EphemeralDisk: &api.EphemeralDisk{SizeMB: ptr(int(held.DiskMB))},
+			EphemeralDisk: &api.EphemeralDisk{SizeMB: ptr(int(task.DiskMB))},
 			RestartPolicy: &api.RestartPolicy{Attempts: ptr(3), Mode: ptr(api.RestartPolicyModeDelay)},
 			ReschedulePolicy: &api.ReschedulePolicy{
 				Unlimited: ptr(true), Delay: ptr(5 * time.Second), DelayFunction: ptr("constant"),
 			},
 			Tasks: []*api.Task{{
 				Name:   TaskName,
-				Driver: driver,
+				Driver: s.Driver,
 				Config: map[string]any{"command": Command, "args": append([]string(nil), Args...)},
 				Resources: &api.Resources{
-					CPU:      ptr(int(held.CPU)),
-					MemoryMB: ptr(int(held.MemoryMB)),
+					CPU:      ptr(int(task.CPU)),
+					MemoryMB: ptr(int(task.MemoryMB)),
 				},
 				// One 1 MiB log file: the whole log budget must fit in the
 				// smallest ephemeral disk a hold may have.
@@ -151,14 +169,18 @@ func BuildJob(ns, nodeID, name, driver string, held capacity.Resources) *api.Job
 // IsHoldJob reports whether job is a hold job.
 func IsHoldJob(job *api.Job) bool { return job != nil && job.Meta[MetaKind] == KindHold }
 
-// Of reads what a hold job holds and the driver it runs with. ok is false
-// for a job that is not a hold or is not shaped like one.
+// Of reads what a hold job holds (zero when it runs no allocation) and
+// the driver it runs with. ok is false for a job that is not a hold or is
+// not shaped like one.
 func Of(job *api.Job) (held capacity.Resources, driver string, ok bool) {
 	if !IsHoldJob(job) || len(job.TaskGroups) != 1 || len(job.TaskGroups[0].Tasks) != 1 {
 		return capacity.Resources{}, "", false
 	}
 	g := job.TaskGroups[0]
 	t := g.Tasks[0]
+	if deref(g.Count) == 0 || deref(job.Stop) {
+		return capacity.Resources{}, t.Driver, true
+	}
 	if t.Resources != nil {
 		held.CPU = int64(deref(t.Resources.CPU))
 		held.MemoryMB = int64(deref(t.Resources.MemoryMB))
@@ -169,17 +191,16 @@ func Of(job *api.Job) (held capacity.Resources, driver string, ok bool) {
 	return held, t.Driver, true
 }
 
-// Matches reports whether job is the hold BuildJob would make for nodeID,
-// name, driver and held, in what berth decides: an equal job needs no
-// write. A stopped job never matches.
-func Matches(job *api.Job, nodeID, name, driver string, held capacity.Resources) bool {
-	got, gotDriver, ok := Of(job)
+// Matches reports whether job is the hold BuildJob makes for s, in what
+// berth decides: an equal job needs no write. A stopped job never matches.
+func Matches(job *api.Job, s Spec) bool {
+	got, driver, ok := Of(job)
 	if !ok || deref(job.Stop) || deref(job.Priority) != Priority {
 		return false
 	}
-	pinned := len(job.Constraints) == 1 && job.Constraints[0].RTarget == nodeID
-	return got == held && gotDriver == driver && pinned &&
-		job.Meta[MetaNodeID] == nodeID && job.Meta[MetaNodeReservation] == name
+	pinned := len(job.Constraints) == 1 && job.Constraints[0].RTarget == s.NodeID
+	return got == s.Held && driver == s.Driver && pinned && job.Meta[MetaNodeID] == s.NodeID &&
+		job.Meta[MetaNodeReservation] == s.Name && job.Meta[MetaLedgerItem] == s.Item
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -51,8 +51,8 @@ func TestExcess(t *testing.T) {
 
 func TestBuildJobRoundTrip(t *testing.T) {
 	const node = "0123456789abcdef-0000"
-	held := res(700, 300, 10)
-	job := BuildJob("ops", node, "db", "exec", held)
+	spec := Spec{Namespace: "ops", NodeID: node, Name: "db", Driver: "exec", Held: res(700, 300, 10), Item: `{"version":1}`}
+	job := BuildJob(spec)
 	if *job.ID != "berth-hold-01234567-db" || *job.Namespace != "ops" || *job.Priority != Priority {
 		t.Fatalf("unexpected identity: id %q ns %q priority %d", *job.ID, *job.Namespace, *job.Priority)
 	}
@@ -60,25 +60,28 @@ func TestBuildJobRoundTrip(t *testing.T) {
 		t.Fatal("a hold turns deployments off (max_parallel 0): a resize must not start a deployment")
 	}
 	got, driver, ok := Of(job)
-	if !ok || got != held || driver != "exec" {
-		t.Fatalf("Of = %v %q %v; want %v exec true", got, driver, ok, held)
+	if !ok || got != spec.Held || driver != "exec" || job.Meta[MetaLedgerItem] != spec.Item {
+		t.Fatalf("Of = %v %q %v; want %v exec true", got, driver, ok, spec.Held)
 	}
-	if !Matches(job, node, "db", "exec", held) {
+	if !Matches(job, spec) {
 		t.Fatal("a built job must match what it was built from")
 	}
-	for name, other := range map[string]func() bool{
-		"size":   func() bool { return Matches(job, node, "db", "exec", res(701, 300, 10)) },
-		"driver": func() bool { return Matches(job, node, "db", "raw_exec", held) },
-		"node":   func() bool { return Matches(job, "ffff", "db", "exec", held) },
-		"name":   func() bool { return Matches(job, node, "web", "exec", held) },
+	for name, change := range map[string]func(*Spec){
+		"size":   func(s *Spec) { s.Held.CPU++ },
+		"driver": func(s *Spec) { s.Driver = "raw_exec" },
+		"node":   func(s *Spec) { s.NodeID = "ffff" },
+		"name":   func(s *Spec) { s.Name = "web" },
+		"item":   func(s *Spec) { s.Item = `{"version":2}` },
 	} {
-		if other() {
+		other := spec
+		change(&other)
+		if Matches(job, other) {
 			t.Errorf("a different %s must not match", name)
 		}
 	}
-	stopped := BuildJob("ops", node, "db", "exec", held)
+	stopped := BuildJob(spec)
 	stopped.Stop = ptr(true)
-	if Matches(stopped, node, "db", "exec", held) {
+	if Matches(stopped, spec) {
 		t.Error("a stopped hold must not match")
 	}
 	if IsHoldJob(nil) {
@@ -87,6 +90,23 @@ func TestBuildJobRoundTrip(t *testing.T) {
 	job.Meta[MetaKind] = "lease"
 	if _, _, ok := Of(job); ok {
 		t.Error("a job of another kind is no hold")
+	}
+}
+
+func TestBuildJobNothingToHold(t *testing.T) {
+	spec := Spec{Namespace: "default", NodeID: "abcd", Name: "tiny", Driver: "exec", Item: "x"}
+	job := BuildJob(spec)
+	if *job.TaskGroups[0].Count != 0 {
+		t.Fatalf("count = %d; a reservation Nomad cannot hold keeps a job with no allocation", *job.TaskGroups[0].Count)
+	}
+	if r := job.TaskGroups[0].Tasks[0].Resources; *r.CPU < MinCPU || *r.MemoryMB < MinMemoryMB {
+		t.Fatalf("the task must still be valid for Nomad: %+v", r)
+	}
+	if got, _, ok := Of(job); !ok || !got.IsZero() {
+		t.Fatalf("Of = %v %v; a job with no allocation holds nothing", got, ok)
+	}
+	if !Matches(job, spec) {
+		t.Fatal("must match its spec")
 	}
 }
 

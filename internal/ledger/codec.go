@@ -150,6 +150,19 @@ func (l Ledger) Encode() (map[string]string, error) {
 	return items, nil
 }
 
+// EncodeItem renders one reservation as its item's value, exactly as
+// Encode stores it; hold jobs mirror it in their meta.
+func EncodeItem(name string, r Reservation) (string, error) { return encodeReservation(name, r) }
+
+// DecodeItem reads one item's value with the rules Decode applies.
+func DecodeItem(name, value string) (Reservation, error) {
+	r, err := decodeReservation(value)
+	if err == nil {
+		err = validate(name, r)
+	}
+	return r, err
+}
+
 func encodeReservation(name string, r Reservation) (string, error) {
 	if err := validate(name, r); err != nil {
 		return "", err

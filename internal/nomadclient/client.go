@@ -26,6 +26,10 @@ import (
 // DefaultAddress is where a Nomad agent listens unless told otherwise.
 const DefaultAddress = "http://127.0.0.1:4646"
 
+// maxIdleConnsPerHost keeps enough connections to the agent open for
+// Terraform's parallelism (10 by default) and a few blocking queries.
+const maxIdleConnsPerHost = 32
+
 // DefaultRequestTimeout bounds one request when Config.RequestTimeout is
 // zero: long enough for a busy leader, short enough that a hung agent does
 // not hold `terraform plan` forever.
@@ -137,7 +141,12 @@ func New(cfg Config) (*Client, error) {
 	httpClient := cleanhttp.DefaultPooledClient()
 	// api.ConfigureTLS fills in the transport's TLS config in place and
 	// dereferences it, so it must exist first.
-	httpClient.Transport.(*http.Transport).TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	transport := httpClient.Transport.(*http.Transport)
+	transport.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	// cleanhttp keeps GOMAXPROCS+1 idle connections per host; Terraform
+	// runs ten operations at once by default, so most requests would pay
+	// for a new connection (and a TLS handshake).
+	transport.MaxIdleConnsPerHost = maxIdleConnsPerHost
 	if err := api.ConfigureTLS(httpClient, tlsCfg); err != nil {
 		// The api package's message can name the key material's kind but
 		// never its content.

@@ -21,6 +21,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/hold"
+	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 )
 
 // fastRetry keeps retry tests fast: three tries, millisecond backoff.
@@ -272,6 +275,23 @@ func (f *fakeNomad) handleLeases(jobs ...*api.JobListStub) {
 		jobs = []*api.JobListStub{}
 	}
 	f.handle("GET "+leaseJobsPath, replyJSON(jobs))
+}
+
+// holdStubs are the hold job stubs (with meta) that mirror the ledger of
+// nodeID, as the berth job listing returns them.
+func holdStubs(t *testing.T, nodeID string, l map[string]ledger.Reservation) []*api.JobListStub {
+	t.Helper()
+	var out []*api.JobListStub
+	for name, r := range l {
+		item, err := ledger.EncodeItem(name, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, &api.JobListStub{ID: hold.JobID(nodeID, name), Namespace: ledgerNS, Meta: map[string]string{
+			hold.MetaKind: hold.KindHold, hold.MetaNodeID: nodeID, hold.MetaNodeReservation: name, hold.MetaLedgerItem: item,
+		}})
+	}
+	return out
 }
 
 // resetConnection answers with a TCP reset: the client sees "connection

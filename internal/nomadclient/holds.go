@@ -59,12 +59,12 @@ func (c *Client) SyncHold(ctx context.Context, ns, nodeID, name string) (HoldSta
 		if err != nil {
 			return st, err
 		}
-		want, holds, unused := holdOf(l, name)
-		st.Held, st.Unheld, st.NotPlaced = capacity.Resources{}, hold.Unheld(unused), ""
-		if holds {
-			st.Held = want
+		spec, exists, err := c.holdSpec(ns, l, name)
+		if err != nil {
+			return st, err
 		}
-		evalID, conflict, grew, err := c.writeHold(ctx, ns, nodeID, name, want, holds)
+		st.Held, st.Unheld, st.NotPlaced = spec.Held, hold.Unheld(unusedOf(l, name)), ""
+		evalID, conflict, grew, err := c.writeHold(ctx, spec, exists)
 		st.Grew = grew
 		if err != nil {
 			return st, err
@@ -99,24 +99,38 @@ func (c *Client) SyncHold(ctx context.Context, ns, nodeID, name string) (HoldSta
 		idPrefix(nodeID), name, ErrLedgerContention)
 }
 
-// holdOf is what the hold of reservation name in l should hold, whether
-// there is one, and the reservation's unused budget.
-func holdOf(l ledger.Ledger, name string) (held capacity.Resources, holds bool, unused capacity.Resources) {
+// holdSpec is the hold job reservation name in l asks for, and whether
+// the reservation exists (a hold without one is removed).
+func (c *Client) holdSpec(ns string, l ledger.Ledger, name string) (hold.Spec, bool, error) {
+	spec := hold.Spec{Namespace: ns, NodeID: l.NodeID, Name: name, Driver: c.holdDriver}
 	r, ok := l.Reservations[name]
 	if !ok {
-		return capacity.Resources{}, false, capacity.Resources{}
+		return spec, false, nil
 	}
-	unused = r.Remaining()
-	held, holds = hold.Size(unused)
-	return held, holds, unused
+	item, err := ledger.EncodeItem(name, r)
+	if err != nil {
+		return spec, true, err
+	}
+	spec.Item = item
+	spec.Held, _ = hold.Size(r.Remaining())
+	return spec, true, nil
 }
 
-// writeHold registers, resizes or removes the hold job, with check-and-set
-// on the job. It returns the evaluation to wait for ("" when nothing was
-// written), whether another writer changed the job first, and whether the
-// hold grew.
-func (c *Client) writeHold(ctx context.Context, ns, nodeID, name string, want capacity.Resources, holds bool) (string, bool, bool, error) {
-	id := hold.JobID(nodeID, name)
+// unusedOf is reservation name's unused budget in l (zero when absent).
+func unusedOf(l ledger.Ledger, name string) capacity.Resources {
+	if r, ok := l.Reservations[name]; ok {
+		return r.Remaining()
+	}
+	return capacity.Resources{}
+}
+
+// writeHold registers or resizes the hold job of spec, with check-and-set
+// on the job, or removes it when its reservation no longer exists. It
+// returns the evaluation to wait for ("" when nothing was written or the
+// job was removed), whether another writer changed the job first, and
+// whether the hold grew.
+func (c *Client) writeHold(ctx context.Context, spec hold.Spec, exists bool) (string, bool, bool, error) {
+	ns, id := spec.Namespace, hold.JobID(spec.NodeID, spec.Name)
 	job, err := c.GetJob(ctx, ns, id)
 	if err != nil {
 		return "", false, false, err
@@ -125,16 +139,12 @@ func (c *Client) writeHold(ctx context.Context, ns, nodeID, name string, want ca
 		return "", false, false, fmt.Errorf("job %q in namespace %q is not a berth hold (its meta %s is not %q), so berth will not "+
 			"overwrite it; rename or remove that job, or choose another reservation name", id, ns, hold.MetaKind, hold.KindHold)
 	}
-	driver := c.holdDriver
 	had, _, _ := hold.Of(job)
-	if job != nil && deref(job.Stop) {
-		had = capacity.Resources{}
-	}
-	grew := len(had.Shortfalls(want)) > 0
+	grew := len(had.Shortfalls(spec.Held)) > 0
 	switch {
-	case !holds && job == nil:
+	case !exists && job == nil:
 		return "", false, false, nil
-	case !holds:
+	case !exists:
 		// Stop, wait until the client stopped it (only then is the room
 		// free), then purge.
 		tflog.Info(ctx, "Removing node reservation hold", map[string]any{"job": id, "namespace": ns})
@@ -142,7 +152,7 @@ func (c *Client) writeHold(ctx context.Context, ns, nodeID, name string, want ca
 			return "", false, false, fmt.Errorf("removing hold job %q: %w", id, err)
 		}
 		return "", false, false, nil
-	case hold.Matches(job, nodeID, name, driver, want):
+	case hold.Matches(job, spec):
 		return "", false, false, nil
 	}
 	var index uint64
@@ -150,9 +160,9 @@ func (c *Client) writeHold(ctx context.Context, ns, nodeID, name string, want ca
 		index = deref(job.JobModifyIndex)
 	}
 	tflog.Info(ctx, "Sizing node reservation hold", map[string]any{
-		"job": id, "namespace": ns, "cpu": want.CPU, "memory_mb": want.MemoryMB, "disk_mb": want.DiskMB, "driver": driver,
+		"job": id, "namespace": ns, "cpu": spec.Held.CPU, "memory_mb": spec.Held.MemoryMB, "disk_mb": spec.Held.DiskMB, "driver": spec.Driver,
 	})
-	res, err := c.RegisterJob(ctx, hold.BuildJob(ns, nodeID, name, driver, want), index)
+	res, err := c.RegisterJob(ctx, hold.BuildJob(spec), index)
 	if IsJobIndexConflict(err) {
 		return "", true, false, nil
 	}
@@ -165,20 +175,20 @@ func (c *Client) writeHold(ctx context.Context, ns, nodeID, name string, want ca
 // readHold reports, without writing, what the hold job of reservation name
 // holds and whether it is what ledger l asks for.
 func (c *Client) readHold(ctx context.Context, ns, nodeID, name string, l ledger.Ledger) (HoldState, bool, error) {
-	st := HoldState{JobID: hold.JobID(nodeID, name)}
-	want, holds, unused := holdOf(l, name)
-	st.Unheld = hold.Unheld(unused)
+	st := HoldState{JobID: hold.JobID(nodeID, name), Unheld: hold.Unheld(unusedOf(l, name))}
+	spec, exists, err := c.holdSpec(ns, l, name)
+	if err != nil {
+		return st, false, err
+	}
 	job, err := c.GetJob(ctx, ns, st.JobID)
 	if err != nil {
 		return st, false, err
 	}
-	if held, _, ok := hold.Of(job); ok && !deref(job.Stop) {
-		st.Held = held
-	}
-	if !holds {
+	st.Held, _, _ = hold.Of(job)
+	if !exists {
 		return st, job == nil, nil
 	}
-	return st, hold.Matches(job, nodeID, name, c.holdDriver, want), nil
+	return st, hold.Matches(job, spec), nil
 }
 
 // holdPlaceWait bounds how long WaitHoldPlaced waits for a hold that was
@@ -194,8 +204,8 @@ const holdPlaceWait = time.Minute
 func (c *Client) WaitHoldPlaced(ctx context.Context, ns, nodeID, name string) (string, error) {
 	id := hold.JobID(nodeID, name)
 	job, err := c.GetJob(ctx, ns, id)
-	if err != nil || job == nil || deref(job.Stop) {
-		return "", err
+	if held, _, _ := hold.Of(job); err != nil || held.IsZero() {
+		return "", err // nothing to place
 	}
 	wctx, cancel := context.WithTimeout(ctx, holdPlaceWait)
 	defer cancel()

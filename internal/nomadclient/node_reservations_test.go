@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+	"github.com/berthhq/terraform-provider-berth/internal/hold"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 )
 
@@ -93,9 +94,7 @@ func TestListNodesWithLedger(t *testing.T) {
 	// apps/web runs on node-b too, but is charged on node-a only.
 	allocs = append(allocs, jobAlloc("b1", "node-b", "apps", "web", res(400, 512, 0)))
 	f.handle("GET /v1/allocations", replyJSON(allocs))
-	f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{{Namespace: ledgerNS, Path: LedgerPath("node-a")}}))
-	newFakeVar(f, ledgerNS, LedgerPath("node-a"), ledgerItems(t, "node-a", chargedLedger()), 12)
-	f.handleLeases()
+	f.handleLeases(holdStubs(t, "node-a", chargedLedger())...)
 
 	nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, ledgerNS)
 	if err != nil {
@@ -133,13 +132,10 @@ func TestListNodesWithLedger(t *testing.T) {
 		t.Errorf("node-b Free = %+v, want %+v", got, want)
 	}
 
-	// Node list, allocation list, ledger list, lease job list, one ledger
-	// read.
-	if n := f.total(); n != 5 {
-		t.Errorf("%d requests, want 5", n)
-	}
-	if n := f.count("/v1/var/" + LedgerPath("node-b")); n != 0 {
-		t.Errorf("node-b has no ledger but was read %d times", n)
+	// Node list, allocation list, one list of berth's jobs: reservations
+	// come from the ledger items the hold jobs mirror, with no ledger read.
+	if n := f.total(); n != 3 {
+		t.Errorf("%d requests, want 3", n)
 	}
 }
 
@@ -149,8 +145,9 @@ func TestListNodesCorruptLedger(t *testing.T) {
 	f := newFakeNomad(t)
 	f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{{ID: "node-a", Name: "alpha"}}))
 	f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
-	f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{{Path: LedgerPath("node-a")}}))
-	newFakeVar(f, ledgerNS, LedgerPath("node-a"), map[string]string{"db": `{"version":1,"request":{"memory":1}}`}, 3)
+	f.handleLeases(&api.JobListStub{ID: hold.JobID("node-a", "db"), Namespace: ledgerNS, Meta: map[string]string{
+		hold.MetaKind: hold.KindHold, hold.MetaNodeID: "node-a", hold.MetaNodeReservation: "db", hold.MetaLedgerItem: `{"version":1,"request":{"memory":1}}`,
+	}})
 	_, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, ledgerNS)
 	if err == nil || !strings.Contains(err.Error(), `item "db"`) {
 		t.Errorf("err = %v, want a decoding error naming item db", err)

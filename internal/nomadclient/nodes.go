@@ -13,6 +13,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/allocstatus"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+	"github.com/berthhq/terraform-provider-berth/internal/hold"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 )
@@ -128,10 +129,11 @@ type NodeReservation struct {
 }
 
 // ListNodes returns the nodes that match f with their capacity, sorted by
-// name then ID. Calls: the node list, the allocation list and the ledger
-// list, plus one ledger read per node that holds reservations (Nomad's
-// variable list carries no items) and, with withMeta, one read per node
-// (Nomad's node list carries no meta). Never one call per node otherwise.
+// name then ID. Calls: the node list, the allocation list and one list of
+// berth's lease and hold jobs with their meta, whatever the number of
+// nodes or reservations (reservations are read from the ledger items their
+// hold jobs mirror: Nomad's variable list carries no items), plus, with
+// withMeta, one read per node (Nomad's node list carries no meta).
 func (c *Client) ListNodes(ctx context.Context, f NodeFilter, withMeta bool, ledgerNS string) ([]NodeInfo, error) {
 	stubs, err := readRetry(ctx, c, "list nodes", func(ctx context.Context) ([]*api.NodeListStub, error) {
 		out, _, err := c.api.Nodes().List(c.query(ctx, &api.QueryOptions{
@@ -150,11 +152,7 @@ func (c *Client) ListNodes(ctx context.Context, f NodeFilter, withMeta bool, led
 	if err != nil {
 		return nil, err
 	}
-	ledgers, err := c.readLedgers(ctx, ledgerNS)
-	if err != nil {
-		return nil, err
-	}
-	leases, err := c.leaseJobs(ctx)
+	ledgers, leases, err := c.berthJobs(ctx, ledgerNS)
 	if err != nil {
 		return nil, err
 	}
@@ -194,6 +192,42 @@ func applyLedger(n *NodeInfo, allocs []*api.AllocationListStub, l ledger.Ledger)
 		r := l.Reservations[name]
 		n.Reservations = append(n.Reservations, NodeReservation{Name: name, Request: r.Request, Used: r.Used(), Annotations: r.Annotations})
 	}
+}
+
+// berthJobs lists berth's lease jobs (every namespace) and hold jobs (in
+// ledgerNS) with their meta in one call. It returns each node's ledger as
+// its hold jobs mirror it, and the leases keyed by "<namespace>/<job>".
+func (c *Client) berthJobs(ctx context.Context, ledgerNS string) (map[string]ledger.Ledger, map[string]*api.JobListStub, error) {
+	stubs, err := readRetry(ctx, c, "list berth jobs", func(ctx context.Context) ([]*api.JobListStub, error) {
+		out, _, err := c.api.Jobs().ListOptions(&api.JobListOptions{Fields: &api.JobListFields{Meta: true}},
+			c.query(ctx, &api.QueryOptions{Namespace: "*", Filter: fmt.Sprintf("Meta[%q] == %q or Meta[%q] == %q",
+				lease.MetaKind, lease.KindLease, hold.MetaKind, hold.KindHold)}))
+		return out, err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing berth's lease and hold jobs: %w", err)
+	}
+	ledgers := map[string]ledger.Ledger{}
+	leases := map[string]*api.JobListStub{}
+	for _, s := range stubs {
+		switch {
+		case s.Meta[lease.MetaKind] == lease.KindLease:
+			leases[s.Namespace+"/"+s.ID] = s
+		case s.Namespace == ledgerNS && !s.Stop:
+			nodeID, name := s.Meta[hold.MetaNodeID], s.Meta[hold.MetaNodeReservation]
+			r, err := ledger.DecodeItem(name, s.Meta[hold.MetaLedgerItem])
+			if err != nil {
+				return nil, nil, fmt.Errorf("hold job %q mirrors an invalid ledger item %q: %w", s.ID, name, err)
+			}
+			l, ok := ledgers[nodeID]
+			if !ok {
+				l = ledger.Ledger{NodeID: nodeID, Reservations: map[string]ledger.Reservation{}}
+				ledgers[nodeID] = l
+			}
+			l.Reservations[name] = r
+		}
+	}
+	return ledgers, leases, nil
 }
 
 // leaseJobs lists berth's lease jobs in every namespace with their meta,

@@ -146,20 +146,12 @@ func TestListNodesCapacity(t *testing.T) {
 	if aq.Get("namespace") != "*" || aq.Get("resources") != "true" || aq.Get("filter") != nonTerminalAllocs {
 		t.Errorf("allocation query = %v, want namespace=*, resources=true, filter=%q", aq, nonTerminalAllocs)
 	}
-	varReqs := f.requests("/v1/vars")
-	if len(varReqs) != 1 {
-		t.Fatalf("%d ledger list requests, want 1 for all nodes", len(varReqs))
-	}
-	if vq := varReqs[0].Query; vq.Get("prefix") != LedgerPrefix || vq.Get("namespace") != "berth-system" {
-		t.Errorf("ledger list query = %v, want prefix=%s namespace=berth-system", vq, LedgerPrefix)
-	}
 	if n := f.count(leaseJobsPath); n != 1 {
 		t.Errorf("%d lease job list requests, want 1 for all nodes", n)
 	}
-	// Node list, allocation list, ledger list, lease job list; no ledger
-	// exists, so no ledger reads.
-	if f.total() != 4 {
-		t.Errorf("%d requests, want 4 without meta or ledgers", f.total())
+	// Node list, allocation list, berth job list (leases and holds).
+	if f.total() != 3 {
+		t.Errorf("%d requests, want 3 without meta", f.total())
 	}
 	for _, n := range nodes {
 		if !n.Capacity.Reserved.IsZero() || n.Reservations == nil || len(n.Reservations) != 0 {
@@ -350,15 +342,15 @@ func TestListNodesLeases(t *testing.T) {
 		if q.Get("namespace") != "*" {
 			t.Errorf("lease job list namespace = %q, want *", q.Get("namespace"))
 		}
-		if want := `Meta["berth.kind"] == "lease"`; q.Get("filter") != want {
+		if want := `Meta["berth.kind"] == "lease" or Meta["berth.kind"] == "node-reservation-hold"`; q.Get("filter") != want {
 			t.Errorf("lease job list filter = %q, want %q", q.Get("filter"), want)
 		}
 		if reqs[0].Method != http.MethodGet {
 			t.Errorf("lease job list method = %s, want GET", reqs[0].Method)
 		}
-		// Node list, allocation list, ledger list, lease job list.
-		if n := f.total(); n != 4 {
-			t.Errorf("%d requests, want 4", n)
+		// Node list, allocation list, berth job list.
+		if n := f.total(); n != 3 {
+			t.Errorf("%d requests, want 3", n)
 		}
 	})
 

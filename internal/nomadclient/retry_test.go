@@ -323,29 +323,22 @@ func TestFollowUpCallsRetry(t *testing.T) {
 		}
 	})
 
-	t.Run("ListNodes ledger list and ledger read 500 then success", func(t *testing.T) {
+	t.Run("ListNodes berth job list 503 then success", func(t *testing.T) {
 		f := newFakeNomad(t)
 		f.handle("GET /v1/nodes", replyJSON([]*api.NodeListStub{stub}))
 		f.handle("GET /v1/allocations", replyJSON([]*api.AllocationListStub{}))
-		f.handle("GET /v1/vars", replySequence(replyRaw(500, "oops"),
-			replyJSON([]*api.VariableMetadata{{Path: LedgerPath(testNodeID)}})))
-		f.handle("GET /v1/var/"+LedgerPath(testNodeID), replySequence(replyRaw(503, "no leader"),
-			replyJSON(&api.Variable{Path: LedgerPath(testNodeID), Items: ledgerItems(t, testNodeID, map[string]ledger.Reservation{
-				"db": {Request: capacity.Resources{CPU: 100}, CreatedAt: t0},
-			}), ModifyIndex: 9})))
-		f.handleLeases()
-		nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, "default")
+		f.handle("GET "+leaseJobsPath, replySequence(replyRaw(503, "no leader"), replyJSON(holdStubs(t, testNodeID, map[string]ledger.Reservation{
+			"db": {Request: capacity.Resources{CPU: 100}, CreatedAt: t0},
+		}))))
+		nodes, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, ledgerNS)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := nodes[0].Capacity.Reserved; got != (capacity.Resources{CPU: 100}) {
 			t.Errorf("Reserved = %+v, want the ledger's 100 MHz", got)
 		}
-		if n := f.count("/v1/vars"); n != 2 {
-			t.Errorf("%d ledger list requests, want 2", n)
-		}
-		if n := f.count("/v1/var/" + LedgerPath(testNodeID)); n != 2 {
-			t.Errorf("%d ledger read requests, want 2", n)
+		if n := f.count(leaseJobsPath); n != 2 {
+			t.Errorf("%d berth job list requests, want 2", n)
 		}
 	})
 
@@ -377,7 +370,7 @@ func TestFollowUpCallsRetry(t *testing.T) {
 		f.handle("GET /v1/vars", replyJSON([]*api.VariableMetadata{}))
 		f.handle("GET "+leaseJobsPath, replyRaw(503, "no leader"))
 		_, err := f.client().ListNodes(context.Background(), NodeFilter{}, false, "default")
-		if statusCode(err) != 503 || !strings.Contains(err.Error(), "listing berth leases") {
+		if statusCode(err) != 503 || !strings.Contains(err.Error(), "listing berth") {
 			t.Errorf("err = %v, want a 503 naming the lease listing", err)
 		}
 		if n := f.count(leaseJobsPath); n != fastRetry.Attempts {
@@ -393,7 +386,7 @@ func TestFollowUpCallsRetry(t *testing.T) {
 		f.handle("GET /v1/var/"+LedgerPath(testNodeID), replyRaw(404, "variable not found"))
 		f.handle("GET "+leaseJobsPath, replyRaw(503, "no leader"))
 		_, err := f.client().FindNode(context.Background(), testNodeID, "", "default")
-		if statusCode(err) != 503 || !strings.Contains(err.Error(), "listing berth leases") {
+		if statusCode(err) != 503 || !strings.Contains(err.Error(), "listing berth") {
 			t.Errorf("err = %v, want a 503 naming the lease listing", err)
 		}
 		if n := f.count(leaseJobsPath); n != fastRetry.Attempts {

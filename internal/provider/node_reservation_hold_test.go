@@ -58,8 +58,18 @@ func checkHoldJob(t *testing.T, c *api.Client, node, name string, cpu, mem, disk
 		job, _, err := c.Jobs().Info(id, nil)
 		exists := err == nil && !*job.Stop
 		if cpu == 0 && mem == 0 && disk == 0 {
+			// No hold job, or one that runs no allocation.
+			if got, _, _ := hold.Of(job); exists && !got.IsZero() {
+				return fmt.Errorf("hold job %s holds %v, want nothing", id, got)
+			}
 			if exists {
-				return fmt.Errorf("hold job %s exists, want none", id)
+				allocs, _, err := c.Jobs().Allocations(id, false, nil)
+				if err != nil {
+					return err
+				}
+				if n := runningAllocs(allocs); n > 0 {
+					return fmt.Errorf("hold job %s runs %d allocations, want none", id, n)
+				}
 			}
 			return nil
 		}

@@ -110,7 +110,8 @@ func nodeReservationHoldAttribute() schema.SingleNestedAttribute {
 			"placed into or leaves the reservation.",
 		Attributes: map[string]schema.Attribute{
 			"job_id": schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the hold job in the provider's `ledger_namespace` " +
-				"(`berth-hold-<node-id-prefix>-<name>`); it exists only while there is something to hold."},
+				"(`berth-hold-<node-id-prefix>-<name>`). It exists as long as the reservation does and mirrors its ledger item in " +
+				"its meta; it runs an allocation only while there is something to hold."},
 			"cpu":    schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU in MHz the hold job takes now."},
 			"memory": schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory in MiB the hold job takes now."},
 			"disk": schema.Int64Attribute{Computed: true, MarkdownDescription: "Ephemeral disk in MiB the hold job takes now: " +
@@ -124,7 +125,7 @@ func nodeReservationHoldAttribute() schema.SingleNestedAttribute {
 func nodeReservationUnheldAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{Computed: true,
 		MarkdownDescription: "Unused budget that no hold keeps from other work: Nomad cannot run a task with less than 1 MHz " +
-			"cpu or 10 MiB memory, so when the unused budget is below that in either, there is no hold job and all of it is " +
+			"cpu or 10 MiB memory, so when the unused budget is below that in either, the hold job runs no allocation and all of it is " +
 			"listed here. All zero otherwise.",
 		Attributes: map[string]schema.Attribute{
 			"cpu":    schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU in MHz."},

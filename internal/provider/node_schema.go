@@ -135,8 +135,8 @@ func nodesDataSourceSchema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "Lists Nomad nodes with their status and capacity: what each offers (`allocatable`), " +
 			"what running work holds (`allocated`) and what is left (`free`). Filters are optional and combine with AND. " +
-			"The read costs four Nomad API calls however many nodes there are, plus one per node that holds berth " +
-			"reservations (their ledgers) and one per node with `include_meta`.",
+			"The read costs three Nomad API calls however many nodes and reservations there are (reservations are read " +
+			"from the ledger items their hold jobs mirror), plus one per node with `include_meta`.",
 		Attributes: map[string]schema.Attribute{
 			"datacenter": schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes in this datacenter."},
 			"node_pool":  schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes in this node pool."},

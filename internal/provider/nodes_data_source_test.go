@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
@@ -194,57 +197,73 @@ func startCountingProxy(t *testing.T) (*countingProxy, string) {
 	return p, srv.URL
 }
 
-// splitLedgerReads separates reads of node ledger variables from the
-// other requests.
-func splitLedgerReads(paths []string) (others, ledgerReads []string) {
-	for _, p := range paths {
-		if strings.HasPrefix(p, "/v1/var/berth/nodes/") {
-			ledgerReads = append(ledgerReads, p)
-		} else {
-			others = append(others, p)
-		}
-	}
-	return others, ledgerReads
-}
-
+// TestAccNodesDataSource_constantAPICalls: listing nodes costs the same
+// three calls (nodes, allocations, berth's lease and hold jobs) for one
+// node or for every node, with reservations on some of them, and reads no
+// ledger; only meta costs one read per node.
 func TestAccNodesDataSource_constantAPICalls(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	sharedFleet(t) // at least four nodes
+	f := sharedFleet(t) // at least four nodes
 	proxy, addr := startCountingProxy(t)
-
-	// The backend alone: four calls for the whole listing (nodes,
-	// allocations, ledger list, lease jobs) plus one read per node ledger
-	// that exists,
-	// and one more per node only when meta is asked for.
 	client, err := nomadclient.New(nomadclient.Config{Address: addr, Token: os.Getenv("NOMAD_TOKEN")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes, err := client.ListNodes(t.Context(), nomadclient.NodeFilter{}, false, "default")
-	if err != nil {
-		t.Fatal(err)
+	// Reservations on two nodes, each with its hold job.
+	suffix := randomHex(3)
+	for _, node := range []string{f.resvA.NodeID, f.resvB.NodeID} {
+		name := "count-" + suffix
+		if _, err := client.ReserveNode(t.Context(), "default", nomadclient.NodeReservationRequest{
+			Name: name, NodeID: node, Request: capacity.Resources{CPU: 10, MemoryMB: 16}, Create: true,
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.SyncHold(t.Context(), "default", node, name); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := client.ReleaseNodeReservation(context.Background(), "default", node, name); err != nil {
+				t.Error(err)
+			}
+			if _, err := client.SyncHold(context.Background(), "default", node, name); err != nil {
+				t.Error(err)
+			}
+		})
 	}
-	if len(nodes) < 4 {
-		t.Fatalf("expected at least 4 nodes, got %d", len(nodes))
+	list := func(filter nomadclient.NodeFilter, meta bool) ([]nomadclient.NodeInfo, []string) {
+		before := len(proxy.snapshot())
+		nodes, err := client.ListNodes(t.Context(), filter, meta, "default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return nodes, proxy.snapshot()[before:]
 	}
-	base, ledgerReads := splitLedgerReads(proxy.snapshot())
-	if len(base) != 4 {
-		t.Fatalf("listing %d nodes made %d calls besides ledger reads, want 4: %v", len(nodes), len(base), base)
+	all, allCalls := list(nomadclient.NodeFilter{}, false)
+	one, oneCalls := list(nomadclient.NodeFilter{NodePool: f.holdPoolA}, false)
+	resv, resvCalls := list(nomadclient.NodeFilter{NodePool: f.resvPool}, false)
+	if len(all) < 4 || len(one) != 1 || len(resv) != 2 {
+		t.Fatalf("listed %d, %d and %d nodes; want at least 4, 1 and 2", len(all), len(one), len(resv))
 	}
-	if len(ledgerReads) > len(nodes) {
-		t.Fatalf("%d ledger reads for %d nodes", len(ledgerReads), len(nodes))
+	for _, calls := range [][]string{allCalls, oneCalls, resvCalls} {
+		if want := []string{"/v1/nodes", "/v1/allocations", "/v1/jobs"}; !slices.Equal(calls, want) {
+			t.Fatalf("listing made calls %v, want %v whatever the node count (%d, 1, 2 nodes)", calls, want, len(all))
+		}
+	}
+	for _, n := range resv {
+		found := false
+		for _, r := range n.Reservations {
+			found = found || r.Name == "count-"+suffix && r.Request.MemoryMB == 16
+		}
+		if !found || n.Capacity.Reserved.MemoryMB < 16 {
+			t.Fatalf("node %s lists reservations %+v (reserved %v), want count-%s", n.Name, n.Reservations, n.Capacity.Reserved, suffix)
+		}
+	}
+	withMeta, metaCalls := list(nomadclient.NodeFilter{}, true)
+	if got, want := len(metaCalls), 3+len(withMeta); got != want {
+		t.Fatalf("listing %d nodes with meta made %d calls, want %d", len(withMeta), got, want)
 	}
 	before := len(proxy.snapshot())
-	withMeta, err := client.ListNodes(t.Context(), nomadclient.NodeFilter{}, true, "default")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metaBase, _ := splitLedgerReads(proxy.snapshot()[before:])
-	if got, want := len(metaBase), 4+len(withMeta); got != want {
-		t.Fatalf("listing %d nodes with meta made %d calls besides ledger reads, want %d", len(withMeta), got, want)
-	}
-	before = len(proxy.snapshot())
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -263,8 +282,9 @@ data "berth_nodes" "all" {}
 						return fmt.Errorf("berth_nodes read a single node (%s): the listing must not cost a call per node", p)
 					}
 				}
-				if perPath["/v1/nodes"] == 0 || perPath["/v1/nodes"] != perPath["/v1/allocations"] || perPath["/v1/nodes"] != perPath["/v1/vars"] || perPath["/v1/nodes"] != perPath["/v1/jobs"] {
-					return fmt.Errorf("want one allocation list per node list, got %v", perPath)
+				if perPath["/v1/nodes"] == 0 || perPath["/v1/nodes"] != perPath["/v1/allocations"] || perPath["/v1/nodes"] != perPath["/v1/jobs"] ||
+					len(perPath) != 3 {
+					return fmt.Errorf("want one allocation list and one job list per node list and nothing else, got %v", perPath)
 				}
 				return nil
 			},
