@@ -147,7 +147,7 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	}
 	opCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	rr.Create = true
+	rr.Create, rr.CreatedAt = true, time.Now().UTC()
 	nodeID, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr)
 	if err != nil {
 		addNodeReservationError(&resp.Diagnostics, "Could not reserve capacity", err)

@@ -394,7 +394,12 @@ resource "berth_node_reservation" "two" {
 						`Choose another name, or import it: terraform import <address> %s/%s`, name, node.ID, name)), " ", `\s+`)),
 			},
 			{
-				// The refused create changed nothing of the first.
+				// Even an identical twin is another configuration's: refused.
+				Config: one + strings.ReplaceAll(strings.ReplaceAll(one, `"one"`, `"three"`), `owner = "three"`, `owner = "one"`),
+				ExpectError: regexp.MustCompile(`already has a reservation named\s+"` + name + `"`),
+			},
+			{
+				// The refused creates changed nothing of the first.
 				Config: one,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					expectNoChanges{},
