@@ -395,7 +395,7 @@ resource "berth_node_reservation" "two" {
 			},
 			{
 				// Even an identical twin is another configuration's: refused.
-				Config: one + strings.ReplaceAll(strings.ReplaceAll(one, `"one"`, `"three"`), `owner = "three"`, `owner = "one"`),
+				Config:      one + strings.ReplaceAll(strings.ReplaceAll(one, `"one"`, `"three"`), `owner = "three"`, `owner = "one"`),
 				ExpectError: regexp.MustCompile(`already has a reservation named\s+"` + name + `"`),
 			},
 			{
