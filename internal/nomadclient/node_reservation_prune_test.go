@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -61,7 +62,7 @@ func TestReleaseDropsVanishedConsumers(t *testing.T) {
 	f := newFakeNomad(t)
 	v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, chargedLedger()), 8)
 	consumersExist(f, false, false)
-	if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "zeta"); err != nil {
+	if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "zeta", time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	items, _, writes, _ := v.snapshot()
@@ -86,7 +87,7 @@ func TestReleaseKeepsWhatItCannotRuleOut(t *testing.T) {
 	v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, chargedLedger()), 8)
 	f.handle("GET /v1/job/web", replyJSON(&api.Job{ID: ptr("web"), Namespace: ptr("apps")}))
 	f.handle("GET /v1/volumes", replyRaw(http.StatusForbidden, "Permission denied"))
-	err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "zeta")
+	err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "zeta", time.Time{})
 	if err == nil || !strings.Contains(err.Error(), "instance:apps/web, volume:apps/pg") {
 		t.Fatalf("err = %v, want a refusal naming both consumers", err)
 	}

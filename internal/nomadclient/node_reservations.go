@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
@@ -322,11 +323,22 @@ func (c *Client) ReadNodeReservation(ctx context.Context, ns, nodeID, name strin
 
 // ReleaseNodeReservation removes a node reservation; a missing one is success.
 // It refuses while work is still charged to it.
-func (c *Client) ReleaseNodeReservation(ctx context.Context, ns, nodeID, name string) error {
+//
+// createdAt, when not zero, is the reservation's creation stamp as state
+// knows it (to the second): an item of that name with another stamp was
+// made by another create, after this one was released or never landed,
+// and is left alone.
+func (c *Client) ReleaseNodeReservation(ctx context.Context, ns, nodeID, name string, createdAt time.Time) error {
 	return c.UpdateLedger(ctx, ns, nodeID, func(items map[string]string) (map[string]string, error) {
 		l, err := ledger.Decode(nodeID, items)
 		if err != nil {
 			return nil, err
+		}
+		if r, ok := l.Reservations[name]; ok && !createdAt.IsZero() && !r.CreatedAt.Truncate(time.Second).Equal(createdAt.Truncate(time.Second)) {
+			tflog.Info(ctx, "A reservation of that name made by another create is left alone", map[string]any{
+				"node": nodeID, "name": name, "created_at": r.CreatedAt, "ours": createdAt,
+			})
+			return items, nil
 		}
 		c.pruneVanishedConsumers(ctx, &l, name)
 		if r, ok := l.Reservations[name]; ok && len(r.Consumers) > 0 {

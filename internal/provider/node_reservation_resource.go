@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -151,19 +152,8 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	nodeID, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr)
 	if err != nil {
 		addNodeReservationError(&resp.Diagnostics, "Could not reserve capacity", err)
-		// The write may have landed although its answer was lost (timeout,
-		// dropped connection): record a hold that exists and holds what was
-		// asked, so it is not orphaned in the ledger (Terraform marks it
-		// tainted). A definite refusal, or a hold of that name holding
-		// something else, is never taken over.
 		if nodeID != "" && writeOutcomeUnknown(err) {
-			found := plan
-			found.NodeID = types.StringValue(nodeID)
-			var quiet diag.Diagnostics
-			if r.refresh(cleanupContext(ctx), &found, &quiet) == objectRead && !quiet.HasError() && !found.ID.IsUnknown() && !found.ID.IsNull() &&
-				found.request() == rr.Request {
-				resp.Diagnostics.Append(resp.State.Set(ctx, &found)...)
-			}
+			r.recordMaybeMade(ctx, &resp.State, plan, nodeID, rr.CreatedAt, &resp.Diagnostics)
 		}
 		return
 	}
@@ -192,6 +182,32 @@ func holdNeedsRepair(ctx context.Context, state nodeReservationModel) bool {
 	var h holdModel
 	return !state.Hold.IsNull() && !state.Hold.IsUnknown() && !state.Hold.As(ctx, &h, basetypes.ObjectAsOptions{}).HasError() &&
 		!h.InSync.IsNull() && !h.InSync.ValueBool()
+}
+
+// recordMaybeMade records a create whose answer was lost (timeout, dropped
+// connection), so a reservation that landed is not orphaned in the ledger;
+// Terraform marks it tainted, and the next apply replaces it. What is
+// recorded: the item read back when it carries this create's stamp; what
+// was asked, with the stamp, when Nomad cannot be read. A definite
+// refusal never gets here, and an item with another stamp (another
+// configuration's) is never taken over.
+func (r *nodeReservationResource) recordMaybeMade(ctx context.Context, st *tfsdk.State, plan nodeReservationModel, nodeID string,
+	stamp time.Time, diags *diag.Diagnostics) {
+	found := plan
+	found.NodeID = types.StringValue(nodeID)
+	var quiet diag.Diagnostics
+	switch r.refresh(cleanupContext(ctx), &found, &quiet) {
+	case objectRead:
+		if got, d := found.CreatedAt.ValueRFC3339Time(); !d.HasError() && !quiet.HasError() && got.Equal(stamp.Truncate(time.Second)) {
+			diags.Append(st.Set(ctx, &found)...)
+		}
+	case objectUnread:
+		made := plan
+		made.NodeID = types.StringValue(nodeID)
+		made.ID = types.StringValue(nodeID + "/" + plan.Name.ValueString())
+		made.CreatedAt = timetypes.NewRFC3339TimeValue(stamp)
+		setStateUnknownsNull(ctx, st, &made, diags)
+	}
 }
 
 // holdInScheduler brings the reservation's hold job in line with its
@@ -322,7 +338,11 @@ func (r *nodeReservationResource) Delete(ctx context.Context, req resource.Delet
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	nodeID, name := state.NodeID.ValueString(), state.Name.ValueString()
-	if err := r.data.Nomad.ReleaseNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name); err != nil {
+	var createdAt time.Time
+	if t, d := state.CreatedAt.ValueRFC3339Time(); !d.HasError() && !state.CreatedAt.IsNull() && !state.CreatedAt.IsUnknown() {
+		createdAt = t
+	}
+	if err := r.data.Nomad.ReleaseNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name, createdAt); err != nil {
 		addNodeReservationError(&resp.Diagnostics, "Could not release the reservation", err)
 		return
 	}
