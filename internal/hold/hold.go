@@ -154,6 +154,10 @@ func BuildJob(s Spec) *api.Job {
 				Name:   TaskName,
 				Driver: s.Driver,
 				Config: map[string]any{"command": Command, "args": append([]string(nil), Args...)},
+				// Kill at once: the sleep is PID 1 of the exec driver's PID
+				// namespace and ignores the polite signal, so Nomad's default
+				// 5 s grace would hold the room that long after every resize.
+				KillTimeout: ptr(time.Millisecond),
 				Resources: &api.Resources{
 					CPU:      ptr(int(task.CPU)),
 					MemoryMB: ptr(int(task.MemoryMB)),

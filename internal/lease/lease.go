@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 )
 
 const (
@@ -109,6 +111,18 @@ type Lease struct {
 
 // ExpiresAt is when the lease ends.
 func (l Lease) ExpiresAt() time.Time { return l.CreatedAt.Add(l.Duration) }
+
+// Footprint is what the lease's job asks Nomad for, and so what a node
+// reservation is charged for it: the workload task plus the timer task
+// (cpu and memory), and the group's ephemeral disk, which both tasks share.
+func (l Lease) Footprint() capacity.Resources {
+	w := l.effective().Workload
+	return capacity.Resources{
+		CPU:      int64(w.CPU) + TimerCPU,
+		MemoryMB: int64(w.Memory) + TimerMemoryMB,
+		DiskMB:   int64(w.Disk),
+	}
+}
 
 // Remaining is how long the lease still has at now, never negative.
 func (l Lease) Remaining(now time.Time) time.Duration {

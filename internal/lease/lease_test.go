@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 )
 
 func TestExpiry(t *testing.T) {
@@ -73,5 +75,45 @@ func TestValidate(t *testing.T) {
 				t.Errorf("err = %v, want containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestFootprint(t *testing.T) {
+	tests := []struct {
+		name string
+		w    Workload
+		want capacity.Resources
+	}{
+		{"workload plus timer", Workload{CPU: 50, Memory: 32, Disk: 150},
+			capacity.Resources{CPU: 50 + TimerCPU, MemoryMB: 32 + TimerMemoryMB, DiskMB: 150}},
+		{"disk 0 is Nomad's default, shared by both tasks", Workload{CPU: 100, Memory: 300},
+			capacity.Resources{CPU: 100 + TimerCPU, MemoryMB: 300 + TimerMemoryMB, DiskMB: DefaultDiskMB}},
+		{"the smallest workload still carries the timer", Workload{CPU: MinCPU, Memory: MinMemoryMB, Disk: MinDiskMB},
+			capacity.Resources{CPU: MinCPU + TimerCPU, MemoryMB: MinMemoryMB + TimerMemoryMB, DiskMB: MinDiskMB}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := fixture()
+			l.Workload.CPU, l.Workload.Memory, l.Workload.Disk = tt.w.CPU, tt.w.Memory, tt.w.Disk
+			if got := l.Footprint(); got != tt.want {
+				t.Errorf("Footprint = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFootprintMatchesJob: the footprint is what BuildJob asks Nomad for,
+// task by task, so the charge and the job cannot drift apart.
+func TestFootprintMatchesJob(t *testing.T) {
+	l := fixture()
+	job := BuildJob(l, "", l.CreatedAt)
+	var got capacity.Resources
+	for _, task := range job.TaskGroups[0].Tasks {
+		got.CPU += int64(*task.Resources.CPU)
+		got.MemoryMB += int64(*task.Resources.MemoryMB)
+	}
+	got.DiskMB = int64(*job.TaskGroups[0].EphemeralDisk.SizeMB)
+	if want := l.Footprint(); got != want {
+		t.Errorf("the job asks for %+v, Footprint says %+v", got, want)
 	}
 }

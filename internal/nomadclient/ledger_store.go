@@ -104,7 +104,8 @@ func (c *Client) UpdateLedger(ctx context.Context, namespace, nodeID string, cha
 		}
 		next, err := change(cur.Items)
 		if err != nil {
-			return struct{}{}, false, err
+			// Refused before anything was written.
+			return struct{}{}, false, &WriteNotAppliedError{Err: err}
 		}
 		err = c.writeLedger(ctx, namespace, nodeID, next, cur.ModifyIndex)
 		return struct{}{}, errors.Is(err, errCAS), err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
@@ -40,9 +41,13 @@ type NodeReservationRequest struct {
 	Request     capacity.Resources
 	Annotations map[string]string
 	// Create refuses a reservation of the same name that holds something
-	// else (another configuration's); an identical one is taken as this
-	// request's own earlier write whose answer was lost.
+	// else, or was made by another create (another configuration's): only
+	// this request's own earlier write, whose answer was lost, is taken.
 	Create bool
+	// CreatedAt stamps a new reservation. A create sets it once and keeps
+	// it across its retries, so the stamp tells its own write from another
+	// configuration's reservation of the same name and size. Zero means now.
+	CreatedAt time.Time
 }
 
 // NodeReservationExistsError says a new node reservation's name is taken
@@ -153,11 +158,11 @@ func (c *Client) reserveOn(ctx context.Context, ns, nodeID string, req NodeReser
 		if err != nil {
 			return nil, err
 		}
-		if old, taken := l.Reservations[req.Name]; taken && req.Create &&
-			(old.Request != req.Request || !maps.Equal(old.Annotations, req.Annotations) && len(old.Annotations)+len(req.Annotations) > 0) {
+		if old, taken := l.Reservations[req.Name]; taken && req.Create && !ownEarlierWrite(old, req) {
 			return nil, &NodeReservationExistsError{Name: req.Name, NodeID: nodeID, Holds: old.Request}
 		}
-		if err := l.Reserve(nodeStateOf(node, allocs, l), req.Name, req.Request, req.Annotations, time.Now().UTC()); err != nil {
+		c.pruneVanishedConsumers(ctx, &l, req.Name)
+		if err := l.Reserve(nodeStateOf(node, allocs, l), req.Name, req.Request, req.Annotations, stamp(req.CreatedAt)); err != nil {
 			return nil, err
 		}
 		if err := l.CheckSize(node.Name); err != nil {
@@ -186,7 +191,23 @@ func (c *Client) CheckNodeReservation(ctx context.Context, ns string, req NodeRe
 	if err != nil {
 		return err
 	}
-	return l.Reserve(nodeStateOf(node, allocs, l), req.Name, req.Request, req.Annotations, time.Now().UTC())
+	c.pruneVanishedConsumers(ctx, &l, req.Name)
+	return l.Reserve(nodeStateOf(node, allocs, l), req.Name, req.Request, req.Annotations, stamp(req.CreatedAt))
+}
+
+// ownEarlierWrite reports whether the reservation found under a create's
+// name is that create's own write: same stamp, request and annotations.
+func ownEarlierWrite(found ledger.Reservation, req NodeReservationRequest) bool {
+	sameAnnotations := maps.Equal(found.Annotations, req.Annotations) || len(found.Annotations)+len(req.Annotations) == 0
+	return !req.CreatedAt.IsZero() && found.CreatedAt.Equal(req.CreatedAt) && found.Request == req.Request && sameAnnotations
+}
+
+// stamp is t in UTC, or now when t is zero.
+func stamp(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now().UTC()
+	}
+	return t.UTC()
 }
 
 // candidates gathers the nodes matching p with their ledgers and current
@@ -302,12 +323,24 @@ func (c *Client) ReadNodeReservation(ctx context.Context, ns, nodeID, name strin
 
 // ReleaseNodeReservation removes a node reservation; a missing one is success.
 // It refuses while work is still charged to it.
-func (c *Client) ReleaseNodeReservation(ctx context.Context, ns, nodeID, name string) error {
+//
+// createdAt, when not zero, is the reservation's creation stamp as state
+// knows it (to the second): an item of that name with another stamp was
+// made by another create, after this one was released or never landed,
+// and is left alone.
+func (c *Client) ReleaseNodeReservation(ctx context.Context, ns, nodeID, name string, createdAt time.Time) error {
 	return c.UpdateLedger(ctx, ns, nodeID, func(items map[string]string) (map[string]string, error) {
 		l, err := ledger.Decode(nodeID, items)
 		if err != nil {
 			return nil, err
 		}
+		if r, ok := l.Reservations[name]; ok && !createdAt.IsZero() && !r.CreatedAt.Truncate(time.Second).Equal(createdAt.Truncate(time.Second)) {
+			tflog.Info(ctx, "A reservation of that name made by another create is left alone", map[string]any{
+				"node": nodeID, "name": name, "created_at": r.CreatedAt, "ours": createdAt,
+			})
+			return items, nil
+		}
+		c.pruneVanishedConsumers(ctx, &l, name)
 		if r, ok := l.Reservations[name]; ok && len(r.Consumers) > 0 {
 			keys := make([]string, 0, len(r.Consumers))
 			for k := range r.Consumers {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -207,7 +208,8 @@ func TestParseNodeReservationID(t *testing.T) {
 func TestReleaseNodeReservationRefusesWhileCharged(t *testing.T) {
 	f := newFakeNomad(t)
 	v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, chargedLedger()), 8)
-	err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "zeta")
+	consumersExist(f, true, true)
+	err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "zeta", time.Time{})
 	if err == nil {
 		t.Fatal("released a reservation that still has work charged to it")
 	}
@@ -226,7 +228,7 @@ func TestReleaseNodeReservation(t *testing.T) {
 	t.Run("others remain, even with consumers", func(t *testing.T) {
 		f := newFakeNomad(t)
 		v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, chargedLedger()), 8)
-		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "alpha"); err != nil {
+		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "alpha", time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		items, _, writes, _ := v.snapshot()
@@ -244,7 +246,7 @@ func TestReleaseNodeReservation(t *testing.T) {
 		v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, map[string]ledger.Reservation{
 			"db": {Request: res(1, 1, 1), CreatedAt: t0},
 		}), 9)
-		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "db"); err != nil {
+		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "db", time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		items, _, writes, _ := v.snapshot()
@@ -258,7 +260,7 @@ func TestReleaseNodeReservation(t *testing.T) {
 	t.Run("absent ledger is success without a write", func(t *testing.T) {
 		f := newFakeNomad(t)
 		v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), nil, 0)
-		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "db"); err != nil {
+		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "db", time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, writes, _ := v.snapshot(); len(writes) != 0 {
@@ -268,7 +270,7 @@ func TestReleaseNodeReservation(t *testing.T) {
 	t.Run("missing reservation is success and keeps the others", func(t *testing.T) {
 		f := newFakeNomad(t)
 		v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, chargedLedger()), 8)
-		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "gone"); err != nil {
+		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "gone", time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		items, _, _, _ := v.snapshot()

@@ -82,6 +82,7 @@ func badInstanceInputs() []badInput {
 		in("service name with a slash", named(`services = { "a/b" = { `+svcA+` } }`), `services["a/b"]`, "Invalid service name"),
 		in("unknown network mode", named(`network_mode = "cni/x"`), "network_mode", "Invalid Attribute Value Match"),
 		in("malformed node_reservation", named(`node_reservation = "nope"`), "node_reservation", "Invalid node reservation ID"),
+		in("node_reservation that does not exist", named(`node_reservation = "%[2]s/%[1]s-none"`), "node_reservation", "Node reservation not found"),
 	}
 }
 
@@ -106,6 +107,8 @@ func badVolumeInputs() []badInput {
 		in("unknown constraint operator", named(`constraints = [{ attribute = "$${attr.kernel.name}", operator = "~", value = "linux" }]`),
 			"constraints[0].operator", "Invalid Attribute Value Match"),
 		in("namespace with a space", named(`namespace = "a b"`), "namespace", "Invalid namespace"),
+		in("node_reservation that does not exist", named(`node_reservation = "%[2]s/%[1]s-none"
+  capacity_max = "10MiB"`), "node_reservation", "Node reservation not found"),
 	}
 }
 
@@ -133,6 +136,7 @@ func badReservationInputs() []badInput {
 		lease("uppercase node_id", named(`node_id = upper("%[2]s")`), "node_id", "Invalid node ID"),
 		lease("node_id with node_reservation", named(`node_id = "%[2]s"
   node_reservation = "%[2]s/r"`), "node_reservation", "Invalid Attribute Combination"),
+		lease("node_reservation that does not exist", named(`node_reservation = "%[2]s/%[1]s-none"`), "node_reservation", "Node reservation not found"),
 		hold("name with a space", `name = "%[1]s x"
   cpu = 100`, "name", "Invalid name"),
 		hold("nothing reserved", named(`node_id = "%[2]s"`), "cpu", "Empty reservation"),

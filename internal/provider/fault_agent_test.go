@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"sort"
@@ -329,7 +331,15 @@ func TestAccFault_agentKilledBeforeReply(t *testing.T) {
 		return write(r) && strings.HasPrefix(r.URL.Path, "/v1/var/"+nomadclient.LedgerPrefix)
 	}
 	volumeWrite := func(r *http.Request) bool { return write(r) && r.URL.Path == "/v1/volume/host/create" }
-	jobWrite := func(r *http.Request) bool { return write(r) && r.URL.Path == "/v1/jobs" }
+	// The instance's registration, not a hold job's.
+	jobWrite := func(r *http.Request) bool {
+		if !write(r) || r.URL.Path != "/v1/jobs" {
+			return false
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		return !bytes.Contains(body, []byte(hold.JobPrefix))
+	}
 	for _, sc := range []struct {
 		name   string
 		match  func(*http.Request) bool

@@ -213,3 +213,21 @@ func chargeOf(s instance.Spec, count int) capacity.Resources {
 	per.DiskMB = defaultEphemeralDiskMB
 	return capacity.Resources{CPU: per.CPU * int64(count), MemoryMB: per.MemoryMB * int64(count), DiskMB: per.DiskMB * int64(count)}
 }
+
+// plannedCharge is what m charges its node reservation: a new instance
+// starts with 1 replica unless replicas says otherwise. ok is false while
+// a value it needs is unknown.
+func plannedCharge(ctx context.Context, m *instanceModel) (capacity.Resources, bool) {
+	if m.Name.IsUnknown() {
+		return capacity.Resources{}, false
+	}
+	spec, d, err := m.toSpec(ctx)
+	if err != nil || d.HasError() {
+		return capacity.Resources{}, false
+	}
+	count := 1
+	if spec.Count != nil {
+		count = *spec.Count
+	}
+	return chargeOf(spec, count), true
+}

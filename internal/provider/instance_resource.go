@@ -59,14 +59,53 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 	}
 }
 
-// ModifyPlan checks that the services' drivers exist in the cluster, and
-// fills the namespace and ID of a new instance from the
-// provider's namespace so the plan shows them.
+// ModifyPlan checks that the services' drivers exist in the cluster and
+// that the instance fits in its node reservation, and fills the namespace
+// and ID of a new instance from the provider's namespace so the plan shows
+// them.
 func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	checkPlannedDrivers(ctx, r.data, req, resp, instanceDrivers)
-	if req.Plan.Raw.IsNull() || r.data == nil || !req.State.Raw.IsNull() {
+	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
 	}
+	if req.State.Raw.IsNull() {
+		r.planNamespace(ctx, req, resp)
+	}
+	if !resp.Diagnostics.HasError() {
+		r.checkBudget(ctx, req, resp)
+	}
+}
+
+// checkBudget checks at plan time that what the instance will be charged
+// (replicas × its services' resources) fits in its node reservation,
+// whenever the reservation or the charge changes.
+func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var plan instanceModel
+	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.NodeReservation.IsNull() || plan.NodeReservation.IsUnknown() {
+		return
+	}
+	want, ok := plannedCharge(ctx, &plan)
+	if !ok {
+		return // unknown values: apply checks
+	}
+	if !req.State.Raw.IsNull() {
+		var state instanceModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if had, ok := plannedCharge(ctx, &state); ok && state.NodeReservation.Equal(plan.NodeReservation) && had == want {
+			return // charged that already
+		}
+	}
+	ns := plan.Namespace.ValueString()
+	if plan.Namespace.IsUnknown() || ns == "" {
+		ns = r.data.Nomad.Namespace()
+	}
+	checkReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.InstanceConsumer(ns, plan.Name.ValueString()), want,
+		"Lower replicas or the services' cpu and memory, or grow the node reservation.", &resp.Diagnostics)
+}
+
+// planNamespace fills the namespace and ID of a new instance.
+func (r *instanceResource) planNamespace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var ns, name types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
@@ -239,8 +278,9 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	if job == nil {
+		// Its charge on a node reservation stays: a refresh never writes.
+		// The reservation's next resize or release drops it.
 		tflog.Info(ctx, "Job is gone from Nomad; removing it from state", map[string]any{"job": name, "namespace": ns})
-		r.uncharge(ctx, &state, &resp.Diagnostics)
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -364,13 +404,22 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	if !r.charge(ctx, &plan, want, newCount, &resp.Diagnostics) {
 		return
 	}
+	var left *nomadclient.HoldState // the hold of a node reservation the instance leaves
+	if !plan.NodeReservation.Equal(state.NodeReservation) && !state.NodeReservation.IsNull() {
+		st, ok := r.releaseForMove(ctx, state.NodeReservation.ValueString(), nomadclient.InstanceConsumer(want.Namespace, want.Name), &resp.Diagnostics)
+		if !ok {
+			r.uncharge(cleanupContext(ctx), &plan, &resp.Diagnostics) // nothing moved
+			return
+		}
+		left = st
+	}
 	var rolloutErr error
 	var written *nomadclient.RegisterResult
 	switch {
 	case instance.OnlyCountDiffers(had, want):
 		res, err := r.setCount(ctx, job, want, index)
 		if err != nil {
-			r.updateFailed(ctx, "Could not scale the job", err, &state, had, want, liveCount, &resp.Diagnostics)
+			r.updateFailed(ctx, "Could not scale the job", err, &plan, &state, had, want, liveCount, &resp.Diagnostics)
 			return
 		}
 		written = res
@@ -378,7 +427,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	case len(instance.Diff(had, want)) > 0:
 		res, err := nomad.RegisterJob(ctx, instance.BuildJob(want, liveCount), index)
 		if err != nil {
-			r.updateFailed(ctx, "Could not register the job", err, &state, had, want, liveCount, &resp.Diagnostics)
+			r.updateFailed(ctx, "Could not register the job", err, &plan, &state, had, want, liveCount, &resp.Diagnostics)
 			return
 		}
 		written = res
@@ -393,6 +442,9 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		if err := nomad.RestartAllocations(ctx, want.Namespace, want.Name); err != nil {
 			rolloutErr = err
 		}
+	}
+	if left != nil && rolloutErr == nil {
+		waitHandedBack(ctx, r.data, state.NodeReservation.ValueString(), *left, &resp.Diagnostics)
 	}
 	// The operation's own deadline may have passed: read back with a fresh
 	// one, so state says what exists in Nomad whatever happened above.
@@ -441,15 +493,21 @@ func (r *instanceResource) charge(ctx context.Context, m *instanceModel, spec in
 }
 
 // updateFailed reports a failed scale or registration and restores the
-// charge the instance had, unless Nomad may have carried out the write
-// anyway (its answer was lost): then the new charge stays.
-func (r *instanceResource) updateFailed(ctx context.Context, summary string, err error, state *instanceModel, had, want instance.Spec, count int, diags *diag.Diagnostics) {
+// charges the instance had: a reservation it was moving to gives the new
+// charge back, and the old one is charged what it was. When Nomad may have
+// carried out the write anyway (its answer was lost), the new charge stays.
+func (r *instanceResource) updateFailed(ctx context.Context, summary string, err error, plan, state *instanceModel,
+	had, want instance.Spec, count int, diags *diag.Diagnostics) {
 	if writeOutcomeUnknown(err) {
 		addUncertainUpdateError(diags, summary, "job", err)
 		return
 	}
 	addWriteError(diags, want, err)
-	r.charge(cleanupContext(ctx), state, had, count, diags)
+	ctx = cleanupContext(ctx)
+	if !plan.NodeReservation.Equal(state.NodeReservation) {
+		r.uncharge(ctx, plan, diags)
+	}
+	r.charge(ctx, state, had, count, diags)
 }
 
 // uncharge releases the instance's charge on its node reservation.

@@ -105,9 +105,14 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "ID of a `berth_node_reservation` to place the instance into: the job is pinned to the " +
 					"reservation's node and its resources (services × replicas, plus Nomad's default 300 MiB ephemeral disk per " +
 					"allocation) are charged to the reservation's budget before the job is registered, and released after it " +
-					"is destroyed. Set `node_pool` to the node's pool when it is not `default`. Changing it replaces the instance.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{reservationIDValidator()},
+					"is destroyed; a plan that would not fit in what the reservation has left fails. Set `node_pool` to the node's " +
+					"pool when it is not `default`. Changing it to another existing reservation (or adding or removing it) updates " +
+					"the job in place: the new reservation is charged, the job is re-pinned and rolled out, then the old reservation's " +
+					"charge is released. When the new ID is known only at apply (its reservation is created or replaced in the same " +
+					"apply), the instance is replaced instead.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(reservationUnknownAtPlan,
+					"A node reservation known only at apply replaces the instance.", "A node reservation known only at apply replaces the instance.")},
+				Validators: []validator.String{reservationIDValidator()},
 			},
 			"replicas": schema.Int64Attribute{
 				Optional: true, Computed: true,
@@ -276,4 +281,12 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 			},
 		},
 	}
+}
+
+// reservationUnknownAtPlan: an instance moves to another node reservation
+// in place, except when the new ID is unknown at plan time. Then the old
+// reservation may be the one being replaced, and it can only be released
+// once the instance no longer holds it, so the instance is replaced too.
+func reservationUnknownAtPlan(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = !req.StateValue.IsNull() && req.PlanValue.IsUnknown()
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -136,8 +135,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	consumer := leaseConsumer(l)
 	if !plan.NodeReservation.IsNull() {
-		amount := capacity.Resources{CPU: int64(l.Workload.CPU), MemoryMB: int64(l.Workload.Memory), DiskMB: int64(l.Workload.Disk)}
-		if err := chargeAndHold(ctx, r.data, plan.NodeReservation.ValueString(), consumer, amount, &resp.Diagnostics); err != nil {
+		if err := chargeAndHold(ctx, r.data, plan.NodeReservation.ValueString(), consumer, l.Footprint(), &resp.Diagnostics); err != nil {
 			addNodeReservationError(&resp.Diagnostics, "Could not place the lease into its node reservation", err)
 			return
 		}
@@ -232,9 +230,8 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 			return
 		}
-		// Its charge on a node reservation goes with it, or the
-		// reservation could never be released.
-		r.uncharge(ctx, state, nomadclient.LeaseConsumer(state.Namespace.ValueString(), state.Name.ValueString()), &resp.Diagnostics)
+		// Its charge on a node reservation stays: a refresh never
+		// writes. The reservation's next resize or release drops it.
 		resp.State.RemoveResource(ctx)
 		return
 	}

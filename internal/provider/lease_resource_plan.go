@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
 
 // leasePlan is what time and tampering mean for the plan of an existing
@@ -55,8 +58,11 @@ func decideLeasePlan(plan, state leaseModel, now time.Time) leasePlan {
 	return leasePlan{newEnd: end}
 }
 
-// ModifyPlan applies decideLeasePlan, and fills the namespace of a new
-// lease from the provider's so the plan shows it.
+// ModifyPlan applies decideLeasePlan, fills the namespace of a new lease
+// from the provider's so the plan shows it, and checks that a new lease
+// fits in its node reservation. (A lease's charge changes only with a new
+// lease: every attribute it depends on replaces it, and Terraform plans a
+// replacement as a new lease.)
 func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	checkPlannedDrivers(ctx, r.data, req, resp, leaseDrivers)
 	if req.Plan.Raw.IsNull() || r.data == nil {
@@ -67,6 +73,9 @@ func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
 		if ns.IsUnknown() && configNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
+		}
+		if !resp.Diagnostics.HasError() {
+			r.checkBudget(ctx, resp, &resp.Diagnostics)
 		}
 		return
 	}
@@ -93,4 +102,22 @@ func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("expires_at"), timeValue(d.newEnd))...)
 		unknown("signature", "user", "verified", "result", "job_modify_index")
 	}
+}
+
+// checkBudget checks that a new lease's footprint (workload and timer)
+// fits in its node reservation.
+func (r *leaseResource) checkBudget(ctx context.Context, resp *resource.ModifyPlanResponse, diags *diag.Diagnostics) {
+	var plan leaseModel
+	diags.Append(resp.Plan.Get(ctx, &plan)...)
+	if diags.HasError() || plan.NodeReservation.IsNull() || plan.NodeReservation.IsUnknown() || anyUnknown(plan.Name, plan.Namespace, plan.Workload) {
+		return
+	}
+	var quiet diag.Diagnostics // conversion problems are reported by validation
+	l := plan.toLease(ctx, r.data.Nomad.Namespace(), &quiet)
+	if quiet.HasError() {
+		return
+	}
+	checkReservationBudget(ctx, r.data, plan.NodeReservation, leaseConsumer(l), l.Footprint(),
+		fmt.Sprintf("Lower the workload's cpu, memory or disk (the lease timer task adds %d MHz and %d MiB), or grow the node reservation.",
+			lease.TimerCPU, lease.TimerMemoryMB), diags)
 }

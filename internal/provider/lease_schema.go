@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
@@ -14,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
 
 func leaseSchema(ctx context.Context) schema.Schema {
@@ -45,8 +48,10 @@ func leaseSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "Full ID of the node to run on. Unset: Nomad places the lease (or the node reservation's node).",
 				Validators:          []validator.String{nodeIDValidator()}},
 			"node_reservation": schema.StringAttribute{Optional: true, PlanModifiers: replace,
-				MarkdownDescription: "ID of a `berth_node_reservation`: the lease runs on its node and its workload's resources are " +
-					"charged to the reservation, released on destroy. Conflicts with `node_id`.",
+				MarkdownDescription: "ID of a `berth_node_reservation`: the lease runs on its node, and what its job asks Nomad for " +
+					"(the workload's cpu, memory and disk plus the timer task's " + fmt.Sprintf("%d MHz and %d MiB", lease.TimerCPU, lease.TimerMemoryMB) +
+					") is charged to the reservation, released on destroy; a plan that would not fit in what the reservation has " +
+					"left fails. Conflicts with `node_id`.",
 				Validators: []validator.String{reservationIDValidator()}},
 			"workload": schema.SingleNestedAttribute{Required: true,
 				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -74,7 +75,10 @@ func (r *nodeReservationResource) ConfigValidators(context.Context) []resource.C
 
 // ModifyPlan checks at plan time that a reservation on a known node fits,
 // with the same message as apply. If Nomad cannot be reached it warns and
-// leaves the check to apply.
+// leaves the check to apply. A change that writes nothing (placement
+// strategy, timeouts) keeps the computed values, so the plan shows only
+// that change. The planned request of an existing reservation is
+// remembered for the budget checks of the work placed into it.
 func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
@@ -84,11 +88,23 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	if resp.Diagnostics.HasError() || plan.NodeID.IsUnknown() || plan.NodeID.IsNull() || anyUnknown(plan.CPU, plan.Memory, plan.Disk, plan.Name) {
 		return
 	}
+	inPlace := false
 	if !req.State.Raw.IsNull() {
 		var state nodeReservationModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
 		planHoldRepair(ctx, state, resp)
-		if state.request() == plan.request() && state.NodeID.Equal(plan.NodeID) {
+		inPlace = state.NodeID.Equal(plan.NodeID) && state.Name.Equal(plan.Name)
+		if state.request() == plan.request() && inPlace {
+			r.data.plans.record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
+			if !plan.Annotations.IsUnknown() && plan.Annotations.Equal(state.Annotations) && !holdNeedsRepair(ctx, state) {
+				// Nothing to write: what only a read can tell stays as read.
+				plan.NodeName, plan.Datacenter, plan.NodeStatus = state.NodeName, state.Datacenter, state.NodeStatus
+				plan.CreatedAt, plan.Used, plan.Hold, plan.Unheld = state.CreatedAt, state.Used, state.Hold, state.Unheld
+				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			}
 			return // nothing to re-check
 		}
 	}
@@ -101,6 +117,9 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	var connErr *nomadclient.ConnectError
 	var timeoutErr *nomadclient.TimeoutError
 	var notFound *nomadclient.NodeNotFoundError
+	if inPlace && (err == nil || errors.As(err, &connErr) || errors.As(err, &timeoutErr)) {
+		r.data.plans.record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
+	}
 	switch {
 	case err == nil:
 	case errors.As(err, &connErr), errors.As(err, &timeoutErr):
@@ -129,23 +148,12 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	}
 	opCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	rr.Create = true
+	rr.Create, rr.CreatedAt = true, time.Now().UTC()
 	nodeID, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr)
 	if err != nil {
 		addNodeReservationError(&resp.Diagnostics, "Could not reserve capacity", err)
-		// The write may have landed although its answer was lost (timeout,
-		// dropped connection): record a hold that exists and holds what was
-		// asked, so it is not orphaned in the ledger (Terraform marks it
-		// tainted). A definite refusal, or a hold of that name holding
-		// something else, is never taken over.
 		if nodeID != "" && writeOutcomeUnknown(err) {
-			found := plan
-			found.NodeID = types.StringValue(nodeID)
-			var quiet diag.Diagnostics
-			if r.refresh(cleanupContext(ctx), &found, &quiet) == objectRead && !quiet.HasError() && !found.ID.IsUnknown() && !found.ID.IsNull() &&
-				found.request() == rr.Request {
-				resp.Diagnostics.Append(resp.State.Set(ctx, &found)...)
-			}
+			r.recordMaybeMade(ctx, &resp.State, plan, nodeID, rr.CreatedAt, &resp.Diagnostics)
 		}
 		return
 	}
@@ -159,14 +167,46 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 // of line with the ledger (stopped or changed outside berth, or left behind
 // by an interrupted write): Update rewrites it.
 func planHoldRepair(ctx context.Context, state nodeReservationModel, resp *resource.ModifyPlanResponse) {
-	var h holdModel
-	if state.Hold.IsNull() || state.Hold.IsUnknown() || state.Hold.As(ctx, &h, basetypes.ObjectAsOptions{}).HasError() ||
-		h.InSync.IsNull() || h.InSync.ValueBool() {
+	if !holdNeedsRepair(ctx, state) {
 		return
 	}
 	for name, a := range map[string]schema.SingleNestedAttribute{"hold": nodeReservationHoldAttribute(), "unheld": nodeReservationUnheldAttribute()} {
 		t, _ := a.GetType().(types.ObjectType)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), types.ObjectUnknown(t.AttrTypes))...)
+	}
+}
+
+// holdNeedsRepair reports whether the last read found the hold job out of
+// line with the ledger.
+func holdNeedsRepair(ctx context.Context, state nodeReservationModel) bool {
+	var h holdModel
+	return !state.Hold.IsNull() && !state.Hold.IsUnknown() && !state.Hold.As(ctx, &h, basetypes.ObjectAsOptions{}).HasError() &&
+		!h.InSync.IsNull() && !h.InSync.ValueBool()
+}
+
+// recordMaybeMade records a create whose answer was lost (timeout, dropped
+// connection), so a reservation that landed is not orphaned in the ledger;
+// Terraform marks it tainted, and the next apply replaces it. What is
+// recorded: the item read back when it carries this create's stamp; what
+// was asked, with the stamp, when Nomad cannot be read. A definite
+// refusal never gets here, and an item with another stamp (another
+// configuration's) is never taken over.
+func (r *nodeReservationResource) recordMaybeMade(ctx context.Context, st *tfsdk.State, plan nodeReservationModel, nodeID string,
+	stamp time.Time, diags *diag.Diagnostics) {
+	found := plan
+	found.NodeID = types.StringValue(nodeID)
+	var quiet diag.Diagnostics
+	switch r.refresh(cleanupContext(ctx), &found, &quiet) {
+	case objectRead:
+		if got, d := found.CreatedAt.ValueRFC3339Time(); !d.HasError() && !quiet.HasError() && got.Equal(stamp.Truncate(time.Second)) {
+			diags.Append(st.Set(ctx, &found)...)
+		}
+	case objectUnread:
+		made := plan
+		made.NodeID = types.StringValue(nodeID)
+		made.ID = types.StringValue(nodeID + "/" + plan.Name.ValueString())
+		made.CreatedAt = timetypes.NewRFC3339TimeValue(stamp)
+		setStateUnknownsNull(ctx, st, &made, diags)
 	}
 }
 
@@ -256,10 +296,18 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// A change of timeouts alone writes nothing.
-	if plan.request() != state.request() || !plan.Annotations.Equal(state.Annotations) {
-		opCtx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
+	opCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	sameLedgerItem := plan.request() == state.request() && plan.Annotations.Equal(state.Annotations)
+	if sameLedgerItem && !holdNeedsRepair(ctx, state) {
+		// A change of timeouts or of the placement strategy alone (the
+		// node is chosen) touches nothing in Nomad: state takes the new
+		// values.
+		state.Placement, state.Timeouts = plan.Placement, plan.Timeouts
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
+	if !sameLedgerItem {
 		if _, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr); err != nil {
 			addNodeReservationError(&resp.Diagnostics, "Could not resize the reservation", err)
 			// State must say what the ledger holds now, whether or not
@@ -271,8 +319,6 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 			return
 		}
 	}
-	opCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	r.holdInScheduler(opCtx, plan.NodeID.ValueString(), plan.Name.ValueString(), &resp.Diagnostics)
 	r.recordWritten(ctx, &resp.State, &plan, "resized", &resp.Diagnostics)
 }
@@ -292,7 +338,11 @@ func (r *nodeReservationResource) Delete(ctx context.Context, req resource.Delet
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	nodeID, name := state.NodeID.ValueString(), state.Name.ValueString()
-	if err := r.data.Nomad.ReleaseNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name); err != nil {
+	var createdAt time.Time
+	if t, d := state.CreatedAt.ValueRFC3339Time(); !d.HasError() && !state.CreatedAt.IsNull() && !state.CreatedAt.IsUnknown() {
+		createdAt = t
+	}
+	if err := r.data.Nomad.ReleaseNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name, createdAt); err != nil {
 		addNodeReservationError(&resp.Diagnostics, "Could not release the reservation", err)
 		return
 	}
@@ -331,8 +381,10 @@ func addNodeReservationError(diags *diag.Diagnostics, summary string, err error)
 	var notEnough *ledger.NotEnoughError
 	var noCand *ledger.NoCandidateError
 	var budget *ledger.BudgetError
+	var taken *nomadclient.NodeReservationExistsError
 	switch {
-	case errors.As(err, &notEnough), errors.As(err, &noCand), errors.As(err, &budget), errors.Is(err, nomadclient.ErrLedgerContention):
+	case errors.As(err, &notEnough), errors.As(err, &noCand), errors.As(err, &budget), errors.As(err, &taken),
+		errors.Is(err, nomadclient.ErrLedgerContention):
 		diags.AddError(summary, err.Error())
 	default:
 		addNomadError(diags, summary, err)

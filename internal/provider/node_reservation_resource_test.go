@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -335,15 +336,37 @@ resource "berth_node_reservation" "r" {
 
 func devagentOptions(name string) devagent.Options { return devagent.Options{Name: name} }
 
-// TestAccNodeReservation_nameTakenOnNode: two configurations (here two
-// resources) want the same reservation name on one node with different
-// sizes. The first is made; the second is refused with the name taken,
-// and never takes over or resizes the first's hold.
+// TestAccNodeReservation_nameTakenOnNode: a second configuration (here a
+// second resource, planned after the first exists) wants the same
+// reservation name on the same node with another size. It is refused at
+// apply with the import hint, and the first's ledger item is untouched.
 func TestAccNodeReservation_nameTakenOnNode(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	node := mainNode(t, testNomad(t))
 	name := "berth-acc-dup-" + randomHex(3)
+	one := fmt.Sprintf(`
+resource "berth_node_reservation" "one" {
+  name    = %[2]q
+  node_id = %[1]q
+  cpu     = 11
+  annotations = { owner = "one" }
+}
+`, node.ID, name)
+	two := fmt.Sprintf(`
+resource "berth_node_reservation" "two" {
+  name    = %[2]q
+  node_id = %[1]q
+  cpu     = 12
+}
+`, node.ID, name)
+	var first ledger.Reservation
+	sameAsFirst := checkLedger(t, node.ID, func(l ledger.Ledger) error {
+		if r, ok := l.Reservations[name]; !ok || !reflect.DeepEqual(r, first) {
+			return fmt.Errorf("ledger holds %+v for %q (present: %v), want the first resource's item untouched: %+v", r, name, ok, first)
+		}
+		return nil
+	})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
@@ -353,26 +376,36 @@ func TestAccNodeReservation_nameTakenOnNode(t *testing.T) {
 			}
 			return nil
 		},
-		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
-resource "berth_node_reservation" "one" {
-  name    = %[2]q
-  node_id = %[1]q
-  cpu     = 11
-}
-resource "berth_node_reservation" "two" {
-  name    = %[2]q
-  node_id = %[1]q
-  cpu     = 12
-}`, node.ID, name),
-			ExpectError: regexp.MustCompile(`(?s)already\s+has\s+a\s+reservation\s+named.*which\s+this\s+configuration\s+did\s+not\s+create`),
-			Check: checkLedger(t, node.ID, func(l ledger.Ledger) error {
-				r, ok := l.Reservations[name]
-				if !ok || (r.Request.CPU != 11 && r.Request.CPU != 12) {
-					return fmt.Errorf("ledger holds %+v for %q, want the first resource's hold untouched", r, name)
-				}
-				return nil
-			}),
-		}},
+		Steps: []resource.TestStep{
+			{
+				Config: one,
+				Check: checkLedger(t, node.ID, func(l ledger.Ledger) error {
+					var ok bool
+					if first, ok = l.Reservations[name]; !ok || first.Request.CPU != 11 {
+						return fmt.Errorf("ledger holds %+v for %q", first, name)
+					}
+					return nil
+				}),
+			},
+			{
+				Config: one + two,
+				ExpectError: regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(fmt.Sprintf(
+					`already has a reservation named %q (holding cpu 11 MHz, memory 0 MiB, disk 0 MiB), which this configuration did not create. `+
+						`Choose another name, or import it: terraform import <address> %s/%s`, name, node.ID, name)), " ", `\s+`)),
+			},
+			{
+				// Even an identical twin is another configuration's: refused.
+				Config:      one + strings.ReplaceAll(strings.ReplaceAll(one, `"one"`, `"three"`), `owner = "three"`, `owner = "one"`),
+				ExpectError: regexp.MustCompile(`already has a reservation named\s+"` + name + `"`),
+			},
+			{
+				// The refused creates changed nothing of the first.
+				Config: one,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectNoChanges{},
+				}},
+				Check: sameAsFirst,
+			},
+		},
 	})
 }

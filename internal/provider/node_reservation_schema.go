@@ -56,9 +56,9 @@ func nodeReservationSchema(ctx context.Context) schema.Schema {
 				Optional: true,
 				MarkdownDescription: "Where to schedule the reservation when `node_id` is unset. Candidates are nodes that are " +
 					"ready, eligible and not draining, match these filters and have room. Conflicts with `node_id`. " +
-					"Changing it replaces the reservation.",
+					"Changing a filter replaces the reservation; changing only `strategy` once the node is chosen changes nothing in Nomad.",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(placementChanged,
-					"A new placement replaces the reservation.", "A new placement replaces the reservation.")},
+					"A new placement filter replaces the reservation.", "A new placement filter replaces the reservation.")},
 				Attributes: map[string]schema.Attribute{
 					"datacenter": schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes in this datacenter."},
 					"node_pool":  schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes in this node pool."},
@@ -93,7 +93,7 @@ func nodeReservationSchema(ctx context.Context) schema.Schema {
 // its object type from here, so the two cannot drift apart.
 func nodeReservationUsedAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{Computed: true,
-		MarkdownDescription: "What work placed into the reservation (instances, volumes) uses of it.",
+		MarkdownDescription: "What work placed into the reservation (instances, volumes, leases) is charged to it.",
 		Attributes: map[string]schema.Attribute{
 			"cpu":    schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU in MHz."},
 			"memory": schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory in MiB."},
@@ -135,7 +135,23 @@ func nodeReservationUnheldAttribute() schema.SingleNestedAttribute {
 }
 
 // placementChanged: a placement only matters before the node is chosen,
-// so adding one to an imported reservation (state null) is no change.
+// so adding one to an imported reservation (state null) is no change, and
+// neither is a new strategy: it only ranks candidate nodes, and the node is
+// chosen. A new filter (datacenter, node pool, node class) replaces the
+// reservation, which may then land elsewhere.
 func placementChanged(_ context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = !req.StateValue.IsNull() && !req.PlanValue.Equal(req.StateValue)
+	if req.StateValue.IsNull() {
+		return
+	}
+	if req.PlanValue.IsNull() || req.PlanValue.IsUnknown() {
+		resp.RequiresReplace = true
+		return
+	}
+	had := req.StateValue.Attributes()
+	for name, v := range req.PlanValue.Attributes() {
+		if name != "strategy" && !v.Equal(had[name]) {
+			resp.RequiresReplace = true
+			return
+		}
+	}
 }

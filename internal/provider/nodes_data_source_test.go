@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -223,7 +224,7 @@ func TestAccNodesDataSource_constantAPICalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
-			if err := client.ReleaseNodeReservation(context.Background(), "default", node, name); err != nil {
+			if err := client.ReleaseNodeReservation(context.Background(), "default", node, name, time.Time{}); err != nil {
 				t.Error(err)
 			}
 			if _, err := client.SyncHold(context.Background(), "default", node, name); err != nil {

@@ -74,6 +74,10 @@ type ProviderData struct {
 	SigningKey ed25519.PrivateKey
 	// LeaseDriver runs the lease timer task.
 	LeaseDriver string
+	// plans holds the node reservation requests planned in this run, for
+	// the budget checks of the work placed into them; nil checks against
+	// the ledger alone.
+	plans *plannedReservations
 }
 
 func (p *berthProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -171,7 +175,7 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	if ledgerNS == "" {
 		ledgerNS = "default"
 	}
-	data := &ProviderData{Nomad: client, LedgerNamespace: ledgerNS, LeaseDriver: m.LeaseDriver.ValueString()}
+	data := &ProviderData{Nomad: client, LedgerNamespace: ledgerNS, LeaseDriver: m.LeaseDriver.ValueString(), plans: newPlannedReservations()}
 	if data.LeaseDriver == "" {
 		data.LeaseDriver = "exec"
 	}

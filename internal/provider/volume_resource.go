@@ -78,8 +78,9 @@ func (r *volumeResource) ConfigValidators(context.Context) []resource.ConfigVali
 	}
 }
 
-// ModifyPlan shows the namespace of a new volume and refuses to shrink
-// capacity_max below what the volume already has.
+// ModifyPlan shows the namespace of a new volume, refuses to shrink
+// capacity_max below what the volume already has, and checks that a new
+// capacity fits in the volume's node reservation.
 func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
@@ -93,6 +94,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		if configNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
 		}
+		r.checkBudget(ctx, plan, nil, &resp.Diagnostics)
 		return
 	}
 	var state volumeModel
@@ -114,7 +116,27 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			fmt.Sprintf("The volume already has %s; capacity_max %s would be smaller. Volumes cannot shrink in place: "+
 				"keep capacity_max at least %s, or replace the volume (e.g. terraform apply -replace).",
 				units.FormatBytes(have), plan.CapacityMax.ValueString(), units.FormatBytes(have)))
+		return
 	}
+	r.checkBudget(ctx, plan, &state, &resp.Diagnostics)
+}
+
+// checkBudget checks at plan time that the volume's capacity fits in its
+// node reservation, when the reservation or the capacity is new.
+func (r *volumeResource) checkBudget(ctx context.Context, plan volumeModel, state *volumeModel, diags *diag.Diagnostics) {
+	known := func(v sizeValue) bool { return v.IsNull() || validSize(v) }
+	if !known(plan.CapacityMin) || !known(plan.CapacityMax) || plan.Name.IsUnknown() {
+		return
+	}
+	if state != nil && state.NodeReservation.Equal(plan.NodeReservation) && volumeDiskMB(*state) == volumeDiskMB(plan) {
+		return
+	}
+	ns := plan.Namespace.ValueString()
+	if plan.Namespace.IsUnknown() || ns == "" {
+		ns = r.data.Nomad.Namespace()
+	}
+	checkReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.VolumeConsumer(ns, plan.Name.ValueString()),
+		capacity.Resources{DiskMB: volumeDiskMB(plan)}, "Lower capacity_max (or capacity_min), or grow the node reservation's disk.", diags)
 }
 
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -212,8 +234,9 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	if v == nil {
+		// Its charge on a node reservation stays: a refresh never writes.
+		// The reservation's next resize or release drops it.
 		tflog.Info(ctx, "Host volume is gone from Nomad; removing it from state", map[string]any{"id": state.ID.ValueString()})
-		r.uncharge(ctx, state, &resp.Diagnostics)
 		resp.State.RemoveResource(ctx)
 		return
 	}

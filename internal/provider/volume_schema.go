@@ -69,7 +69,8 @@ func volumeSchema(ctx context.Context) schema.Schema {
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				MarkdownDescription: "ID of a `berth_node_reservation` to place the volume into: it is created on the " +
 					"reservation's node and its `capacity_max` (or `capacity_min`) is charged to the reservation's disk budget, " +
-					"released after the volume is deleted. Conflicts with `node_id`. Changing it replaces the volume.",
+					"released after the volume is deleted; a plan that would not fit in what the reservation has left fails. " +
+					"Conflicts with `node_id`. Changing it replaces the volume.",
 				Validators: []validator.String{reservationIDValidator()}},
 			"node_pool": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
 				MarkdownDescription: "Node pool to place it in. Default: the namespace's default pool."},

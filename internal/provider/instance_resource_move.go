@@ -1,0 +1,46 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+// An instance moves to another node reservation in place. Its charge on
+// the new one is taken first (that hold shrinks, so the job fits on the new
+// node); then, before the job is registered pinned to the new node, the old
+// reservation gets the charge back and its hold is grown: Nomad parks the
+// grown hold until the job's allocations on the old node stop and places it
+// in the room they leave, so no other job slips in between (as handBack
+// does for a destroy). If Nomad refuses the job, updateFailed puts both
+// charges back. If the registration's answer is lost, the charges stay
+// moved, as the job may be.
+
+// releaseForMove releases the instance's charge on the node reservation
+// res it leaves and grows that reservation's hold. It returns the hold to
+// wait for once the job has moved (nil when the hold could not be written:
+// a warning, the reservation's next apply repairs it), and false when the
+// charge could not be released, in which case nothing has moved.
+func (r *instanceResource) releaseForMove(ctx context.Context, res, consumer string, diags *diag.Diagnostics) (*nomadclient.HoldState, bool) {
+	if err := r.data.Nomad.Uncharge(ctx, r.data.LedgerNamespace, res, consumer); err != nil {
+		addNodeReservationError(diags, "Could not release the instance's charge on the node reservation it leaves",
+			fmt.Errorf("%w. The instance was not moved", err))
+		return nil, false
+	}
+	nodeID, name, err := nomadclient.ParseNodeReservationID(res)
+	if err != nil {
+		return nil, true // the charge itself would have failed on this ID
+	}
+	st, err := r.data.Nomad.SyncHold(ctx, r.data.LedgerNamespace, nodeID, name)
+	if err != nil {
+		diags.AddWarning("Node reservation hold not updated",
+			fmt.Sprintf("berth released the instance's charge on node reservation %s but could not grow its hold job %q in "+
+				"Nomad's scheduler: %v. Until it is, Nomad may place other work into that capacity. The reservation's next "+
+				"terraform apply repairs the hold.", res, st.JobID, err))
+		return nil, true
+	}
+	return &st, true
+}
