@@ -21,6 +21,7 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
+	tuneGC()
 	stopProfile, err := startProfile()
 	if err != nil {
 		log.Fatalf("berth provider: %v", err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 )
 
@@ -35,4 +36,16 @@ func startProfile() (stop func(), err error) {
 			heap.Close()
 		}
 	}, nil
+}
+
+// gcPercent is the plugin's GOGC unless the environment sets one. The
+// plugin lives for one Terraform command and its heap stays small, while
+// the framework allocates heavily for every resource; collecting at 4× the
+// live heap instead of 2× spends far less CPU on the collector.
+const gcPercent = 400
+
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 }
