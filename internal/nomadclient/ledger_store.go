@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"time"
 
@@ -94,8 +95,10 @@ func (c *Client) writeLedger(ctx context.Context, namespace, nodeID string, item
 // UpdateLedger applies change to a node's ledger under check-and-set. On a
 // conflict it re-reads the ledger and calls change again (so change must
 // re-check capacity from what it is given), with jittered backoff, up to
-// a bound; then it gives up with ErrLedgerContention. An error from change
-// ends the loop and is returned as is.
+// a bound; then it gives up with ErrLedgerContention. A change that leaves
+// the items as they are writes nothing. An error from change ends the
+// loop and is returned wrapped in a *WriteNotAppliedError (nothing was
+// written).
 func (c *Client) UpdateLedger(ctx context.Context, namespace, nodeID string, change func(items map[string]string) (map[string]string, error)) error {
 	_, err := retry(ctx, ledgerRetry, "write ledger of node "+nodeID, func(ctx context.Context, _ int) (struct{}, bool, error) {
 		cur, err := c.ReadLedger(ctx, namespace, nodeID)
@@ -106,6 +109,9 @@ func (c *Client) UpdateLedger(ctx context.Context, namespace, nodeID string, cha
 		if err != nil {
 			// Refused before anything was written.
 			return struct{}{}, false, &WriteNotAppliedError{Err: err}
+		}
+		if maps.Equal(next, cur.Items) {
+			return struct{}{}, false, nil // nothing changes: write nothing
 		}
 		err = c.writeLedger(ctx, namespace, nodeID, next, cur.ModifyIndex)
 		return struct{}{}, errors.Is(err, errCAS), err

@@ -338,7 +338,7 @@ func (c *Client) ReleaseNodeReservation(ctx context.Context, ns, nodeID, name st
 			tflog.Info(ctx, "A reservation of that name made by another create is left alone", map[string]any{
 				"node": nodeID, "name": name, "created_at": r.CreatedAt, "ours": createdAt,
 			})
-			return items, nil
+			return items, nil // unchanged: nothing is written
 		}
 		c.pruneVanishedConsumers(ctx, &l, name)
 		if r, ok := l.Reservations[name]; ok && len(r.Consumers) > 0 {

@@ -241,6 +241,25 @@ func TestReleaseNodeReservation(t *testing.T) {
 			t.Errorf("ledger after release = %+v, want %+v", got.Reservations, want)
 		}
 	})
+	t.Run("another create's item of that name is left alone", func(t *testing.T) {
+		f := newFakeNomad(t)
+		v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, map[string]ledger.Reservation{
+			"db": {Request: res(1, 1, 1), CreatedAt: t0},
+		}), 9)
+		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "db", t0.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, writes, _ := v.snapshot(); len(writes) != 0 {
+			t.Fatalf("writes = %+v, want none: the item was made by another create", writes)
+		}
+		// Its own stamp, to the second as state keeps it, releases it.
+		if err := f.client().ReleaseNodeReservation(context.Background(), ledgerNS, testNodeID, "db", t0.Truncate(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, writes, _ := v.snapshot(); len(writes) != 1 || writes[0].Method != http.MethodDelete {
+			t.Fatalf("writes = %+v, want one DELETE", writes)
+		}
+	})
 	t.Run("last one deletes the variable", func(t *testing.T) {
 		f := newFakeNomad(t)
 		v := newFakeVar(f, ledgerNS, LedgerPath(testNodeID), ledgerItems(t, testNodeID, map[string]ledger.Reservation{
@@ -450,5 +469,36 @@ func TestReadNodeReservation(t *testing.T) {
 	r, found, err = c.ReadNodeReservation(context.Background(), ledgerNS, "gone", "alpha")
 	if err != nil || !found || !r.NodeGone || r.NodeName != "" {
 		t.Errorf("node gone: %+v, %v, %v; want found with NodeGone", r, found, err)
+	}
+}
+
+func TestOwnEarlierWrite(t *testing.T) {
+	found := ledger.Reservation{Request: res(10, 20, 0), CreatedAt: t0}
+	own := NodeReservationRequest{Name: "db", Request: res(10, 20, 0), Create: true, CreatedAt: t0}
+	cases := []struct {
+		name string
+		req  func(r NodeReservationRequest) NodeReservationRequest
+		want bool
+	}{
+		{"same stamp, request and annotations", func(r NodeReservationRequest) NodeReservationRequest { return r }, true},
+		{"identical but another create's stamp", func(r NodeReservationRequest) NodeReservationRequest {
+			r.CreatedAt = t0.Add(time.Second)
+			return r
+		}, false},
+		{"no stamp", func(r NodeReservationRequest) NodeReservationRequest { r.CreatedAt = time.Time{}; return r }, false},
+		{"other request", func(r NodeReservationRequest) NodeReservationRequest { r.Request.CPU++; return r }, false},
+		{"other annotations", func(r NodeReservationRequest) NodeReservationRequest {
+			r.Annotations = map[string]string{"a": "b"}
+			return r
+		}, false},
+		{"empty and nil annotations are the same", func(r NodeReservationRequest) NodeReservationRequest {
+			r.Annotations = map[string]string{}
+			return r
+		}, true},
+	}
+	for _, tc := range cases {
+		if got := ownEarlierWrite(found, tc.req(own)); got != tc.want {
+			t.Errorf("%s: ownEarlierWrite = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
