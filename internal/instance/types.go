@@ -76,8 +76,10 @@ const (
 
 // Spec is everything berth manages about an instance.
 type Spec struct {
-	Name        string   `tf:"name"`
-	Namespace   string   `tf:"namespace"`
+	Name      string `tf:"name"`
+	Namespace string `tf:"namespace"`
+	// Type is the Nomad job type; "" means "service".
+	Type        string   `tf:"type"`
 	Datacenters []string `tf:"datacenters"`
 	NodePool    string   `tf:"node_pool"` // "" = Nomad default ("default")
 	// PinNode, when set, is the only node the job may run on (the node of

@@ -21,8 +21,9 @@ import (
 // whose fields carry `tf:"<attribute>"` tags, guided by the resource schema,
 // so that a new attribute needs no conversion code of its own:
 //   - Terraform to Go: a null attribute takes the schema's default, or stays
-//     the zero value; an unknown one anywhere makes the whole conversion
-//     errUnknown (plan time).
+//     the zero value; an unknown one into a pointer to a plain value (an
+//     optional sub-field Nomad fills in when unset) stays nil, "unset";
+//     any other unknown makes the whole conversion errUnknown (plan time).
 //   - Go to Terraform: a zero value (empty string, 0, empty list or map, nil
 //     pointer) reads as null unless the attribute is computed (it has a
 //     default), which is how an unset optional attribute reads back.
@@ -91,6 +92,10 @@ func schemaDefault(ctx context.Context, a schema.Attribute) attr.Value {
 // tfToGo stores v, the value of attribute a at path at, into dst.
 func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value, dst reflect.Value, diags *diag.Diagnostics) error {
 	if v.IsUnknown() {
+		if t := dst.Type(); t.Kind() == reflect.Pointer && t.Elem().Kind() != reflect.Struct {
+			dst.SetZero()
+			return nil
+		}
 		return errUnknown
 	}
 	if v.IsNull() {
