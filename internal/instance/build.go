@@ -53,12 +53,13 @@ func BuildJob(s Spec, currentCount int) *api.Job {
 	}
 
 	group := &api.TaskGroup{
-		Name:     ptr(GroupName),
+		Name:     ptr(s.TaskGroup()),
 		Count:    ptr(count),
 		Networks: []*api.NetworkResource{buildNetwork(s)},
 		Update:   buildUpdate(s),
 		Volumes:  buildVolumes(s.Volumes),
 	}
+	buildPlacement(s, group)
 	for _, name := range sortedKeys(s.Services) {
 		group.Tasks = append(group.Tasks, buildTask(s.Name, name, s.Services[name]))
 	}

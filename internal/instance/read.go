@@ -42,18 +42,19 @@ func SpecFromJob(job *api.Job) (Spec, []string) {
 		Meta:        userMeta(job.Meta),
 		Count:       ptr(0),
 	}
-	// berth's own pin to a reservation's node is managed, not unsupported.
+	// berth's own pin to a reservation's node sits on the job, and berth
+	// puts nothing else there: in a job berth made, that constraint is the
+	// pin. In a job written by hand it is the author's own constraint.
 	var others []*api.Constraint
 	for _, c := range job.Constraints {
-		if c != nil && c.LTarget == PinTarget && c.Operand == "=" && s.PinNode == "" {
+		if IsBerthJob(job) && c != nil && c.LTarget == PinTarget && c.Operand == "=" && s.PinNode == "" {
 			s.PinNode = c.RTarget
 			continue
 		}
 		others = append(others, c)
 	}
-	pinless := *job
-	pinless.Constraints = others
-	r.checkJob(&pinless)
+	readPlacement(&s, others, job.Affinities, job.Spreads)
+	r.checkJob(job)
 
 	switch len(job.TaskGroups) {
 	case 0:
@@ -80,9 +81,8 @@ func (r *reader) add(format string, args ...any) {
 }
 
 func (r *reader) readGroup(s *Spec, g *api.TaskGroup) {
-	if name := deref(g.Name); name != GroupName {
-		r.add("task group is named %q (berth instances use %q)", name, GroupName)
-	}
+	s.Group = deref(g.Name)
+	readPlacement(s, g.Constraints, g.Affinities, g.Spreads)
 	if g.Count != nil {
 		s.Count = ptr(*g.Count)
 	}

@@ -130,13 +130,10 @@ func TestSpecFromJobUnsupported(t *testing.T) {
 		{"two groups", func(j *api.Job) {
 			j.TaskGroups = append(j.TaskGroups, &api.TaskGroup{Name: ptr("other")})
 		}, "job has 2 task groups (berth instances have exactly one)"},
-		{"group name", func(j *api.Job) { j.TaskGroups[0].Name = ptr("web") }, `task group is named "web"`},
-		{"user constraint", func(j *api.Job) {
-			j.TaskGroups[0].Constraints = append(j.TaskGroups[0].Constraints,
-				&api.Constraint{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="})
-		}, "group has 1 constraint"},
-		{"job affinity", func(j *api.Job) { j.Affinities = []*api.Affinity{{}} }, "job has 1 affinity"},
-		{"spreads", func(j *api.Job) { j.TaskGroups[0].Spreads = []*api.Spread{{}, {}} }, "group has 2 spreads"},
+		{"task constraint", func(j *api.Job) {
+			task(j, "web").Constraints = []*api.Constraint{{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="}}
+		}, `task "web" has 1 constraint`},
+		{"task affinities", func(j *api.Job) { task(j, "web").Affinities = []*api.Affinity{{}, {}} }, `task "web" has 2 affinities`},
 		{"templates", func(j *api.Job) { task(j, "web").Templates = []*api.Template{{}} }, `task "web" uses templates`},
 		{"artifacts", func(j *api.Job) { task(j, "web").Artifacts = []*api.TaskArtifact{{}} }, `task "web" uses artifacts`},
 		{"vault", func(j *api.Job) { task(j, "web").Vault = &api.Vault{} }, `task "web" uses vault`},

@@ -85,6 +85,8 @@ type Spec struct {
 	// PinNode, when set, is the only node the job may run on (the node of
 	// the reservation it is charged to).
 	PinNode string `tf:"node_reservation node"`
+	// Group is the task group's name; "" means GroupName.
+	Group string `tf:"group"`
 	// Count is nil when berth does not manage the count (e.g. an autoscaler
 	// does); BuildJob then keeps the count currently in Nomad. Diff compares
 	// a pointer to a plain value only when both sides set it.
@@ -97,6 +99,10 @@ type Spec struct {
 	// name that mounts refer to (see volumes.go).
 	Volumes map[string]VolumeClaim `tf:"volumes"`
 	Update  Update                 `tf:"update"`
+	// Placement (placement.go); order does not matter.
+	Constraints []Constraint `tf:"constraints"`
+	Affinities  []Affinity   `tf:"affinities"`
+	Spreads     []Spread     `tf:"spreads"`
 }
 
 // Service is one task of the instance's group; the map key in Spec.Services is
@@ -173,7 +179,10 @@ func DefaultUpdate() Update {
 //   - a tcp check's Path is dropped, since BuildJob never sends it;
 //   - a volume's empty access and attachment modes become the defaults
 //     (DefaultVolumeAccessModeFor, DefaultVolumeAttachmentMode), which
-//     BuildJob always sends.
+//     BuildJob always sends;
+//   - an empty group name becomes GroupName, and placement takes
+//     normalizePlacement's form (sorted, defaults filled in, Nomad's
+//     implicit constraints dropped).
 //
 // Count is left alone: nil means "unmanaged" and must stay distinguishable.
 func Normalize(s Spec) Spec {
@@ -192,6 +201,8 @@ func Normalize(s Spec) Spec {
 	if out.NetworkMode == "" {
 		out.NetworkMode = DefaultNetworkMode
 	}
+	out.Group = s.TaskGroup()
+	normalizePlacement(&out)
 	if out.Count != nil {
 		c := *out.Count
 		out.Count = &c

@@ -55,11 +55,9 @@ func (r *reader) checkJob(job *api.Job) {
 	if job.Multiregion != nil {
 		r.add("job is multiregion")
 	}
-	r.checkPlacement("job", job.Constraints, job.Affinities, job.Spreads)
 }
 
 func (r *reader) checkGroup(g *api.TaskGroup) {
-	r.checkPlacement("group", g.Constraints, g.Affinities, g.Spreads)
 	if len(g.Services) > 0 {
 		r.add("group has group-level services (berth declares services in tasks)")
 	}
@@ -71,23 +69,20 @@ func (r *reader) checkGroup(g *api.TaskGroup) {
 	}
 }
 
-// checkPlacement reports placement rules berth cannot express. who is "job",
-// "group" or `task "x"`.
-func (r *reader) checkPlacement(who string, cs []*api.Constraint, as []*api.Affinity, ss []*api.Spread) {
+// checkPlacement reports task-level placement, which berth cannot express
+// (job and group placement are read into the spec). who is `task "x"`.
+func (r *reader) checkPlacement(who string, cs []*api.Constraint, as []*api.Affinity) {
 	if n := userConstraints(cs); n > 0 {
 		r.add("%s has %s", who, plural(n, "constraint"))
 	}
 	if len(as) > 0 {
 		r.add("%s has %s", who, plural(len(as), "affinity", "affinities"))
 	}
-	if len(ss) > 0 {
-		r.add("%s has %s", who, plural(len(ss), "spread"))
-	}
 }
 
 func (r *reader) checkTask(t *api.Task) {
 	who := `task "` + t.Name + `"`
-	r.checkPlacement(who, t.Constraints, t.Affinities, nil)
+	r.checkPlacement(who, t.Constraints, t.Affinities)
 	checks := []struct {
 		present bool
 		what    string
