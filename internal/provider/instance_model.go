@@ -33,6 +33,10 @@ type instanceModel struct {
 	Services         types.Map      `tfsdk:"services"`
 	Volumes          types.Map      `tfsdk:"volumes"`
 	Update           types.Object   `tfsdk:"update"`
+	Group            types.String   `tfsdk:"group"`
+	Constraints      types.Set      `tfsdk:"constraints"`
+	Affinities       types.Set      `tfsdk:"affinities"`
+	Spreads          types.Set      `tfsdk:"spreads"`
 	RestartTriggers  types.Map      `tfsdk:"restart_triggers"`
 	WaitForHealthy   types.Bool     `tfsdk:"wait_for_healthy"`
 	PurgeOnDestroy   types.Bool     `tfsdk:"purge_on_destroy"`
@@ -102,8 +106,10 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		NodePool:    m.NodePool.ValueString(),
 		Running:     m.Running.IsNull() || m.Running.ValueBool(),
 		NetworkMode: m.NetworkMode.ValueString(),
+		Group:       m.Group.ValueString(),
 	}
-	if anyUnknown(m.Name, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.Services, m.Update, m.Volumes, m.NodeReservation) {
+	if anyUnknown(m.Name, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.Services, m.Update, m.Volumes, m.NodeReservation,
+		m.Group, m.Constraints, m.Affinities, m.Spreads) {
 		return s, diags, errUnknown
 	}
 	if !m.NodeReservation.IsNull() {
@@ -125,7 +131,8 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		name string
 		v    attr.Value
 		dst  any
-	}{{"update", m.Update, &s.Update}, {"volumes", m.Volumes, &s.Volumes}, {"services", m.Services, &s.Services}} {
+	}{{"update", m.Update, &s.Update}, {"volumes", m.Volumes, &s.Volumes}, {"services", m.Services, &s.Services},
+		{"constraints", m.Constraints, &s.Constraints}, {"affinities", m.Affinities, &s.Affinities}, {"spreads", m.Spreads, &s.Spreads}} {
 		if err := readAttr(ctx, f.name, f.v, f.dst, &diags); err != nil {
 			return s, diags, err
 		}
@@ -161,6 +168,7 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 		claims[key] = c
 	}
 	m.Volumes = writeAttr[types.Map](ctx, "volumes", claims, &diags)
+	writePlacement(ctx, s, m, &diags)
 	return diags
 }
 

@@ -27,7 +27,7 @@ func (r *instanceResource) setCount(ctx context.Context, job *nomadclient.Job, w
 		return nil, &nomadclient.WriteNotAppliedError{Err: err}
 	}
 	if dep == nil {
-		res, err := nomad.ScaleJob(ctx, want.Namespace, want.Name, instance.GroupName, *want.Count, "berth: count changed in Terraform", index)
+		res, err := nomad.ScaleJob(ctx, want.Namespace, want.Name, want.TaskGroup(), *want.Count, "berth: count changed in Terraform", index)
 		if !nomadclient.IsScaleBlocked(err) {
 			return res, err
 		}

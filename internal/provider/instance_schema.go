@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
@@ -69,7 +70,7 @@ func durationAttr(desc string, def string) schema.StringAttribute {
 
 func instanceSchema(ctx context.Context) schema.Schema {
 	positive := []validator.Int64{int64validator.AtLeast(1)}
-	return schema.Schema{
+	s := schema.Schema{
 		MarkdownDescription: "An application instance: one Nomad service job with one task group, whose services are " +
 			"its tasks. Applies wait for a healthy deployment and explain failures with Nomad's task events; " +
 			"`terraform plan` shows any change made in Nomad behind Terraform's back, field by field.",
@@ -197,6 +198,8 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			},
 		},
 	}
+	maps.Copy(s.Attributes, placementAttributes())
+	return s
 }
 
 func updateAttributes() map[string]schema.Attribute {

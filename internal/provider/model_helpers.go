@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"time"
 
@@ -60,7 +61,7 @@ func mapOrNull(ctx context.Context, m map[string]string, diags *diag.Diagnostics
 }
 
 // fieldPath turns an instance.FieldError path (attribute names, map keys
-// after map attributes, list indexes) into a Terraform path, telling map keys
+// after map attributes, list indexes, set elements as domain structs) into a Terraform path, telling map keys
 // from attribute names by the instance schema.
 func fieldPath(elems []any) path.Path {
 	var p path.Path
@@ -72,7 +73,18 @@ func fieldPath(elems []any) path.Path {
 			attrs, collection = nestedAttributes(collection), nil
 			continue
 		}
-		s, _ := e.(string)
+		s, isName := e.(string)
+		if !isName && collection != nil {
+			// A set element, named by its value: the domain struct as
+			// configured converts to the element Terraform holds.
+			v, diags := goToTF(context.Background(), elementAttribute(collection), reflect.ValueOf(e))
+			if diags.HasError() {
+				return p // the set itself, rather than no path
+			}
+			p = p.AtSetValue(v)
+			attrs, collection = nestedAttributes(collection), nil
+			continue
+		}
 		switch {
 		case collection != nil:
 			p = p.AtMapKey(s)
@@ -87,7 +99,7 @@ func fieldPath(elems []any) path.Path {
 			p = p.AtName(s)
 		}
 		switch a := attrs[s].(type) {
-		case schema.MapAttribute, schema.MapNestedAttribute, schema.ListAttribute, schema.ListNestedAttribute:
+		case schema.MapAttribute, schema.MapNestedAttribute, schema.ListAttribute, schema.ListNestedAttribute, schema.SetNestedAttribute:
 			collection = a
 		default:
 			attrs = nestedAttributes(a)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -27,6 +28,8 @@ import (
 //   - Go to Terraform: a zero value (empty string, 0, empty list or map, nil
 //     pointer) reads as null unless the attribute is computed (it has a
 //     default), which is how an unset optional attribute reads back.
+//   - a Go slice is a list or a set (in no particular order; values equal
+//     in Terraform are one element);
 //   - time.Duration is a Go duration string ("10s"); map[string]any is a
 //     JSON object string (driver config).
 
@@ -44,6 +47,8 @@ func nestedAttributes(a schema.Attribute) map[string]schema.Attribute {
 	case schema.MapNestedAttribute:
 		return a.NestedObject.Attributes
 	case schema.ListNestedAttribute:
+		return a.NestedObject.Attributes
+	case schema.SetNestedAttribute:
 		return a.NestedObject.Attributes
 	}
 	return nil
@@ -137,12 +142,23 @@ func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value,
 		diags.Append(d...)
 		dst.SetBool(b.ValueBool())
 	case t.Kind() == reflect.Slice:
-		l, d := v.(basetypes.ListValuable).ToListValue(ctx)
-		diags.Append(d...)
-		elems := l.Elements()
+		// A list keeps its order; a set's elements come in no particular
+		// order, and each is addressed by its value.
+		var elems []attr.Value
+		elemPath := at.AtListIndex
+		if sv, isSet := v.(basetypes.SetValuable); isSet {
+			set, d := sv.ToSetValue(ctx)
+			diags.Append(d...)
+			elems = set.Elements()
+			elemPath = func(i int) path.Path { return at.AtSetValue(elems[i]) }
+		} else {
+			l, d := v.(basetypes.ListValuable).ToListValue(ctx)
+			diags.Append(d...)
+			elems = l.Elements()
+		}
 		out := reflect.MakeSlice(t, len(elems), len(elems))
 		for i, e := range elems {
-			if err := tfToGo(ctx, at.AtListIndex(i), elementAttribute(a), e, out.Index(i), diags); err != nil {
+			if err := tfToGo(ctx, elemPath(i), elementAttribute(a), e, out.Index(i), diags); err != nil {
 				return err
 			}
 		}
@@ -234,15 +250,26 @@ func goToTerraform(ctx context.Context, a schema.Attribute, tt tftypes.Type, src
 	case t.Kind() == reflect.Bool:
 		return tftypes.NewValue(tt, src.Bool()), nil
 	case t.Kind() == reflect.Slice:
-		lt, ok := tt.(tftypes.List)
-		if !ok {
-			return null, fmt.Errorf("%s is not a list", tt)
+		var et tftypes.Type
+		_, isSet := tt.(tftypes.Set)
+		switch ct := tt.(type) {
+		case tftypes.List:
+			et = ct.ElementType
+		case tftypes.Set:
+			et = ct.ElementType
+		default:
+			return null, fmt.Errorf("%s is neither a list nor a set", tt)
 		}
 		elems := make([]tftypes.Value, 0, src.Len())
 		for i := range src.Len() {
-			e, err := goToTerraform(ctx, elementAttribute(a), lt.ElementType, src.Index(i))
+			e, err := goToTerraform(ctx, elementAttribute(a), et, src.Index(i))
 			if err != nil {
 				return null, err
+			}
+			// Two Go values may convert to one Terraform value; a set
+			// holds it once.
+			if isSet && slices.ContainsFunc(elems, e.Equal) {
+				continue
 			}
 			elems = append(elems, e)
 		}

@@ -111,6 +111,10 @@ func anyInvalidValue(ctx context.Context, vs ...attr.Value) bool {
 			if l, diags := c.ToListValue(ctx); !diags.HasError() {
 				children = l.Elements()
 			}
+		case basetypes.SetValuable:
+			if l, diags := c.ToSetValue(ctx); !diags.HasError() {
+				children = l.Elements()
+			}
 		}
 		if anyInvalidValue(ctx, children...) {
 			return true

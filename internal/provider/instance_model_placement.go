@@ -1,0 +1,49 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+)
+
+// writePlacement writes s's group name and placement into m. Nomad's
+// defaults (group "app", operator "=", weight 50) read back as null, the
+// way an unset attribute reads, so an imported job whose configuration
+// leaves them out plans empty.
+func writePlacement(ctx context.Context, s instance.Spec, m *instanceModel, diags *diag.Diagnostics) {
+	m.Group = types.StringNull()
+	if g := s.TaskGroup(); g != instance.GroupName {
+		m.Group = types.StringValue(g)
+	}
+	cs := make([]instance.Constraint, len(s.Constraints))
+	for i, c := range s.Constraints {
+		c.Operator = elideDefault(c.Operator, instance.DefaultOperator)
+		cs[i] = c
+	}
+	as := make([]instance.Affinity, len(s.Affinities))
+	for i, a := range s.Affinities {
+		a.Operator = elideDefault(a.Operator, instance.DefaultOperator)
+		a.Weight = elideDefault(a.Weight, instance.DefaultWeight)
+		as[i] = a
+	}
+	ss := make([]instance.Spread, len(s.Spreads))
+	for i, sp := range s.Spreads {
+		sp.Weight = elideDefault(sp.Weight, instance.DefaultWeight)
+		ss[i] = sp
+	}
+	m.Constraints = writeAttr[types.Set](ctx, "constraints", cs, diags)
+	m.Affinities = writeAttr[types.Set](ctx, "affinities", as, diags)
+	m.Spreads = writeAttr[types.Set](ctx, "spreads", ss, diags)
+}
+
+// elideDefault returns the zero value (null in Terraform) for def.
+func elideDefault[T comparable](v, def T) T {
+	var zero T
+	if v == def {
+		return zero
+	}
+	return v
+}

@@ -1,0 +1,85 @@
+package provider
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+)
+
+// TestPlacementModelRoundTrip: placement survives domain -> Terraform sets
+// -> domain; Nomad's defaults read back as null; an unset group reads as
+// null and a renamed one as its name.
+func TestPlacementModelRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	want := instance.Normalize(instance.Spec{
+		Name: "shop", Group: "web", Running: true,
+		Services: map[string]instance.Service{"a": {Driver: "exec", CPU: 100, Memory: 300}},
+		Update:   instance.DefaultUpdate(),
+		Constraints: []instance.Constraint{
+			{Attribute: "${meta.disk}", Value: "ssd"},
+			{Operator: "distinct_hosts"},
+			{Attribute: "${meta.rack}", Operator: "regexp", Value: "^r"},
+		},
+		Affinities: []instance.Affinity{{Attribute: "${meta.rack}", Value: "r1"}, {Attribute: "${meta.zone}", Operator: "!=", Value: "z", Weight: -20}},
+		Spreads: []instance.Spread{
+			{Attribute: "${meta.rack}", Weight: 80, Targets: []instance.SpreadTarget{{Value: "r1", Percent: 70}, {Value: "r2"}}},
+			{Attribute: "${node.datacenter}"},
+		},
+	})
+	m := instanceModel{Datacenters: types.ListNull(types.StringType)}
+	if diags := specToModel(ctx, want, &m); diags.HasError() {
+		t.Fatalf("specToModel: %v", diags)
+	}
+	if m.Group.ValueString() != "web" || len(m.Constraints.Elements()) != 3 || len(m.Affinities.Elements()) != 2 || len(m.Spreads.Elements()) != 2 {
+		t.Fatalf("model: group %v, constraints %v, affinities %v, spreads %v", m.Group, m.Constraints, m.Affinities, m.Spreads)
+	}
+	for _, e := range m.Constraints.Elements() {
+		if strings.Contains(e.String(), `"operator":"="`) {
+			t.Errorf("operator = read back as a value, want null: %v", e)
+		}
+	}
+	for _, e := range m.Affinities.Elements() {
+		if strings.Contains(e.String(), `"weight":50`) {
+			t.Errorf("weight 50 read back as a value, want null: %v", e)
+		}
+	}
+	got, diags, err := m.toSpec(ctx)
+	if err != nil || diags.HasError() {
+		t.Fatalf("toSpec: %v %v", err, diags)
+	}
+	if got = instance.Normalize(got); !reflect.DeepEqual(got, want) {
+		t.Errorf("round trip differs: %v", instance.Diff(want, got))
+	}
+
+	plain := want
+	plain.Group, plain.Constraints, plain.Affinities, plain.Spreads = "", nil, nil, nil
+	if diags := specToModel(ctx, instance.Normalize(plain), &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	if !m.Group.IsNull() || !m.Constraints.IsNull() || !m.Affinities.IsNull() || !m.Spreads.IsNull() {
+		t.Errorf("unset placement and group %q: got %v %v %v %v, want all null", instance.GroupName, m.Group, m.Constraints, m.Affinities, m.Spreads)
+	}
+}
+
+// TestFieldPathOfSetElement: a validation error inside a set element is
+// reported at that element, as configured, and the field within it.
+func TestFieldPathOfSetElement(t *testing.T) {
+	c := instance.Constraint{Operator: "distinct_hosts", Value: "yes"}
+	p := fieldPath([]any{"constraints", c, "value"})
+	v, diags := goToTF(context.Background(), elementAttribute(instanceAttributes()["constraints"]), reflect.ValueOf(c))
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if want := path.Root("constraints").AtSetValue(v).AtName("value"); !p.Equal(want) {
+		t.Errorf("path = %s, want %s", p, want)
+	}
+	if !strings.Contains(p.String(), `"attribute":<null>`) {
+		t.Errorf("path = %s: the unset attribute must be null, as in configuration", p)
+	}
+}
