@@ -267,7 +267,8 @@ func (r *diagRecorder) errors() []recordedDiag {
 }
 
 // attrPathString prints a protocol attribute path the way the framework
-// prints its paths: services["a"].ports["http"].to, mounts[0].
+// prints its paths: services["a"].ports["http"].to, mounts[0], and a set
+// element as {…}: constraints[{…}].value.
 func attrPathString(p *tftypes.AttributePath) string {
 	if p == nil {
 		return ""
@@ -284,6 +285,8 @@ func attrPathString(p *tftypes.AttributePath) string {
 			fmt.Fprintf(&b, "[%q]", string(s))
 		case tftypes.ElementKeyInt:
 			fmt.Fprintf(&b, "[%d]", int64(s))
+		case tftypes.ElementKeyValue:
+			b.WriteString("[{…}]") // a set element, named by its whole value
 		default:
 			fmt.Fprintf(&b, "[%v]", s)
 		}

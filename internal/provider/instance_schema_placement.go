@@ -18,7 +18,7 @@ import (
 // own (the framework mishandles defaults inside sets): an unset operator
 // or weight is Nomad's default and reads back as null.
 func placementAttributes() map[string]schema.Attribute {
-	const attrDoc = "Node attribute to test, e.g. `${meta.rack}`, `${attr.kernel.name}` or `${node.datacenter}` " +
+	const attrDoc = "Node attribute, e.g. `${meta.rack}`, `${attr.kernel.name}` or `${node.datacenter}` " +
 		"(write `$${...}` in HCL so Terraform does not interpolate it)."
 	weight := fmt.Sprintf("Default %d (Nomad's).", instance.DefaultWeight)
 	return map[string]schema.Attribute{
