@@ -13,8 +13,8 @@ resource "berth_instance" "api" {
     { attribute = "$${meta.disk}", value = "ssd" },
     # At most two allocations per rack.
     { attribute = "$${meta.rack}", operator = "distinct_property", value = "2" },
-    # Any Nomad client of version 1.9 or later.
-    { attribute = "$${attr.nomad.version}", operator = "semver", value = ">= 1.9.0" },
+    # Docker 24 or later.
+    { attribute = "$${attr.driver.docker.version}", operator = "semver", value = ">= 24.0.0" },
   ]
 
   # Prefer nodes of the "compute" class; avoid spot nodes where possible.
