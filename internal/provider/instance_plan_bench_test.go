@@ -28,6 +28,18 @@ func BenchmarkInstanceRefreshPlan(b *testing.B) {
 	if err != nil || schemas.ResourceSchemas["berth_instance"] == nil {
 		b.Fatalf("schema: %v %v", err, schemas.Diagnostics)
 	}
+	// A configured provider, so the resource's own plan checks run; they
+	// must not need Nomad for an unchanged instance (nothing listens here).
+	pt := schemas.Provider.ValueType().(tftypes.Object)
+	pcfg, err := tfprotov6.NewDynamicValue(pt, objectWith(pt, map[string]tftypes.Value{
+		"address": tftypes.NewValue(tftypes.String, "http://127.0.0.1:9"),
+	}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if resp, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &pcfg}); err != nil || len(resp.Diagnostics) > 0 {
+		b.Fatalf("configure: %v %v", err, resp.Diagnostics)
+	}
 	typ := schemas.ResourceSchemas["berth_instance"].ValueType().(tftypes.Object)
 	config, state := benchInstanceValues(typ)
 	dv := func(v tftypes.Value) *tfprotov6.DynamicValue {
