@@ -19,10 +19,13 @@ import (
 // Count always set to the job's actual count. On top of Normalize it absorbs
 // what Nomad fills in or rewrites on its own: a port "to" of -1 (Nomad's
 // "same as the allocated port") reads as 0, a missing memory_max as 0, and
-// berth's own meta keys (MetaPrefix) are stripped from job meta.
+// berth's own meta keys (MetaPrefix) are stripped from job meta. Job- and
+// group-level constraints, affinities and spreads are read into one list
+// (see placement.go).
 //
 // The second result lists, in human-readable form, what berth cannot
-// represent (extra groups, templates, CSI volumes, Consul services, …).
+// represent (extra groups, templates, CSI volumes, Consul services,
+// task-level placement, …).
 // Policies berth does not manage (restart, reschedule, migrate, ephemeral
 // disk, kill timeouts, logs, task meta, …) are neither read nor reported;
 // re-applying the spec resets them to Nomad's defaults.
