@@ -103,7 +103,7 @@ func badInstanceInputs() []badInput {
 		in("constraint operator in an affinity", named(`affinities = [{ attribute = "$${meta.rack}", operator = "distinct_property", value = "1" }]`),
 			"affinities[{…}].operator", "Invalid Attribute Value Match"),
 		in("affinity weight 0", named(`affinities = [{ attribute = "$${meta.rack}", value = "a", weight = 0 }]`),
-			"affinities[{…}].weight", "Invalid Attribute Value"),
+			"affinities[{…}].weight", "Invalid Attribute Value Match"),
 		in("affinity weight above 100", named(`affinities = [{ attribute = "$${meta.rack}", value = "a", weight = 101 }]`),
 			"affinities[{…}].weight", "Invalid Attribute Value"),
 		in("spread weight 0", named(`spreads = [{ attribute = "$${meta.rack}", weight = 0 }]`), "spreads[{…}].weight", "Invalid Attribute Value"),
