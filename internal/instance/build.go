@@ -59,7 +59,7 @@ func BuildJob(s Spec, currentCount int) *api.Job {
 		Update:   buildUpdate(s),
 		Volumes:  buildVolumes(s.Volumes),
 	}
-	buildPlacement(s, group)
+	buildPlacement(s.Placement, group)
 	for _, name := range sortedKeys(s.Services) {
 		group.Tasks = append(group.Tasks, buildTask(s.Name, name, s.Services[name]))
 	}

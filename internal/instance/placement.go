@@ -19,6 +19,14 @@ import (
 // them (and the targets of a spread) and drops duplicates; the Terraform
 // attributes are sets.
 
+// Placement is where an instance's allocations may run and which nodes
+// they prefer; the zero value places anywhere Nomad likes.
+type Placement struct {
+	Constraints []Constraint `tf:"constraints"`
+	Affinities  []Affinity   `tf:"affinities"`
+	Spreads     []Spread     `tf:"spreads"`
+}
+
 // Constraint is one placement constraint. Attribute, Operator and Value
 // are Nomad's jobspec names for LTarget, Operand and RTarget.
 type Constraint struct {
@@ -118,11 +126,12 @@ func (s Spec) TaskGroup() string {
 	return s.Group
 }
 
-// normalizePlacement puts s's placement into canonical form: defaults
-// filled in, aliases replaced, sorted, without duplicates, empty as nil.
-// Constraints Nomad adds to the group on its own (implicitConstraints) are
-// dropped: Nomad's copy always has them, berth's spec never needs them.
-func normalizePlacement(s *Spec) {
+// normalizePlacement returns p in canonical form: defaults filled in,
+// aliases replaced, sorted, without duplicates, empty as nil. Constraints
+// Nomad adds to the group on its own (implicitConstraints) are dropped:
+// Nomad's copy always has them, berth's spec never needs them.
+func normalizePlacement(p Placement) Placement {
+	s := &p
 	var cs []Constraint
 	for _, c := range s.Constraints {
 		c.Operator = canonicalOperator(c.Operator)
@@ -148,6 +157,7 @@ func normalizePlacement(s *Spec) {
 		ss = append(ss, sp)
 	}
 	s.Spreads = sortedUnique(ss, compareSpreads)
+	return p
 }
 
 func sortedUnique[T any](s []T, compare func(a, b T) int) []T {
@@ -177,8 +187,8 @@ func compareSpreads(a, b Spread) int {
 		slices.CompareFunc(a.Targets, b.Targets, compareTargets))
 }
 
-// buildPlacement writes s's placement onto the group.
-func buildPlacement(s Spec, g *api.TaskGroup) {
+// buildPlacement writes s onto the group.
+func buildPlacement(s Placement, g *api.TaskGroup) {
 	for _, c := range s.Constraints {
 		g.Constraints = append(g.Constraints, &api.Constraint{LTarget: c.Attribute, Operand: canonicalOperator(c.Operator), RTarget: c.Value})
 	}
@@ -204,7 +214,7 @@ func buildPlacement(s Spec, g *api.TaskGroup) {
 // readPlacement adds the constraints, affinities and spreads of one level
 // (job or group) to s; Nomad's implicit constraints are left out by
 // Normalize.
-func readPlacement(s *Spec, cs []*api.Constraint, as []*api.Affinity, ss []*api.Spread) {
+func readPlacement(s *Placement, cs []*api.Constraint, as []*api.Affinity, ss []*api.Spread) {
 	for _, c := range cs {
 		if c != nil {
 			s.Constraints = append(s.Constraints, Constraint{Attribute: c.LTarget, Operator: c.Operand, Value: c.RTarget})

@@ -16,7 +16,7 @@ func placedSpec() Spec {
 	s := fullSpec()
 	s.Group = "shop"
 	s.PinNode = "77e393ef-0000-4000-8000-000000000000"
-	s.Constraints = []Constraint{
+	s.Placement.Constraints = []Constraint{
 		{Attribute: "${meta.disk}", Value: "ssd"},
 		{Attribute: "${attr.kernel.name}", Operator: "!=", Value: "windows"},
 		{Attribute: "${node.unique.id}", Operator: "=", Value: "a-user-pin"},
@@ -28,12 +28,12 @@ func placedSpec() Spec {
 		{Operator: "distinct_hosts", Value: "true"},
 		{Attribute: "${meta.rack}", Operator: "distinct_property", Value: "2"},
 	}
-	s.Affinities = []Affinity{
+	s.Placement.Affinities = []Affinity{
 		{Attribute: "${meta.rack}", Value: "r1", Weight: 30},
 		{Attribute: "${node.class}", Operator: "!=", Value: "spot", Weight: -80},
 		{Attribute: "${meta.zone}", Operator: "set_contains", Value: "z1"},
 	}
-	s.Spreads = []Spread{
+	s.Placement.Spreads = []Spread{
 		{Attribute: "${meta.rack}", Weight: 70, Targets: []SpreadTarget{{Value: "r2", Percent: 40}, {Value: "r1", Percent: 60}}},
 		{Attribute: "${node.datacenter}"},
 	}
@@ -52,7 +52,7 @@ func TestPlacementRoundTrip(t *testing.T) {
 		t.Fatalf("job-level constraints = %+v, want only berth's pin", job.Constraints)
 	}
 	g := job.TaskGroups[0]
-	if *g.Name != "shop" || len(g.Constraints) != len(s.Constraints) || len(g.Affinities) != 3 || len(g.Spreads) != 2 {
+	if *g.Name != "shop" || len(g.Constraints) != len(s.Placement.Constraints) || len(g.Affinities) != 3 || len(g.Spreads) != 2 {
 		t.Fatalf("group %q has %d constraints, %d affinities, %d spreads", *g.Name, len(g.Constraints), len(g.Affinities), len(g.Spreads))
 	}
 	got, unsupported := SpecFromJob(simulateNomad(t, job))
@@ -65,27 +65,27 @@ func TestPlacementRoundTrip(t *testing.T) {
 	if got.PinNode != s.PinNode {
 		t.Errorf("pin read back as %q", got.PinNode)
 	}
-	if !slices.Contains(got.Constraints, Constraint{Attribute: PinTarget, Operator: "=", Value: "a-user-pin"}) {
-		t.Errorf("the user's own ${node.unique.id} constraint was lost: %+v", got.Constraints)
+	if !slices.Contains(got.Placement.Constraints, Constraint{Attribute: PinTarget, Operator: "=", Value: "a-user-pin"}) {
+		t.Errorf("the user's own ${node.unique.id} constraint was lost: %+v", got.Placement.Constraints)
 	}
 }
 
 func TestPlacementOrderAndDefaultsAreNoDifference(t *testing.T) {
 	a := placedSpec()
 	b := placedSpec()
-	slices.Reverse(b.Constraints)
-	slices.Reverse(b.Affinities)
-	slices.Reverse(b.Spreads)
-	slices.Reverse(b.Spreads[1].Targets)
-	b.Constraints[len(b.Constraints)-1].Operator = "=" // was unset
-	b.Affinities[0].Weight = DefaultWeight             // was unset
-	b.Constraints = append(b.Constraints, Constraint{Attribute: "${meta.disk}", Operator: "==", Value: "ssd"})
+	slices.Reverse(b.Placement.Constraints)
+	slices.Reverse(b.Placement.Affinities)
+	slices.Reverse(b.Placement.Spreads)
+	slices.Reverse(b.Placement.Spreads[1].Targets)
+	b.Placement.Constraints[len(b.Placement.Constraints)-1].Operator = "=" // was unset
+	b.Placement.Affinities[0].Weight = DefaultWeight                       // was unset
+	b.Placement.Constraints = append(b.Placement.Constraints, Constraint{Attribute: "${meta.disk}", Operator: "==", Value: "ssd"})
 	if d := Diff(a, b); len(d) > 0 {
 		t.Errorf("Diff = %q, want none", d)
 	}
-	b.Constraints[len(b.Constraints)-2].Value = "hdd"
+	b.Placement.Constraints[len(b.Placement.Constraints)-2].Value = "hdd"
 	d := Diff(a, b)
-	if len(d) != 1 || !strings.HasPrefix(d[0], "constraints: ") {
+	if len(d) != 1 || !strings.HasPrefix(d[0], "placement.constraints: ") {
 		t.Errorf("Diff = %q, want one line naming constraints", d)
 	}
 	c := placedSpec()
@@ -121,13 +121,13 @@ func TestJobLevelPlacementIsRead(t *testing.T) {
 	}
 	want := s
 	want.Group = "web"
-	want.Constraints = []Constraint{
+	want.Placement.Constraints = []Constraint{
 		{Attribute: PinTarget, Value: "n1"},
 		{Attribute: "${meta.disk}", Value: "ssd"},
 		{Attribute: "${attr.kernel.name}", Value: "linux"},
 	}
-	want.Affinities = []Affinity{{Attribute: "${meta.rack}", Value: "r1"}}
-	want.Spreads = []Spread{{Attribute: "${meta.rack}"}}
+	want.Placement.Affinities = []Affinity{{Attribute: "${meta.rack}", Value: "r1"}}
+	want.Placement.Spreads = []Spread{{Attribute: "${meta.rack}"}}
 	if d := Diff(want, got); len(d) > 0 {
 		t.Errorf("Diff = %q", d)
 	}
@@ -138,13 +138,15 @@ func TestJobLevelPlacementIsRead(t *testing.T) {
 
 func TestValidatePlacement(t *testing.T) {
 	c := func(attr, op, value string) func(*Spec) {
-		return func(s *Spec) { s.Constraints = []Constraint{{Attribute: attr, Operator: op, Value: value}} }
+		return func(s *Spec) { s.Placement.Constraints = []Constraint{{Attribute: attr, Operator: op, Value: value}} }
 	}
 	a := func(attr, op, value string) func(*Spec) {
-		return func(s *Spec) { s.Affinities = []Affinity{{Attribute: attr, Operator: op, Value: value, Weight: 10}} }
+		return func(s *Spec) {
+			s.Placement.Affinities = []Affinity{{Attribute: attr, Operator: op, Value: value, Weight: 10}}
+		}
 	}
 	targets := func(ts ...SpreadTarget) func(*Spec) {
-		return func(s *Spec) { s.Spreads = []Spread{{Attribute: "${meta.rack}", Targets: ts}} }
+		return func(s *Spec) { s.Placement.Spreads = []Spread{{Attribute: "${meta.rack}", Targets: ts}} }
 	}
 	tests := []struct {
 		name    string
@@ -182,7 +184,7 @@ func TestValidatePlacement(t *testing.T) {
 		{"unknown operator left to the schema", c("${meta.f}", "~", ""), "", ""},
 		{"alias operator", c("${meta.f}", "is", "x"), "", ""},
 		{"duplicate constraint once defaulted", func(s *Spec) {
-			s.Constraints = []Constraint{{Attribute: "${meta.a}", Value: "x"}, {Attribute: "${meta.a}", Operator: "=", Value: "x"}}
+			s.Placement.Constraints = []Constraint{{Attribute: "${meta.a}", Value: "x"}, {Attribute: "${meta.a}", Operator: "=", Value: "x"}}
 		}, "", "Duplicate constraint"},
 		{"affinity", a("${meta.a}", "", "x"), "", ""},
 		{"affinity without attribute", a("", "=", "x"), "attribute", "Invalid affinity"},
@@ -191,13 +193,13 @@ func TestValidatePlacement(t *testing.T) {
 		{"affinity bad semver", a("${meta.a}", "semver", "1.x"), "value", "Invalid affinity"},
 		{"affinity operator left to the schema", a("${meta.a}", "distinct_hosts", ""), "", ""},
 		{"duplicate affinity once defaulted", func(s *Spec) {
-			s.Affinities = []Affinity{{Attribute: "${meta.a}", Value: "x"}, {Attribute: "${meta.a}", Value: "x", Weight: 50}}
+			s.Placement.Affinities = []Affinity{{Attribute: "${meta.a}", Value: "x"}, {Attribute: "${meta.a}", Value: "x", Weight: 50}}
 		}, "", "Duplicate affinity"},
 		{"spread without targets", targets(), "", ""},
 		{"spread targets add up to 100", targets(SpreadTarget{"a", 60}, SpreadTarget{"b", 40}), "", ""},
 		{"spread targets above 100", targets(SpreadTarget{"a", 60}, SpreadTarget{"b", 41}), "targets", "Invalid spread targets"},
 		{"spread target twice", targets(SpreadTarget{"a", 10}, SpreadTarget{"a", 20}), "targets", "Duplicate spread target"},
-		{"spread without attribute", func(s *Spec) { s.Spreads = []Spread{{Weight: 10}} }, "attribute", "Invalid spread"},
+		{"spread without attribute", func(s *Spec) { s.Placement.Spreads = []Spread{{Weight: 10}} }, "attribute", "Invalid spread"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,14 +220,14 @@ func TestValidatePlacement(t *testing.T) {
 				t.Errorf("error %q (%q), want summary %q with a detail", e.Summary, e.Detail, tt.summary)
 			}
 			// The path names the set, the element as configured, then the field.
-			if len(e.Path) < 2 || !slices.Contains([]any{"constraints", "affinities", "spreads"}, e.Path[0]) {
+			if len(e.Path) < 3 || e.Path[0] != "placement" || !slices.Contains([]any{"constraints", "affinities", "spreads"}, e.Path[1]) {
 				t.Fatalf("path = %v", e.Path)
 			}
-			wantLen := 2
+			wantLen := 3
 			if tt.field != "" {
-				wantLen = 3
+				wantLen = 4
 			}
-			if len(e.Path) != wantLen || (tt.field != "" && e.Path[2] != tt.field) {
+			if len(e.Path) != wantLen || (tt.field != "" && e.Path[3] != tt.field) {
 				t.Errorf("path = %v, want the element then %q", e.Path, tt.field)
 			}
 		})
@@ -239,9 +241,9 @@ func FuzzPlacementRoundTrip(f *testing.F) {
 	f.Add("", "distinct_hosts", "", "${meta.b}", "", "y", int8(-5), "${node.datacenter}", int8(0), "dc1", uint8(100))
 	f.Fuzz(func(t *testing.T, ca, co, cv, aa, ao, av string, aw int8, sa string, sw int8, tv string, tp uint8) {
 		s := minimalSpec()
-		s.Constraints = []Constraint{{Attribute: ca, Operator: co, Value: cv}}
-		s.Affinities = []Affinity{{Attribute: aa, Operator: ao, Value: av, Weight: int(aw)}}
-		s.Spreads = []Spread{{Attribute: sa, Weight: int(sw), Targets: []SpreadTarget{{Value: tv, Percent: int(tp)}}}}
+		s.Placement.Constraints = []Constraint{{Attribute: ca, Operator: co, Value: cv}}
+		s.Placement.Affinities = []Affinity{{Attribute: aa, Operator: ao, Value: av, Weight: int(aw)}}
+		s.Placement.Spreads = []Spread{{Attribute: sa, Weight: int(sw), Targets: []SpreadTarget{{Value: tv, Percent: int(tp)}}}}
 		// Terraform strings are UTF-8; the schema checks operators, weights
 		// and percents.
 		for _, str := range []string{ca, co, cv, aa, ao, av, sa, tv} {

@@ -23,10 +23,10 @@ import (
 // "true" and "false" (Nomad enforces a constraint whose value does not
 // parse as a boolean), and a constraint or affinity that repeats another
 // once defaults are filled in (e.g. the operator unset and "=").
-func (v *validator) placement(s Spec) {
+func (v *validator) placement(s Placement) {
 	seenC := map[Constraint]bool{}
 	for _, c := range s.Constraints {
-		at := func(elems ...any) []any { return append(path("constraints", c), elems...) }
+		at := func(elems ...any) []any { return append(path("placement", "constraints", c), elems...) }
 		if !slices.Contains(ConstraintOperators(), canonicalOperator(c.Operator)) {
 			continue
 		}
@@ -45,7 +45,7 @@ func (v *validator) placement(s Spec) {
 
 	seenA := map[Affinity]bool{}
 	for _, a := range s.Affinities {
-		at := func(elems ...any) []any { return append(path("affinities", a), elems...) }
+		at := func(elems ...any) []any { return append(path("placement", "affinities", a), elems...) }
 		if !slices.Contains(AffinityOperators(), canonicalOperator(a.Operator)) {
 			continue
 		}
@@ -161,7 +161,7 @@ func checkSemverConstraint(value string) error {
 }
 
 func (v *validator) spread(sp Spread) {
-	at := func(elems ...any) []any { return append(path("spreads", sp), elems...) }
+	at := func(elems ...any) []any { return append(path("placement", "spreads", sp), elems...) }
 	if sp.Attribute == "" {
 		v.add(at("attribute"), "Invalid spread", "attribute is required, for example \"${node.datacenter}\".")
 		return

@@ -56,7 +56,7 @@ func SpecFromJob(job *api.Job) (Spec, []string) {
 		}
 		others = append(others, c)
 	}
-	readPlacement(&s, others, job.Affinities, job.Spreads)
+	readPlacement(&s.Placement, others, job.Affinities, job.Spreads)
 	r.checkJob(job)
 
 	switch len(job.TaskGroups) {
@@ -85,7 +85,7 @@ func (r *reader) add(format string, args ...any) {
 
 func (r *reader) readGroup(s *Spec, g *api.TaskGroup) {
 	s.Group = deref(g.Name)
-	readPlacement(s, g.Constraints, g.Affinities, g.Spreads)
+	readPlacement(&s.Placement, g.Constraints, g.Affinities, g.Spreads)
 	if g.Count != nil {
 		s.Count = ptr(*g.Count)
 	}

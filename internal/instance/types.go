@@ -99,10 +99,8 @@ type Spec struct {
 	// name that mounts refer to (see volumes.go).
 	Volumes map[string]VolumeClaim `tf:"volumes"`
 	Update  Update                 `tf:"update"`
-	// Placement (placement.go); order does not matter.
-	Constraints []Constraint `tf:"constraints"`
-	Affinities  []Affinity   `tf:"affinities"`
-	Spreads     []Spread     `tf:"spreads"`
+	// Placement holds constraints, affinities and spreads (placement.go).
+	Placement Placement `tf:"placement"`
 }
 
 // Service is one task of the instance's group; the map key in Spec.Services is
@@ -202,7 +200,7 @@ func Normalize(s Spec) Spec {
 		out.NetworkMode = DefaultNetworkMode
 	}
 	out.Group = s.TaskGroup()
-	normalizePlacement(&out)
+	out.Placement = normalizePlacement(s.Placement)
 	if out.Count != nil {
 		c := *out.Count
 		out.Count = &c

@@ -65,7 +65,7 @@ func Validate(s Spec) []FieldError {
 	v.services(s)
 	v.volumes(s.Volumes)
 	v.update(s.Update)
-	v.placement(s)
+	v.placement(s.Placement)
 	return v.errs
 }
 

@@ -34,9 +34,7 @@ type instanceModel struct {
 	Volumes          types.Map      `tfsdk:"volumes"`
 	Update           types.Object   `tfsdk:"update"`
 	Group            types.String   `tfsdk:"group"`
-	Constraints      types.Set      `tfsdk:"constraints"`
-	Affinities       types.Set      `tfsdk:"affinities"`
-	Spreads          types.Set      `tfsdk:"spreads"`
+	Placement        types.Object   `tfsdk:"placement"`
 	RestartTriggers  types.Map      `tfsdk:"restart_triggers"`
 	WaitForHealthy   types.Bool     `tfsdk:"wait_for_healthy"`
 	PurgeOnDestroy   types.Bool     `tfsdk:"purge_on_destroy"`
@@ -109,7 +107,7 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		Group:       m.Group.ValueString(),
 	}
 	if anyUnknown(m.Name, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.Services, m.Update, m.Volumes, m.NodeReservation,
-		m.Group, m.Constraints, m.Affinities, m.Spreads) {
+		m.Group, m.Placement) {
 		return s, diags, errUnknown
 	}
 	if !m.NodeReservation.IsNull() {
@@ -132,7 +130,7 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		v    attr.Value
 		dst  any
 	}{{"update", m.Update, &s.Update}, {"volumes", m.Volumes, &s.Volumes}, {"services", m.Services, &s.Services},
-		{"constraints", m.Constraints, &s.Constraints}, {"affinities", m.Affinities, &s.Affinities}, {"spreads", m.Spreads, &s.Spreads}} {
+		{"placement", m.Placement, &s.Placement}} {
 		if err := readAttr(ctx, f.name, f.v, f.dst, &diags); err != nil {
 			return s, diags, err
 		}

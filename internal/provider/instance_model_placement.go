@@ -18,25 +18,33 @@ func writePlacement(ctx context.Context, s instance.Spec, m *instanceModel, diag
 	if g := s.TaskGroup(); g != instance.GroupName {
 		m.Group = types.StringValue(g)
 	}
-	cs := make([]instance.Constraint, len(s.Constraints))
-	for i, c := range s.Constraints {
+	p := s.Placement
+	cs := make([]instance.Constraint, len(p.Constraints))
+	for i, c := range p.Constraints {
 		c.Operator = elideDefault(c.Operator, instance.DefaultOperator)
 		cs[i] = c
 	}
-	as := make([]instance.Affinity, len(s.Affinities))
-	for i, a := range s.Affinities {
+	as := make([]instance.Affinity, len(p.Affinities))
+	for i, a := range p.Affinities {
 		a.Operator = elideDefault(a.Operator, instance.DefaultOperator)
 		a.Weight = elideDefault(a.Weight, instance.DefaultWeight)
 		as[i] = a
 	}
-	ss := make([]instance.Spread, len(s.Spreads))
-	for i, sp := range s.Spreads {
+	ss := make([]instance.Spread, len(p.Spreads))
+	for i, sp := range p.Spreads {
 		sp.Weight = elideDefault(sp.Weight, instance.DefaultWeight)
 		ss[i] = sp
 	}
-	m.Constraints = writeAttr[types.Set](ctx, "constraints", cs, diags)
-	m.Affinities = writeAttr[types.Set](ctx, "affinities", as, diags)
-	m.Spreads = writeAttr[types.Set](ctx, "spreads", ss, diags)
+	// Empty slices are nil: a placement with nothing in it reads as null.
+	m.Placement = writeAttr[types.Object](ctx, "placement",
+		instance.Placement{Constraints: nilIfEmpty(cs), Affinities: nilIfEmpty(as), Spreads: nilIfEmpty(ss)}, diags)
+}
+
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 // elideDefault returns the zero value (null in Terraform) for def.

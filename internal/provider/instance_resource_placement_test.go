@@ -124,7 +124,7 @@ func (n *placeNodes) placedOn(allocs []*api.AllocationListStub) map[string]int {
 // only, distinct hosts), an affinity and a spread put two allocations on
 // the two ssd nodes, one each, as Nomad records at group level. A
 // constraint edited through Nomad's HTTP API shows in the next plan as a
-// change of constraints alone, and the apply puts it back.
+// change of placement.constraints alone, and the apply puts it back.
 func TestAccInstancePlacement_landsWhereItSays(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
@@ -136,15 +136,17 @@ resource "berth_instance" "t" {
   node_pool = %q
   replicas  = 2
   update    = { min_healthy_time = "1s", healthy_deadline = "1m", progress_deadline = "2m" }
-  constraints = [
-    { attribute = "$${meta.berth_disk}", value = "ssd" },
-    { operator = "distinct_hosts", value = "true" },
-  ]
-  affinities = [{ attribute = "$${meta.berth_rack}", value = "r1", weight = 40 }]
-  spreads = [{
-    attribute = "$${meta.berth_rack}"
-    targets   = [{ value = "r1", percent = 50 }, { value = "r2", percent = 50 }]
-  }]
+  placement = {
+    constraints = [
+      { attribute = "$${meta.berth_disk}", value = "ssd" },
+      { operator = "distinct_hosts", value = "true" },
+    ]
+    affinities = [{ attribute = "$${meta.berth_rack}", value = "r1", weight = 40 }]
+    spreads = [{
+      attribute = "$${meta.berth_rack}"
+      targets   = [{ value = "r1", percent = 50 }, { value = "r2", percent = 50 }]
+    }]
+  }
   services = {
     app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 50, memory = 32 }
   }
@@ -215,8 +217,13 @@ resource "berth_instance" "t" {
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
-					expectOnlyChanged{addr: instanceAddr, attrs: []string{"constraints"}, check: func(before, after map[string]any) error {
-						b, a := jsonString(before["constraints"]), jsonString(after["constraints"])
+					expectOnlyChanged{addr: instanceAddr, attrs: []string{"placement"}, check: func(before, after map[string]any) error {
+						bp, _ := before["placement"].(map[string]any)
+						ap, _ := after["placement"].(map[string]any)
+						if !reflect.DeepEqual(bp["affinities"], ap["affinities"]) || !reflect.DeepEqual(bp["spreads"], ap["spreads"]) {
+							return fmt.Errorf("placement changes beyond constraints: %s -> %s", jsonString(bp), jsonString(ap))
+						}
+						b, a := jsonString(bp["constraints"]), jsonString(ap["constraints"])
 						if !strings.Contains(b, `"operator":"regexp"`) || !strings.Contains(b, `"value":"^ssd$"`) || strings.Contains(a, "regexp") {
 							return fmt.Errorf("constraints change %s -> %s, want Nomad's regexp edit put back", b, a)
 						}
@@ -266,9 +273,11 @@ resource "berth_instance" "t" {
   group       = %q
   replicas    = 1
   update      = { min_healthy_time = "1s", healthy_deadline = "1m", progress_deadline = "2m" }
-  constraints = [{ attribute = "$${meta.berth_disk}", value = "ssd" }]
-  affinities  = [{ attribute = "$${meta.berth_rack}", value = "r2", weight = 30 }]
-  spreads     = [{ attribute = "$${meta.berth_rack}" }]
+  placement = {
+    constraints = [{ attribute = "$${meta.berth_disk}", value = "ssd" }]
+    affinities  = [{ attribute = "$${meta.berth_rack}", value = "r2", weight = 30 }]
+    spreads     = [{ attribute = "$${meta.berth_rack}" }]
+  }
   services = {
     app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 50, memory = 32%s }
   }

@@ -13,10 +13,12 @@ import (
 )
 
 // placementAttributes are berth_instance's group name and placement:
-// constraints, affinities and spreads. They are sets (order means nothing
-// to Nomad), null when unset, and their elements have no defaults of their
-// own (the framework mishandles defaults inside sets): an unset operator
-// or weight is Nomad's default and reads back as null.
+// constraints, affinities and spreads, in one nested object because every
+// top-level attribute adds to the cost of each plan (DESIGN.md, "Where a
+// plan's time goes"). They are sets (order means nothing to Nomad), null
+// when unset, and their elements have no defaults of their own (the
+// framework mishandles defaults inside sets): an unset operator or weight
+// is Nomad's default and reads back as null.
 func placementAttributes() map[string]schema.Attribute {
 	const attrDoc = "Node attribute, e.g. `${meta.rack}`, `${attr.kernel.name}` or `${node.datacenter}` " +
 		"(write `$${...}` in HCL so Terraform does not interpolate it)."
@@ -29,6 +31,17 @@ func placementAttributes() map[string]schema.Attribute {
 				"group of another name keeps it.", instance.GroupName),
 			Validators: []validator.String{stringRule{summary: "Invalid group name", desc: "must be " + names.LookupRule, check: names.CheckLookup}},
 		},
+		"placement": schema.SingleNestedAttribute{
+			Optional: true,
+			MarkdownDescription: "Where the allocations may run (`constraints`) and which nodes they prefer (`affinities`, " +
+				"`spreads`), written on the task group and validated at plan time the way Nomad 1.10 validates a job. Null when unset.",
+			Attributes: placementSets(attrDoc, weight),
+		},
+	}
+}
+
+func placementSets(attrDoc, weight string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
 		"constraints": schema.SetNestedAttribute{
 			Optional: true,
 			MarkdownDescription: "Nodes the allocations may run on, as Nomad `constraint` blocks on the task group. " +
