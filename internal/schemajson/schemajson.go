@@ -40,6 +40,7 @@ func ProviderSchemas(ctx context.Context, srv tfprotov6.ProviderServer, name str
 		ResourceSchemas:         map[string]*tfjson.Schema{},
 		DataSourceSchemas:       map[string]*tfjson.Schema{},
 		ResourceIdentitySchemas: map[string]*tfjson.IdentitySchema{},
+		ListResourceSchemas:     map[string]*tfjson.Schema{},
 	}
 	var errs []error
 	convert := func(what string, s *tfprotov6.Schema) *tfjson.Schema {
@@ -55,6 +56,9 @@ func ProviderSchemas(ctx context.Context, srv tfprotov6.ProviderServer, name str
 	}
 	for n, s := range resp.DataSourceSchemas {
 		ps.DataSourceSchemas[n] = convert(n, s)
+	}
+	for n, s := range resp.ListResourceSchemas {
+		ps.ListResourceSchemas[n] = convert("list "+n, s)
 	}
 	for n, s := range ids.IdentitySchemas {
 		is, err := identity(s)
