@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,4 +139,100 @@ func TestAccInstanceQuery_generateConfig(t *testing.T) {
 	if err != nil || *job.Version != 0 {
 		t.Fatalf("job %s after query and plan: version %v, err %v; want the version registered by hand", good, job.Version, err)
 	}
+}
+
+// queryResult is what `terraform query` reported.
+type queryResult struct {
+	found    []string // display names
+	warnings []string
+}
+
+// runQuery writes list as the only query file, runs `terraform query
+// -generate-config-out=generated.tf` and removes the query file again.
+func runQuery(ctx context.Context, t *testing.T, c *tfCLI, list string) queryResult {
+	t.Helper()
+	qf := filepath.Join(c.dir, "found.tfquery.hcl")
+	if err := os.WriteFile(qf, []byte(list), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(qf)
+	os.Remove(filepath.Join(c.dir, "generated.tf"))
+	msgs, err := c.tf.QueryJSON(ctx, tfexec.Reattach(c.reattach), tfexec.GenerateConfigOut("generated.tf"))
+	if err != nil {
+		t.Fatalf("terraform query: %v\n%s", err, c.out.take())
+	}
+	var res queryResult
+	for m := range msgs {
+		if m.Err != nil {
+			t.Fatalf("terraform query: %v\n%s", m.Err, c.out.take())
+		}
+		switch msg := m.Msg.(type) {
+		case tfjson.ListResourceFoundMessage:
+			res.found = append(res.found, msg.ListResourceFound.DisplayName)
+		case tfjson.DiagnosticLogMessage:
+			switch msg.Diagnostic.Severity {
+			case tfjson.DiagnosticSeverityWarning:
+				res.warnings = append(res.warnings, msg.Diagnostic.Summary+": "+msg.Diagnostic.Detail)
+			case tfjson.DiagnosticSeverityError:
+				t.Fatalf("terraform query: %s: %s", msg.Diagnostic.Summary, msg.Diagnostic.Detail)
+			}
+		}
+	}
+	return res
+}
+
+// expectImportsOnly plans the written configuration (with generated.tf)
+// and requires exactly want resource changes, each an import that changes
+// nothing.
+func expectImportsOnly(ctx context.Context, t *testing.T, c *tfCLI, want int) {
+	t.Helper()
+	if b, err := os.ReadFile(filepath.Join(c.dir, "generated.tf")); err == nil {
+		t.Logf("generated.tf:\n%s", b)
+	}
+	planFile := filepath.Join(c.dir, "import.tfplan")
+	if _, err := c.tf.Plan(ctx, tfexec.Reattach(c.reattach), tfexec.Out(planFile)); err != nil {
+		t.Fatalf("plan of the generated configuration: %v\n%s", err, c.out.take())
+	}
+	plan, err := c.tf.ShowPlanFile(ctx, planFile, tfexec.Reattach(c.reattach))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.ResourceChanges) != want {
+		t.Fatalf("the generated configuration plans %d resource changes, want %d imports", len(plan.ResourceChanges), want)
+	}
+	for _, rc := range plan.ResourceChanges {
+		if rc.Change.Importing == nil || !rc.Change.Actions.NoOp() {
+			b, _ := json.MarshalIndent(rc.Change, "", "  ")
+			t.Fatalf("%s: want an import with no change, got actions %v:\n%s\n%s", rc.Address, rc.Change.Actions, b, c.out.take())
+		}
+	}
+}
+
+// adoptAgain creates what config declares, forgets it (terraform state
+// rm), finds it again with list, and requires the generated configuration
+// to import it with no change; then applies that import and destroys it.
+func adoptAgain(t *testing.T, config, address, list, wantFound string) {
+	t.Helper()
+	c := newTFCLI(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if v, _, err := c.tf.Version(ctx, true); err != nil || v.LessThan(version.Must(version.NewVersion("1.14.0"))) {
+		t.Skipf("terraform query needs Terraform 1.14 or later; this is %v (%v)", v, err)
+	}
+	c.init(ctx, config)
+	c.mustApply(ctx, "create")
+	if err := c.tf.StateRm(ctx, address); err != nil {
+		t.Fatalf("terraform state rm %s: %v\n%s", address, err, c.out.take())
+	}
+	c.write(`provider "berth" {}`)
+	res := runQuery(ctx, t, c, list)
+	if !slices.ContainsFunc(res.found, func(s string) bool { return strings.Contains(s, wantFound) }) {
+		t.Fatalf("query found %v, want one like %q; warnings %v", res.found, wantFound, res.warnings)
+	}
+	if len(res.found) != 1 {
+		t.Fatalf("query found %v, want only %q", res.found, wantFound)
+	}
+	expectImportsOnly(ctx, t, c, 1)
+	c.mustApply(ctx, "import")
+	c.destroy(ctx)
 }

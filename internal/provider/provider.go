@@ -213,6 +213,8 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 func (p *berthProvider) ListResources(context.Context) []func() list.ListResource {
 	return []func() list.ListResource{
 		NewInstanceListResource,
+		NewVolumeListResource,
+		NewNodeReservationListResource,
 	}
 }
 
