@@ -224,6 +224,7 @@ func (p *berthProvider) ListResources(context.Context) []func() list.ListResourc
 func (p *berthProvider) Actions(context.Context) []func() action.Action {
 	return []func() action.Action{
 		NewInstanceRestartAction,
+		NewLeaseRenewAction,
 	}
 }
 
