@@ -11,14 +11,14 @@ import (
 )
 
 // TestAccInstanceRestartAction_restartsInPlace runs berth_instance_restart
-// from an action_trigger: the running allocation's task restarts in place,
+// from an action_trigger: every running allocation's task restarts in place,
 // the job keeps its version, and the instance plans no change.
 func TestAccInstanceRestartAction_restartsInPlace(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	name := "berth-acc-restart-action-" + randomHex(3)
-	base := instanceConfig{name: name}.String()
-	var allocID string
+	base := instanceConfig{name: name, extra: "replicas = 2"}.String()
+	var allocIDs []string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
@@ -28,11 +28,11 @@ func TestAccInstanceRestartAction_restartsInPlace(t *testing.T) {
 				Check: withJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
 					for _, a := range allocs {
 						if a.ClientStatus == "running" {
-							allocID = a.ID
+							allocIDs = append(allocIDs, a.ID)
 						}
 					}
-					if allocID == "" {
-						return fmt.Errorf("no running allocation of %s", name)
+					if len(allocIDs) != 2 {
+						return fmt.Errorf("%d running allocations of %s, want 2", len(allocIDs), name)
 					}
 					return nil
 				}),
@@ -60,16 +60,20 @@ resource "terraform_data" "restart" {
 					if *job.Version != 0 {
 						return fmt.Errorf("job version %d after the restart action, want 0 (no new version)", *job.Version)
 					}
+					byID := map[string]*api.AllocationListStub{}
 					for _, a := range allocs {
-						if a.ID != allocID {
-							continue
+						byID[a.ID] = a
+					}
+					for _, id := range allocIDs {
+						a, ok := byID[id]
+						if !ok {
+							return fmt.Errorf("allocation %s is gone: the action must restart in place, not replace", id)
 						}
 						if ts := a.TaskStates["app"]; ts == nil || ts.Restarts < 1 || ts.State != "running" {
-							return fmt.Errorf("allocation %s task app after the restart action: %+v; want running with a restart", allocID, ts)
+							return fmt.Errorf("allocation %s task app after the restart action: %+v; want running with a restart", id, ts)
 						}
-						return nil
 					}
-					return fmt.Errorf("allocation %s is gone: the action must restart in place, not replace", allocID)
+					return nil
 				}),
 			},
 		},
