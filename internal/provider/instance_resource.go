@@ -119,7 +119,7 @@ func (r *instanceResource) planNamespace(ctx context.Context, req resource.Modif
 }
 
 func (r *instanceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer instanceIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer instanceIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -266,7 +266,7 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 }
 
 func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer instanceIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer instanceIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state instanceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -341,7 +341,7 @@ func (r *instanceResource) mergeLive(ctx context.Context, state *instanceModel, 
 }
 
 func (r *instanceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer instanceIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer instanceIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
