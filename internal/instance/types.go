@@ -27,11 +27,26 @@ const (
 	// RoleSidecar tasks start after the main tasks and run alongside them
 	// (lifecycle hook "poststart", sidecar true).
 	RoleSidecar Role = "sidecar"
+	// RolePrestartSidecar tasks start before the main tasks and run
+	// alongside them (lifecycle hook "prestart", sidecar true).
+	RolePrestartSidecar Role = "prestart_sidecar"
+	// RolePoststart tasks run to completion once the main tasks have
+	// started (lifecycle hook "poststart", sidecar false).
+	RolePoststart Role = "poststart"
+	// RolePoststop tasks run to completion after the main tasks have
+	// stopped (lifecycle hook "poststop").
+	RolePoststop Role = "poststop"
 )
 
 // Roles lists every valid role; schema docs and validators use it so the list
 // exists in one place.
-func Roles() []Role { return []Role{RoleMain, RoleInit, RoleSidecar} }
+func Roles() []Role {
+	return []Role{RoleMain, RoleInit, RolePrestartSidecar, RoleSidecar, RolePoststart, RolePoststop}
+}
+
+// OneShot reports whether tasks of role r run to completion rather than for
+// the allocation's lifetime.
+func (r Role) OneShot() bool { return r == RoleInit || r == RolePoststart || r == RolePoststop }
 
 // NetworkModes lists the group network modes berth supports.
 func NetworkModes() []string { return []string{"host", "bridge"} }
@@ -97,6 +112,14 @@ type Spec struct {
 	// name that mounts refer to (see volumes.go).
 	Volumes map[string]VolumeClaim `tf:"volumes"`
 	Update  Update                 `tf:"update"`
+
+	// Lifecycle policies (policies.go): nil means Nomad's default for the
+	// job type. Priority is compared even when one side is unset.
+	Priority      *int           `tf:"priority" diff:"presence"`
+	Restart       *Restart       `tf:"restart"`
+	Reschedule    *Reschedule    `tf:"reschedule"`
+	Migrate       *Migrate       `tf:"migrate"`
+	EphemeralDisk *EphemeralDisk `tf:"ephemeral_disk"`
 }
 
 // Service is one task of the instance's group; the map key in Spec.Services is
@@ -122,6 +145,13 @@ type Service struct {
 	// list in order, and reordering it would show up as a difference.
 	Mounts []Mount `tf:"mounts"`
 	Check  *Check  `tf:"check"`
+
+	// Task policies (policies.go): nil or empty means Nomad's default.
+	KillTimeout   *time.Duration    `tf:"kill_timeout" diff:"presence"`
+	ShutdownDelay *time.Duration    `tf:"shutdown_delay" diff:"presence"`
+	User          string            `tf:"user"`
+	Logs          *Logs             `tf:"logs"`
+	Meta          map[string]string `tf:"meta"` // task meta; keys starting with MetaPrefix are reserved
 }
 
 // Port is one group port owned by a service. 0 means unset for both fields.
@@ -217,6 +247,7 @@ func normalizeService(svc Service) Service {
 	svc.Env = cloneMap(svc.Env)
 	svc.Ports = cloneMap(svc.Ports)
 	svc.Mounts = cloneSlice(svc.Mounts)
+	svc.Meta = cloneMap(svc.Meta)
 	if svc.Check != nil {
 		c := *svc.Check
 		if c.Type != "http" {
