@@ -80,8 +80,8 @@ func effectiveType(t string) string {
 // Restart modes, reschedule delay functions and migrate health checks
 // Nomad accepts (structs.go RestartPolicy.Validate, RescheduleDelayFunctions,
 // MigrateStrategy.Validate).
-func RestartModes() []string       { return []string{"fail", "delay"} }
-func DelayFunctions() []string     { return []string{"constant", "exponential", "fibonacci"} }
+func RestartModes() []string        { return []string{"fail", "delay"} }
+func DelayFunctions() []string      { return []string{"constant", "exponential", "fibonacci"} }
 func MigrateHealthChecks() []string { return []string{healthCheckChecks, healthCheckTaskStates} }
 
 // Nomad's defaults and limits for the policies.

@@ -43,6 +43,12 @@ type instanceModel struct {
 	DeploymentID     types.String   `tfsdk:"deployment_id"`
 	DeploymentStatus types.String   `tfsdk:"deployment_status"`
 	Allocations      types.List     `tfsdk:"allocations"`
+	// Lifecycle policies (instance_schema_policies.go); null = Nomad's default.
+	Priority      types.Int64  `tfsdk:"priority"`
+	Restart       types.Object `tfsdk:"restart"`
+	Reschedule    types.Object `tfsdk:"reschedule"`
+	Migrate       types.Object `tfsdk:"migrate"`
+	EphemeralDisk types.Object `tfsdk:"ephemeral_disk"`
 }
 
 // allocationModel is one element of the computed allocations list.
@@ -103,7 +109,10 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		Running:     m.Running.IsNull() || m.Running.ValueBool(),
 		NetworkMode: m.NetworkMode.ValueString(),
 	}
-	if anyUnknown(m.Name, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.Services, m.Update, m.Volumes, m.NodeReservation) {
+	// Nested attributes are converted by readAttr below, which returns
+	// errUnknown itself, except for an unknown optional sub-field Nomad
+	// fills in (a policy field left out of the configuration), which is unset.
+	if anyUnknown(m.Name, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.NodeReservation) {
 		return s, diags, errUnknown
 	}
 	if !m.NodeReservation.IsNull() {
@@ -125,7 +134,9 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		name string
 		v    attr.Value
 		dst  any
-	}{{"update", m.Update, &s.Update}, {"volumes", m.Volumes, &s.Volumes}, {"services", m.Services, &s.Services}} {
+	}{{"update", m.Update, &s.Update}, {"volumes", m.Volumes, &s.Volumes}, {"services", m.Services, &s.Services},
+		{"priority", m.Priority, &s.Priority}, {"restart", m.Restart, &s.Restart}, {"reschedule", m.Reschedule, &s.Reschedule},
+		{"migrate", m.Migrate, &s.Migrate}, {"ephemeral_disk", m.EphemeralDisk, &s.EphemeralDisk}} {
 		if err := readAttr(ctx, f.name, f.v, f.dst, &diags); err != nil {
 			return s, diags, err
 		}
@@ -149,6 +160,11 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 	m.Meta = mapOrNull(ctx, s.Meta, &diags)
 	m.Update = writeAttr[types.Object](ctx, "update", s.Update, &diags)
 	m.Services = writeAttr[types.Map](ctx, "services", s.Services, &diags)
+	m.Priority = writeAttr[types.Int64](ctx, "priority", s.Priority, &diags)
+	m.Restart = writeAttr[types.Object](ctx, "restart", s.Restart, &diags)
+	m.Reschedule = writeAttr[types.Object](ctx, "reschedule", s.Reschedule, &diags)
+	m.Migrate = writeAttr[types.Object](ctx, "migrate", s.Migrate, &diags)
+	m.EphemeralDisk = writeAttr[types.Object](ctx, "ephemeral_disk", s.EphemeralDisk, &diags)
 	claims := make(map[string]instance.VolumeClaim, len(s.Volumes))
 	for key, c := range s.Volumes {
 		// Defaults read back as null, the way an unset attribute reads.
@@ -199,18 +215,19 @@ func deref[T any](p *T) T {
 }
 
 // defaultEphemeralDiskMB is the disk Nomad gives each allocation when the
-// job sets none (berth does not set it).
-const defaultEphemeralDiskMB = 300
+// instance sets no ephemeral_disk.size.
+const defaultEphemeralDiskMB = instance.DefaultEphemeralDiskMB
 
 // chargeOf is what an instance running count allocations takes from a
-// node reservation.
+// node reservation: its services' cpu and memory and its ephemeral disk
+// (ephemeral_disk.size, or Nomad's default), per allocation.
 func chargeOf(s instance.Spec, count int) capacity.Resources {
 	var per capacity.Resources
 	for _, svc := range s.Services {
 		per.CPU += int64(svc.CPU)
 		per.MemoryMB += int64(svc.Memory)
 	}
-	per.DiskMB = defaultEphemeralDiskMB
+	per.DiskMB = int64(s.EphemeralDiskMB())
 	return capacity.Resources{CPU: per.CPU * int64(count), MemoryMB: per.MemoryMB * int64(count), DiskMB: per.DiskMB * int64(count)}
 }
 

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
@@ -35,8 +37,19 @@ func TestSpecModelRoundTrip(t *testing.T) {
 		Volumes: map[string]instance.VolumeClaim{
 			"data": {Source: "vol", ReadOnly: true, AccessMode: "single-node-reader-only", AttachmentMode: "file-system"},
 		},
-		Update: instance.Update{MaxParallel: 0, MinHealthyTime: time.Second, HealthyDeadline: time.Minute, ProgressDeadline: 0, AutoRevert: true, Canary: 1},
+		Update:   instance.Update{MaxParallel: 0, MinHealthyTime: time.Second, HealthyDeadline: time.Minute, ProgressDeadline: 0, AutoRevert: true, Canary: 1},
+		Priority: ptrTo(70),
+		Restart: &instance.Restart{Attempts: ptrTo(0), Interval: ptrTo(time.Hour), Delay: ptrTo(time.Duration(0)), Mode: ptrTo("fail"),
+			RenderTemplates: ptrTo(false)},
+		Reschedule: &instance.Reschedule{Attempts: ptrTo(1), Interval: ptrTo(time.Hour), Delay: ptrTo(time.Minute),
+			DelayFunction: ptrTo("constant"), MaxDelay: ptrTo(time.Duration(0)), Unlimited: ptrTo(false)},
+		Migrate:       &instance.Migrate{MaxParallel: ptrTo(0), HealthCheck: ptrTo("checks"), MinHealthyTime: ptrTo(time.Second), HealthyDeadline: ptrTo(time.Minute)},
+		EphemeralDisk: &instance.EphemeralDisk{SizeMB: ptrTo(500), Sticky: ptrTo(false), Migrate: ptrTo(true)},
 	})
+	web := want.Services["web"]
+	web.KillTimeout, web.ShutdownDelay, web.User = ptrTo(time.Duration(0)), ptrTo(2*time.Second), "nobody"
+	web.Logs, web.Meta = &instance.Logs{MaxFiles: ptrTo(1), MaxFileSizeMB: ptrTo(0)}, map[string]string{"k": ""}
+	want.Services["web"] = web
 	m := instanceModel{Datacenters: types.ListNull(types.StringType)}
 	if diags := specToModel(ctx, want, &m); diags.HasError() {
 		t.Fatalf("specToModel: %v", diags)
@@ -48,6 +61,16 @@ func TestSpecModelRoundTrip(t *testing.T) {
 	}
 	if got := svc["web"].Attributes()["memory_max"]; got.IsNull() {
 		t.Errorf("memory_max 512 read as null")
+	}
+	// A set zero is a value, not "unset".
+	if got := svc["web"].Attributes()["kill_timeout"]; got.IsNull() {
+		t.Errorf("kill_timeout 0s read as null")
+	}
+	if got := svc["init"].Attributes()["kill_timeout"]; !got.IsNull() {
+		t.Errorf("unset kill_timeout = %v, want null", got)
+	}
+	if !m.Restart.Attributes()["delay"].Equal(durationValue(0)) {
+		t.Errorf("restart delay 0 = %v", m.Restart.Attributes()["delay"])
 	}
 	got, diags, err := m.toSpec(ctx)
 	if err != nil || diags.HasError() {
@@ -86,5 +109,32 @@ func TestToSpecTakesSchemaDefaults(t *testing.T) {
 	m.Services = types.MapValueMust(m.Services.ElementType(ctx), map[string]attr.Value{"a": types.ObjectValueMust(obj.AttributeTypes(ctx), attrs)})
 	if _, _, err := m.toSpec(ctx); err != errUnknown {
 		t.Errorf("unknown kill_signal: err = %v, want errUnknown", err)
+	}
+}
+
+// TestResolveUnknowns: after an apply, the policy fields the plan left
+// unknown take Nomad's values, known ones stay, and without a read they
+// become null.
+func TestResolveUnknowns(t *testing.T) {
+	ctx := context.Background()
+	var diags diag.Diagnostics
+	live := writeAttr[types.Object](ctx, "restart", &instance.Restart{Attempts: ptrTo(2), Interval: ptrTo(30 * time.Minute),
+		Delay: ptrTo(15 * time.Second), Mode: ptrTo("fail"), RenderTemplates: ptrTo(false)}, &diags)
+	planned := live.Attributes()
+	planned["attempts"] = types.Int64Value(0)
+	planned["interval"] = timetypes.NewGoDurationUnknown()
+	planned["mode"] = types.StringUnknown()
+	plan := types.ObjectValueMust(live.AttributeTypes(ctx), planned)
+
+	got := resolveUnknowns(ctx, plan, live).(types.Object).Attributes()
+	if !got["attempts"].Equal(types.Int64Value(0)) || !got["interval"].Equal(durationValue(30*time.Minute)) || !got["mode"].Equal(types.StringValue("fail")) {
+		t.Errorf("resolved = %v", got)
+	}
+	got = resolveUnknowns(ctx, plan, nil).(types.Object).Attributes()
+	if !got["interval"].IsNull() || !got["mode"].IsNull() || !got["attempts"].Equal(types.Int64Value(0)) {
+		t.Errorf("nulled = %v", got)
+	}
+	if diags.HasError() {
+		t.Fatal(diags)
 	}
 }

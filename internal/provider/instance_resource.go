@@ -252,8 +252,13 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 	// A count planned as known (kept from state while unmanaged) stays as
 	// planned even if an autoscaler moved it meanwhile; the next refresh
 	// reports the new one.
-	if spec, _ := instance.SpecFromJob(job); spec.Count != nil && (m.Count.IsUnknown() || m.Count.IsNull()) {
+	spec, _ := instance.SpecFromJob(job)
+	if spec.Count != nil && (m.Count.IsUnknown() || m.Count.IsNull()) {
 		m.Count = types.Int64Value(int64(*spec.Count))
+	}
+	// Policy fields the configuration left to Nomad: what Nomad filled in.
+	if d := settlePolicies(ctx, m, spec); d.HasError() {
+		return fmt.Errorf("%s: %s", d[0].Summary(), d[0].Detail())
 	}
 	if m.NodePool.IsUnknown() || m.NodePool.IsNull() {
 		m.NodePool = types.StringValue(deref(job.NodePool))
@@ -315,18 +320,27 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 // drift field by field. The count always comes from Nomad.
 func (r *instanceResource) mergeLive(ctx context.Context, state *instanceModel, live instance.Spec, importing bool, diags *diag.Diagnostics) {
 	count := live.Count
+	// Policies state leaves unset (none on import) stay unset while Nomad
+	// holds their defaults.
+	var prior instance.Spec
+	priorOK := false
 	if !importing {
-		prior, d, err := state.toSpec(ctx)
+		p, d, err := state.toSpec(ctx)
 		diags.Append(d...)
-		if err == nil && !d.HasError() {
-			prior.Count, live.Count = nil, nil
-			if len(instance.Diff(prior, live)) == 0 {
-				if count != nil {
-					state.Count = types.Int64Value(int64(*count))
-				}
-				state.NodePool = types.StringValue(live.NodePool)
-				return
+		prior, priorOK = p, err == nil && !d.HasError()
+	}
+	if !priorOK {
+		prior = instance.Spec{}
+	}
+	live = instance.AbsorbDefaults(live, prior)
+	if priorOK {
+		prior.Count, live.Count = nil, nil
+		if len(instance.Diff(prior, live)) == 0 {
+			if count != nil {
+				state.Count = types.Int64Value(int64(*count))
 			}
+			state.NodePool = types.StringValue(live.NodePool)
+			return
 		}
 	}
 	live.Count = count
@@ -382,6 +396,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		// Something changed the job since the last refresh. Proceed only if
 		// it touched nothing berth manages (e.g. an autoscaler's count).
 		live, _ := instance.SpecFromJob(job)
+		live = instance.AbsorbDefaults(live, had)
 		if want.Count == nil {
 			live.Count = nil
 		}

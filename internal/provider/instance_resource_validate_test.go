@@ -54,6 +54,9 @@ func TestFieldPath(t *testing.T) {
 		`services["web"].mounts[1].volume`:   {"services", "web", "mounts", 1, "volume"},
 		`volumes["data"].access_mode`:        {"volumes", "data", "access_mode"},
 		`services["web"].env["A"]`:           {"services", "web", "env", "A"},
+		`services["web"].meta["berth.x"]`:    {"services", "web", "meta", "berth.x"},
+		`services["web"].logs`:               {"services", "web", "logs"},
+		`restart.interval`:                   {"restart", "interval"},
 	}
 	for want, elems := range cases {
 		if got := fieldPath(elems).String(); got != want {
@@ -115,6 +118,36 @@ resource "berth_instance" "t" {
 resource "berth_volume" "v" {
   name      = "unknowns"
   namespace = terraform_data.later.output
+}`,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
+
+// TestInstance_partialPoliciesPlan: fields left out of a policy block are
+// Nomad's to fill in; the plan neither fails nor reads them as zero.
+func TestInstance_partialPoliciesPlan(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "berth" {
+  address = "http://127.0.0.1:1"
+}
+resource "berth_instance" "t" {
+  name       = "partial-policies"
+  restart    = { attempts = 0 }
+  reschedule = { attempts = 0, unlimited = false }
+  migrate    = { max_parallel = 2 }
+  ephemeral_disk = { size = 200 }
+  services = { a = {
+    driver       = "raw_exec"
+    command      = "/bin/sleep"
+    kill_timeout = "0s"
+    logs         = { max_files = 2 }
+    meta         = { team = "a" }
+  } }
 }`,
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
