@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 )
 
@@ -136,5 +137,22 @@ func TestResolveUnknowns(t *testing.T) {
 	}
 	if diags.HasError() {
 		t.Fatal(diags)
+	}
+}
+
+// TestChargeOfEphemeralDisk: a node reservation is charged the instance's
+// ephemeral_disk.size per allocation, Nomad's default when unset.
+func TestChargeOfEphemeralDisk(t *testing.T) {
+	s := instance.Spec{Services: map[string]instance.Service{"a": {CPU: 100, Memory: 64}, "b": {CPU: 50, Memory: 32}}}
+	if got, want := chargeOf(s, 2), (capacity.Resources{CPU: 300, MemoryMB: 192, DiskMB: 600}); got != want {
+		t.Errorf("default disk: %+v, want %+v", got, want)
+	}
+	s.EphemeralDisk = &instance.EphemeralDisk{Sticky: ptrTo(true)}
+	if got := chargeOf(s, 2).DiskMB; got != 600 {
+		t.Errorf("size unset: disk %d, want 600", got)
+	}
+	s.EphemeralDisk.SizeMB = ptrTo(50)
+	if got := chargeOf(s, 3).DiskMB; got != 150 {
+		t.Errorf("size 50: disk %d, want 150", got)
 	}
 }

@@ -101,7 +101,7 @@ func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyP
 		ns = r.data.Nomad.Namespace()
 	}
 	checkReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.InstanceConsumer(ns, plan.Name.ValueString()), want,
-		"Lower replicas or the services' cpu and memory, or grow the node reservation.", &resp.Diagnostics)
+		"Lower replicas, the services' cpu and memory or ephemeral_disk.size, or grow the node reservation.", &resp.Diagnostics)
 }
 
 // planNamespace fills the namespace and ID of a new instance.

@@ -14,6 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // TestAccInstancePolicies_failFast: with restart { attempts = 0 } and
@@ -301,6 +304,76 @@ resource "berth_instance" "t" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					expectNoChanges{},
 				}},
+			},
+		},
+	})
+}
+
+// TestAccInstancePolicies_diskCharge: an instance placed into a node
+// reservation is charged its ephemeral_disk.size per allocation, not
+// Nomad's default; the plan-time budget check uses the same size, and the
+// allocations in Nomad ask for it.
+func TestAccInstancePolicies_diskCharge(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	n := consumerFleet(t)
+	node := n.a.NodeID
+	app := "berth-acc-disk-" + randomHex(3)
+	resName := "disk-" + app[len(app)-6:]
+	cfg := func(sizeMB int) string {
+		return fmt.Sprintf(`
+resource "berth_node_reservation" "r" {
+  name    = %q
+  node_id = %q
+  cpu     = 400
+  memory  = 400
+  disk    = 1000
+}
+resource "berth_instance" "app" {
+  name             = %q
+  node_pool        = %q
+  node_reservation = berth_node_reservation.r.id
+  replicas         = 2
+  ephemeral_disk   = { size = %d }
+  update           = { min_healthy_time = "1s", healthy_deadline = "1m", progress_deadline = "2m" }
+  services = {
+    app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 100, memory = 64, logs = { max_files = 2, max_file_size_mb = 1 } }
+  }
+}
+`, resName, node, app, n.pool, sizeMB)
+	}
+	key := nomadclient.InstanceConsumer("default", app)
+	rec := &diagRecorder{}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: recordingFactories(rec),
+		CheckDestroy:             checkInstanceDestroyed(t, app),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg(100),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkCharge(t, node, resName, key, capacity.Resources{CPU: 200, MemoryMB: 128, DiskMB: 200}),
+					withJob(t, app, func(job *api.Job, allocs []*api.AllocationListStub) error {
+						if got := *job.TaskGroups[0].EphemeralDisk.SizeMB; got != 100 {
+							return fmt.Errorf("ephemeral disk in Nomad = %d MiB, want 100", got)
+						}
+						if runningAllocs(allocs) != 2 {
+							return fmt.Errorf("%d running allocations, want 2", runningAllocs(allocs))
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				// 2 × 600 MiB do not fit in 1000.
+				PreConfig:   rec.reset,
+				Config:      cfg(600),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Not enough left in the node reservation.*requested\s+1200`),
+			},
+			{
+				PreConfig: func() { requireOnePlanError(t, rec, "Not enough left in the node reservation") },
+				Config:    cfg(400),
+				Check:     checkCharge(t, node, resName, key, capacity.Resources{CPU: 200, MemoryMB: 128, DiskMB: 800}),
 			},
 		},
 	})
