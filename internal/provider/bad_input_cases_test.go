@@ -86,6 +86,7 @@ func badInstanceInputs() []badInput {
 		in("kill_timeout beyond progress_deadline", withA(`kill_timeout = "1h"`), `services["a"].kill_timeout`, "kill_timeout longer than progress_deadline"),
 		in("unknown restart mode", named(`restart = { mode = "retry" }`), "restart.mode", "Invalid Attribute Value Match"),
 		in("restart delay mode without attempts", named(`restart = { attempts = 0, mode = "delay" }`), "restart.mode", "Invalid restart mode"),
+		in("unparsable restart interval", named(`restart = { interval = "soon" }`), "restart.interval", "Invalid Time Duration String Value"),
 		in("restart interval too short", named(`restart = { interval = "1s" }`), "restart.interval", "Invalid restart interval"),
 		in("restart attempts beyond the interval", named(`restart = { attempts = 10, interval = "1m" }`), "restart.interval",
 			"Restart attempts do not fit in the interval"),

@@ -46,7 +46,7 @@ func (r *instanceResource) Configure(_ context.Context, req resource.ConfigureRe
 func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m instanceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || anyInvalidValue(ctx, m.Update, m.Services) {
+	if resp.Diagnostics.HasError() || anyInvalidValue(ctx, m.Update, m.Services, m.Restart, m.Reschedule, m.Migrate) {
 		return // invalid values are reported by the framework, at their attribute
 	}
 	spec, diags, err := m.toSpec(ctx)

@@ -33,6 +33,9 @@ func TestInstance_badInputIsRejectedAtPlan(t *testing.T) {
 		{"mount of an undeclared volume", fmt.Sprintf(`services = { a = { %s, mounts = [{ volume = "nope", destination = "/data" }] } }`,
 			`driver = "exec", command = "/bin/sleep"`), `(?s)nope`},
 		{"config not an object", fmt.Sprintf(`services = { a = { %s, config = "[1]" } }`, svc), `(?s)Invalid driver config.*JSON object`},
+		{"negative kill_timeout", fmt.Sprintf(`services = { a = { %s, kill_timeout = "-5s" } }`, svc), `(?s)Invalid kill_timeout.*-5s`},
+		{"ambiguous reschedule", fmt.Sprintf("reschedule = { attempts = 2 }\n services = { a = { %s } }", svc), `(?s)Ambiguous reschedule policy.*set unlimited = false`},
+		{"restart delay mode without attempts", fmt.Sprintf("restart = { attempts = 0, mode = \"delay\" }\n services = { a = { %s } }", svc), `(?s)Invalid restart mode.*ambiguous`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
