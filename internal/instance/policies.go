@@ -300,3 +300,35 @@ func clonePtr[T any](p *T) *T {
 	v := *p
 	return &v
 }
+
+// withoutPoststop returns allocs without the states of the job's poststop
+// tasks, which stay pending until the allocation stops: a running
+// allocation waiting to run them is not still starting.
+func withoutPoststop(job *api.Job, allocs []*api.AllocationListStub) []*api.AllocationListStub {
+	poststop := map[string]bool{}
+	for _, g := range job.TaskGroups {
+		for _, t := range g.Tasks {
+			if t != nil && t.Lifecycle != nil && t.Lifecycle.Hook == lifecyclePoststop {
+				poststop[t.Name] = true
+			}
+		}
+	}
+	if len(poststop) == 0 {
+		return allocs
+	}
+	out := make([]*api.AllocationListStub, len(allocs))
+	for i, a := range allocs {
+		if a == nil {
+			continue
+		}
+		c := *a
+		c.TaskStates = make(map[string]*api.TaskState, len(a.TaskStates))
+		for name, ts := range a.TaskStates {
+			if !poststop[name] {
+				c.TaskStates[name] = ts
+			}
+		}
+		out[i] = &c
+	}
+	return out
+}

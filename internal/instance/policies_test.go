@@ -358,3 +358,24 @@ func TestViableAttemptsMatchesNomad(t *testing.T) {
 		t.Errorf("exponential: %v %d %s", ok, possible, rec)
 	}
 }
+
+// TestObservePoststopPending: a running allocation whose poststop task
+// waits (pending until the allocation stops) is running, not starting.
+func TestObservePoststopPending(t *testing.T) {
+	s := minimalSpec()
+	s.Services["drain"] = Service{Role: RolePoststop, Driver: "exec", CPU: 10, Memory: 10}
+	job := simulateNomad(t, BuildJob(s, 1))
+	job.Version = ptr(uint64(0))
+	allocs := []*api.AllocationListStub{{ID: "a", ClientStatus: "running", DesiredStatus: "run",
+		TaskStates: map[string]*api.TaskState{"app": {State: "running"}, "drain": {State: "pending"}}}}
+	if got := Observe(job, allocs).Status; got != StatusRunning {
+		t.Errorf("status = %s, want running", got)
+	}
+	if got := Observe(job, allocs).Allocations[0].Tasks; len(got) != 2 {
+		t.Errorf("task summaries = %+v, want both tasks listed", got)
+	}
+	allocs[0].TaskStates["app"].State = "pending"
+	if got := Observe(job, allocs).Status; got != StatusStarting {
+		t.Errorf("main task pending: status = %s, want starting", got)
+	}
+}
