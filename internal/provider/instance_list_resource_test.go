@@ -99,8 +99,8 @@ func TestAccInstanceQuery_generateConfig(t *testing.T) {
 				t.Errorf("identity name = %v, want %s", got, good)
 			}
 		case tfjson.DiagnosticLogMessage:
-			if msg.Diagnostic.Severity == tfjson.DiagnosticSeverityWarning {
-				warnings = append(warnings, msg.Diagnostic.Summary+": "+msg.Diagnostic.Detail)
+			if msg.Severity == tfjson.DiagnosticSeverityWarning {
+				warnings = append(warnings, msg.Summary+": "+msg.Detail)
 			}
 		}
 	}
