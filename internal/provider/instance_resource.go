@@ -49,6 +49,11 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if resp.Diagnostics.HasError() || anyInvalidValue(ctx, m.Update, m.Services, m.Restart, m.Reschedule, m.Migrate) {
 		return // invalid values are reported by the framework, at their attribute
 	}
+	if anyUnknown(m.Services, m.Update, m.Volumes, m.Priority, m.Restart, m.Reschedule, m.Migrate, m.EphemeralDisk) {
+		// toSpec would read an unknown policy field as unset (Nomad's
+		// default), and the cross-field checks would judge that default.
+		return // checked again at apply, when every value is known
+	}
 	spec, diags, err := m.toSpec(ctx)
 	resp.Diagnostics.Append(diags...)
 	if err != nil || diags.HasError() {
