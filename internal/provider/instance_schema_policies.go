@@ -131,7 +131,7 @@ func servicePolicyAttributes() map[string]schema.Attribute {
 		},
 		"user": schema.StringAttribute{
 			Optional:            true,
-			MarkdownDescription: "User the task runs as (drivers that support it). Default: the driver's (for `exec` and `raw_exec`, the client's configuration).",
+			MarkdownDescription: "User the task runs as, for drivers that support it. Default: the driver's own (`nobody` for `exec`, the Nomad client's user for `raw_exec`, the image's for `docker`).",
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 		"logs": schema.SingleNestedAttribute{
