@@ -9,9 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
@@ -85,27 +83,12 @@ func (r *instanceListResource) List(ctx context.Context, req list.ListRequest, s
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	stream.Results = func(push func(list.ListResult) bool) {
-		var listed int64
-		for _, j := range jobs {
-			if req.Limit > 0 && listed >= req.Limit {
-				return
-			}
-			if j.Kind != "" && j.Kind != instance.KindInstance {
-				continue // a lease or a node reservation's hold: not an instance
-			}
-			result, ok := r.listed(ctx, req, j)
-			if !ok {
-				continue
-			}
-			if !push(result) {
-				return
-			}
-			if result.Identity != nil {
-				listed++
-			}
+	stream.Results = listStream(jobs, req.Limit, func(j nomadclient.JobSummary) (list.ListResult, bool) {
+		if j.Kind != "" && j.Kind != instance.KindInstance {
+			return list.ListResult{}, false // a lease or a node reservation's hold: not an instance
 		}
-	}
+		return r.listed(ctx, req, j)
+	})
 }
 
 // listed reads one job into a list result: the instance (identity, and
@@ -140,7 +123,7 @@ func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest,
 		addNomadError(&result.Diagnostics, "Could not read the allocations of job "+result.DisplayName, err)
 		return result, true
 	}
-	m, diags := nullInstanceModel(ctx)
+	m, diags := nullResourceModel[instanceModel](ctx, instanceSchema(ctx))
 	m.Name, m.Namespace = types.StringValue(j.ID), types.StringValue(j.Namespace)
 	(&instanceResource{data: r.data}).mergeLive(ctx, &m, live, true, &diags)
 	diags.Append(setComputed(ctx, &m, instance.Observe(job, allocs))...)
@@ -149,23 +132,4 @@ func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest,
 	}
 	result.Diagnostics.Append(diags...)
 	return result, true
-}
-
-// nullInstanceModel is a berth_instance with every attribute null, each
-// of its schema type: what an import starts from.
-func nullInstanceModel(ctx context.Context) (instanceModel, diag.Diagnostics) {
-	s := instanceSchema(ctx)
-	typ, ok := s.Type().TerraformType(ctx).(tftypes.Object)
-	var m instanceModel
-	if !ok {
-		var diags diag.Diagnostics
-		diags.AddError("Provider bug", "the berth_instance schema is not an object type")
-		return m, diags
-	}
-	attrs := make(map[string]tftypes.Value, len(typ.AttributeTypes))
-	for name, t := range typ.AttributeTypes {
-		attrs[name] = tftypes.NewValue(t, nil)
-	}
-	st := tfsdk.State{Schema: s, Raw: tftypes.NewValue(typ, attrs)}
-	return m, st.Get(ctx, &m)
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -34,6 +35,7 @@ var (
 	_ provider.Provider                     = &berthProvider{}
 	_ provider.ProviderWithConfigValidators = &berthProvider{}
 	_ provider.ProviderWithListResources    = &berthProvider{}
+	_ provider.ProviderWithActions          = &berthProvider{}
 )
 
 // New returns a function that builds the provider, as providerserver wants.
@@ -213,6 +215,16 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 func (p *berthProvider) ListResources(context.Context) []func() list.ListResource {
 	return []func() list.ListResource{
 		NewInstanceListResource,
+		NewVolumeListResource,
+		NewNodeReservationListResource,
+	}
+}
+
+// Actions are imperative operations run from a plan (Terraform 1.14+).
+func (p *berthProvider) Actions(context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewInstanceRestartAction,
+		NewLeaseRenewAction,
 	}
 }
 
