@@ -22,6 +22,44 @@ import (
 // The defaults below are Nomad 1.10's (api/tasks.go Canonicalize,
 // nomad/structs/structs.go DefaultServiceJobRestartPolicy and friends).
 
+// Policies are the job's priority and the group's policies, the instance's
+// `policies` attribute (one nested attribute rather than five top-level
+// ones keeps the plan's cost down; see DESIGN.md).
+type Policies struct {
+	// Priority is compared even when one side is unset.
+	Priority      *int           `tf:"priority" diff:"presence"`
+	Restart       *Restart       `tf:"restart"`
+	Reschedule    *Reschedule    `tf:"reschedule"`
+	Migrate       *Migrate       `tf:"migrate"`
+	EphemeralDisk *EphemeralDisk `tf:"ephemeral_disk"`
+}
+
+// TaskPolicies are a service's task settings, its `policies` attribute.
+type TaskPolicies struct {
+	// KillTimeout and ShutdownDelay are compared even when one side is unset.
+	KillTimeout   *time.Duration    `tf:"kill_timeout" diff:"presence"`
+	ShutdownDelay *time.Duration    `tf:"shutdown_delay" diff:"presence"`
+	User          string            `tf:"user"`
+	Logs          *Logs             `tf:"logs"`
+	Meta          map[string]string `tf:"meta"` // task meta; keys starting with MetaPrefix are reserved
+}
+
+// pol returns s's policies, the zero Policies when unset.
+func (s Spec) pol() Policies {
+	if s.Policies == nil {
+		return Policies{}
+	}
+	return *s.Policies
+}
+
+// pol returns svc's policies, the zero TaskPolicies when unset.
+func (svc Service) pol() TaskPolicies {
+	if svc.Policies == nil {
+		return TaskPolicies{}
+	}
+	return *svc.Policies
+}
+
 // Restart is the group's restart policy (Nomad's `restart` block).
 type Restart struct {
 	Attempts        *int           `tf:"attempts"`
@@ -150,57 +188,71 @@ func DefaultLogs() Logs { return Logs{MaxFiles: ptr(10), MaxFileSizeMB: ptr(10)}
 // EphemeralDiskMB is the disk each allocation of s takes: the configured
 // size, or Nomad's default.
 func (s Spec) EphemeralDiskMB() int {
-	if s.EphemeralDisk != nil && s.EphemeralDisk.SizeMB != nil {
-		return *s.EphemeralDisk.SizeMB
+	if d := s.pol().EphemeralDisk; d != nil && d.SizeMB != nil {
+		return *d.SizeMB
 	}
 	return DefaultEphemeralDiskMB
 }
 
 // AbsorbDefaults returns read (a spec from SpecFromJob) with every policy
-// and per-task scalar that prior (the spec before the read: what state
-// held; the zero Spec on import) leaves unset set back to nil when Nomad
-// holds exactly its default for read's job type. Everything else stays as
+// and task setting that prior (the spec before the read: what state held;
+// the zero Spec on import) leaves unset set back to nil when Nomad holds
+// exactly its default for read's job type, and a policies object left with
+// nothing set back to nil when prior had none. Everything else stays as
 // read, so a policy the user never set but someone changed in Nomad shows
 // as a difference, and a set policy compares field by field.
 func AbsorbDefaults(read, prior Spec) Spec {
 	out := read
 	jt := read.Type
-	if prior.Restart == nil && read.Restart != nil && equalPolicy(*read.Restart, DefaultRestart(jt)) {
-		out.Restart = nil
+	was, p := prior.pol(), read.pol()
+	if was.Restart == nil && p.Restart != nil && equalPolicy(*p.Restart, DefaultRestart(jt)) {
+		p.Restart = nil
 	}
-	if prior.Reschedule == nil && read.Reschedule != nil {
-		if d := DefaultReschedule(jt); d != nil && equalPolicy(*read.Reschedule, *d) {
-			out.Reschedule = nil
+	if was.Reschedule == nil && p.Reschedule != nil {
+		if d := DefaultReschedule(jt); d != nil && equalPolicy(*p.Reschedule, *d) {
+			p.Reschedule = nil
 		}
 	}
-	if prior.Migrate == nil && read.Migrate != nil {
-		if d := DefaultMigrate(jt); d != nil && equalPolicy(*read.Migrate, *d) {
-			out.Migrate = nil
+	if was.Migrate == nil && p.Migrate != nil {
+		if d := DefaultMigrate(jt); d != nil && equalPolicy(*p.Migrate, *d) {
+			p.Migrate = nil
 		}
 	}
-	if prior.EphemeralDisk == nil && read.EphemeralDisk != nil && equalPolicy(*read.EphemeralDisk, DefaultEphemeralDisk()) {
-		out.EphemeralDisk = nil
+	if was.EphemeralDisk == nil && p.EphemeralDisk != nil && equalPolicy(*p.EphemeralDisk, DefaultEphemeralDisk()) {
+		p.EphemeralDisk = nil
 	}
-	if prior.Priority == nil && read.Priority != nil && *read.Priority == DefaultPriority {
-		out.Priority = nil
+	if was.Priority == nil && p.Priority != nil && *p.Priority == DefaultPriority {
+		p.Priority = nil
 	}
+	out.Policies = orNil(p, prior.Policies != nil)
 	if len(read.Services) > 0 {
 		out.Services = make(map[string]Service, len(read.Services))
 		for name, svc := range read.Services {
-			was := prior.Services[name] // the zero Service for a new one
-			if was.Logs == nil && svc.Logs != nil && equalPolicy(*svc.Logs, DefaultLogs()) {
-				svc.Logs = nil
+			prev := prior.Services[name] // the zero Service for a new one
+			was, tp := prev.pol(), svc.pol()
+			if was.Logs == nil && tp.Logs != nil && equalPolicy(*tp.Logs, DefaultLogs()) {
+				tp.Logs = nil
 			}
-			if was.KillTimeout == nil && svc.KillTimeout != nil && *svc.KillTimeout == DefaultKillTimeout {
-				svc.KillTimeout = nil
+			if was.KillTimeout == nil && tp.KillTimeout != nil && *tp.KillTimeout == DefaultKillTimeout {
+				tp.KillTimeout = nil
 			}
-			if was.ShutdownDelay == nil && svc.ShutdownDelay != nil && *svc.ShutdownDelay == 0 {
-				svc.ShutdownDelay = nil
+			if was.ShutdownDelay == nil && tp.ShutdownDelay != nil && *tp.ShutdownDelay == 0 {
+				tp.ShutdownDelay = nil
 			}
+			svc.Policies = orNil(tp, prev.Policies != nil)
 			out.Services[name] = svc
 		}
 	}
 	return out
+}
+
+// orNil returns &p, or nil when p sets nothing and keep is false.
+func orNil[T any](p T, keep bool) *T {
+	var zero T
+	if !keep && reflect.DeepEqual(p, zero) {
+		return nil
+	}
+	return &p
 }
 
 // equalPolicy compares two policies of the same type field by field, a nil
@@ -209,42 +261,44 @@ func equalPolicy[T any](a, b T) bool { return reflect.DeepEqual(a, b) }
 
 // buildPolicies puts the group policies and priority of s into job.
 func buildPolicies(s Spec, job *api.Job, g *api.TaskGroup) {
-	if s.Priority != nil {
-		job.Priority = ptr(*s.Priority)
+	p := s.pol()
+	if p.Priority != nil {
+		job.Priority = ptr(*p.Priority)
 	}
-	if r := s.Restart; r != nil {
+	if r := p.Restart; r != nil {
 		g.RestartPolicy = &api.RestartPolicy{Attempts: clonePtr(r.Attempts), Interval: clonePtr(r.Interval), Delay: clonePtr(r.Delay),
 			Mode: clonePtr(r.Mode), RenderTemplates: clonePtr(r.RenderTemplates)}
 	}
-	if r := s.Reschedule; r != nil {
+	if r := p.Reschedule; r != nil {
 		g.ReschedulePolicy = &api.ReschedulePolicy{Attempts: clonePtr(r.Attempts), Interval: clonePtr(r.Interval), Delay: clonePtr(r.Delay),
 			DelayFunction: clonePtr(r.DelayFunction), MaxDelay: clonePtr(r.MaxDelay), Unlimited: clonePtr(r.Unlimited)}
 	}
-	if m := s.Migrate; m != nil {
+	if m := p.Migrate; m != nil {
 		g.Migrate = &api.MigrateStrategy{MaxParallel: clonePtr(m.MaxParallel), HealthCheck: clonePtr(m.HealthCheck),
 			MinHealthyTime: clonePtr(m.MinHealthyTime), HealthyDeadline: clonePtr(m.HealthyDeadline)}
 	}
-	if d := s.EphemeralDisk; d != nil {
+	if d := p.EphemeralDisk; d != nil {
 		g.EphemeralDisk = &api.EphemeralDisk{SizeMB: clonePtr(d.SizeMB), Sticky: clonePtr(d.Sticky), Migrate: clonePtr(d.Migrate)}
 	}
 }
 
-// buildTaskPolicies puts a service's policies into its task. Task meta
+// buildTaskPolicies puts a service's settings into its task. Task meta
 // gets the user's keys; berth's own (MetaPrefix) are added by buildTask.
 func buildTaskPolicies(svc Service, t *api.Task) {
-	t.KillTimeout = clonePtr(svc.KillTimeout)
-	if svc.ShutdownDelay != nil {
-		t.ShutdownDelay = *svc.ShutdownDelay
+	p := svc.pol()
+	t.KillTimeout = clonePtr(p.KillTimeout)
+	if p.ShutdownDelay != nil {
+		t.ShutdownDelay = *p.ShutdownDelay
 	}
-	t.User = svc.User
-	if l := svc.Logs; l != nil {
+	t.User = p.User
+	if l := p.Logs; l != nil {
 		t.LogConfig = &api.LogConfig{MaxFiles: clonePtr(l.MaxFiles), MaxFileSizeMB: clonePtr(l.MaxFileSizeMB)}
 	}
-	if len(svc.Meta) > 0 {
+	if len(p.Meta) > 0 {
 		if t.Meta == nil {
-			t.Meta = make(map[string]string, len(svc.Meta))
+			t.Meta = make(map[string]string, len(p.Meta))
 		}
-		for k, v := range svc.Meta {
+		for k, v := range p.Meta {
 			t.Meta[k] = v
 		}
 	}
@@ -252,42 +306,42 @@ func buildTaskPolicies(svc Service, t *api.Task) {
 
 // readPolicies reads the job's priority and the group's policies in full.
 func (r *reader) readPolicies(s *Spec, job *api.Job, g *api.TaskGroup) {
+	p := &Policies{}
 	if job.Priority != nil {
-		s.Priority = ptr(*job.Priority)
+		p.Priority = ptr(*job.Priority)
 	}
-	if p := g.RestartPolicy; p != nil {
-		s.Restart = &Restart{Attempts: clonePtr(p.Attempts), Interval: clonePtr(p.Interval), Delay: clonePtr(p.Delay),
-			Mode: clonePtr(p.Mode), RenderTemplates: clonePtr(p.RenderTemplates)}
+	if rp := g.RestartPolicy; rp != nil {
+		p.Restart = &Restart{Attempts: clonePtr(rp.Attempts), Interval: clonePtr(rp.Interval), Delay: clonePtr(rp.Delay),
+			Mode: clonePtr(rp.Mode), RenderTemplates: clonePtr(rp.RenderTemplates)}
 	}
-	if p := g.ReschedulePolicy; p != nil {
-		s.Reschedule = &Reschedule{Attempts: clonePtr(p.Attempts), Interval: clonePtr(p.Interval), Delay: clonePtr(p.Delay),
-			DelayFunction: clonePtr(p.DelayFunction), MaxDelay: clonePtr(p.MaxDelay), Unlimited: clonePtr(p.Unlimited)}
+	if rp := g.ReschedulePolicy; rp != nil {
+		p.Reschedule = &Reschedule{Attempts: clonePtr(rp.Attempts), Interval: clonePtr(rp.Interval), Delay: clonePtr(rp.Delay),
+			DelayFunction: clonePtr(rp.DelayFunction), MaxDelay: clonePtr(rp.MaxDelay), Unlimited: clonePtr(rp.Unlimited)}
 	}
 	if m := g.Migrate; m != nil {
-		s.Migrate = &Migrate{MaxParallel: clonePtr(m.MaxParallel), HealthCheck: clonePtr(m.HealthCheck),
+		p.Migrate = &Migrate{MaxParallel: clonePtr(m.MaxParallel), HealthCheck: clonePtr(m.HealthCheck),
 			MinHealthyTime: clonePtr(m.MinHealthyTime), HealthyDeadline: clonePtr(m.HealthyDeadline)}
 	}
 	if d := g.EphemeralDisk; d != nil {
-		s.EphemeralDisk = &EphemeralDisk{SizeMB: clonePtr(d.SizeMB), Sticky: clonePtr(d.Sticky), Migrate: clonePtr(d.Migrate)}
+		p.EphemeralDisk = &EphemeralDisk{SizeMB: clonePtr(d.SizeMB), Sticky: clonePtr(d.Sticky), Migrate: clonePtr(d.Migrate)}
 	}
+	s.Policies = orNil(*p, false)
 	if g.ShutdownDelay != nil && *g.ShutdownDelay != 0 {
 		r.add("group sets a shutdown_delay (berth sets it per service)")
 	}
 }
 
-// readTaskPolicies reads a task's policies in full and reports a restart
+// readTaskPolicies reads a task's settings in full and reports a restart
 // policy of its own, which berth cannot express (it sets the group's).
 func (r *reader) readTaskPolicies(svc *Service, t *api.Task, g *api.TaskGroup) {
-	svc.KillTimeout = clonePtr(t.KillTimeout)
-	svc.ShutdownDelay = ptr(t.ShutdownDelay)
-	svc.User = t.User
+	p := TaskPolicies{KillTimeout: clonePtr(t.KillTimeout), ShutdownDelay: ptr(t.ShutdownDelay), User: t.User, Meta: userMeta(t.Meta)}
 	if l := t.LogConfig; l != nil {
-		svc.Logs = &Logs{MaxFiles: clonePtr(l.MaxFiles), MaxFileSizeMB: clonePtr(l.MaxFileSizeMB)}
+		p.Logs = &Logs{MaxFiles: clonePtr(l.MaxFiles), MaxFileSizeMB: clonePtr(l.MaxFileSizeMB)}
 		if deref(l.Disabled) {
 			r.add("task %q disables log collection", t.Name)
 		}
 	}
-	svc.Meta = userMeta(t.Meta)
+	svc.Policies = orNil(p, false)
 	if t.RestartPolicy != nil && g.RestartPolicy != nil && !reflect.DeepEqual(*t.RestartPolicy, *g.RestartPolicy) {
 		r.add("task %q has a restart policy of its own (berth sets the group's)", t.Name)
 	}

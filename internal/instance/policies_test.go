@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,37 +13,56 @@ import (
 // policySpec sets every policy field, none to Nomad's default.
 func policySpec() Spec {
 	s := fullSpec()
-	s.Priority = ptr(70)
-	s.Restart = &Restart{Attempts: ptr(0), Interval: ptr(10 * time.Minute), Delay: ptr(5 * time.Second), Mode: ptr("fail"), RenderTemplates: ptr(true)}
-	s.Reschedule = &Reschedule{Attempts: ptr(3), Interval: ptr(time.Hour), Delay: ptr(10 * time.Second),
-		DelayFunction: ptr("constant"), MaxDelay: ptr(time.Minute), Unlimited: ptr(false)}
-	s.Migrate = &Migrate{MaxParallel: ptr(2), HealthCheck: ptr("task_states"), MinHealthyTime: ptr(time.Second), HealthyDeadline: ptr(time.Minute)}
-	s.EphemeralDisk = &EphemeralDisk{SizeMB: ptr(500), Sticky: ptr(true), Migrate: ptr(true)}
+	s.Policies = &Policies{
+		Priority: ptr(70),
+		Restart:  &Restart{Attempts: ptr(0), Interval: ptr(10 * time.Minute), Delay: ptr(5 * time.Second), Mode: ptr("fail"), RenderTemplates: ptr(true)},
+		Reschedule: &Reschedule{Attempts: ptr(3), Interval: ptr(time.Hour), Delay: ptr(10 * time.Second),
+			DelayFunction: ptr("constant"), MaxDelay: ptr(time.Minute), Unlimited: ptr(false)},
+		Migrate:       &Migrate{MaxParallel: ptr(2), HealthCheck: ptr("task_states"), MinHealthyTime: ptr(time.Second), HealthyDeadline: ptr(time.Minute)},
+		EphemeralDisk: &EphemeralDisk{SizeMB: ptr(500), Sticky: ptr(true), Migrate: ptr(true)},
+	}
 	web := s.Services["web"]
-	web.KillTimeout = ptr(20 * time.Second)
-	web.ShutdownDelay = ptr(3 * time.Second)
-	web.User = "nobody"
-	web.Logs = &Logs{MaxFiles: ptr(3), MaxFileSizeMB: ptr(20)}
-	web.Meta = map[string]string{"team": "shop"}
+	web.Policies = &TaskPolicies{KillTimeout: ptr(20 * time.Second), ShutdownDelay: ptr(3 * time.Second), User: "nobody",
+		Logs: &Logs{MaxFiles: ptr(3), MaxFileSizeMB: ptr(20)}, Meta: map[string]string{"team": "shop"}}
 	s.Services["web"] = web
 	proxy := s.Services["proxy"]
 	proxy.Role = RolePrestartSidecar
-	proxy.KillTimeout = ptr(time.Duration(0)) // set to 0: not the same as unset
+	proxy.Policies = &TaskPolicies{KillTimeout: ptr(time.Duration(0))} // set to 0: not the same as unset
 	s.Services["proxy"] = proxy
 	s.Services["notify"] = Service{Role: RolePoststart, Driver: "exec", Command: "/bin/true", CPU: 10, Memory: 10}
 	s.Services["cleanup"] = Service{Role: RolePoststop, Driver: "exec", Command: "/bin/true", CPU: 10, Memory: 10}
 	return s
 }
 
+// withPolicies returns s with its policies changed by f.
+func withPolicies(s Spec, f func(*Policies)) Spec {
+	p := s.pol()
+	f(&p)
+	s.Policies = &p
+	return s
+}
+
+// withTask returns s with service name's task policies changed by f.
+func withTask(s Spec, name string, f func(*TaskPolicies)) Spec {
+	svc := s.Services[name]
+	p := svc.pol()
+	f(&p)
+	svc.Policies = &p
+	s.Services = maps.Clone(s.Services)
+	s.Services[name] = svc
+	return s
+}
+
 func TestRoundTripPolicies(t *testing.T) {
-	partial := minimalSpec()
-	partial.Restart = &Restart{Attempts: ptr(0)}
-	partial.Reschedule = &Reschedule{Attempts: ptr(0), Unlimited: ptr(false)}
-	partial.EphemeralDisk = &EphemeralDisk{SizeMB: ptr(DefaultEphemeralDiskMB)} // the default, but set
-	app := partial.Services["app"]
-	app.Logs = &Logs{MaxFiles: ptr(2)}
-	app.KillTimeout = ptr(DefaultKillTimeout)
-	partial.Services["app"] = app
+	partial := withPolicies(minimalSpec(), func(p *Policies) {
+		p.Restart = &Restart{Attempts: ptr(0)}
+		p.Reschedule = &Reschedule{Attempts: ptr(0), Unlimited: ptr(false)}
+		p.EphemeralDisk = &EphemeralDisk{SizeMB: ptr(DefaultEphemeralDiskMB)} // the default, but set
+	})
+	partial = withTask(partial, "app", func(p *TaskPolicies) {
+		p.Logs = &Logs{MaxFiles: ptr(2)}
+		p.KillTimeout = ptr(DefaultKillTimeout)
+	})
 
 	for name, spec := range map[string]Spec{"every field": policySpec(), "partial and defaults set": partial} {
 		t.Run(name, func(t *testing.T) {
@@ -57,26 +77,20 @@ func TestRoundTripPolicies(t *testing.T) {
 				t.Errorf("Diff(input, read back) = %q, want none", d)
 			}
 			// Set policies read back in full.
-			if got.Restart == nil || got.Restart.Interval == nil || got.Reschedule == nil || got.Reschedule.MaxDelay == nil ||
-				got.EphemeralDisk == nil || got.EphemeralDisk.Sticky == nil || got.Services["app"].KillTimeout == nil && name != "every field" {
-				t.Errorf("set policies not read in full: %+v", got)
+			p := got.pol()
+			if p.Restart == nil || p.Restart.Interval == nil || p.Reschedule == nil || p.Reschedule.MaxDelay == nil ||
+				p.EphemeralDisk == nil || p.EphemeralDisk.Sticky == nil {
+				t.Errorf("set policies not read in full: %+v", p)
 			}
 		})
 	}
-	// With every field set the read is exact.
+	// With every field set the read is exact, except the task settings
+	// left unset on services that set none (AbsorbDefaults leaves them nil).
 	s := policySpec()
 	got, _ := readBack(simulateNomad(t, BuildJob(s, 1)), s)
 	want := Normalize(s)
-	for name, svc := range want.Services {
-		// Unset task scalars read back as Nomad's defaults when the prior
-		// spec left them unset; AbsorbDefaults makes them nil again.
-		if g := got.Services[name]; !reflect.DeepEqual(g, svc) {
-			t.Errorf("service %s:\n got %+v\nwant %+v", name, g, svc)
-		}
-	}
-	got.Services, want.Services = nil, nil
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("read back differs:\n%s", strings.Join(Diff(want, got), "\n"))
+		t.Errorf("read back differs:\n%s\ngot %+v\nwant %+v", strings.Join(Diff(want, got), "\n"), got.Services["proxy"].Policies, want.Services["proxy"].Policies)
 	}
 }
 
@@ -92,9 +106,9 @@ func TestBuildJobSendsOnlySetPolicyFields(t *testing.T) {
 		t.Errorf("unset task policies were sent: %+v", task)
 	}
 
-	s.Restart = &Restart{Attempts: ptr(0)}
+	s = withPolicies(s, func(p *Policies) { p.Restart = &Restart{Attempts: ptr(0)} })
+	s = withTask(s, "app", func(p *TaskPolicies) { p.Meta = map[string]string{"team": "a"} })
 	app := s.Services["app"]
-	app.Meta = map[string]string{"team": "a"}
 	app.Ports = map[string]Port{"http": {}}
 	s.Services["app"] = app
 	job = BuildJob(s, 1)
@@ -106,8 +120,8 @@ func TestBuildJobSendsOnlySetPolicyFields(t *testing.T) {
 	}
 	// berth's key stays out of the user's meta when read back.
 	got, _ := readBack(simulateNomad(t, job), s)
-	if m := got.Services["app"].Meta; !reflect.DeepEqual(m, app.Meta) {
-		t.Errorf("task meta read back = %v, want %v", m, app.Meta)
+	if m := got.Services["app"].pol().Meta; !reflect.DeepEqual(m, app.pol().Meta) {
+		t.Errorf("task meta read back = %v, want %v", m, app.pol().Meta)
 	}
 }
 
@@ -154,12 +168,8 @@ func TestAbsorbDefaults(t *testing.T) {
 		got.Type = jobType
 		return got
 	}
-	setRestart := minimalSpec()
-	setRestart.Restart = &Restart{Attempts: ptr(2)}
-	setKill := minimalSpec()
-	app := setKill.Services["app"]
-	app.KillTimeout = ptr(DefaultKillTimeout)
-	setKill.Services["app"] = app
+	setRestart := withPolicies(minimalSpec(), func(p *Policies) { p.Restart = &Restart{Attempts: ptr(2)} })
+	setKill := withTask(minimalSpec(), "app", func(p *TaskPolicies) { p.KillTimeout = ptr(DefaultKillTimeout) })
 
 	tests := []struct {
 		name  string
@@ -172,17 +182,17 @@ func TestAbsorbDefaults(t *testing.T) {
 		{"batch defaults absorb", read(jobTypeBatch, nil), Spec{Type: jobTypeBatch}, nil},
 		{"system job has no reschedule or migrate", read(jobTypeSystem, nil), Spec{Type: jobTypeSystem}, nil},
 		{"changed unset policy shows", read("", func(j *api.Job) { j.TaskGroups[0].RestartPolicy.Attempts = ptr(5) }), minimalSpec(),
-			[]string{"restart: added"}},
+			[]string{"policies: added"}},
 		{"changed unset priority shows", read("", func(j *api.Job) { j.Priority = ptr(80) }), minimalSpec(),
-			[]string{"priority: (unset) -> 80"}},
+			[]string{"policies: added"}},
 		{"changed unset kill_timeout shows", read("", func(j *api.Job) { j.TaskGroups[0].Tasks[0].KillTimeout = ptr(time.Minute) }), minimalSpec(),
-			[]string{"services.app.kill_timeout: (unset) -> 1m0s"}},
+			[]string{"services.app.policies: added"}},
 		{"changed unset logs show", read("", func(j *api.Job) { j.TaskGroups[0].Tasks[0].LogConfig.MaxFiles = ptr(1) }), minimalSpec(),
-			[]string{"services.app.logs: added"}},
+			[]string{"services.app.policies: added"}},
 		{"set policy at its default stays", read("", nil), setRestart, nil},
 		{"set kill_timeout at its default stays", read("", nil), setKill, nil},
 		{"set policy changed shows the field", read("", func(j *api.Job) { j.TaskGroups[0].RestartPolicy.Attempts = ptr(5) }), setRestart,
-			[]string{"restart.attempts: 2 -> 5"}},
+			[]string{"policies.restart.attempts: 2 -> 5"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -190,10 +200,10 @@ func TestAbsorbDefaults(t *testing.T) {
 			prior := tt.prior
 			if prior.Services == nil {
 				prior = got // import: compare policies only
-				prior.Priority, prior.Restart, prior.Reschedule, prior.Migrate, prior.EphemeralDisk = nil, nil, nil, nil, nil
+				prior.Policies = nil
 				prior.Services = map[string]Service{}
 				for n, svc := range got.Services {
-					svc.KillTimeout, svc.ShutdownDelay, svc.Logs = nil, nil, nil
+					svc.Policies = nil
 					prior.Services[n] = svc
 				}
 			}
@@ -203,30 +213,31 @@ func TestAbsorbDefaults(t *testing.T) {
 		})
 	}
 	// Service defaults on a batch job are not batch's defaults.
-	svcRestart := read("", nil).Restart
-	batch := read(jobTypeBatch, nil)
-	batch.Restart = svcRestart
-	if got := AbsorbDefaults(batch, Spec{Type: jobTypeBatch}); got.Restart == nil {
+	svcRestart := read("", nil).pol().Restart
+	batch := withPolicies(read(jobTypeBatch, nil), func(p *Policies) { p.Restart = svcRestart })
+	if got := AbsorbDefaults(batch, Spec{Type: jobTypeBatch}); got.pol().Restart == nil {
 		t.Errorf("service restart defaults absorbed on a batch job")
 	}
 }
 
 func TestDiffPolicies(t *testing.T) {
 	a := minimalSpec()
-	b := minimalSpec()
-	b.Restart = &Restart{Attempts: ptr(0)}
-	if d := Diff(a, b); !reflect.DeepEqual(d, []string{"restart: added"}) {
+	b := withPolicies(minimalSpec(), func(p *Policies) { p.Restart = &Restart{Attempts: ptr(0)} })
+	if d := Diff(a, b); !reflect.DeepEqual(d, []string{"policies: added"}) {
+		t.Errorf("added policies: %q", d)
+	}
+	a = withPolicies(a, func(p *Policies) { p.Priority = ptr(60) })
+	if d := Diff(a, b); !reflect.DeepEqual(d, []string{"policies.priority: 60 -> (unset)", "policies.restart: added"}) {
 		t.Errorf("added restart: %q", d)
 	}
 	// A field one side leaves to Nomad is not compared.
-	a.Restart = &Restart{Attempts: ptr(0), Interval: ptr(time.Hour)}
+	a = withPolicies(minimalSpec(), func(p *Policies) { p.Restart = &Restart{Attempts: ptr(0), Interval: ptr(time.Hour)} })
 	if d := Diff(a, b); len(d) > 0 {
 		t.Errorf("unset sub-field compared: %q", d)
 	}
-	app := b.Services["app"]
-	app.KillTimeout = ptr(time.Duration(0))
-	b.Services["app"] = app
-	if d := Diff(a, b); !reflect.DeepEqual(d, []string{"services.app.kill_timeout: (unset) -> 0s"}) {
+	b = withTask(b, "app", func(p *TaskPolicies) { p.KillTimeout = ptr(time.Duration(0)) })
+	a = withTask(a, "app", func(*TaskPolicies) {})
+	if d := Diff(a, b); !reflect.DeepEqual(d, []string{"services.app.policies.kill_timeout: (unset) -> 0s"}) {
 		t.Errorf("kill_timeout set to 0: %q", d)
 	}
 }
@@ -236,11 +247,11 @@ func TestEphemeralDiskMB(t *testing.T) {
 	if got := s.EphemeralDiskMB(); got != 300 {
 		t.Errorf("default = %d", got)
 	}
-	s.EphemeralDisk = &EphemeralDisk{Sticky: ptr(true)}
+	s.Policies = &Policies{EphemeralDisk: &EphemeralDisk{Sticky: ptr(true)}}
 	if got := s.EphemeralDiskMB(); got != 300 {
 		t.Errorf("size unset = %d", got)
 	}
-	s.EphemeralDisk.SizeMB = ptr(1024)
+	s.Policies.EphemeralDisk.SizeMB = ptr(1024)
 	if got := s.EphemeralDiskMB(); got != 1024 {
 		t.Errorf("size set = %d", got)
 	}
@@ -249,12 +260,14 @@ func TestEphemeralDiskMB(t *testing.T) {
 func TestValidatePolicies(t *testing.T) {
 	spec := func(f func(*Spec)) Spec {
 		s := minimalSpec()
+		s.Policies = &Policies{}
 		f(&s)
 		return s
 	}
 	app := func(f func(*Service)) Spec {
 		return spec(func(s *Spec) {
 			svc := s.Services["app"]
+			svc.Policies = &TaskPolicies{}
 			f(&svc)
 			s.Services["app"] = svc
 		})
@@ -264,61 +277,64 @@ func TestValidatePolicies(t *testing.T) {
 		spec Spec
 		path []any // nil: valid
 	}{
-		{"restart attempts 0 with the default mode", spec(func(s *Spec) { s.Restart = &Restart{Attempts: ptr(0)} }), nil},
-		{"restart attempts 0 in delay mode", spec(func(s *Spec) { s.Restart = &Restart{Attempts: ptr(0), Mode: ptr("delay")} }),
-			path("restart", "mode")},
-		{"restart interval too short", spec(func(s *Spec) { s.Restart = &Restart{Attempts: ptr(0), Interval: ptr(time.Second)} }),
-			path("restart", "interval")},
-		{"restart delay too long for the default interval", spec(func(s *Spec) { s.Restart = &Restart{Delay: ptr(time.Hour)} }),
-			path("restart", "delay")},
+		{"restart attempts 0 with the default mode", spec(func(s *Spec) { s.Policies.Restart = &Restart{Attempts: ptr(0)} }), nil},
+		{"restart attempts 0 in delay mode", spec(func(s *Spec) { s.Policies.Restart = &Restart{Attempts: ptr(0), Mode: ptr("delay")} }),
+			path("policies", "restart", "mode")},
+		{"restart interval too short", spec(func(s *Spec) { s.Policies.Restart = &Restart{Attempts: ptr(0), Interval: ptr(time.Second)} }),
+			path("policies", "restart", "interval")},
+		{"restart delay too long for the default interval", spec(func(s *Spec) { s.Policies.Restart = &Restart{Delay: ptr(time.Hour)} }),
+			path("policies", "restart", "delay")},
 		{"restart attempts do not fit the set interval", spec(func(s *Spec) {
-			s.Restart = &Restart{Attempts: ptr(10), Interval: ptr(time.Minute)}
-		}), path("restart", "interval")},
-		{"reschedule off", spec(func(s *Spec) { s.Reschedule = &Reschedule{Attempts: ptr(0), Unlimited: ptr(false)} }), nil},
-		{"reschedule attempts with unlimited by default", spec(func(s *Spec) { s.Reschedule = &Reschedule{Attempts: ptr(3)} }),
-			path("reschedule", "attempts")},
-		{"reschedule attempts and unlimited", spec(func(s *Spec) { s.Reschedule = &Reschedule{Attempts: ptr(3), Unlimited: ptr(true)} }),
-			path("reschedule", "unlimited")},
-		{"reschedule limited without interval", spec(func(s *Spec) { s.Reschedule = &Reschedule{Attempts: ptr(3), Unlimited: ptr(false)} }),
-			path("reschedule", "interval")},
-		{"reschedule delay too short", spec(func(s *Spec) { s.Reschedule = &Reschedule{Delay: ptr(time.Second)} }),
-			path("reschedule", "delay")},
-		{"reschedule max_delay below delay", spec(func(s *Spec) { s.Reschedule = &Reschedule{Delay: ptr(time.Minute), MaxDelay: ptr(30 * time.Second)} }),
-			path("reschedule", "max_delay")},
-		{"reschedule delay above the default max_delay", spec(func(s *Spec) { s.Reschedule = &Reschedule{Delay: ptr(2 * time.Hour)} }),
-			path("reschedule", "delay")},
+			s.Policies.Restart = &Restart{Attempts: ptr(10), Interval: ptr(time.Minute)}
+		}), path("policies", "restart", "interval")},
+		{"reschedule off", spec(func(s *Spec) { s.Policies.Reschedule = &Reschedule{Attempts: ptr(0), Unlimited: ptr(false)} }), nil},
+		{"reschedule attempts with unlimited by default", spec(func(s *Spec) { s.Policies.Reschedule = &Reschedule{Attempts: ptr(3)} }),
+			path("policies", "reschedule", "attempts")},
+		{"reschedule attempts and unlimited", spec(func(s *Spec) { s.Policies.Reschedule = &Reschedule{Attempts: ptr(3), Unlimited: ptr(true)} }),
+			path("policies", "reschedule", "unlimited")},
+		{"reschedule limited without interval", spec(func(s *Spec) { s.Policies.Reschedule = &Reschedule{Attempts: ptr(3), Unlimited: ptr(false)} }),
+			path("policies", "reschedule", "interval")},
+		{"reschedule delay too short", spec(func(s *Spec) { s.Policies.Reschedule = &Reschedule{Delay: ptr(time.Second)} }),
+			path("policies", "reschedule", "delay")},
+		{"reschedule max_delay below delay", spec(func(s *Spec) {
+			s.Policies.Reschedule = &Reschedule{Delay: ptr(time.Minute), MaxDelay: ptr(30 * time.Second)}
+		}),
+			path("policies", "reschedule", "max_delay")},
+		{"reschedule delay above the default max_delay", spec(func(s *Spec) { s.Policies.Reschedule = &Reschedule{Delay: ptr(2 * time.Hour)} }),
+			path("policies", "reschedule", "delay")},
 		{"reschedule interval too short", spec(func(s *Spec) {
-			s.Reschedule = &Reschedule{Attempts: ptr(1), Unlimited: ptr(false), Interval: ptr(10 * time.Second)}
-		}), path("reschedule", "interval")},
+			s.Policies.Reschedule = &Reschedule{Attempts: ptr(1), Unlimited: ptr(false), Interval: ptr(10 * time.Second)}
+		}), path("policies", "reschedule", "interval")},
 		{"reschedule attempts do not fit", spec(func(s *Spec) {
-			s.Reschedule = &Reschedule{Attempts: ptr(5), Unlimited: ptr(false), Interval: ptr(time.Minute), DelayFunction: ptr("constant")}
-		}), path("reschedule", "interval")},
+			s.Policies.Reschedule = &Reschedule{Attempts: ptr(5), Unlimited: ptr(false), Interval: ptr(time.Minute), DelayFunction: ptr("constant")}
+		}), path("policies", "reschedule", "interval")},
 		{"reschedule attempts fit", spec(func(s *Spec) {
-			s.Reschedule = &Reschedule{Attempts: ptr(5), Unlimited: ptr(false), Interval: ptr(time.Hour)}
+			s.Policies.Reschedule = &Reschedule{Attempts: ptr(5), Unlimited: ptr(false), Interval: ptr(time.Hour)}
 		}), nil},
 		{"reschedule fibonacci fits", spec(func(s *Spec) {
-			s.Reschedule = &Reschedule{Attempts: ptr(4), Unlimited: ptr(false), Interval: ptr(10 * time.Minute), DelayFunction: ptr("fibonacci")}
+			s.Policies.Reschedule = &Reschedule{Attempts: ptr(4), Unlimited: ptr(false), Interval: ptr(10 * time.Minute), DelayFunction: ptr("fibonacci")}
 		}), nil},
-		{"reschedule on a system job", spec(func(s *Spec) { s.Type = jobTypeSystem; s.Reschedule = &Reschedule{} }), path("reschedule")},
-		{"migrate on a batch job", spec(func(s *Spec) { s.Type = jobTypeBatch; s.Migrate = &Migrate{} }), path("migrate")},
-		{"migrate min_healthy_time above deadline", spec(func(s *Spec) { s.Migrate = &Migrate{MinHealthyTime: ptr(10 * time.Minute)} }),
-			path("migrate", "min_healthy_time")},
-		{"migrate negative deadline", spec(func(s *Spec) { s.Migrate = &Migrate{HealthyDeadline: ptr(-time.Second)} }),
-			path("migrate", "healthy_deadline")},
-		{"negative kill_timeout", app(func(a *Service) { a.KillTimeout = ptr(-time.Second) }), path("services", "app", "kill_timeout")},
-		{"kill_timeout 0", app(func(a *Service) { a.KillTimeout = ptr(time.Duration(0)) }), nil},
-		{"kill_timeout above progress_deadline", app(func(a *Service) { a.KillTimeout = ptr(time.Hour) }), path("services", "app", "kill_timeout")},
-		{"negative shutdown_delay", app(func(a *Service) { a.ShutdownDelay = ptr(-time.Second) }), path("services", "app", "shutdown_delay")},
-		{"reserved task meta", app(func(a *Service) { a.Meta = map[string]string{"berth.ports": "x"} }), path("services", "app", "meta", "berth.ports")},
-		{"logs above the disk", app(func(a *Service) { a.Logs = &Logs{MaxFiles: ptr(30)} }), path("services", "app", "logs")},
+		{"reschedule on a system job", spec(func(s *Spec) { s.Type = jobTypeSystem; s.Policies.Reschedule = &Reschedule{} }), path("policies", "reschedule")},
+		{"migrate on a batch job", spec(func(s *Spec) { s.Type = jobTypeBatch; s.Policies.Migrate = &Migrate{} }), path("policies", "migrate")},
+		{"migrate min_healthy_time above deadline", spec(func(s *Spec) { s.Policies.Migrate = &Migrate{MinHealthyTime: ptr(10 * time.Minute)} }),
+			path("policies", "migrate", "min_healthy_time")},
+		{"migrate negative deadline", spec(func(s *Spec) { s.Policies.Migrate = &Migrate{HealthyDeadline: ptr(-time.Second)} }),
+			path("policies", "migrate", "healthy_deadline")},
+		{"negative kill_timeout", app(func(a *Service) { a.Policies.KillTimeout = ptr(-time.Second) }), path("services", "app", "policies", "kill_timeout")},
+		{"kill_timeout 0", app(func(a *Service) { a.Policies.KillTimeout = ptr(time.Duration(0)) }), nil},
+		{"kill_timeout above progress_deadline", app(func(a *Service) { a.Policies.KillTimeout = ptr(time.Hour) }), path("services", "app", "policies", "kill_timeout")},
+		{"negative shutdown_delay", app(func(a *Service) { a.Policies.ShutdownDelay = ptr(-time.Second) }), path("services", "app", "policies", "shutdown_delay")},
+		{"reserved task meta", app(func(a *Service) { a.Policies.Meta = map[string]string{"berth.ports": "x"} }), path("services", "app", "policies", "meta", "berth.ports")},
+		{"logs above the disk", app(func(a *Service) { a.Policies.Logs = &Logs{MaxFiles: ptr(30)} }), path("services", "app", "policies", "logs")},
 		{"default logs above a small disk", spec(func(s *Spec) {
-			s.EphemeralDisk = &EphemeralDisk{SizeMB: ptr(100)}
+			s.Policies.EphemeralDisk = &EphemeralDisk{SizeMB: ptr(100)}
 			s.Services["b"] = Service{Driver: "exec", CPU: 1, Memory: 10}
-		}), path("ephemeral_disk", "size")},
+		}), path("policies", "ephemeral_disk", "size")},
 		{"small logs on a small disk", spec(func(s *Spec) {
-			s.EphemeralDisk = &EphemeralDisk{SizeMB: ptr(20)}
+			s.Policies.EphemeralDisk = &EphemeralDisk{SizeMB: ptr(20)}
 			svc := s.Services["app"]
-			svc.Logs = &Logs{MaxFiles: ptr(1), MaxFileSizeMB: ptr(5)}
+			svc.Policies = &TaskPolicies{Logs: nil}
+			svc.Policies.Logs = &Logs{MaxFiles: ptr(1), MaxFileSizeMB: ptr(5)}
 			s.Services["app"] = svc
 		}), nil},
 		{"check on a poststop service", app(func(a *Service) {

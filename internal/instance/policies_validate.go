@@ -16,18 +16,19 @@ import (
 // in it. Ranges and enumerations of one attribute are the schema's.
 func (v *validator) policies(s Spec) {
 	jt := effectiveType(s.Type)
-	v.restart(s.Restart, jt)
-	v.reschedule(s.Reschedule, jt)
-	v.migrate(s.Migrate, jt)
+	p := s.pol()
+	v.restart(p.Restart, jt)
+	v.reschedule(p.Reschedule, jt)
+	v.migrate(p.Migrate, jt)
 	defaultLogsTooBig := false
 	for _, name := range sortedKeys(s.Services) {
 		v.taskPolicies(s, name, s.Services[name], jt)
-		defaultLogsTooBig = defaultLogsTooBig || s.Services[name].Logs == nil
+		defaultLogsTooBig = defaultLogsTooBig || s.Services[name].pol().Logs == nil
 	}
 	// Services with Nomad's default logs all exceed a small disk alike: one
 	// error, at the disk.
 	if d := DefaultLogs(); defaultLogsTooBig && !logsFit(d, s.EphemeralDiskMB()) {
-		v.add(path("ephemeral_disk", "size"), "Logs do not fit on the ephemeral disk",
+		v.add(path("policies", "ephemeral_disk", "size"), "Logs do not fit on the ephemeral disk",
 			fmt.Sprintf("Each service keeps up to %d log files of %d MiB (Nomad's default logs, %d MiB), which must be less than the ephemeral disk (%d MiB); grow ephemeral_disk.size or set smaller logs.",
 				*d.MaxFiles, *d.MaxFileSizeMB, *d.MaxFiles**d.MaxFileSizeMB, s.EphemeralDiskMB()))
 	}
@@ -48,10 +49,10 @@ func firstSet(base string, fields ...struct {
 }) []any {
 	for _, f := range fields {
 		if f.set {
-			return path(base, f.name)
+			return path("policies", base, f.name)
 		}
 	}
-	return path(base, fields[len(fields)-1].name)
+	return path("policies", base, fields[len(fields)-1].name)
 }
 
 type field = struct {
@@ -67,10 +68,10 @@ func (v *validator) restart(r *Restart, jt string) {
 	attempts, interval, delay, mode := or(r.Attempts, d.Attempts), or(r.Interval, d.Interval), or(r.Delay, d.Delay), or(r.Mode, d.Mode)
 	switch {
 	case attempts == 0 && mode != "fail":
-		v.add(path("restart", "mode"), "Invalid restart mode",
+		v.add(path("policies", "restart", "mode"), "Invalid restart mode",
 			fmt.Sprintf("restart mode %q with 0 attempts is ambiguous; Nomad requires mode \"fail\" when attempts is 0.", mode))
 	case interval < minRestartInterval:
-		v.add(path("restart", "interval"), "Invalid restart interval",
+		v.add(path("policies", "restart", "interval"), "Invalid restart interval",
 			fmt.Sprintf("interval is %s; Nomad requires at least %s.", interval, minRestartInterval))
 	case time.Duration(attempts)*delay > interval:
 		v.add(firstSet("restart", field{"interval", r.Interval != nil}, field{"delay", r.Delay != nil}, field{"attempts", r.Attempts != nil}),
@@ -86,7 +87,7 @@ func (v *validator) reschedule(r *Reschedule, jt string) {
 	}
 	d := DefaultReschedule(jt)
 	if d == nil {
-		v.add(path("reschedule"), "Reschedule on a system job",
+		v.add(path("policies", "reschedule"), "Reschedule on a system job",
 			"Nomad does not reschedule system jobs (they run one allocation on every eligible node) and refuses a reschedule policy for them; remove reschedule.")
 		return
 	}
@@ -186,7 +187,7 @@ func (v *validator) migrate(m *Migrate, jt string) {
 		return
 	}
 	if jt != jobTypeService {
-		v.add(path("migrate"), "Migrate on a "+jt+" job",
+		v.add(path("policies", "migrate"), "Migrate on a "+jt+" job",
 			fmt.Sprintf("Nomad allows a migrate strategy only on service jobs and refuses it on %s jobs; remove migrate.", jt))
 		return
 	}
@@ -194,10 +195,10 @@ func (v *validator) migrate(m *Migrate, jt string) {
 	minHealthy, deadline := or(m.MinHealthyTime, d.MinHealthyTime), or(m.HealthyDeadline, d.HealthyDeadline)
 	switch {
 	case minHealthy < 0:
-		v.add(path("migrate", "min_healthy_time"), "Invalid migrate min_healthy_time",
+		v.add(path("policies", "migrate", "min_healthy_time"), "Invalid migrate min_healthy_time",
 			fmt.Sprintf("min_healthy_time is %s; it must be 0 or more.", minHealthy))
 	case deadline < 0:
-		v.add(path("migrate", "healthy_deadline"), "Invalid migrate healthy_deadline",
+		v.add(path("policies", "migrate", "healthy_deadline"), "Invalid migrate healthy_deadline",
 			fmt.Sprintf("healthy_deadline is %s; it must be 0 or more.", deadline))
 	case minHealthy > deadline:
 		v.add(firstSet("migrate", field{"min_healthy_time", m.MinHealthyTime != nil}, field{"healthy_deadline", true}),
@@ -207,37 +208,38 @@ func (v *validator) migrate(m *Migrate, jt string) {
 }
 
 func (v *validator) taskPolicies(s Spec, name string, svc Service, jt string) {
-	at := func(elems ...any) []any { return append(path("services", name), elems...) }
-	for _, k := range sortedKeys(svc.Meta) {
+	at := func(elems ...any) []any { return append(path("services", name, "policies"), elems...) }
+	p := svc.pol()
+	for _, k := range sortedKeys(p.Meta) {
 		if strings.HasPrefix(k, MetaPrefix) {
 			v.add(at("meta", k), "Reserved meta key",
 				fmt.Sprintf("task meta keys starting with %q are reserved for berth's own bookkeeping; rename %q.", MetaPrefix, k))
 		}
 	}
 	kill := DefaultKillTimeout
-	if svc.KillTimeout != nil {
-		kill = *svc.KillTimeout
+	if p.KillTimeout != nil {
+		kill = *p.KillTimeout
 	}
 	switch progress := s.Update.ProgressDeadline; {
 	case kill < 0:
 		v.add(at("kill_timeout"), "Invalid kill_timeout",
 			fmt.Sprintf("kill_timeout is %s; it must be 0 or more.", kill))
 	case jt == jobTypeService && progress > 0 && kill > progress:
-		p := path("update", "progress_deadline")
-		if svc.KillTimeout != nil {
-			p = at("kill_timeout")
+		where := path("update", "progress_deadline")
+		if p.KillTimeout != nil {
+			where = at("kill_timeout")
 		}
-		v.add(p, "kill_timeout longer than progress_deadline",
+		v.add(where, "kill_timeout longer than progress_deadline",
 			fmt.Sprintf("Service %q may take %s to stop, longer than the update's progress_deadline (%s); Nomad refuses that. Shorten kill_timeout or lengthen progress_deadline.",
 				name, kill, progress))
 	}
-	if svc.ShutdownDelay != nil && *svc.ShutdownDelay < 0 {
+	if p.ShutdownDelay != nil && *p.ShutdownDelay < 0 {
 		v.add(at("shutdown_delay"), "Invalid shutdown_delay",
-			fmt.Sprintf("shutdown_delay is %s; it must be 0 or more.", *svc.ShutdownDelay))
+			fmt.Sprintf("shutdown_delay is %s; it must be 0 or more.", *p.ShutdownDelay))
 	}
-	if svc.Logs != nil {
+	if p.Logs != nil {
 		d := DefaultLogs()
-		logs := Logs{MaxFiles: ptr(or(svc.Logs.MaxFiles, d.MaxFiles)), MaxFileSizeMB: ptr(or(svc.Logs.MaxFileSizeMB, d.MaxFileSizeMB))}
+		logs := Logs{MaxFiles: ptr(or(p.Logs.MaxFiles, d.MaxFiles)), MaxFileSizeMB: ptr(or(p.Logs.MaxFileSizeMB, d.MaxFileSizeMB))}
 		if !logsFit(logs, s.EphemeralDiskMB()) {
 			files, size := *logs.MaxFiles, *logs.MaxFileSizeMB
 			v.add(at("logs"), "Logs do not fit on the ephemeral disk",

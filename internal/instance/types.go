@@ -113,13 +113,9 @@ type Spec struct {
 	Volumes map[string]VolumeClaim `tf:"volumes"`
 	Update  Update                 `tf:"update"`
 
-	// Lifecycle policies (policies.go): nil means Nomad's default for the
-	// job type. Priority is compared even when one side is unset.
-	Priority      *int           `tf:"priority" diff:"presence"`
-	Restart       *Restart       `tf:"restart"`
-	Reschedule    *Reschedule    `tf:"reschedule"`
-	Migrate       *Migrate       `tf:"migrate"`
-	EphemeralDisk *EphemeralDisk `tf:"ephemeral_disk"`
+	// Policies are the job's and group's lifecycle policies (policies.go);
+	// nil, like each policy inside, means Nomad's defaults for the job type.
+	Policies *Policies `tf:"policies"`
 }
 
 // Service is one task of the instance's group; the map key in Spec.Services is
@@ -146,12 +142,9 @@ type Service struct {
 	Mounts []Mount `tf:"mounts"`
 	Check  *Check  `tf:"check"`
 
-	// Task policies (policies.go): nil or empty means Nomad's default.
-	KillTimeout   *time.Duration    `tf:"kill_timeout" diff:"presence"`
-	ShutdownDelay *time.Duration    `tf:"shutdown_delay" diff:"presence"`
-	User          string            `tf:"user"`
-	Logs          *Logs             `tf:"logs"`
-	Meta          map[string]string `tf:"meta"` // task meta; keys starting with MetaPrefix are reserved
+	// Policies are the task's lifecycle settings (policies.go); nil, like
+	// each setting inside, means Nomad's defaults.
+	Policies *TaskPolicies `tf:"policies"`
 }
 
 // Port is one group port owned by a service. 0 means unset for both fields.
@@ -235,6 +228,10 @@ func Normalize(s Spec) Spec {
 		}
 	}
 	out.Volumes = normalizeVolumes(s.Volumes)
+	if s.Policies != nil {
+		p := *s.Policies
+		out.Policies = &p
+	}
 	return out
 }
 
@@ -247,7 +244,11 @@ func normalizeService(svc Service) Service {
 	svc.Env = cloneMap(svc.Env)
 	svc.Ports = cloneMap(svc.Ports)
 	svc.Mounts = cloneSlice(svc.Mounts)
-	svc.Meta = cloneMap(svc.Meta)
+	if svc.Policies != nil {
+		tp := *svc.Policies
+		tp.Meta = cloneMap(tp.Meta)
+		svc.Policies = &tp
+	}
 	if svc.Check != nil {
 		c := *svc.Check
 		if c.Type != "http" {

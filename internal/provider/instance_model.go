@@ -43,12 +43,8 @@ type instanceModel struct {
 	DeploymentID     types.String   `tfsdk:"deployment_id"`
 	DeploymentStatus types.String   `tfsdk:"deployment_status"`
 	Allocations      types.List     `tfsdk:"allocations"`
-	// Lifecycle policies (instance_schema_policies.go); null = Nomad's default.
-	Priority      types.Int64  `tfsdk:"priority"`
-	Restart       types.Object `tfsdk:"restart"`
-	Reschedule    types.Object `tfsdk:"reschedule"`
-	Migrate       types.Object `tfsdk:"migrate"`
-	EphemeralDisk types.Object `tfsdk:"ephemeral_disk"`
+	// Policies (instance_schema_policies.go); null = Nomad's defaults.
+	Policies types.Object `tfsdk:"policies"`
 }
 
 // allocationModel is one element of the computed allocations list.
@@ -135,8 +131,7 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		v    attr.Value
 		dst  any
 	}{{"update", m.Update, &s.Update}, {"volumes", m.Volumes, &s.Volumes}, {"services", m.Services, &s.Services},
-		{"priority", m.Priority, &s.Priority}, {"restart", m.Restart, &s.Restart}, {"reschedule", m.Reschedule, &s.Reschedule},
-		{"migrate", m.Migrate, &s.Migrate}, {"ephemeral_disk", m.EphemeralDisk, &s.EphemeralDisk}} {
+		{"policies", m.Policies, &s.Policies}} {
 		if err := readAttr(ctx, f.name, f.v, f.dst, &diags); err != nil {
 			return s, diags, err
 		}
@@ -160,11 +155,7 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 	m.Meta = mapOrNull(ctx, s.Meta, &diags)
 	m.Update = writeAttr[types.Object](ctx, "update", s.Update, &diags)
 	m.Services = writeAttr[types.Map](ctx, "services", s.Services, &diags)
-	m.Priority = writeAttr[types.Int64](ctx, "priority", s.Priority, &diags)
-	m.Restart = writeAttr[types.Object](ctx, "restart", s.Restart, &diags)
-	m.Reschedule = writeAttr[types.Object](ctx, "reschedule", s.Reschedule, &diags)
-	m.Migrate = writeAttr[types.Object](ctx, "migrate", s.Migrate, &diags)
-	m.EphemeralDisk = writeAttr[types.Object](ctx, "ephemeral_disk", s.EphemeralDisk, &diags)
+	m.Policies = writeAttr[types.Object](ctx, "policies", s.Policies, &diags)
 	claims := make(map[string]instance.VolumeClaim, len(s.Volumes))
 	for key, c := range s.Volumes {
 		// Defaults read back as null, the way an unset attribute reads.

@@ -38,18 +38,20 @@ func TestSpecModelRoundTrip(t *testing.T) {
 		Volumes: map[string]instance.VolumeClaim{
 			"data": {Source: "vol", ReadOnly: true, AccessMode: "single-node-reader-only", AttachmentMode: "file-system"},
 		},
-		Update:   instance.Update{MaxParallel: 0, MinHealthyTime: time.Second, HealthyDeadline: time.Minute, ProgressDeadline: 0, AutoRevert: true, Canary: 1},
-		Priority: ptrTo(70),
-		Restart: &instance.Restart{Attempts: ptrTo(0), Interval: ptrTo(time.Hour), Delay: ptrTo(time.Duration(0)), Mode: ptrTo("fail"),
-			RenderTemplates: ptrTo(false)},
-		Reschedule: &instance.Reschedule{Attempts: ptrTo(1), Interval: ptrTo(time.Hour), Delay: ptrTo(time.Minute),
-			DelayFunction: ptrTo("constant"), MaxDelay: ptrTo(time.Duration(0)), Unlimited: ptrTo(false)},
-		Migrate:       &instance.Migrate{MaxParallel: ptrTo(0), HealthCheck: ptrTo("checks"), MinHealthyTime: ptrTo(time.Second), HealthyDeadline: ptrTo(time.Minute)},
-		EphemeralDisk: &instance.EphemeralDisk{SizeMB: ptrTo(500), Sticky: ptrTo(false), Migrate: ptrTo(true)},
+		Update: instance.Update{MaxParallel: 0, MinHealthyTime: time.Second, HealthyDeadline: time.Minute, ProgressDeadline: 0, AutoRevert: true, Canary: 1},
+		Policies: &instance.Policies{
+			Priority: ptrTo(70),
+			Restart: &instance.Restart{Attempts: ptrTo(0), Interval: ptrTo(time.Hour), Delay: ptrTo(time.Duration(0)), Mode: ptrTo("fail"),
+				RenderTemplates: ptrTo(false)},
+			Reschedule: &instance.Reschedule{Attempts: ptrTo(1), Interval: ptrTo(time.Hour), Delay: ptrTo(time.Minute),
+				DelayFunction: ptrTo("constant"), MaxDelay: ptrTo(time.Duration(0)), Unlimited: ptrTo(false)},
+			Migrate:       &instance.Migrate{MaxParallel: ptrTo(0), HealthCheck: ptrTo("checks"), MinHealthyTime: ptrTo(time.Second), HealthyDeadline: ptrTo(time.Minute)},
+			EphemeralDisk: &instance.EphemeralDisk{SizeMB: ptrTo(500), Sticky: ptrTo(false), Migrate: ptrTo(true)},
+		},
 	})
 	web := want.Services["web"]
-	web.KillTimeout, web.ShutdownDelay, web.User = ptrTo(time.Duration(0)), ptrTo(2*time.Second), "nobody"
-	web.Logs, web.Meta = &instance.Logs{MaxFiles: ptrTo(1), MaxFileSizeMB: ptrTo(0)}, map[string]string{"k": ""}
+	web.Policies = &instance.TaskPolicies{KillTimeout: ptrTo(time.Duration(0)), ShutdownDelay: ptrTo(2 * time.Second), User: "nobody",
+		Logs: &instance.Logs{MaxFiles: ptrTo(1), MaxFileSizeMB: ptrTo(0)}, Meta: map[string]string{"k": ""}}
 	want.Services["web"] = web
 	m := instanceModel{Datacenters: types.ListNull(types.StringType)}
 	if diags := specToModel(ctx, want, &m); diags.HasError() {
@@ -64,14 +66,14 @@ func TestSpecModelRoundTrip(t *testing.T) {
 		t.Errorf("memory_max 512 read as null")
 	}
 	// A set zero is a value, not "unset".
-	if got := svc["web"].Attributes()["kill_timeout"]; got.IsNull() {
+	if got := svc["web"].Attributes()["policies"].(types.Object).Attributes()["kill_timeout"]; got.IsNull() {
 		t.Errorf("kill_timeout 0s read as null")
 	}
-	if got := svc["init"].Attributes()["kill_timeout"]; !got.IsNull() {
-		t.Errorf("unset kill_timeout = %v, want null", got)
+	if got := svc["init"].Attributes()["policies"]; !got.IsNull() {
+		t.Errorf("unset policies = %v, want null", got)
 	}
-	if !m.Restart.Attributes()["delay"].Equal(durationValue(0)) {
-		t.Errorf("restart delay 0 = %v", m.Restart.Attributes()["delay"])
+	if d := m.Policies.Attributes()["restart"].(types.Object).Attributes()["delay"]; !d.Equal(durationValue(0)) {
+		t.Errorf("restart delay 0 = %v", d)
 	}
 	got, diags, err := m.toSpec(ctx)
 	if err != nil || diags.HasError() {
@@ -119,8 +121,9 @@ func TestToSpecTakesSchemaDefaults(t *testing.T) {
 func TestResolveUnknowns(t *testing.T) {
 	ctx := context.Background()
 	var diags diag.Diagnostics
-	live := writeAttr[types.Object](ctx, "restart", &instance.Restart{Attempts: ptrTo(2), Interval: ptrTo(30 * time.Minute),
-		Delay: ptrTo(15 * time.Second), Mode: ptrTo("fail"), RenderTemplates: ptrTo(false)}, &diags)
+	pol := writeAttr[types.Object](ctx, "policies", &instance.Policies{Restart: &instance.Restart{Attempts: ptrTo(2), Interval: ptrTo(30 * time.Minute),
+		Delay: ptrTo(15 * time.Second), Mode: ptrTo("fail"), RenderTemplates: ptrTo(false)}}, &diags)
+	live := pol.Attributes()["restart"].(types.Object)
 	planned := live.Attributes()
 	planned["attempts"] = types.Int64Value(0)
 	planned["interval"] = timetypes.NewGoDurationUnknown()
@@ -147,11 +150,11 @@ func TestChargeOfEphemeralDisk(t *testing.T) {
 	if got, want := chargeOf(s, 2), (capacity.Resources{CPU: 300, MemoryMB: 192, DiskMB: 600}); got != want {
 		t.Errorf("default disk: %+v, want %+v", got, want)
 	}
-	s.EphemeralDisk = &instance.EphemeralDisk{Sticky: ptrTo(true)}
+	s.Policies = &instance.Policies{EphemeralDisk: &instance.EphemeralDisk{Sticky: ptrTo(true)}}
 	if got := chargeOf(s, 2).DiskMB; got != 600 {
 		t.Errorf("size unset: disk %d, want 600", got)
 	}
-	s.EphemeralDisk.SizeMB = ptrTo(50)
+	s.Policies.EphemeralDisk.SizeMB = ptrTo(50)
 	if got := chargeOf(s, 3).DiskMB; got != 150 {
 		t.Errorf("size 50: disk %d, want 150", got)
 	}

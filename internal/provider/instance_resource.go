@@ -46,10 +46,10 @@ func (r *instanceResource) Configure(_ context.Context, req resource.ConfigureRe
 func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m instanceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || anyInvalidValue(ctx, m.Update, m.Services, m.Restart, m.Reschedule, m.Migrate) {
+	if resp.Diagnostics.HasError() || anyInvalidValue(ctx, m.Update, m.Services, m.Policies) {
 		return // invalid values are reported by the framework, at their attribute
 	}
-	if anyUnknown(m.Services, m.Update, m.Volumes, m.Priority, m.Restart, m.Reschedule, m.Migrate, m.EphemeralDisk) {
+	if anyUnknown(m.Services, m.Update, m.Volumes, m.Policies) {
 		// toSpec would read an unknown policy field as unset (Nomad's
 		// default), and the cross-field checks would judge that default.
 		return // checked again at apply, when every value is known
@@ -106,7 +106,7 @@ func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyP
 		ns = r.data.Nomad.Namespace()
 	}
 	checkReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.InstanceConsumer(ns, plan.Name.ValueString()), want,
-		"Lower replicas, the services' cpu and memory or ephemeral_disk.size, or grow the node reservation.", &resp.Diagnostics)
+		"Lower replicas, the services' cpu and memory or policies.ephemeral_disk.size, or grow the node reservation.", &resp.Diagnostics)
 }
 
 // planNamespace fills the namespace and ID of a new instance.

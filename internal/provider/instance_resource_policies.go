@@ -16,15 +16,12 @@ import (
 // read back from the job (settlePolicies); when the job cannot be read they
 // become null (nullUnknownPolicies), and a later refresh reads them.
 
-// settlePolicies replaces the unknown values inside m's policies (group
-// policies and the services' logs) with what Nomad holds, live being the
+// settlePolicies replaces the unknown values inside m's policies (the
+// instance's and the services') with what Nomad holds, live being the
 // job as SpecFromJob read it (in full, before AbsorbDefaults).
 func settlePolicies(ctx context.Context, m *instanceModel, live instance.Spec) diag.Diagnostics {
 	var diags diag.Diagnostics
-	m.Restart = resolveUnknowns(ctx, m.Restart, writeAttr[types.Object](ctx, "restart", live.Restart, &diags)).(types.Object)
-	m.Reschedule = resolveUnknowns(ctx, m.Reschedule, writeAttr[types.Object](ctx, "reschedule", live.Reschedule, &diags)).(types.Object)
-	m.Migrate = resolveUnknowns(ctx, m.Migrate, writeAttr[types.Object](ctx, "migrate", live.Migrate, &diags)).(types.Object)
-	m.EphemeralDisk = resolveUnknowns(ctx, m.EphemeralDisk, writeAttr[types.Object](ctx, "ephemeral_disk", live.EphemeralDisk, &diags)).(types.Object)
+	m.Policies = resolveUnknowns(ctx, m.Policies, writeAttr[types.Object](ctx, "policies", live.Policies, &diags)).(types.Object)
 	m.Services = resolveUnknowns(ctx, m.Services, writeAttr[types.Map](ctx, "services", live.Services, &diags)).(types.Map)
 	return diags
 }
@@ -32,10 +29,7 @@ func settlePolicies(ctx context.Context, m *instanceModel, live instance.Spec) d
 // nullUnknownPolicies replaces the unknown values inside m's policies with
 // null, when Nomad could not be read after a write.
 func nullUnknownPolicies(ctx context.Context, m *instanceModel) {
-	m.Restart = resolveUnknowns(ctx, m.Restart, nil).(types.Object)
-	m.Reschedule = resolveUnknowns(ctx, m.Reschedule, nil).(types.Object)
-	m.Migrate = resolveUnknowns(ctx, m.Migrate, nil).(types.Object)
-	m.EphemeralDisk = resolveUnknowns(ctx, m.EphemeralDisk, nil).(types.Object)
+	m.Policies = resolveUnknowns(ctx, m.Policies, nil).(types.Object)
 	m.Services = resolveUnknowns(ctx, m.Services, nil).(types.Map)
 }
 

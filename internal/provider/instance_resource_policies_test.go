@@ -34,8 +34,10 @@ resource "berth_instance" "t" {
   name       = %q
   replicas   = 1
   update     = { min_healthy_time = "1s", healthy_deadline = %q, progress_deadline = "3m" }
-  restart    = { attempts = 0 }
-  reschedule = { attempts = 0, unlimited = false }
+  policies = {
+    restart    = { attempts = 0 }
+    reschedule = { attempts = 0, unlimited = false }
+  }
   services = {
     app = { driver = "raw_exec", command = "/bin/sh", args = ["-c", "echo no config >&2; exit 3"], cpu = 50, memory = 32 }
   }
@@ -60,14 +62,14 @@ resource "berth_instance" "t" {
 				RefreshState:       true,
 				ExpectNonEmptyPlan: true,
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(instanceAddr, "restart.attempts", "0"),
-					resource.TestCheckResourceAttr(instanceAddr, "restart.interval", "30m"),
-					resource.TestCheckResourceAttr(instanceAddr, "restart.delay", "15s"),
-					resource.TestCheckResourceAttr(instanceAddr, "restart.mode", "fail"),
-					resource.TestCheckResourceAttr(instanceAddr, "reschedule.attempts", "0"),
-					resource.TestCheckResourceAttr(instanceAddr, "reschedule.unlimited", "false"),
-					resource.TestCheckResourceAttr(instanceAddr, "reschedule.delay_function", "exponential"),
-					resource.TestCheckNoResourceAttr(instanceAddr, "migrate.max_parallel"),
+					resource.TestCheckResourceAttr(instanceAddr, "policies.restart.attempts", "0"),
+					resource.TestCheckResourceAttr(instanceAddr, "policies.restart.interval", "30m"),
+					resource.TestCheckResourceAttr(instanceAddr, "policies.restart.delay", "15s"),
+					resource.TestCheckResourceAttr(instanceAddr, "policies.restart.mode", "fail"),
+					resource.TestCheckResourceAttr(instanceAddr, "policies.reschedule.attempts", "0"),
+					resource.TestCheckResourceAttr(instanceAddr, "policies.reschedule.unlimited", "false"),
+					resource.TestCheckResourceAttr(instanceAddr, "policies.reschedule.delay_function", "exponential"),
+					resource.TestCheckNoResourceAttr(instanceAddr, "policies.migrate.max_parallel"),
 					withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 						g := job.TaskGroups[0]
 						if r := g.RestartPolicy; *r.Attempts != 0 || *r.Mode != "fail" {
@@ -98,15 +100,19 @@ func policyConfig(name string, unset bool) string {
 		priority, kill = "", ""
 	}
 	return instanceConfig{name: name, extra: `replicas = 1
-  ` + priority + `
-  restart        = { attempts = 1, interval = "10s", delay = "1s", mode = "fail" }
-  reschedule     = { attempts = 0, unlimited = false }
-  migrate        = { max_parallel = 2, health_check = "task_states" }
-  ephemeral_disk = { size = 200, sticky = true }`,
-		app: kill + `
-      shutdown_delay = "1s"
-      logs           = { max_files = 2, max_file_size_mb = 5 }
-      meta           = { team = "shop" }`,
+  policies = {
+    ` + priority + `
+    restart        = { attempts = 1, interval = "10s", delay = "1s", mode = "fail" }
+    reschedule     = { attempts = 0, unlimited = false }
+    migrate        = { max_parallel = 2, health_check = "task_states" }
+    ephemeral_disk = { size = 200, sticky = true }
+  }`,
+		app: `policies = {
+        ` + kill + `
+        shutdown_delay = "1s"
+        logs           = { max_files = 2, max_file_size_mb = 5 }
+        meta           = { team = "shop" }
+      }`,
 	}.String()
 }
 
@@ -136,9 +142,10 @@ func TestAccInstancePolicies_roundTrip(t *testing.T) {
 	testAccPreCheck(t)
 	name := testInstanceName(t)
 	set, unset := policyConfig(name, false), policyConfig(name, true)
-	restartAttempts := tfjsonpath.New("restart").AtMapKey("attempts")
-	priority := tfjsonpath.New("priority")
-	killTimeout := tfjsonpath.New("services").AtMapKey("app").AtMapKey("kill_timeout")
+	policies := tfjsonpath.New("policies")
+	restartAttempts := policies.AtMapKey("restart").AtMapKey("attempts")
+	priority := policies.AtMapKey("priority")
+	killTimeout := tfjsonpath.New("services").AtMapKey("app").AtMapKey("policies").AtMapKey("kill_timeout")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkInstanceDestroyed(t, name),
@@ -147,8 +154,8 @@ func TestAccInstancePolicies_roundTrip(t *testing.T) {
 				Config: set,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(instanceAddr, restartAttempts, knownvalue.Int64Exact(1)),
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("migrate").AtMapKey("min_healthy_time"), knownvalue.StringExact("10s")),
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("ephemeral_disk").AtMapKey("migrate"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(instanceAddr, policies.AtMapKey("migrate").AtMapKey("min_healthy_time"), knownvalue.StringExact("10s")),
+					statecheck.ExpectKnownValue(instanceAddr, policies.AtMapKey("ephemeral_disk").AtMapKey("migrate"), knownvalue.Bool(false)),
 				},
 				Check: expectPolicies(t, name, 60, 3*time.Second, 1),
 			},
@@ -267,10 +274,12 @@ func TestAccInstancePolicies_importHandWritten(t *testing.T) {
 resource "berth_instance" "t" {
   name       = %q
   replicas   = 1
-  restart    = { attempts = 5, delay = "10s" }
-  reschedule = { attempts = 2, interval = "1h", unlimited = false }
+  policies = {
+    restart    = { attempts = 5, delay = "10s" }
+    reschedule = { attempts = 2, interval = "1h", unlimited = false }
+  }
   services = {
-    app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 50, memory = 32, kill_timeout = "20s" }
+    app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 50, memory = 32, policies = { kill_timeout = "20s" } }
   }
 }`, name)
 	resource.Test(t, resource.TestCase{
@@ -285,13 +294,14 @@ resource "berth_instance" "t" {
 				ImportStatePersist: true,
 				ImportStateCheck: func(states []*terraform.InstanceState) error {
 					attrs := states[0].Attributes
-					for k, want := range map[string]string{"restart.attempts": "5", "restart.interval": "30m", "reschedule.delay_function": "exponential",
-						"services.app.kill_timeout": "20s"} {
+					for k, want := range map[string]string{"policies.restart.attempts": "5", "policies.restart.interval": "30m",
+						"policies.reschedule.delay_function": "exponential", "services.app.policies.kill_timeout": "20s"} {
 						if attrs[k] != want {
 							return fmt.Errorf("imported %s = %q, want %q", k, attrs[k], want)
 						}
 					}
-					for _, k := range []string{"priority", "migrate.%", "ephemeral_disk.%", "services.app.logs.%", "services.app.shutdown_delay"} {
+					for _, k := range []string{"policies.priority", "policies.migrate.%", "policies.ephemeral_disk.%", "services.app.policies.logs.%",
+						"services.app.policies.shutdown_delay"} {
 						if v, ok := attrs[k]; ok {
 							return fmt.Errorf("imported %s = %q, want null (Nomad's default)", k, v)
 						}
@@ -334,10 +344,13 @@ resource "berth_instance" "app" {
   node_pool        = %q
   node_reservation = berth_node_reservation.r.id
   replicas         = 2
-  ephemeral_disk   = { size = %d }
+  policies         = { ephemeral_disk = { size = %d } }
   update           = { min_healthy_time = "1s", healthy_deadline = "1m", progress_deadline = "2m" }
   services = {
-    app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 100, memory = 64, logs = { max_files = 2, max_file_size_mb = 1 } }
+    app = {
+      driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 100, memory = 64
+      policies = { logs = { max_files = 2, max_file_size_mb = 1 } }
+    }
   }
 }
 `, resName, node, app, n.pool, sizeMB)

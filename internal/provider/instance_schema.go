@@ -104,7 +104,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			"node_reservation": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "ID of a `berth_node_reservation` to place the instance into: the job is pinned to the " +
-					"reservation's node and its resources (services × replicas, plus the ephemeral disk, `ephemeral_disk.size` or " +
+					"reservation's node and its resources (services × replicas, plus the ephemeral disk, `policies.ephemeral_disk.size` or " +
 					"Nomad's default 300 MiB, per allocation) are charged to the reservation's budget before the job is registered, and released after it " +
 					"is destroyed; a plan that would not fit in what the reservation has left fails. Set `node_pool` to the node's " +
 					"pool when it is not `default`. Changing it to another existing reservation (or adding or removing it) updates " +

@@ -56,13 +56,27 @@ func policyEnum(desc string, values []string) schema.StringAttribute {
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
 }
 
-// policyAttributes are the instance's group and job policies.
+// policyAttributes are the instance's job and group policies, all in one
+// nested attribute: each top-level attribute adds to the cost of every
+// value in a plan, a nested one hardly (DESIGN.md, "Where a plan's time
+// goes").
 func policyAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{"policies": schema.SingleNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "Lifecycle policies of the job and its group: `priority`, `restart`, `reschedule`, `migrate` and " +
+			"`ephemeral_disk`. Each one left out (or the whole attribute) means Nomad's default for the job type: nothing is " +
+			"sent, and a change made to it in Nomad shows as drift that the next apply resets.",
+		Attributes: groupPolicyAttributes(),
+	}}
+}
+
+func groupPolicyAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"priority": schema.Int64Attribute{
 			Optional: true,
 			MarkdownDescription: "Job priority, used by Nomad's scheduler to order evaluations and to preempt lower-priority work. " +
-				"Nomad's servers accept up to their `job_max_priority` (100 unless configured). When unset, Nomad's default `50` applies.",
+				"Nomad's servers accept up to their `job_max_priority` (100 unless configured). When unset, Nomad's default `50` applies " +
+				"and a change made in Nomad shows as drift.",
 			Validators: []validator.Int64{int64validator.Between(instance.MinPriority, instance.MaxPriority)},
 		},
 		"restart": schema.SingleNestedAttribute{
@@ -107,7 +121,7 @@ func policyAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Each allocation's ephemeral disk (the group's `ephemeral_disk` block); Nomad's default is `300` MiB, " +
 				"not sticky, not migrated. With `node_reservation`, `size` (or the default) is what each allocation is charged for disk." + policyUnsetDoc,
 			Attributes: map[string]schema.Attribute{
-				"size":    policyInt("Disk in MiB; at least `10`, and more than any service's `logs` take.", 10),
+				"size":    policyInt("Disk in MiB; at least `10`, and more than any service's `policies.logs` take.", 10),
 				"sticky":  policyBool("Try to place a replacement allocation on the same node and keep the data."),
 				"migrate": policyBool("Copy the data to a replacement allocation on another node (has an effect only with `sticky`)."),
 			},
@@ -115,13 +129,24 @@ func policyAttributes() map[string]schema.Attribute {
 	}
 }
 
-// servicePolicyAttributes are a service's (task's) policies.
+// servicePolicyAttributes are a service's (task's) settings, in one nested
+// attribute for the same reason.
 func servicePolicyAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{"policies": schema.SingleNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "The task's lifecycle settings: `kill_timeout`, `shutdown_delay`, `user`, `logs` and `meta`. Each one " +
+			"left out (or the whole attribute) means Nomad's default: nothing is sent, and a change made to it in Nomad shows as " +
+			"drift that the next apply resets.",
+		Attributes: taskPolicyAttributes(),
+	}}
+}
+
+func taskPolicyAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"kill_timeout": schema.StringAttribute{
 			CustomType: timetypes.GoDurationType{}, Optional: true,
 			MarkdownDescription: "Time between `kill_signal` and `SIGKILL` when the task is stopped; at least `0s` and, for " +
-				"service jobs, at most `update.progress_deadline`. A Go duration such as `30s`. When unset, Nomad's default `5s` " +
+				"service jobs, at most the instance's `update.progress_deadline`. A Go duration such as `30s`. When unset, Nomad's default `5s` " +
 				"applies and a change made in Nomad shows as drift.",
 		},
 		"shutdown_delay": schema.StringAttribute{
@@ -137,7 +162,7 @@ func servicePolicyAttributes() map[string]schema.Attribute {
 		"logs": schema.SingleNestedAttribute{
 			Optional: true,
 			MarkdownDescription: "Log rotation of the task's stdout and stderr (the task's `logs` block). Nomad's default: 10 files of " +
-				"10 MiB. `max_files` × `max_file_size_mb` must stay below the ephemeral disk's size." + policyUnsetDoc,
+				"10 MiB. `max_files` × `max_file_size_mb` must stay below the instance's `policies.ephemeral_disk.size`." + policyUnsetDoc,
 			Attributes: map[string]schema.Attribute{
 				"max_files":        policyInt("Rotated files kept per stream; at least `1`.", 1),
 				"max_file_size_mb": policyInt("Size of one file in MiB; at least `1`.", 1),

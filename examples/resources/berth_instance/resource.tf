@@ -6,8 +6,10 @@ resource "berth_instance" "web" {
 
   # Lifecycle policies: leave them out for Nomad's defaults. Fields left out
   # of a block are Nomad's too.
-  restart    = { attempts = 1, delay = "5s" }
-  reschedule = { attempts = 3, interval = "1h", unlimited = false }
+  policies = {
+    restart    = { attempts = 1, delay = "5s" }
+    reschedule = { attempts = 3, interval = "1h", unlimited = false }
+  }
 
   services = {
     # Runs to completion before the main task starts (prestart).
@@ -27,7 +29,7 @@ resource "berth_instance" "web" {
       ports  = { http = { to = 80 } }
       check  = { type = "http", port = "http", path = "/", interval = "10s", timeout = "2s" }
       # Time to finish requests after SIGINT before SIGKILL.
-      kill_timeout = "30s"
+      policies = { kill_timeout = "30s" }
     }
     # Starts after the main task and runs beside it (poststart).
     shipper = {
