@@ -10,6 +10,7 @@ import (
 const (
 	lifecyclePrestart  = "prestart"
 	lifecyclePoststart = "poststart"
+	lifecyclePoststop  = "poststop"
 
 	healthCheckChecks     = "checks"
 	healthCheckTaskStates = "task_states"
@@ -63,6 +64,7 @@ func BuildJob(s Spec, currentCount int) *api.Job {
 	for _, name := range sortedKeys(s.Services) {
 		group.Tasks = append(group.Tasks, buildTask(s.Name, name, s.Services[name]))
 	}
+	buildPolicies(s, job, group)
 	job.TaskGroups = []*api.TaskGroup{group}
 	return job
 }
@@ -157,6 +159,7 @@ func buildTask(instance, name string, svc Service) *api.Task {
 	if svc.Check != nil {
 		task.Services = []*api.Service{buildService(instance, name, svc.Check)}
 	}
+	buildTaskPolicies(svc, task)
 	return task
 }
 
@@ -166,6 +169,12 @@ func lifecycleFor(role Role) *api.TaskLifecycle {
 		return &api.TaskLifecycle{Hook: lifecyclePrestart, Sidecar: false}
 	case RoleSidecar:
 		return &api.TaskLifecycle{Hook: lifecyclePoststart, Sidecar: true}
+	case RolePrestartSidecar:
+		return &api.TaskLifecycle{Hook: lifecyclePrestart, Sidecar: true}
+	case RolePoststart:
+		return &api.TaskLifecycle{Hook: lifecyclePoststart, Sidecar: false}
+	case RolePoststop:
+		return &api.TaskLifecycle{Hook: lifecyclePoststop, Sidecar: false}
 	default:
 		return nil
 	}

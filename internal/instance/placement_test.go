@@ -55,7 +55,7 @@ func TestPlacementRoundTrip(t *testing.T) {
 	if *g.Name != "shop" || len(g.Constraints) != len(s.Placement.Constraints) || len(g.Affinities) != 3 || len(g.Spreads) != 2 {
 		t.Fatalf("group %q has %d constraints, %d affinities, %d spreads", *g.Name, len(g.Constraints), len(g.Affinities), len(g.Spreads))
 	}
-	got, unsupported := SpecFromJob(simulateNomad(t, job))
+	got, unsupported := readBack(simulateNomad(t, job), s)
 	if len(unsupported) > 0 {
 		t.Errorf("unsupported = %q", unsupported)
 	}
@@ -115,7 +115,7 @@ func TestJobLevelPlacementIsRead(t *testing.T) {
 	job.TaskGroups[0].Constraints = append(job.TaskGroups[0].Constraints,
 		&api.Constraint{LTarget: "${meta.disk}", Operand: "=", RTarget: "ssd"}, // also on the job
 		&api.Constraint{LTarget: "${attr.kernel.name}", Operand: "is", RTarget: "linux"})
-	got, unsupported := SpecFromJob(job)
+	got, unsupported := readBack(job, s)
 	if len(unsupported) > 0 {
 		t.Fatalf("unsupported = %q", unsupported)
 	}
@@ -258,7 +258,7 @@ func FuzzPlacementRoundTrip(f *testing.F) {
 		if len(Validate(s)) > 0 {
 			return
 		}
-		got, unsupported := SpecFromJob(simulateNomad(t, BuildJob(s, 1)))
+		got, unsupported := readBack(simulateNomad(t, BuildJob(s, 1)), s)
 		if len(unsupported) > 0 {
 			t.Fatalf("unsupported = %q", unsupported)
 		}

@@ -104,8 +104,8 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			"node_reservation": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "ID of a `berth_node_reservation` to place the instance into: the job is pinned to the " +
-					"reservation's node and its resources (services × replicas, plus Nomad's default 300 MiB ephemeral disk per " +
-					"allocation) are charged to the reservation's budget before the job is registered, and released after it " +
+					"reservation's node and its resources (services × replicas, plus the ephemeral disk, `policies.ephemeral_disk.size` or " +
+					"Nomad's default 300 MiB, per allocation) are charged to the reservation's budget before the job is registered, and released after it " +
 					"is destroyed; a plan that would not fit in what the reservation has left fails. Set `node_pool` to the node's " +
 					"pool when it is not `default`. Changing it to another existing reservation (or adding or removing it) updates " +
 					"the job in place: the new reservation is charged, the job is re-pinned and rolled out, then the old reservation's " +
@@ -198,6 +198,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			},
 		},
 	}
+	maps.Copy(s.Attributes, policyAttributes())
 	maps.Copy(s.Attributes, placementAttributes())
 	return s
 }
@@ -227,11 +228,14 @@ func instanceStatuses() []string {
 
 func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 	port := []validator.Int64{int64validator.Between(1, 65535)}
-	return map[string]schema.Attribute{
+	attrs := map[string]schema.Attribute{
 		"role": schema.StringAttribute{
 			Optional: true, Computed: true, Default: stringdefault.StaticString(string(instance.RoleMain)),
-			MarkdownDescription: "How the task runs: `main` for the group's lifetime, `init` to completion before the main tasks " +
-				"(prestart), `sidecar` alongside them (poststart). One of " + backtickList(instanceRoles()) + ". Default `main`.",
+			MarkdownDescription: "How the task runs: `main` for the group's lifetime; `init` to completion before the main tasks " +
+				"(prestart); `prestart_sidecar` started before them and running alongside (prestart, sidecar); `sidecar` started after " +
+				"them and running alongside (poststart, sidecar); `poststart` to completion once they have started; `poststop` to " +
+				"completion after they have stopped. One of " + backtickList(instanceRoles()) + ". Default `main`. Services that run to " +
+				"completion (`init`, `poststart`, `poststop`) cannot have a `check`.",
 			Validators: []validator.String{stringvalidator.OneOf(instanceRoles()...)},
 		},
 		"driver":  schema.StringAttribute{Required: true, MarkdownDescription: "Nomad task driver (`exec`, `raw_exec`, `docker`, ...)."},
@@ -284,6 +288,8 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 			},
 		},
 	}
+	maps.Copy(attrs, servicePolicyAttributes())
+	return attrs
 }
 
 // reservationUnknownAtPlan: an instance moves to another node reservation
