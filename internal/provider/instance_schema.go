@@ -200,6 +200,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 	}
 	maps.Copy(s.Attributes, policyAttributes())
 	maps.Copy(s.Attributes, placementAttributes())
+	s.Attributes = withFixedObjectTypes(s.Attributes)
 	return s
 }
 
