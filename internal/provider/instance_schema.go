@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
@@ -170,6 +171,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "Arbitrary values; any change restarts the running allocations in place, one at a time, " +
 					"without registering a new job version (for example a config file's hash).",
 			},
+			"promote_trigger": promoteTriggerAttribute(),
 			"wait_for_healthy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Wait until the deployment is successful (or fail with the reason). Default `true`.",
@@ -201,7 +203,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 
 func updateAttributes() map[string]schema.Attribute {
 	u := instance.DefaultUpdate()
-	return map[string]schema.Attribute{
+	attrs := map[string]schema.Attribute{
 		"max_parallel": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(int64(u.MaxParallel)),
 			MarkdownDescription: "Allocations updated at once. `0` disables deployments.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
 		"min_healthy_time":  durationAttr("How long an allocation must be healthy before it counts as healthy. Default `10s`.", durationValue(u.MinHealthyTime).ValueString()),
@@ -210,8 +212,10 @@ func updateAttributes() map[string]schema.Attribute {
 		"auto_revert": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			MarkdownDescription: "Revert to the last stable version when a deployment fails. Default `false`."},
 		"canary": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
-			MarkdownDescription: "Canaries placed before a rolling update; berth has Nomad promote them automatically once healthy. Default `0`.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
+			MarkdownDescription: "Canaries placed before a rolling update. Nomad promotes them once healthy unless `auto_promote` is `false`. Default `0`.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
 	}
+	maps.Copy(attrs, updateStrategyAttributes())
+	return attrs
 }
 
 func instanceStatuses() []string {
