@@ -174,7 +174,9 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			"promote_trigger": promoteTriggerAttribute(),
 			"wait_for_healthy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Wait until the deployment is successful (or fail with the reason). Default `true`.",
+				MarkdownDescription: "Wait until the deployment is successful (or fail with the reason). Two cases end the wait earlier: " +
+					"with `update.auto_promote = false` a deployment with canaries ends it once they are placed and healthy, and with " +
+					"`update.health_check = \"manual\"` an apply waits only until Nomad has placed the allocations. Default `true`.",
 			},
 			"purge_on_destroy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -187,7 +189,9 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			"status": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "Status from the current allocations: " + backtickList(instanceStatuses()) + "."},
 			"deployment_id":     schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the deployment the last apply followed; empty when none."},
-			"deployment_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Status of that deployment."},
+			"deployment_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Status of that deployment when the apply " +
+				"ended, as Nomad names it (`successful`, `running`, `failed`, ...), or `" + deploymentAwaitingPromotion + "` when its " +
+				"canaries are healthy and wait for a promotion (`update.auto_promote = false`)."},
 			"allocations": schema.ListNestedAttribute{
 				Computed: true, MarkdownDescription: "Current allocations that may still run, by name: `pending`, `running`, and `unknown` (on a disconnected client, whose tasks may still be running).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
