@@ -33,6 +33,11 @@ func TestInstance_badInputIsRejectedAtPlan(t *testing.T) {
 		{"mount of an undeclared volume", fmt.Sprintf(`services = { a = { %s, mounts = [{ volume = "nope", destination = "/data" }] } }`,
 			`driver = "exec", command = "/bin/sleep"`), `(?s)nope`},
 		{"config not an object", fmt.Sprintf(`services = { a = { %s, config = "[1]" } }`, svc), `(?s)Invalid driver config.*JSON object`},
+		{"zero stagger", fmt.Sprintf("update = { stagger = \"0s\" }\n services = { a = { %s } }", svc), `(?s)Invalid stagger.*greater than 0`},
+		{"auto_promote without canaries", fmt.Sprintf("update = { auto_promote = true }\n services = { a = { %s } }", svc),
+			`(?s)auto_promote without canaries.*canary is 0`},
+		{"unknown health_check", fmt.Sprintf("update = { health_check = \"always\" }\n services = { a = { %s } }", svc),
+			`(?s)update.health_check.*value must be one of`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
