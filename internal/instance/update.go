@@ -28,10 +28,8 @@ const DefaultStagger = 30 * time.Second
 // DerivedHealthCheck is the health check berth sends when update.health_check
 // is unset: "checks" when any service has a check, "task_states" otherwise.
 func DerivedHealthCheck(s Spec) string {
-	for _, svc := range s.Services {
-		if svc.Check != nil {
-			return HealthCheckChecks
-		}
+	if hasChecks(s) {
+		return HealthCheckChecks
 	}
 	return HealthCheckTaskStates
 }
@@ -68,13 +66,37 @@ func ManualPromotion(s Spec) bool {
 	return s.Update.Canary > 0 && !AutoPromoteOf(s.Update)
 }
 
+// hasChecks reports whether any service of s has a check.
+func hasChecks(s Spec) bool {
+	for _, svc := range s.Services {
+		if svc.Check != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// canonicalHealthCheck is the health check of s in canonical form: without
+// any service check, "checks" decides health exactly as "task_states" does
+// (Nomad's allocation health tracker then only has task states to watch),
+// and it is what Nomad fills in for a jobspec that sets none, so a job
+// written by hand imports without a difference.
+func canonicalHealthCheck(s Spec) string {
+	hc := HealthCheckOf(s)
+	if hc == HealthCheckChecks && !hasChecks(s) {
+		return HealthCheckTaskStates
+	}
+	return hc
+}
+
 // normalizeUpdate fills in the update fields whose unset value stands for
 // a definite one (the derived health check, Nomad's stagger, berth's
 // auto-promotion rule), so an unset field and its value compare equal and
-// a change of either in Nomad shows as drift.
+// a change of either in Nomad shows as drift; the health check in
+// canonical form.
 func normalizeUpdate(s Spec) Update {
 	u := s.Update
-	u.HealthCheck = ptr(HealthCheckOf(s))
+	u.HealthCheck = ptr(canonicalHealthCheck(s))
 	u.Stagger = ptr(staggerOf(u))
 	u.AutoPromote = ptr(AutoPromoteOf(u))
 	return u
@@ -87,7 +109,7 @@ func normalizeUpdate(s Spec) Update {
 // import of a job that uses the defaults gives an empty plan.
 func ConfiguredUpdate(s Spec) Update {
 	u := s.Update
-	if u.HealthCheck != nil && *u.HealthCheck == DerivedHealthCheck(s) {
+	if u.HealthCheck != nil && canonicalHealthCheck(s) == DerivedHealthCheck(s) {
 		u.HealthCheck = nil
 	}
 	if u.Stagger != nil && *u.Stagger == DefaultStagger {

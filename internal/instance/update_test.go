@@ -98,6 +98,9 @@ func TestConfiguredUpdate(t *testing.T) {
 		}).Update},
 		{"task_states without checks is the default", withUpdate(minimalSpec(), func(u *Update) { u.HealthCheck = ptr("task_states") }),
 			minimalSpec().Update},
+		// Nomad's default for a jobspec without health_check.
+		{"checks without checks is the default too", withUpdate(minimalSpec(), func(u *Update) { u.HealthCheck = ptr("checks") }),
+			minimalSpec().Update},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,6 +129,9 @@ func TestSpecFromJobReadsUpdateStrategyChanges(t *testing.T) {
 			[]string{`update.stagger: 30s -> 1m0s`}},
 		{"canaries left for a human in Nomad", fullSpec(), func(u *api.UpdateStrategy) { u.AutoPromote = ptr(false) },
 			[]string{`update.auto_promote: true -> false`}},
+		{"checks and task_states are one without service checks", minimalSpec(), func(u *api.UpdateStrategy) { u.HealthCheck = ptr("checks") }, nil},
+		{"manual without service checks", minimalSpec(), func(u *api.UpdateStrategy) { u.HealthCheck = ptr("manual") },
+			[]string{`update.health_check: "task_states" -> "manual"`}},
 		{"set health_check changed back", withUpdate(fullSpec(), func(u *Update) { u.HealthCheck = ptr("task_states") }),
 			func(u *api.UpdateStrategy) { u.HealthCheck = ptr("checks") },
 			[]string{`update.health_check: "task_states" -> "checks"`}},

@@ -201,12 +201,12 @@ func (e expectPriorValue) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 	resp.Error = fmt.Errorf("no change planned for %s", instanceAddr)
 }
 
-// TestAccInstanceUpdate_healthCheckAndStagger: health_check and stagger are
-// sent and read back from Nomad exactly (checks without any service check,
-// then task_states); a health_check changed in Nomad shows in the next plan
-// and the apply puts it back; with health_check = "manual" an update ends
-// once Nomad placed the allocation, although nobody marks it healthy, and
-// a later change goes through.
+// TestAccInstanceUpdate_healthCheckAndStagger: health_check (checks without
+// any service check, manual, task_states) and stagger are sent and read back
+// from Nomad exactly; with health_check = "manual" an update ends once
+// Nomad placed the allocation, although nobody marks it healthy, and the
+// next change goes through; a health_check changed in Nomad shows in the
+// next plan and the apply puts it back.
 func TestAccInstanceUpdate_healthCheckAndStagger(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
@@ -236,30 +236,18 @@ func TestAccInstanceUpdate_healthCheckAndStagger(t *testing.T) {
 		CheckDestroy:             checkInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
-				// Not what berth derives: no service has a check.
+				// Not what berth derives (no service has a check), and
+				// the same for Nomad: sent as written.
 				Config: cfg("checks", "1"), ConfigPlanChecks: empty,
 				ConfigStateChecks: []statecheck.StateCheck{healthAt("checks")},
 				Check:             inNomad("checks"),
 			},
 			{
-				Config: cfg("task_states", "1"), ConfigPlanChecks: empty,
-				ConfigStateChecks: []statecheck.StateCheck{healthAt("task_states")},
-				Check:             inNomad("task_states"),
-			},
-			{
-				PreConfig: mutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.HealthCheck = ptr("manual") }),
-				Config:    cfg("task_states", "1"), PlanOnly: true, ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
-					expectPriorValue{attr: "update", key: "health_check", want: "manual"},
-				}},
-			},
-			{Config: cfg("task_states", "1"), ConfigPlanChecks: empty, Check: inNomad("task_states")},
-			{
 				// Nobody marks the new allocation healthy: the apply must
 				// not wait for the deployment.
 				Config: cfg("manual", "2"), ConfigPlanChecks: empty,
 				ConfigStateChecks: []statecheck.StateCheck{
+					healthAt("manual"),
 					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("running")),
 				},
 				Check: resource.ComposeTestCheckFunc(inNomad("manual"), withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
@@ -271,12 +259,23 @@ func TestAccInstanceUpdate_healthCheckAndStagger(t *testing.T) {
 				})),
 			},
 			{
+				// The open deployment does not hold up the next change.
 				Config: cfg("task_states", "3"), ConfigPlanChecks: empty,
 				ConfigStateChecks: []statecheck.StateCheck{
+					healthAt("task_states"),
 					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
 				},
 				Check: inNomad("task_states"),
 			},
+			{
+				PreConfig: mutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.HealthCheck = ptr("manual") }),
+				Config:    cfg("task_states", "3"), PlanOnly: true, ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+					expectPriorValue{attr: "update", key: "health_check", want: "manual"},
+				}},
+			},
+			{Config: cfg("task_states", "3"), ConfigPlanChecks: empty, Check: inNomad("task_states")},
 		},
 	})
 }

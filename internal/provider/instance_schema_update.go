@@ -19,7 +19,8 @@ func updateStrategyAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "How a deployment decides that an allocation is healthy: " + backtickList(instance.HealthChecks()) +
 				". `checks`: its tasks run and its services' checks pass; `task_states`: its tasks run; `manual`: only when " +
 				"someone marks it healthy through Nomad's API (`PUT /v1/deployment/allocation-health/<deployment>`). " +
-				"Unset: `checks` when a service has a `check`, `task_states` otherwise. With `manual` an apply waits until " +
+				"Unset: `checks` when a service has a `check`, `task_states` otherwise (without checks the two decide alike, " +
+				"so berth treats them as the same). With `manual` an apply waits until " +
 				"Nomad has placed the allocations, not for the deployment, which only a person can move on: `deployment_status` " +
 				"says where it stood (usually `running`).",
 			Validators: []validator.String{stringvalidator.OneOf(instance.HealthChecks()...)},
