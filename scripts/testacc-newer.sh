@@ -14,20 +14,7 @@ cd "$root"
 # Tests that only run on newer CLIs, by name.
 tests='Identity_|Query_|Action_'
 
-bin="${TF_NEWER:-}"
-if [[ -z "$bin" ]]; then
-	gz="$(ls -1 ../shared/tools/terraform-1.*.gz 2>/dev/null | sort -V | tail -n1 || true)"
-	if [[ -n "$gz" ]]; then
-		version="$(basename "$gz" .gz)"
-		bin="${XDG_CACHE_HOME:-$HOME/.cache}/berth/$version/terraform"
-		if [[ ! -x "$bin" ]]; then
-			mkdir -p "$(dirname "$bin")"
-			gunzip -c "$gz" >"$bin.tmp"
-			chmod +x "$bin.tmp"
-			mv "$bin.tmp" "$bin"
-		fi
-	fi
-fi
+bin="$(scripts/tf-newer.sh)"
 if [[ -z "$bin" ]]; then
 	echo "testacc-newer: NOT RUN: no Terraform newer than $(terraform version | head -n1) found (set TF_NEWER);" >&2
 	echo "testacc-newer: the identity, query and action tests ran only as skips." >&2

@@ -40,6 +40,8 @@ func ProviderSchemas(ctx context.Context, srv tfprotov6.ProviderServer, name str
 		ResourceSchemas:         map[string]*tfjson.Schema{},
 		DataSourceSchemas:       map[string]*tfjson.Schema{},
 		ResourceIdentitySchemas: map[string]*tfjson.IdentitySchema{},
+		ListResourceSchemas:     map[string]*tfjson.Schema{},
+		ActionSchemas:           map[string]*tfjson.ActionSchema{},
 	}
 	var errs []error
 	convert := func(what string, s *tfprotov6.Schema) *tfjson.Schema {
@@ -55,6 +57,16 @@ func ProviderSchemas(ctx context.Context, srv tfprotov6.ProviderServer, name str
 	}
 	for n, s := range resp.DataSourceSchemas {
 		ps.DataSourceSchemas[n] = convert(n, s)
+	}
+	for n, s := range resp.ListResourceSchemas {
+		ps.ListResourceSchemas[n] = convert("list "+n, s)
+	}
+	for n, a := range resp.ActionSchemas {
+		if a != nil {
+			if s := convert("action "+n, a.Schema); s != nil {
+				ps.ActionSchemas[n] = &tfjson.ActionSchema{Block: s.Block}
+			}
+		}
 	}
 	for n, s := range ids.IdentitySchemas {
 		is, err := identity(s)
