@@ -34,6 +34,7 @@ type instanceModel struct {
 	Volumes          types.Map      `tfsdk:"volumes"`
 	Update           types.Object   `tfsdk:"update"`
 	RestartTriggers  types.Map      `tfsdk:"restart_triggers"`
+	PromoteTrigger   types.String   `tfsdk:"promote_trigger"`
 	WaitForHealthy   types.Bool     `tfsdk:"wait_for_healthy"`
 	PurgeOnDestroy   types.Bool     `tfsdk:"purge_on_destroy"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
@@ -153,7 +154,7 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 	}
 	m.Datacenters = listOf(ctx, s.Datacenters, &diags)
 	m.Meta = mapOrNull(ctx, s.Meta, &diags)
-	m.Update = writeAttr[types.Object](ctx, "update", s.Update, &diags)
+	m.Update = writeAttr[types.Object](ctx, "update", instance.ConfiguredUpdate(s), &diags)
 	m.Services = writeAttr[types.Map](ctx, "services", s.Services, &diags)
 	m.Policies = writeAttr[types.Object](ctx, "policies", s.Policies, &diags)
 	claims := make(map[string]instance.VolumeClaim, len(s.Volumes))

@@ -8,7 +8,7 @@ import (
 
 // withFixedObjectTypes gives every nested object in attrs its object type
 // once, as its CustomType (the type the framework would build, so values
-// and behaviour are unchanged). Without it, terraform-plugin-framework
+// and behavior are unchanged). Without it, terraform-plugin-framework
 // rebuilds the type of a nested object, and of everything under it, on
 // every path lookup: once per value per walk, a large share of each plan of
 // berth_instance (see BenchmarkInstanceRefreshPlan). Attributes that
