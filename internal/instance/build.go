@@ -12,9 +12,6 @@ const (
 	lifecyclePoststart = "poststart"
 	lifecyclePoststop  = "poststop"
 
-	healthCheckChecks     = "checks"
-	healthCheckTaskStates = "task_states"
-
 	providerNomad = "nomad"
 )
 
@@ -40,6 +37,7 @@ func BuildJob(s Spec, currentCount int) *api.Job {
 		Datacenters: cloneSlice(s.Datacenters),
 		Stop:        ptr(!s.Running),
 		Meta:        jobMeta(s.Meta),
+		Update:      buildJobUpdate(s),
 	}
 	// Empty values are left unset so Nomad applies its own defaults
 	// (namespace from the client, node pool from the namespace).
@@ -115,23 +113,17 @@ func buildNetwork(s Spec) *api.NetworkResource {
 // the groups, so the group is where the values can be read back.
 func buildUpdate(s Spec) *api.UpdateStrategy {
 	u := s.Update
-	health := healthCheckTaskStates
-	for _, svc := range s.Services {
-		if svc.Check != nil {
-			health = healthCheckChecks
-			break
-		}
-	}
 	return &api.UpdateStrategy{
+		Stagger:          u.Stagger,
 		MaxParallel:      ptr(u.MaxParallel),
-		HealthCheck:      ptr(health),
+		HealthCheck:      ptr(HealthCheckOf(s)),
 		MinHealthyTime:   ptr(u.MinHealthyTime),
 		HealthyDeadline:  ptr(u.HealthyDeadline),
 		ProgressDeadline: ptr(u.ProgressDeadline),
 		AutoRevert:       ptr(u.AutoRevert),
-		// berth waits for deployments to finish; canaries it places must be
-		// promoted without a human, or the apply would wait forever.
-		AutoPromote: ptr(u.Canary > 0),
+		// Unset, canaries are promoted without a human; with auto_promote
+		// false an apply waits for them to be healthy, not promoted.
+		AutoPromote: ptr(AutoPromoteOf(u)),
 		Canary:      ptr(u.Canary),
 	}
 }

@@ -205,7 +205,8 @@ func TestBuildJobUpdate(t *testing.T) {
 			}
 			u := job.TaskGroups[0].Update
 			su := tt.spec.Update
-			got := Update{*u.MaxParallel, *u.MinHealthyTime, *u.HealthyDeadline, *u.ProgressDeadline, *u.AutoRevert, *u.Canary}
+			got := Update{MaxParallel: *u.MaxParallel, MinHealthyTime: *u.MinHealthyTime, HealthyDeadline: *u.HealthyDeadline,
+				ProgressDeadline: *u.ProgressDeadline, AutoRevert: *u.AutoRevert, Canary: *u.Canary}
 			if got != su {
 				t.Errorf("update = %+v, want %+v", got, su)
 			}
@@ -257,21 +258,5 @@ func TestPinNodeRoundTrip(t *testing.T) {
 	other.PinNode = "other"
 	if d := Diff(s, other); len(d) != 1 {
 		t.Fatalf("Diff = %v, want one line", d)
-	}
-}
-
-func TestCanariesArePromotedAutomatically(t *testing.T) {
-	for _, canary := range []int{0, 2} {
-		u := DefaultUpdate()
-		u.Canary = canary
-		s := Spec{Name: "c", Running: true, Count: ptr(1), Update: u,
-			Services: map[string]Service{"app": {Driver: "raw_exec", Command: "/bin/sleep", CPU: 100, Memory: 64}}}
-		got := BuildJob(s, 1).TaskGroups[0].Update
-		if *got.AutoPromote != (canary > 0) {
-			t.Fatalf("canary %d: auto_promote %v", canary, *got.AutoPromote)
-		}
-		if _, unsupported := SpecFromJob(BuildJob(s, 1)); len(unsupported) > 0 {
-			t.Fatalf("canary %d: own job reported unsupported: %v", canary, unsupported)
-		}
 	}
 }

@@ -68,6 +68,8 @@ func TestDiff(t *testing.T) {
 			"running: false -> true",
 			`meta.owner: (unset) -> "payments"`,
 			"update.canary: 0 -> 1",
+			// Unset, auto_promote follows the canaries.
+			"update.auto_promote: false -> true",
 		}},
 		{"config key removed", withWeb(func(s *Service) { delete(s.Config, "privileged") }), fullSpec(),
 			[]string{"services.web.config.privileged: (unset) -> false"}},

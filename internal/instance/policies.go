@@ -120,7 +120,7 @@ func effectiveType(t string) string {
 // MigrateStrategy.Validate).
 func RestartModes() []string        { return []string{"fail", "delay"} }
 func DelayFunctions() []string      { return []string{"constant", "exponential", "fibonacci"} }
-func MigrateHealthChecks() []string { return []string{healthCheckChecks, healthCheckTaskStates} }
+func MigrateHealthChecks() []string { return []string{HealthCheckChecks, HealthCheckTaskStates} }
 
 // Nomad's defaults and limits for the policies.
 const (
@@ -174,7 +174,7 @@ func DefaultMigrate(jobType string) *Migrate {
 	if effectiveType(jobType) != jobTypeService {
 		return nil
 	}
-	return &Migrate{MaxParallel: ptr(1), HealthCheck: ptr(healthCheckChecks), MinHealthyTime: ptr(10 * time.Second), HealthyDeadline: ptr(5 * time.Minute)}
+	return &Migrate{MaxParallel: ptr(1), HealthCheck: ptr(HealthCheckChecks), MinHealthyTime: ptr(10 * time.Second), HealthyDeadline: ptr(5 * time.Minute)}
 }
 
 // DefaultEphemeralDisk is Nomad's ephemeral disk.

@@ -205,15 +205,7 @@ func (r *reader) readUpdate(u *api.UpdateStrategy) Update {
 	if u == nil {
 		return Update{}
 	}
-	if hc := deref(u.HealthCheck); hc != "" && hc != healthCheckChecks && hc != healthCheckTaskStates {
-		r.add("update health_check is %q (berth derives checks or task_states)", hc)
-	}
-	// Without canaries auto_promote means nothing; with them berth needs it
-	// on, since an apply cannot wait for a human to promote.
-	if deref(u.Canary) > 0 && !deref(u.AutoPromote) {
-		r.add("update has %d canaries promoted by hand (auto_promote off); berth promotes canaries automatically", deref(u.Canary))
-	}
-	return Update{
+	out := Update{
 		MaxParallel:      deref(u.MaxParallel),
 		MinHealthyTime:   deref(u.MinHealthyTime),
 		HealthyDeadline:  deref(u.HealthyDeadline),
@@ -221,6 +213,8 @@ func (r *reader) readUpdate(u *api.UpdateStrategy) Update {
 		AutoRevert:       deref(u.AutoRevert),
 		Canary:           deref(u.Canary),
 	}
+	readUpdateExtras(u, &out)
+	return out
 }
 
 func (r *reader) readTask(instance string, t *api.Task) Service {

@@ -168,8 +168,6 @@ func TestSpecFromJobUnsupported(t *testing.T) {
 		{"unowned port", func(j *api.Job) { task(j, "proxy").Meta = nil }, `port "admin" is not assigned to any service`},
 		{"config image not a string", func(j *api.Job) { task(j, "web").Config["image"] = 1 },
 			`task "web" config.image is not a string`},
-		{"manual health", func(j *api.Job) { j.TaskGroups[0].Update.HealthCheck = ptr("manual") },
-			`update health_check is "manual"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -175,6 +175,13 @@ type Update struct {
 	ProgressDeadline time.Duration `tf:"progress_deadline"`
 	AutoRevert       bool          `tf:"auto_revert"`
 	Canary           int           `tf:"canary"`
+	// HealthCheck, Stagger and AutoPromote are nil when unset: the health
+	// check is then derived (DerivedHealthCheck), the stagger Nomad's
+	// (DefaultStagger), and canaries are promoted automatically. Normalize
+	// fills those values in (see update.go).
+	HealthCheck *string        `tf:"health_check"`
+	Stagger     *time.Duration `tf:"stagger"`
+	AutoPromote *bool          `tf:"auto_promote"`
 }
 
 // DefaultUpdate returns Nomad's own defaults for the update block. The
@@ -241,6 +248,7 @@ func Normalize(s Spec) Spec {
 		p := *s.Policies
 		out.Policies = &p
 	}
+	out.Update = normalizeUpdate(s)
 	return out
 }
 

@@ -68,6 +68,7 @@ func Validate(s Spec) []FieldError {
 	v.volumes(s.Volumes)
 	v.update(s.Update)
 	v.policies(s)
+	v.validateUpdateExtras(s.Update)
 	v.placement(s.Placement)
 	return v.errs
 }

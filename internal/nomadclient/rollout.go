@@ -60,26 +60,48 @@ func blocking(ctx context.Context, namespace string, index uint64) *api.QueryOpt
 
 // WaitForRollout follows a registration to its end: the evaluation must
 // place everything, and the deployment for the job version it produced
-// must succeed. It returns the deployment (nil when Nomad made none, e.g.
-// for a stopped job or when nothing changed).
+// must succeed. A deployment whose canaries Nomad does not promote by itself
+// (auto_promote off) ends the wait once they are all placed and healthy:
+// only a promotion moves it on (see AwaitingPromotion). It returns the
+// deployment (nil when Nomad made none, e.g. for a stopped job or when
+// nothing changed).
 func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID string) (*api.Deployment, error) {
-	if err := c.waitPlaced(ctx, namespace, jobID, evalID); err != nil {
+	job, dep, err := c.placedDeployment(ctx, namespace, jobID, evalID)
+	if err != nil || dep == nil {
 		return nil, err
 	}
+	return dep, c.waitDeployment(ctx, namespace, jobID, dep, manualPromotion(job))
+}
 
+// WaitForPlacement follows a registration until its evaluation placed
+// everything and returns the deployment of the job version it produced as
+// it stands, without waiting for it (nil when Nomad made none). It is for
+// jobs whose allocations only a person marks healthy (health_check
+// "manual"): nothing berth could wait for would end their deployment.
+func (c *Client) WaitForPlacement(ctx context.Context, namespace, jobID, evalID string) (*api.Deployment, error) {
+	_, dep, err := c.placedDeployment(ctx, namespace, jobID, evalID)
+	return dep, err
+}
+
+// placedDeployment waits for the evaluation and returns the job and the
+// deployment of its current version (nil when there is none).
+func (c *Client) placedDeployment(ctx context.Context, namespace, jobID, evalID string) (*api.Job, *api.Deployment, error) {
+	if err := c.waitPlaced(ctx, namespace, jobID, evalID); err != nil {
+		return nil, nil, err
+	}
 	job, err := c.GetJob(ctx, namespace, jobID)
 	if err != nil || job == nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dep, err := c.LatestDeployment(ctx, namespace, jobID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if dep == nil || job.Version == nil || dep.JobVersion != *job.Version {
 		tflog.Debug(ctx, "No deployment for this job version", map[string]any{"job": jobID})
-		return nil, nil
+		return job, nil, nil
 	}
-	return dep, c.waitDeployment(ctx, namespace, jobID, dep)
+	return job, dep, nil
 }
 
 // waitPlaced waits for an evaluation to finish and fails with the
@@ -113,7 +135,10 @@ func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string
 	return nil
 }
 
-func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, dep *api.Deployment) error {
+// waitDeployment waits until dep succeeds (updating *dep as it goes) and
+// fails with its failure; with untilPromotable it also ends once the
+// deployment waits for a promotion that it is ready for.
+func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, dep *api.Deployment, untilPromotable bool) error {
 	what := fmt.Sprintf("deployment %s of job %q (version %d)", idPrefix(dep.ID), jobID, dep.JobVersion)
 	var index uint64
 	err := poll(ctx, what, blockingPause, func() (bool, string, error) {
@@ -133,6 +158,9 @@ func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, de
 			return true, d.Status, nil
 		case api.DeploymentStatusFailed, api.DeploymentStatusCancelled:
 			return false, "", c.deploymentFailure(ctx, namespace, jobID, d)
+		}
+		if untilPromotable && AwaitingPromotion(d) && canariesReady(d) {
+			return true, d.Status, nil
 		}
 		return false, deploymentProgress(d), nil
 	})

@@ -36,6 +36,7 @@ type instanceModel struct {
 	Group            types.String   `tfsdk:"group"`
 	Placement        types.Object   `tfsdk:"placement"`
 	RestartTriggers  types.Map      `tfsdk:"restart_triggers"`
+	PromoteTrigger   types.String   `tfsdk:"promote_trigger"`
 	WaitForHealthy   types.Bool     `tfsdk:"wait_for_healthy"`
 	PurgeOnDestroy   types.Bool     `tfsdk:"purge_on_destroy"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
@@ -156,7 +157,7 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 	}
 	m.Datacenters = listOf(ctx, s.Datacenters, &diags)
 	m.Meta = mapOrNull(ctx, s.Meta, &diags)
-	m.Update = writeAttr[types.Object](ctx, "update", s.Update, &diags)
+	m.Update = writeAttr[types.Object](ctx, "update", instance.ConfiguredUpdate(s), &diags)
 	m.Services = writeAttr[types.Map](ctx, "services", s.Services, &diags)
 	m.Policies = writeAttr[types.Object](ctx, "policies", s.Policies, &diags)
 	claims := make(map[string]instance.VolumeClaim, len(s.Volumes))

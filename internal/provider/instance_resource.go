@@ -226,10 +226,10 @@ func (r *instanceResource) settle(ctx context.Context, spec instance.Spec, evalI
 	if !m.WaitForHealthy.IsNull() && !m.WaitForHealthy.ValueBool() {
 		return nil
 	}
-	dep, err := r.data.Nomad.WaitForRollout(ctx, spec.Namespace, spec.Name, evalID)
+	dep, err := r.followRollout(ctx, spec, evalID)
 	if dep != nil {
 		m.DeploymentID = types.StringValue(dep.ID)
-		m.DeploymentStatus = types.StringValue(dep.Status)
+		m.DeploymentStatus = types.StringValue(deploymentStatusOf(dep))
 	}
 	var re *nomadclient.RolloutError
 	if errors.As(err, &re) && re.DeploymentID != "" {
@@ -460,6 +460,12 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		rolloutErr = r.settle(ctx, want, res.EvalID, &plan)
 	default:
 		plan.DeploymentID, plan.DeploymentStatus = state.DeploymentID, state.DeploymentStatus
+	}
+	if rolloutErr == nil && want.Running && promoteRequested(&plan, &state) {
+		rolloutErr = r.promote(ctx, want, &plan, &resp.Diagnostics)
+	}
+	if written != nil && rolloutErr == nil {
+		warnAwaitingPromotion(&resp.Diagnostics, want, &plan)
 	}
 	if rolloutErr == nil && want.Running && !plan.RestartTriggers.Equal(state.RestartTriggers) && !state.RestartTriggers.IsNull() {
 		if err := nomad.RestartAllocations(ctx, want.Namespace, want.Name); err != nil {

@@ -36,6 +36,11 @@ func TestInstance_badInputIsRejectedAtPlan(t *testing.T) {
 		{"negative kill_timeout", fmt.Sprintf(`services = { a = { %s, policies = { kill_timeout = "-5s" } } }`, svc), `(?s)Invalid kill_timeout.*-5s`},
 		{"ambiguous reschedule", fmt.Sprintf("policies = { reschedule = { attempts = 2 } }\n services = { a = { %s } }", svc), `(?s)Ambiguous reschedule policy.*set unlimited = false`},
 		{"restart delay mode without attempts", fmt.Sprintf("policies = { restart = { attempts = 0, mode = \"delay\" } }\n services = { a = { %s } }", svc), `(?s)Invalid restart mode.*ambiguous`},
+		{"zero stagger", fmt.Sprintf("update = { stagger = \"0s\" }\n services = { a = { %s } }", svc), `(?s)Invalid stagger.*greater than 0`},
+		{"auto_promote without canaries", fmt.Sprintf("update = { auto_promote = true }\n services = { a = { %s } }", svc),
+			`(?s)auto_promote without canaries.*canary is 0`},
+		{"unknown health_check", fmt.Sprintf("update = { health_check = \"always\" }\n services = { a = { %s } }", svc),
+			`(?s)update.health_check.*value must be one of`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

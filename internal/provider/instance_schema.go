@@ -171,9 +171,12 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "Arbitrary values; any change restarts the running allocations in place, one at a time, " +
 					"without registering a new job version (for example a config file's hash).",
 			},
+			"promote_trigger": promoteTriggerAttribute(),
 			"wait_for_healthy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Wait until the deployment is successful (or fail with the reason). Default `true`.",
+				MarkdownDescription: "Wait until the deployment is successful (or fail with the reason). Two cases end the wait earlier: " +
+					"with `update.auto_promote = false` a deployment with canaries ends it once they are placed and healthy, and with " +
+					"`update.health_check = \"manual\"` an apply waits only until Nomad has placed the allocations. Default `true`.",
 			},
 			"purge_on_destroy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -185,8 +188,10 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			"job_modify_index": schema.Int64Attribute{Computed: true, MarkdownDescription: "Job modify index; berth registers with check-and-set against it."},
 			"status": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "Status from the current allocations: " + backtickList(instanceStatuses()) + "."},
-			"deployment_id":     schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the deployment the last apply followed; empty when none."},
-			"deployment_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Status of that deployment."},
+			"deployment_id": schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the deployment the last apply followed; empty when none."},
+			"deployment_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Status of that deployment when the apply " +
+				"ended, as Nomad names it (`successful`, `running`, `failed`, ...), or `" + deploymentAwaitingPromotion + "` when its " +
+				"canaries are healthy and wait for a promotion (`update.auto_promote = false`)."},
 			"allocations": schema.ListNestedAttribute{
 				Computed: true, MarkdownDescription: "Current allocations that may still run, by name: `pending`, `running`, and `unknown` (on a disconnected client, whose tasks may still be running).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -206,7 +211,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 
 func updateAttributes() map[string]schema.Attribute {
 	u := instance.DefaultUpdate()
-	return map[string]schema.Attribute{
+	attrs := map[string]schema.Attribute{
 		"max_parallel": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(int64(u.MaxParallel)),
 			MarkdownDescription: "Allocations updated at once. `0` disables deployments.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
 		"min_healthy_time":  durationAttr("How long an allocation must be healthy before it counts as healthy. Default `10s`.", durationValue(u.MinHealthyTime).ValueString()),
@@ -215,8 +220,10 @@ func updateAttributes() map[string]schema.Attribute {
 		"auto_revert": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			MarkdownDescription: "Revert to the last stable version when a deployment fails. Default `false`."},
 		"canary": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
-			MarkdownDescription: "Canaries placed before a rolling update; berth has Nomad promote them automatically once healthy. Default `0`.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
+			MarkdownDescription: "Canaries placed before a rolling update. Nomad promotes them once healthy unless `auto_promote` is `false`. Default `0`.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
 	}
+	maps.Copy(attrs, updateStrategyAttributes())
+	return attrs
 }
 
 func instanceStatuses() []string {

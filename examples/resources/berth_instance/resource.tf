@@ -49,3 +49,26 @@ resource "berth_instance" "web" {
   # Change a value to restart the running allocations in place.
   restart_triggers = { config_version = "3" }
 }
+
+# Canaries promoted by hand: an update places one canary next to the old
+# allocations and the apply ends once it is healthy, with a warning; bump
+# promote_trigger and apply to promote it.
+resource "berth_instance" "api" {
+  name     = "api"
+  replicas = 3
+
+  services = {
+    app = {
+      driver = "docker"
+      image  = "example/api:2.4.0"
+    }
+  }
+
+  update = {
+    canary       = 1
+    auto_promote = false
+    health_check = "task_states"
+  }
+
+  promote_trigger = "2.4.0"
+}

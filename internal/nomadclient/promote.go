@@ -1,0 +1,118 @@
+package nomadclient
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// Deployment is a deployment as Nomad returns it, for the provider to hold
+// without importing the Nomad API package.
+type Deployment = api.Deployment
+
+// AwaitingPromotion reports whether d is running with canaries nobody has
+// promoted yet (Nomad's Deployment.RequiresPromotion). Such a deployment
+// stays open, with the old allocations running next to the canaries, until
+// it is promoted, failed or superseded by a newer job version.
+func AwaitingPromotion(d *api.Deployment) bool {
+	if d == nil || d.Status != api.DeploymentStatusRunning {
+		return false
+	}
+	for _, s := range d.TaskGroups {
+		if s != nil && s.DesiredCanaries > 0 && !s.Promoted {
+			return true
+		}
+	}
+	return false
+}
+
+// canariesReady reports whether every unpromoted group of d has all its
+// canaries placed and healthy, which is what Nomad requires to promote.
+func canariesReady(d *api.Deployment) bool {
+	for _, s := range d.TaskGroups {
+		if s == nil || s.DesiredCanaries == 0 || s.Promoted {
+			continue
+		}
+		if len(s.PlacedCanaries) < s.DesiredCanaries || s.HealthyAllocs < s.DesiredCanaries {
+			return false
+		}
+	}
+	return true
+}
+
+// manualPromotion reports whether some group of job has canaries that
+// Nomad does not promote by itself. The deployment does not say so (the
+// API's DeploymentState has no auto_promote), the job does.
+func manualPromotion(job *api.Job) bool {
+	for _, g := range job.TaskGroups {
+		if g != nil && g.Update != nil && deref(g.Update.Canary) > 0 && !deref(g.Update.AutoPromote) {
+			return true
+		}
+	}
+	return false
+}
+
+// PromoteOptions says what PromoteCanaries waits for.
+type PromoteOptions struct {
+	// WaitReady waits until the canaries are placed and healthy before
+	// promoting (Nomad refuses to promote earlier). Leave it off when only
+	// a person marks allocations healthy (health_check "manual"): then an
+	// unready deployment is refused at once instead of waited for.
+	WaitReady bool
+	// WaitDone waits for the deployment to succeed after the promotion.
+	WaitDone bool
+}
+
+// PromoteCanaries promotes all canaries of the job's deployment in progress
+// (Nomad's deployment promote API) and returns that deployment; nil, nil
+// when no deployment of the job awaits promotion. A promotion Nomad
+// refuses is a *RolloutError with Nomad's reason. A promote request whose
+// answer was lost counts as done when the deployment reads back promoted.
+func (c *Client) PromoteCanaries(ctx context.Context, namespace, jobID string, opts PromoteOptions) (*api.Deployment, error) {
+	job, err := c.GetJob(ctx, namespace, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if job == nil {
+		return nil, fmt.Errorf("job %q is gone from namespace %q", jobID, namespace)
+	}
+	dep, err := c.ActiveDeployment(ctx, job)
+	if err != nil || !AwaitingPromotion(dep) {
+		return nil, err
+	}
+	if opts.WaitReady {
+		if err := c.waitDeployment(ctx, namespace, jobID, dep, true); err != nil {
+			return dep, err
+		}
+	}
+	if AwaitingPromotion(dep) {
+		tflog.Info(ctx, "Promoting canaries", map[string]any{"job": jobID, "deployment": dep.ID})
+		_, _, err := c.api.Deployments().PromoteAll(dep.ID, (&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+		if err != nil {
+			if promoted, readErr := c.readDeployment(ctx, namespace, dep.ID); readErr == nil && !AwaitingPromotion(promoted) {
+				*dep = *promoted
+			} else if IsBadRequest(err) {
+				return dep, &RolloutError{JobID: jobID, DeploymentID: dep.ID,
+					Reason: fmt.Sprintf("Nomad refused to promote deployment %s: %s", idPrefix(dep.ID), NomadMessage(err))}
+			} else {
+				return dep, fmt.Errorf("promoting deployment %s: %w", dep.ID, c.classify(err, "promote deployment"))
+			}
+		}
+	}
+	if !opts.WaitDone {
+		if d, err := c.readDeployment(ctx, namespace, dep.ID); err == nil {
+			*dep = *d
+		}
+		return dep, nil
+	}
+	return dep, c.waitDeployment(ctx, namespace, jobID, dep, false)
+}
+
+func (c *Client) readDeployment(ctx context.Context, namespace, id string) (*api.Deployment, error) {
+	return readRetry(ctx, c, "read deployment", func(ctx context.Context) (*api.Deployment, error) {
+		out, _, err := c.api.Deployments().Info(id, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		return out, err
+	})
+}
