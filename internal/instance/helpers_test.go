@@ -115,7 +115,13 @@ func simulateNomad(t *testing.T, job *api.Job) *api.Job {
 		out.Datacenters = []string{"*"}
 	}
 	// Only stagger and max_parallel survive at job level.
-	out.Update = &api.UpdateStrategy{Stagger: out.Update.Stagger, MaxParallel: out.Update.MaxParallel,
+	// (Batch and system jobs get no job-level default from the api package.)
+	var stagger *time.Duration
+	var maxParallel *int
+	if out.Update != nil {
+		stagger, maxParallel = out.Update.Stagger, out.Update.MaxParallel
+	}
+	out.Update = &api.UpdateStrategy{Stagger: stagger, MaxParallel: maxParallel,
 		HealthCheck: ptr(""), MinHealthyTime: ptr(time.Duration(0)), HealthyDeadline: ptr(time.Duration(0)),
 		ProgressDeadline: ptr(time.Duration(0)), AutoRevert: ptr(false), AutoPromote: ptr(false), Canary: ptr(0)}
 	for _, tg := range out.TaskGroups {

@@ -54,6 +54,7 @@ func SpecFromJob(job *api.Job) (Spec, []string) {
 	pinless := *job
 	pinless.Constraints = others
 	r.checkJob(&pinless)
+	s.Type = r.checkJobType(job)
 
 	switch len(job.TaskGroups) {
 	case 0:
@@ -66,6 +67,9 @@ func SpecFromJob(job *api.Job) (Spec, []string) {
 		// With several groups the first is still read, so the caller can show
 		// something sensible next to the unsupported list.
 		r.readGroup(&s, job.TaskGroups[0])
+	}
+	if s.Type == TypeSystem {
+		s.Count = nil // one per node: Nomad's count is not the user's
 	}
 	return Normalize(s), r.unsupported
 }
