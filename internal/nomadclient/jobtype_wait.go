@@ -142,7 +142,9 @@ func (c *Client) placedVersion(ctx context.Context, namespace, jobID, evalID str
 // ExitDetails describes failed allocations task by task: the exit code of
 // each task's last run when it ended with one, and its last events.
 func ExitDetails(allocs []*api.AllocationListStub) []string {
-	sort.Slice(allocs, func(i, j int) bool { return allocs[i].Name < allocs[j].Name || allocs[i].Name == allocs[j].Name && allocs[i].ID < allocs[j].ID })
+	sort.Slice(allocs, func(i, j int) bool {
+		return allocs[i].Name < allocs[j].Name || allocs[i].Name == allocs[j].Name && allocs[i].ID < allocs[j].ID
+	})
 	var out []string
 	for _, a := range allocs {
 		names := make([]string, 0, len(a.TaskStates))

@@ -49,6 +49,7 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if resp.Diagnostics.HasError() || anyInvalidValue(ctx, m.Update, m.Services) {
 		return // invalid values are reported by the framework, at their attribute
 	}
+	validateJobTypeConfig(&m, &resp.Diagnostics)
 	spec, diags, err := m.toSpec(ctx)
 	resp.Diagnostics.Append(diags...)
 	if err != nil || diags.HasError() {
@@ -65,7 +66,11 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 // them.
 func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	checkPlannedDrivers(ctx, r.data, req, resp, instanceDrivers)
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	planJobType(ctx, req, resp)
+	if r.data == nil {
 		return
 	}
 	if req.State.Raw.IsNull() {
@@ -220,6 +225,9 @@ func (r *instanceResource) settle(ctx context.Context, spec instance.Spec, evalI
 	if !m.WaitForHealthy.IsNull() && !m.WaitForHealthy.ValueBool() {
 		return nil
 	}
+	if spec.JobType() != instance.TypeService {
+		return r.waitForType(ctx, spec, evalID)
+	}
 	dep, err := r.data.Nomad.WaitForRollout(ctx, spec.Namespace, spec.Name, evalID)
 	if dep != nil {
 		m.DeploymentID = types.StringValue(dep.ID)
@@ -275,6 +283,10 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	job, err := r.data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the job", err)
+		return
+	}
+	if job == nil && collectedBatch(&state) {
+		tflog.Info(ctx, "The completed batch job was garbage-collected by Nomad; keeping it in state", map[string]any{"job": name, "namespace": ns})
 		return
 	}
 	if job == nil {
@@ -371,6 +383,10 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	job, err := nomad.GetJob(ctx, want.Namespace, want.Name)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the job", err)
+		return
+	}
+	if job == nil && collectedBatch(&state) && want.JobType() == instance.TypeBatch {
+		r.rerunCollected(ctx, &plan, &state, want, resp)
 		return
 	}
 	if job == nil {

@@ -89,6 +89,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
 				Validators:          []validator.String{namespaceValidator()},
 			},
+			"type": jobTypeAttribute(),
 			"datacenters": schema.ListAttribute{
 				ElementType: types.StringType, Optional: true, Computed: true,
 				Default:             listdefault.StaticValue(types.ListValueMust(types.StringType, []attr.Value{types.StringValue("*")})),
@@ -109,7 +110,8 @@ func instanceSchema(ctx context.Context) schema.Schema {
 					"pool when it is not `default`. Changing it to another existing reservation (or adding or removing it) updates " +
 					"the job in place: the new reservation is charged, the job is re-pinned and rolled out, then the old reservation's " +
 					"charge is released. When the new ID is known only at apply (its reservation is created or replaced in the same " +
-					"apply), the instance is replaced instead.",
+					"apply), the instance is replaced instead. Not allowed on `system` jobs, which span nodes. A `batch` job stays " +
+					"charged after it completes, until it is destroyed: its next change runs it again.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(reservationUnknownAtPlan,
 					"A node reservation known only at apply replaces the instance.", "A node reservation known only at apply replaces the instance.")},
 				Validators: []validator.String{reservationIDValidator()},
@@ -118,7 +120,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				Optional: true, Computed: true,
 				MarkdownDescription: "Number of allocations (the task group's `count`; `count` itself is a Terraform meta-argument). When unset, berth leaves the count to others (an autoscaler, " +
 					"`nomad job scale`): their changes are kept and never shown as drift, and this attribute reports the current count. " +
-					"A new instance starts with 1.",
+					"A new instance starts with 1. Not allowed on `system` jobs, where it reads null (one allocation per node).",
 				Validators:    []validator.Int64{int64validator.AtLeast(0)},
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
@@ -162,8 +164,9 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			},
 			"update": schema.SingleNestedAttribute{
 				Optional: true, Computed: true, Default: objectdefault.StaticValue(defaultUpdateObject()),
-				MarkdownDescription: "Rolling deploy strategy. Defaults are Nomad's.",
-				Attributes:          updateAttributes(),
+				MarkdownDescription: "Rolling deploy strategy. Defaults are Nomad's. Not allowed on `batch` jobs (it reads null there); " +
+					"on `system` jobs Nomad uses `max_parallel` only and `canary` must be 0.",
+				Attributes: updateAttributes(),
 			},
 			"restart_triggers": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true,
@@ -172,7 +175,9 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			},
 			"wait_for_healthy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Wait until the deployment is successful (or fail with the reason). Default `true`.",
+				MarkdownDescription: "Wait for the outcome of each apply, or fail with the reason: for a `service` job a successful " +
+					"deployment, for a `batch` job every allocation of the new version exiting successfully, for a `system` job its " +
+					"allocation running on every node the scheduler chose (see `type`). Always bounded by `timeouts`. Default `true`.",
 			},
 			"purge_on_destroy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
