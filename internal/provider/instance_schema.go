@@ -70,8 +70,9 @@ func durationAttr(desc string, def string) schema.StringAttribute {
 func instanceSchema(ctx context.Context) schema.Schema {
 	positive := []validator.Int64{int64validator.AtLeast(1)}
 	return schema.Schema{
-		MarkdownDescription: "An application instance: one Nomad service job with one task group, whose services are " +
-			"its tasks. Applies wait for a healthy deployment and explain failures with Nomad's task events; " +
+		MarkdownDescription: "An application instance: one Nomad job (a `service` by default, or a run-once `batch` job, or a " +
+			"`system` job on every node; see `type`) with one task group, whose services are its tasks. Applies wait for " +
+			"the outcome (a healthy deployment, a completed run, every node running it) and explain failures with Nomad's task events; " +
 			"`terraform plan` shows any change made in Nomad behind Terraform's back, field by field.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -165,7 +166,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			"update": schema.SingleNestedAttribute{
 				Optional: true, Computed: true, Default: objectdefault.StaticValue(defaultUpdateObject()),
 				MarkdownDescription: "Rolling deploy strategy. Defaults are Nomad's. Not allowed on `batch` jobs (it reads null there); " +
-					"on `system` jobs Nomad uses `max_parallel` only and `canary` must be 0.",
+					"`system` jobs have no deployments: Nomad uses `max_parallel` (nodes updated at once) and `canary` must be 0.",
 				Attributes: updateAttributes(),
 			},
 			"restart_triggers": schema.MapAttribute{
