@@ -260,8 +260,12 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 	// A count planned as known (kept from state while unmanaged) stays as
 	// planned even if an autoscaler moved it meanwhile; the next refresh
 	// reports the new one.
-	if spec, _ := instance.SpecFromJob(job); spec.Count != nil && (m.Count.IsUnknown() || m.Count.IsNull()) {
-		m.Count = types.Int64Value(int64(*spec.Count))
+	// A system job's count is not the user's: it reads null.
+	if spec, _ := instance.SpecFromJob(job); m.Count.IsUnknown() || m.Count.IsNull() {
+		m.Count = types.Int64Null()
+		if spec.Count != nil {
+			m.Count = types.Int64Value(int64(*spec.Count))
+		}
 	}
 	if m.NodePool.IsUnknown() || m.NodePool.IsNull() {
 		m.NodePool = types.StringValue(deref(job.NodePool))

@@ -43,9 +43,14 @@ func jobTypeAttribute() schema.StringAttribute {
 	}
 }
 
-// jobTypeChanged: null and "service" are the same type.
+// jobTypeChanged: null and "service" are the same type; a type known
+// only at apply may differ, so it replaces.
 func jobTypeChanged(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-	if req.State.Raw.IsNull() || req.PlanValue.IsUnknown() {
+	if req.State.Raw.IsNull() {
+		return
+	}
+	if req.PlanValue.IsUnknown() {
+		resp.RequiresReplace = true
 		return
 	}
 	typeOf := func(v types.String) string {
@@ -65,28 +70,24 @@ func validateJobTypeConfig(m *instanceModel, diags *diag.Diagnostics) {
 
 // planJobType keeps out of the plan what the job type does not have: a
 // batch job's update (the schema's default object would otherwise be
-// planned) and a system job's replicas. While the type is unknown, so are
-// they.
+// planned) and a system job's replicas. A type known only at apply keeps
+// the plan as it is: a batch job then records the default update once,
+// which the next plan sets to null without touching Nomad (Normalize
+// ignores a batch job's update), and a system job's unknown replicas are
+// read back as null.
 func planJobType(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var typ types.String
 	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("type"), &typ)...)
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() || typ.IsUnknown() {
 		return
 	}
 	unset := func(name string) bool { return configNull(ctx, req.Config, name, &resp.Diagnostics) }
-	switch {
-	case typ.IsUnknown():
-		if unset("update") {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("update"), types.ObjectUnknown(defaultUpdateObject().AttributeTypes(ctx)))...)
-		}
-		if unset("replicas") {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("replicas"), types.Int64Unknown())...)
-		}
-	case typ.ValueString() == instance.TypeBatch:
+	switch typ.ValueString() {
+	case instance.TypeBatch:
 		if unset("update") {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("update"), types.ObjectNull(defaultUpdateObject().AttributeTypes(ctx)))...)
 		}
-	case typ.ValueString() == instance.TypeSystem:
+	case instance.TypeSystem:
 		if unset("replicas") {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("replicas"), types.Int64Null())...)
 		}

@@ -117,6 +117,15 @@ func TestAccInstanceJobType_batch(t *testing.T) {
 				}),
 			},
 			{
+				// Import reads the same: type, no update.
+				ResourceName:                         instanceAddr,
+				ImportState:                          true,
+				ImportStateId:                        "default/" + name,
+				ImportStateVerify:                    true,
+				ImportStateVerifyIdentifierAttribute: "id",
+				ImportStateVerifyIgnore:              []string{"timeouts", "deployment_id", "deployment_status"},
+			},
+			{
 				// Nomad garbage-collects dead batch jobs (a forced GC
 				// would collect other tests' stopped jobs too, so the
 				// job is purged the same way here): no plan to re-run it.
@@ -234,6 +243,15 @@ func TestAccInstanceJobType_system(t *testing.T) {
 					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("allocations"), knownvalue.ListSizeExact(2)),
 				},
 				Check: expectOnePerNode(t, name, nodes),
+			},
+			{
+				// Import reads the same: type, no update, no replicas.
+				ResourceName:                         instanceAddr,
+				ImportState:                          true,
+				ImportStateId:                        "default/" + name,
+				ImportStateVerify:                    true,
+				ImportStateVerifyIdentifierAttribute: "id",
+				ImportStateVerifyIgnore:              []string{"timeouts", "deployment_id", "deployment_status"},
 			},
 			{
 				// A node joins the pool: Nomad places the job there itself.
