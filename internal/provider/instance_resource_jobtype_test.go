@@ -117,7 +117,7 @@ func TestAccInstanceJobType_batch(t *testing.T) {
 				}),
 			},
 			{
-				// Import reads the same: type, no update.
+				// Import reads the same: type, and update null.
 				ResourceName:                         instanceAddr,
 				ImportState:                          true,
 				ImportStateId:                        "default/" + name,
@@ -245,7 +245,7 @@ func TestAccInstanceJobType_system(t *testing.T) {
 				Check: expectOnePerNode(t, name, nodes),
 			},
 			{
-				// Import reads the same: type, no update, no replicas.
+				// Import reads the same: type, and replicas null.
 				ResourceName:                         instanceAddr,
 				ImportState:                          true,
 				ImportStateId:                        "default/" + name,
