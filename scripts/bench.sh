@@ -45,6 +45,8 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+# A signal ends the script through exit, so the EXIT trap stops the agent.
+trap 'exit 130' INT TERM
 bin/devagent start -state "$state" -name berth-bench -minimal-chroot >/dev/null
 echo "bench: Nomad agent at $(bin/devagent addr -state "$state") (stopped at the end)" >&2
 

@@ -80,6 +80,7 @@ type Client struct {
 	retry          RetryPolicy
 	requestTimeout time.Duration
 	holdDriver     string
+	drivers        driverCache // see DetectedDrivers
 }
 
 // ValidateAddress checks that addr is an absolute http or https URL.
