@@ -130,9 +130,12 @@ func collectedBatch(state *instanceModel) bool {
 // moves as in an ordinary update.
 func (r *instanceResource) rerunCollected(ctx context.Context, plan, state *instanceModel, want instance.Spec, resp *resource.UpdateResponse) {
 	tflog.Info(ctx, "The completed batch job was garbage-collected by Nomad; registering it again", map[string]any{"job": want.Name})
-	count := 1
-	if want.Count != nil {
+	count := 1 // an unmanaged count starts where it was
+	switch {
+	case want.Count != nil:
 		count = *want.Count
+	case !state.Count.IsNull() && !state.Count.IsUnknown():
+		count = int(state.Count.ValueInt64())
 	}
 	if !r.charge(ctx, plan, want, count, &resp.Diagnostics) {
 		return
