@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -398,4 +399,42 @@ func (c *Client) Uncharge(ctx context.Context, ns, reservationID, consumer strin
 		l.Uncharge(name, consumer)
 		return l.Encode()
 	})
+}
+
+// NodeReservationRef names one node reservation.
+type NodeReservationRef struct{ NodeID, Name string }
+
+// ListNodeReservations lists the reservations in the ledgers of ns, on
+// one node (nodeID, a full ID) or on all, whose names start with
+// namePrefix, sorted by node and name.
+func (c *Client) ListNodeReservations(ctx context.Context, ns, nodeID, namePrefix string) ([]NodeReservationRef, error) {
+	ledgers := map[string]ledger.Ledger{}
+	if nodeID != "" {
+		cur, err := c.ReadLedger(ctx, ns, nodeID)
+		if err != nil {
+			return nil, err
+		}
+		l, err := ledger.Decode(nodeID, cur.Items)
+		if err != nil {
+			return nil, err
+		}
+		ledgers[nodeID] = l
+	} else {
+		var err error
+		if ledgers, err = c.readLedgers(ctx, ns); err != nil {
+			return nil, err
+		}
+	}
+	var out []NodeReservationRef
+	for node, l := range ledgers {
+		for name := range l.Reservations {
+			if strings.HasPrefix(name, namePrefix) {
+				out = append(out, NodeReservationRef{NodeID: node, Name: name})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b NodeReservationRef) int {
+		return strings.Compare(a.NodeID+"/"+a.Name, b.NodeID+"/"+b.Name)
+	})
+	return out, nil
 }

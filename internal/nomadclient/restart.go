@@ -17,20 +17,34 @@ import (
 // version does not change. The error names the allocation that did not
 // come back.
 func (c *Client) RestartAllocations(ctx context.Context, namespace, jobID string) error {
+	_, err := c.RestartAllocationsReporting(ctx, namespace, jobID, nil)
+	return err
+}
+
+// RestartAllocationsReporting is RestartAllocations that calls progress
+// (when not nil) as each allocation comes back, and returns how many were
+// restarted.
+func (c *Client) RestartAllocationsReporting(ctx context.Context, namespace, jobID string, progress func(done, total int, alloc string)) (int, error) {
 	allocs, err := c.JobAllocations(ctx, namespace, jobID)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	sort.Slice(allocs, func(i, j int) bool { return allocs[i].Name < allocs[j].Name })
+	var running []*api.AllocationListStub
 	for _, stub := range allocs {
-		if stub.ClientStatus != api.AllocClientStatusRunning || stub.DesiredStatus != api.AllocDesiredStatusRun {
-			continue
-		}
-		if err := c.restartOne(ctx, namespace, stub); err != nil {
-			return err
+		if stub.ClientStatus == api.AllocClientStatusRunning && stub.DesiredStatus == api.AllocDesiredStatusRun {
+			running = append(running, stub)
 		}
 	}
-	return nil
+	for i, stub := range running {
+		if err := c.restartOne(ctx, namespace, stub); err != nil {
+			return i, err
+		}
+		if progress != nil {
+			progress(i+1, len(running), stub.Name)
+		}
+	}
+	return len(running), nil
 }
 
 func (c *Client) restartOne(ctx context.Context, namespace string, stub *api.AllocationListStub) error {

@@ -57,6 +57,36 @@ func (c *Client) VolumesNamed(ctx context.Context, namespace, name string) ([]vo
 	return out, nil
 }
 
+// VolumeFilter selects host volumes for a listing. Empty fields select
+// everything; Namespace "*" is every namespace the token can read.
+type VolumeFilter struct {
+	Namespace, NamePrefix, NodeID, NodePool string
+}
+
+// ListVolumes lists the host volumes f selects, sorted by namespace, name
+// and ID, in one request.
+func (c *Client) ListVolumes(ctx context.Context, f VolumeFilter) ([]volume.Summary, error) {
+	stubs, err := readRetry(ctx, c, "list volumes", func(ctx context.Context) ([]*api.HostVolumeStub, error) {
+		out, _, err := c.api.HostVolumes().List(&api.HostVolumeListRequest{NodeID: f.NodeID, NodePool: f.NodePool},
+			c.query(ctx, &api.QueryOptions{Namespace: f.Namespace}))
+		return out, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing host volumes in namespace %q: %w", f.Namespace, err)
+	}
+	var out []volume.Summary
+	for _, s := range stubs {
+		if s != nil && strings.HasPrefix(s.Name, f.NamePrefix) {
+			out = append(out, volume.SummaryFromAPI(s))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		return a.Namespace+"/"+a.Name+"/"+a.ID < b.Namespace+"/"+b.Name+"/"+b.ID
+	})
+	return out, nil
+}
+
 // AmbiguousVolumeError says several volumes share a name in a namespace.
 type AmbiguousVolumeError struct {
 	Namespace, Name string

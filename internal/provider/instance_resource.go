@@ -124,6 +124,7 @@ func (r *instanceResource) planNamespace(ctx context.Context, req resource.Modif
 }
 
 func (r *instanceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer instanceIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -277,6 +278,7 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 }
 
 func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer instanceIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state instanceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -355,6 +357,7 @@ func (r *instanceResource) mergeLive(ctx context.Context, state *instanceModel, 
 }
 
 func (r *instanceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer instanceIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -537,12 +540,16 @@ func (r *instanceResource) uncharge(ctx context.Context, m *instanceModel, diags
 
 // ImportState accepts `name` or `namespace/name`.
 func (r *instanceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ns, name, found := strings.Cut(req.ID, "/")
+	importID := instanceIdentity.ImportID(ctx, req, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ns, name, found := strings.Cut(importID, "/")
 	if !found {
-		ns, name = r.data.Nomad.Namespace(), req.ID
+		ns, name = r.data.Nomad.Namespace(), importID
 	}
 	if ns == "" || name == "" || strings.Contains(name, "/") {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected `name` or `namespace/name`, got %q.", req.ID))
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected `name` or `namespace/name`, got %q.", importID))
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), instanceID(ns, name))...)

@@ -104,6 +104,7 @@ func (m *leaseModel) toLease(ctx context.Context, defaultNS string, diags *diag.
 }
 
 func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer leaseIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan leaseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -216,6 +217,7 @@ func (r *leaseResource) uncharge(ctx context.Context, m leaseModel, consumer str
 }
 
 func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer leaseIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state leaseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -242,6 +244,7 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 // signed again, the timer task re-registered with check-and-set against
 // the job modify index in state.
 func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer leaseIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state leaseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -358,9 +361,13 @@ func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 
 // ImportState accepts `namespace/name` (or `name`).
 func (r *leaseResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ns, name, found := strings.Cut(req.ID, "/")
+	importID := leaseIdentity.ImportID(ctx, req, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ns, name, found := strings.Cut(importID, "/")
 	if !found {
-		ns, name = r.data.Nomad.Namespace(), req.ID
+		ns, name = r.data.Nomad.Namespace(), importID
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)

@@ -134,6 +134,7 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 }
 
 func (r *nodeReservationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer nodeReservationIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan nodeReservationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -265,6 +266,7 @@ func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservatio
 }
 
 func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer nodeReservationIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state nodeReservationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -283,6 +285,7 @@ func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadReq
 }
 
 func (r *nodeReservationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer nodeReservationIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state nodeReservationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -356,7 +359,11 @@ func (r *nodeReservationResource) Delete(ctx context.Context, req resource.Delet
 
 // ImportState accepts `<node_id>/<name>`; a unique node ID prefix works.
 func (r *nodeReservationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	prefix, name, err := nomadclient.ParseNodeReservationID(req.ID)
+	importID := nodeReservationIdentity.ImportID(ctx, req, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	prefix, name, err := nomadclient.ParseNodeReservationID(importID)
 	if err == nil {
 		err = names.CheckNodeIDPrefix(prefix)
 	}

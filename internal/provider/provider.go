@@ -15,7 +15,9 @@ import (
 	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -32,6 +34,8 @@ import (
 var (
 	_ provider.Provider                     = &berthProvider{}
 	_ provider.ProviderWithConfigValidators = &berthProvider{}
+	_ provider.ProviderWithListResources    = &berthProvider{}
+	_ provider.ProviderWithActions          = &berthProvider{}
 )
 
 // New returns a function that builds the provider, as providerserver wants.
@@ -194,6 +198,8 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	}
 	resp.DataSourceData = data
 	resp.ResourceData = data
+	resp.ListResourceData = data
+	resp.ActionData = data
 }
 
 func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
@@ -202,6 +208,23 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 		NewVolumeResource,
 		NewNodeReservationResource,
 		NewLeaseResource,
+	}
+}
+
+// ListResources are what `terraform query` lists (Terraform 1.14+).
+func (p *berthProvider) ListResources(context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewInstanceListResource,
+		NewVolumeListResource,
+		NewNodeReservationListResource,
+	}
+}
+
+// Actions are imperative operations run from a plan (Terraform 1.14+).
+func (p *berthProvider) Actions(context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewInstanceRestartAction,
+		NewLeaseRenewAction,
 	}
 }
 

@@ -34,7 +34,16 @@ type tfCLI struct {
 	out      *lockedBuffer
 }
 
-const berthProviderAddress = "registry.terraform.io/hashicorp/berth"
+// berthProviderAddress is where the CLI looks for berth: the registry host
+// follows TF_ACC_PROVIDER_HOST as terraform-plugin-testing does
+// (registry.opentofu.org for OpenTofu).
+func berthProviderAddress() string {
+	host := os.Getenv("TF_ACC_PROVIDER_HOST")
+	if host == "" {
+		host = "registry.terraform.io"
+	}
+	return host + "/hashicorp/berth"
+}
 
 func newTFCLI(t *testing.T) *tfCLI {
 	t.Helper()
@@ -59,7 +68,7 @@ func newTFCLI(t *testing.T) *tfCLI {
 	closeCh := make(chan struct{})
 	serveErr := make(chan error, 1)
 	go func() {
-		serveErr <- tf6server.Serve(berthProviderAddress, providerserver.NewProtocol6(New("test")()),
+		serveErr <- tf6server.Serve(berthProviderAddress(), providerserver.NewProtocol6(New("test")()),
 			tf6server.WithDebug(ctx, cfgCh, closeCh),
 			tf6server.WithLoggingSink(t),
 			tf6server.WithGoPluginLogger(hclog.NewNullLogger()))
@@ -82,7 +91,7 @@ func newTFCLI(t *testing.T) *tfCLI {
 			t.Log("the provider server did not stop within 10s")
 		}
 	})
-	c.reattach = tfexec.ReattachInfo{berthProviderAddress: tfexec.ReattachConfig{
+	c.reattach = tfexec.ReattachInfo{berthProviderAddress(): tfexec.ReattachConfig{
 		Protocol: string(rc.Protocol), ProtocolVersion: rc.ProtocolVersion, Pid: rc.Pid, Test: rc.Test,
 		Addr: tfexec.ReattachConfigAddr{Network: rc.Addr.Network(), String: rc.Addr.String()},
 	}}

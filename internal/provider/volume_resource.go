@@ -140,6 +140,7 @@ func (r *volumeResource) checkBudget(ctx context.Context, plan volumeModel, stat
 }
 
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer volumeIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan volumeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -222,6 +223,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 }
 
 func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer volumeIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state volumeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -245,6 +247,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer volumeIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan volumeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -372,8 +375,12 @@ var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4
 // ImportState accepts a volume ID, or `name` / `namespace/name` when the
 // name is unique in the namespace.
 func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ns, ref := r.data.Nomad.Namespace(), req.ID
-	if before, after, ok := strings.Cut(req.ID, "/"); ok {
+	importID := volumeIdentity.ImportID(ctx, req, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ns, ref := r.data.Nomad.Namespace(), importID
+	if before, after, ok := strings.Cut(importID, "/"); ok {
 		ns, ref = before, after
 	}
 	id := ref

@@ -100,10 +100,11 @@ type Allocation struct {
 
 // Summary is a volume as Nomad lists it.
 type Summary struct {
-	ID     string
-	Name   string
-	NodeID string
-	State  string
+	Namespace string
+	ID        string
+	Name      string
+	NodeID    string
+	State     string
 }
 
 // SameCapacity reports whether a and b ask for the same capacity.

@@ -1,0 +1,9 @@
+# Terraform 1.14 and later: terraform query -generate-config-out=generated.tf
+list "berth_volume" "data" {
+  provider         = berth
+  include_resource = true
+  config {
+    name_prefix = "data-"
+    node_pool   = "default"
+  }
+}

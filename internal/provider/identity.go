@@ -1,0 +1,139 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Every berth resource is identified by two of its string attributes, and
+// its import ID is those two joined by "/" (`<namespace>/<name>`,
+// `<node_id>/<name>`, …). resourceIdentity describes that pair once, and
+// gives the resource its identity schema (Terraform 1.12+), the import ID
+// for an import by identity, and the identity to record after every
+// create, read and update. Terraform versions without identity ignore it.
+type resourceIdentity [2]identityAttr
+
+// identityAttr is one identity attribute; its name is also the name of the
+// state attribute it mirrors.
+type identityAttr struct {
+	name, doc string
+	// optional: an import block may leave it out (the provider's
+	// namespace is used, as with an import ID without "/").
+	optional bool
+}
+
+func (ri resourceIdentity) Schema() identityschema.Schema {
+	attrs := make(map[string]identityschema.Attribute, len(ri))
+	for _, a := range ri {
+		attrs[a.name] = identityschema.StringAttribute{
+			RequiredForImport: !a.optional, OptionalForImport: a.optional, Description: a.doc,
+		}
+	}
+	return identityschema.Schema{Attributes: attrs}
+}
+
+// ImportID is the import ID given, or, for an import by identity, the
+// identity's values as an import ID: "<first>/<second>", or "<second>"
+// when the optional first is left out.
+func (ri resourceIdentity) ImportID(ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics) string {
+	if req.ID != "" || req.Identity == nil {
+		return req.ID
+	}
+	var vals [2]types.String
+	for i, a := range ri {
+		diags.Append(req.Identity.GetAttribute(ctx, path.Root(a.name), &vals[i])...)
+	}
+	if diags.HasError() {
+		return ""
+	}
+	if vals[0].ValueString() == "" {
+		return vals[1].ValueString()
+	}
+	return vals[0].ValueString() + "/" + vals[1].ValueString()
+}
+
+// FromState records the identity from the two attributes in st: deferred
+// at the start of Create, Read and Update, so whichever way the method
+// ends, a resource in state has its identity (state written before berth
+// had identities gets it at the next refresh). A removed resource, or one
+// whose values are not known, records none.
+func (ri resourceIdentity) FromState(ctx context.Context, st *tfsdk.State, id *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+	if id == nil || st == nil || st.Raw.IsNull() {
+		return
+	}
+	var vals [2]types.String
+	for i, a := range ri {
+		if d := st.GetAttribute(ctx, path.Root(a.name), &vals[i]); d.HasError() {
+			return
+		}
+	}
+	if vals[0].IsUnknown() || vals[1].IsUnknown() || vals[1].ValueString() == "" {
+		return
+	}
+	ri.Record(ctx, id, vals[0].ValueString(), vals[1].ValueString(), diags)
+}
+
+// Record sets the identity to the two values (state's, in ri's order).
+// It does nothing when Terraform sent no identity to fill.
+func (ri resourceIdentity) Record(ctx context.Context, id *tfsdk.ResourceIdentity, first, second string, diags *diag.Diagnostics) {
+	if id == nil {
+		return
+	}
+	obj, d := types.ObjectValue(
+		map[string]attr.Type{ri[0].name: types.StringType, ri[1].name: types.StringType},
+		map[string]attr.Value{ri[0].name: types.StringValue(first), ri[1].name: types.StringValue(second)})
+	diags.Append(d...)
+	if !d.HasError() {
+		diags.Append(id.Set(ctx, obj)...)
+	}
+}
+
+// The identities of berth's resources.
+var (
+	instanceIdentity = resourceIdentity{
+		{name: "namespace", doc: "Nomad namespace of the job; default: the provider's namespace.", optional: true},
+		{name: "name", doc: "Job ID."},
+	}
+	volumeIdentity = resourceIdentity{
+		{name: "namespace", doc: "Nomad namespace of the host volume; default: the provider's namespace.", optional: true},
+		{name: "id", doc: "Host volume ID (a UUID), or its name."},
+	}
+	leaseIdentity = resourceIdentity{
+		{name: "namespace", doc: "Nomad namespace of the lease job; default: the provider's namespace.", optional: true},
+		{name: "name", doc: "Lease name (its job ID)."},
+	}
+	nodeReservationIdentity = resourceIdentity{
+		{name: "node_id", doc: "Node ID, or a unique prefix of it."},
+		{name: "name", doc: "Reservation name."},
+	}
+)
+
+var (
+	_ resource.ResourceWithIdentity = &instanceResource{}
+	_ resource.ResourceWithIdentity = &volumeResource{}
+	_ resource.ResourceWithIdentity = &leaseResource{}
+	_ resource.ResourceWithIdentity = &nodeReservationResource{}
+)
+
+func (r *instanceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = instanceIdentity.Schema()
+}
+
+func (r *volumeResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = volumeIdentity.Schema()
+}
+
+func (r *leaseResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = leaseIdentity.Schema()
+}
+
+func (r *nodeReservationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = nodeReservationIdentity.Schema()
+}

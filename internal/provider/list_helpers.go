@@ -1,0 +1,54 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	resourceschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// nullResourceModel is a model of the resource schema s with every attribute null,
+// each of its schema type: what an import starts from.
+func nullResourceModel[T any](ctx context.Context, s resourceschema.Schema) (T, diag.Diagnostics) {
+	var m T
+	var diags diag.Diagnostics
+	typ, ok := s.Type().TerraformType(ctx).(tftypes.Object)
+	if !ok {
+		diags.AddError("Provider bug", "a resource schema is not an object type")
+		return m, diags
+	}
+	attrs := make(map[string]tftypes.Value, len(typ.AttributeTypes))
+	for name, t := range typ.AttributeTypes {
+		attrs[name] = tftypes.NewValue(t, nil)
+	}
+	st := tfsdk.State{Schema: s, Raw: tftypes.NewValue(typ, attrs)}
+	diags.Append(st.Get(ctx, &m)...)
+	return m, diags
+}
+
+// listStream pushes what find returns, up to limit results that name an
+// object (0: no limit); results that only carry diagnostics (a skipped
+// object) do not count. find returns ok = false to skip an item.
+func listStream[T any](items []T, limit int64, find func(T) (list.ListResult, bool)) func(func(list.ListResult) bool) {
+	return func(push func(list.ListResult) bool) {
+		var listed int64
+		for _, it := range items {
+			if limit > 0 && listed >= limit {
+				return
+			}
+			result, ok := find(it)
+			if !ok {
+				continue
+			}
+			if !push(result) {
+				return
+			}
+			if result.Identity != nil {
+				listed++
+			}
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+var _ list.ListResourceWithConfigure = &nodeReservationListResource{}
+
+// NewNodeReservationListResource builds the berth_node_reservation list
+// resource for `terraform query` (Terraform 1.14+).
+func NewNodeReservationListResource() list.ListResource { return &nodeReservationListResource{} }
+
+type nodeReservationListResource struct{ data *ProviderData }
+
+// nodeReservationListModel is the list block's configuration.
+type nodeReservationListModel struct {
+	NodeID     types.String `tfsdk:"node_id"`
+	NamePrefix types.String `tfsdk:"name_prefix"`
+}
+
+func (r *nodeReservationListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_node_reservation"
+}
+
+func (r *nodeReservationListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *nodeReservationListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listschema.Schema{
+		MarkdownDescription: "Node reservations in the provider's `ledger_namespace`, for `terraform query` (Terraform 1.14 and later).",
+		Attributes: map[string]listschema.Attribute{
+			"node_id": listschema.StringAttribute{Optional: true,
+				MarkdownDescription: "Only reservations on this node (its full ID); reads one ledger instead of all."},
+			"name_prefix": listschema.StringAttribute{Optional: true, MarkdownDescription: "Only reservations whose name starts with this."},
+		},
+	}
+}
+
+func (r *nodeReservationListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	if r.data == nil {
+		stream.Results = list.NoListResults
+		return
+	}
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var cfg nodeReservationListModel
+	var diags diag.Diagnostics
+	diags.Append(req.Config.Get(ctx, &cfg)...)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	refs, err := r.data.Nomad.ListNodeReservations(ctx, r.data.LedgerNamespace, cfg.NodeID.ValueString(), cfg.NamePrefix.ValueString())
+	if err != nil {
+		addNomadError(&diags, "Could not list node reservations", err)
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	stream.Results = listStream(refs, req.Limit, func(ref nomadclient.NodeReservationRef) (list.ListResult, bool) {
+		result := req.NewListResult(ctx)
+		result.DisplayName = ref.NodeID + "/" + ref.Name
+		nodeReservationIdentity.Record(ctx, result.Identity, ref.NodeID, ref.Name, &result.Diagnostics)
+		if !req.IncludeResource {
+			return result, true
+		}
+		m, d := nullResourceModel[nodeReservationModel](ctx, nodeReservationSchema(ctx))
+		result.Diagnostics.Append(d...)
+		m.NodeID, m.Name = types.StringValue(ref.NodeID), types.StringValue(ref.Name)
+		m.ID = types.StringValue(ref.NodeID + "/" + ref.Name)
+		switch (&nodeReservationResource{data: r.data}).refresh(ctx, &m, &result.Diagnostics) {
+		case objectGone:
+			return result, false // released since the listing
+		case objectRead:
+			result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
+		}
+		return result, true
+	})
+}

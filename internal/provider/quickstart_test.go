@@ -1,0 +1,58 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+// TestAccQuickstart_applyPlanDestroy applies examples/quickstart as a user
+// would with the CLI under test (Terraform or OpenTofu): the applications
+// run in Nomad, the next plan is empty, and destroy removes them.
+func TestAccQuickstart_applyPlanDestroy(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	raw, err := os.ReadFile("../../examples/quickstart/main.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test serves berth in process under hashicorp/berth on the CLI's
+	// own registry host; the example names the published address.
+	config := strings.Replace(string(raw), `source = "berthhq/berth"`, `source = "hashicorp/berth"`, 1)
+	c := newTFCLI(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c.init(ctx, config)
+	c.mustApply(ctx, "quickstart")
+	jobs := testNomad(t).Jobs()
+	for _, name := range []string{"hello", "notes-writer"} {
+		allocs, _, err := jobs.Allocations(name, false, nil)
+		if err != nil {
+			t.Fatalf("reading job %s: %v", name, err)
+		}
+		if n := runningAllocs(allocs); n != 1 {
+			t.Fatalf("job %s runs %d allocations after the quickstart, want 1", name, n)
+		}
+	}
+	c.expectEmptyPlan(ctx, "quickstart")
+	c.destroy(ctx)
+	for _, name := range []string{"hello", "notes-writer"} {
+		if _, _, err := jobs.Info(name, nil); err == nil || !isNotFound(err) {
+			t.Fatalf("job %s after destroy: %v; want it purged", name, err)
+		}
+	}
+	vols, _, err := testNomad(t).HostVolumes().List(&api.HostVolumeListRequest{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vols {
+		if v.Name == "notes" {
+			t.Fatal(fmt.Errorf("host volume notes (%s) is still in Nomad after destroy", v.ID))
+		}
+	}
+}
