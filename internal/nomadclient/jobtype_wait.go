@@ -53,7 +53,7 @@ func batchOutcome(jobID string, version uint64, allocs []*api.AllocationListStub
 	}
 	if len(failed) > 0 {
 		return false, "", &RolloutError{JobID: jobID, Reason: fmt.Sprintf("batch job version %d failed", version),
-			Details: ExitDetails(failed)}
+			Details: ExitDetails(failed), Outcome: "complete"}
 	}
 	return live == 0, fmt.Sprintf("%d completed, %d still pending or running", done, live), nil
 }
@@ -114,7 +114,7 @@ func systemOutcome(jobID string, version uint64, allocs []*api.AllocationListStu
 	}
 	if len(failed) > 0 {
 		return false, "", &RolloutError{JobID: jobID, Reason: fmt.Sprintf("system job version %d failed on %s", version, plural(len(failed), "node")),
-			Details: ExitDetails(failed)}
+			Details: ExitDetails(failed), Outcome: "run on every node"}
 	}
 	state := fmt.Sprintf("%d of %d nodes run version %d", running, nodes, version)
 	if old > 0 {

@@ -191,7 +191,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	r.recordWritten(cleanupContext(ctx), &plan, res, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if rolloutErr != nil {
-		addRolloutError(&resp.Diagnostics, "The instance did not become healthy", spec.Name, rolloutErr)
+		addRolloutError(&resp.Diagnostics, rolloutSummary(spec), spec.Name, rolloutErr)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
@@ -86,12 +87,39 @@ func planJobType(ctx context.Context, req resource.ModifyPlanRequest, resp *reso
 	case instance.TypeBatch:
 		if unset("update") {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("update"), types.ObjectNull(defaultUpdateObject().AttributeTypes(ctx)))...)
+			keepPriorIfUnchanged(req, resp)
 		}
 	case instance.TypeSystem:
 		if unset("replicas") {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("replicas"), types.Int64Null())...)
 		}
 	}
+}
+
+// keepPriorIfUnchanged undoes the framework's "something changed" marking
+// when the only change was the update default planJobType took back out:
+// the framework applies the schema's default object to a batch job's
+// update, sees it differ from the null in state, and marks every computed
+// attribute unknown before ModifyPlan runs, which would show an unchanged
+// batch instance as an update. When every known planned value equals the
+// prior state's, the prior state is the plan.
+func keepPriorIfUnchanged(req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || resp.Diagnostics.HasError() {
+		return
+	}
+	var planned, prior map[string]tftypes.Value
+	if resp.Plan.Raw.As(&planned) != nil || req.State.Raw.As(&prior) != nil {
+		return
+	}
+	for name, v := range planned {
+		if !v.IsKnown() {
+			continue // a computed value the framework marked unknown
+		}
+		if !v.IsFullyKnown() || !v.Equal(prior[name]) {
+			return // a real change
+		}
+	}
+	resp.Plan.Raw = req.State.Raw.Copy()
 }
 
 // typeToModel writes s's type and what depends on it the way an unset
@@ -158,4 +186,15 @@ func (r *instanceResource) rerunCollected(ctx context.Context, plan, state *inst
 	if rolloutErr != nil {
 		addRolloutError(&resp.Diagnostics, "The instance update did not complete", want.Name, rolloutErr)
 	}
+}
+
+// rolloutSummary names a failed create's outcome by job type.
+func rolloutSummary(spec instance.Spec) string {
+	switch spec.JobType() {
+	case instance.TypeBatch:
+		return "The batch job did not complete"
+	case instance.TypeSystem:
+		return "The system job did not run on every node"
+	}
+	return "The instance did not become healthy"
 }

@@ -176,7 +176,7 @@ func TestAccInstanceJobType_batchFails(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	name := jobTypeName(t)
-	want := regexp.MustCompile(`(?s)batch job version 0 failed.*task "app" failed with exit code 1`)
+	want := regexp.MustCompile(`(?s)did\s+not\s+complete.*batch\s+job\s+version\s+0\s+failed.*task\s+"app"\s+failed\s+with\s+exit\s+code\s+1`)
 	var sawError bool
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
