@@ -14,5 +14,13 @@ tests='TestAccQuickstart_|TestAccInstance_lifecycleAndUpdate|TestAccVolume_lifec
 tests+='|TestAccLease_durationInPlaceAndImport|TestAccNodesDataSource_basic|TestAccInstanceDataSource_basic|Identity_importByIdentity'
 
 TOFU="$(scripts/tofu-bin.sh)"
+# A CLI configuration that names a missing file makes tofu print a warning
+# into `tofu version`'s output, which terraform-plugin-testing then cannot
+# parse: use an empty one instead.
+if [[ -n "${TF_CLI_CONFIG_FILE:-}" && ! -f "$TF_CLI_CONFIG_FILE" ]]; then
+	rc="$(mktemp)"
+	trap 'rm -f "$rc"' EXIT
+	export TF_CLI_CONFIG_FILE="$rc"
+fi
 echo "testacc-tofu: $("$TOFU" version | head -n1) from $TOFU" >&2
 TF_ACC_TERRAFORM_PATH="$TOFU" TF_ACC_PROVIDER_HOST=registry.opentofu.org TESTARGS="$tests" scripts/testacc.sh

@@ -157,7 +157,9 @@ func writeZip(t *testing.T, path, binary, version string, tamper []byte) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		extra.Write(tamper)
+		if _, err := extra.Write(tamper); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)

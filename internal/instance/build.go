@@ -10,6 +10,7 @@ import (
 const (
 	lifecyclePrestart  = "prestart"
 	lifecyclePoststart = "poststart"
+	lifecyclePoststop  = "poststop"
 
 	healthCheckChecks     = "checks"
 	healthCheckTaskStates = "task_states"
@@ -68,6 +69,7 @@ func BuildJob(s Spec, currentCount int) *api.Job {
 	if s.JobType() == TypeBatch {
 		group.Update = nil // Nomad refuses an update block on batch jobs
 	}
+	buildPolicies(s, job, group)
 	job.TaskGroups = []*api.TaskGroup{group}
 	return job
 }
@@ -162,6 +164,7 @@ func buildTask(instance, name string, svc Service) *api.Task {
 	if svc.Check != nil {
 		task.Services = []*api.Service{buildService(instance, name, svc.Check)}
 	}
+	buildTaskPolicies(svc, task)
 	return task
 }
 
@@ -171,6 +174,12 @@ func lifecycleFor(role Role) *api.TaskLifecycle {
 		return &api.TaskLifecycle{Hook: lifecyclePrestart, Sidecar: false}
 	case RoleSidecar:
 		return &api.TaskLifecycle{Hook: lifecyclePoststart, Sidecar: true}
+	case RolePrestartSidecar:
+		return &api.TaskLifecycle{Hook: lifecyclePrestart, Sidecar: true}
+	case RolePoststart:
+		return &api.TaskLifecycle{Hook: lifecyclePoststart, Sidecar: false}
+	case RolePoststop:
+		return &api.TaskLifecycle{Hook: lifecyclePoststop, Sidecar: false}
 	default:
 		return nil
 	}

@@ -46,7 +46,9 @@ func OnlyCountDiffers(a, b Spec) bool {
 // visited in declaration order; maps are compared entry by entry in key
 // order, an entry of structs on one side only being one "added"/"removed"
 // line; a pointer to a struct likewise; a pointer to a plain value only when
-// both sides set it (nil means "not managed"); a slice is one line, since an
+// both sides set it (nil means "not managed", or "Nomad decides" inside a
+// policy), unless its field is tagged `diff:"presence"`: then unset and set
+// differ (nil means "Nomad's default", which a value may change); a slice is one line, since an
 // element-wise diff of a reordered list would only be noise. So a new field
 // is compared, and named, by its tag alone.
 func (d *differ) walk(at string, a, b reflect.Value) {
@@ -54,8 +56,13 @@ func (d *differ) walk(at string, a, b reflect.Value) {
 	case reflect.Struct:
 		t := a.Type()
 		for i := range t.NumField() {
-			name := t.Field(i).Tag.Get("tf")
+			f := t.Field(i)
+			name := f.Tag.Get("tf")
 			if name == "" {
+				continue
+			}
+			if f.Tag.Get("diff") == "presence" && f.Type.Kind() == reflect.Pointer {
+				d.val(join(at, name), pointerText(a.Field(i)), pointerText(b.Field(i)))
 				continue
 			}
 			d.walk(join(at, name), a.Field(i), b.Field(i))
@@ -108,6 +115,14 @@ func join(at, name string) string {
 		return name
 	}
 	return at + "." + name
+}
+
+// pointerText formats a pointer to a plain value, unset when nil.
+func pointerText(v reflect.Value) string {
+	if v.IsNil() {
+		return unset
+	}
+	return scalarText(v.Elem())
 }
 
 func optionalText(v reflect.Value) string {

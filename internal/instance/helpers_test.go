@@ -115,15 +115,11 @@ func simulateNomad(t *testing.T, job *api.Job) *api.Job {
 		out.Datacenters = []string{"*"}
 	}
 	// Only stagger and max_parallel survive at job level.
-	// (Batch and system jobs get no job-level default from the api package.)
-	var stagger *time.Duration
-	var maxParallel *int
 	if out.Update != nil {
-		stagger, maxParallel = out.Update.Stagger, out.Update.MaxParallel
+		out.Update = &api.UpdateStrategy{Stagger: out.Update.Stagger, MaxParallel: out.Update.MaxParallel,
+			HealthCheck: ptr(""), MinHealthyTime: ptr(time.Duration(0)), HealthyDeadline: ptr(time.Duration(0)),
+			ProgressDeadline: ptr(time.Duration(0)), AutoRevert: ptr(false), AutoPromote: ptr(false), Canary: ptr(0)}
 	}
-	out.Update = &api.UpdateStrategy{Stagger: stagger, MaxParallel: maxParallel,
-		HealthCheck: ptr(""), MinHealthyTime: ptr(time.Duration(0)), HealthyDeadline: ptr(time.Duration(0)),
-		ProgressDeadline: ptr(time.Duration(0)), AutoRevert: ptr(false), AutoPromote: ptr(false), Canary: ptr(0)}
 	for _, tg := range out.TaskGroups {
 		tg.Constraints = append(tg.Constraints,
 			&api.Constraint{LTarget: "${attr.nomad.service_discovery}", RTarget: "true", Operand: "="},
@@ -160,6 +156,14 @@ func simulateNomad(t *testing.T, job *api.Job) *api.Job {
 		}
 	}
 	return jsonTrip(t, out)
+}
+
+// readBack reads job the way berth_instance's refresh does: in full, then
+// with the policies prior leaves unset absorbed when Nomad holds its
+// defaults.
+func readBack(job *api.Job, prior Spec) (Spec, []string) {
+	got, unsupported := SpecFromJob(job)
+	return AbsorbDefaults(got, prior), unsupported
 }
 
 func jsonTrip(t *testing.T, job *api.Job) *api.Job {

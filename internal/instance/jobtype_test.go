@@ -35,7 +35,7 @@ func TestJobTypeRoundTrip(t *testing.T) {
 			if spec.Type == TypeSystem && deref(job.TaskGroups[0].Count) != 1 {
 				t.Errorf("system job count = %d, want 1", deref(job.TaskGroups[0].Count))
 			}
-			got, unsupported := SpecFromJob(simulateNomad(t, job))
+			got, unsupported := readBack(simulateNomad(t, job), spec)
 			if len(unsupported) > 0 {
 				t.Errorf("unsupported = %q", unsupported)
 			}

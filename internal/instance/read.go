@@ -23,9 +23,10 @@ import (
 //
 // The second result lists, in human-readable form, what berth cannot
 // represent (extra groups, templates, CSI volumes, Consul services, …).
-// Policies berth does not manage (restart, reschedule, migrate, ephemeral
-// disk, kill timeouts, logs, task meta, …) are neither read nor reported;
-// re-applying the spec resets them to Nomad's defaults.
+// Lifecycle policies (restart, reschedule, migrate, ephemeral disk, priority,
+// kill timeouts, logs, …) are read in full, defaults included; pass the
+// result through AbsorbDefaults to leave the ones the previous spec did not
+// set unset when Nomad holds its default.
 func SpecFromJob(job *api.Job) (Spec, []string) {
 	r := &reader{}
 	if job == nil {
@@ -67,6 +68,7 @@ func SpecFromJob(job *api.Job) (Spec, []string) {
 		// With several groups the first is still read, so the caller can show
 		// something sensible next to the unsupported list.
 		r.readGroup(&s, job.TaskGroups[0])
+		r.readPolicies(&s, job, job.TaskGroups[0])
 	}
 	if s.Type == TypeSystem {
 		s.Count = nil // one per node: Nomad's count is not the user's
@@ -112,6 +114,7 @@ func (r *reader) readGroup(s *Spec, g *api.TaskGroup) {
 			continue
 		}
 		svc := r.readTask(s.Name, t)
+		r.readTaskPolicies(&svc, t, g)
 		for label, owner := range owners {
 			if owner == t.Name {
 				if svc.Ports == nil {
@@ -249,6 +252,12 @@ func (r *reader) readRole(t *api.Task) Role {
 		return RoleInit
 	case lc.Hook == lifecyclePoststart && lc.Sidecar:
 		return RoleSidecar
+	case lc.Hook == lifecyclePrestart && lc.Sidecar:
+		return RolePrestartSidecar
+	case lc.Hook == lifecyclePoststart && !lc.Sidecar:
+		return RolePoststart
+	case lc.Hook == lifecyclePoststop && !lc.Sidecar:
+		return RolePoststop
 	default:
 		r.add("task %q has lifecycle hook %q with sidecar = %t", t.Name, lc.Hook, lc.Sidecar)
 		return RoleMain

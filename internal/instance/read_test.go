@@ -46,7 +46,7 @@ func TestRoundTrip(t *testing.T) {
 			if errs := Validate(tt.spec); len(errs) > 0 {
 				t.Fatalf("test spec is invalid: %+v", errs)
 			}
-			got, unsupported := SpecFromJob(simulateNomad(t, BuildJob(tt.spec, tt.currentCount)))
+			got, unsupported := readBack(simulateNomad(t, BuildJob(tt.spec, tt.currentCount)), tt.spec)
 			if len(unsupported) > 0 {
 				t.Errorf("unsupported = %q", unsupported)
 			}
@@ -108,7 +108,7 @@ func TestSpecFromJobReadsOutOfBandChanges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			job := simulateNomad(t, BuildJob(fullSpec(), 1))
 			tt.mutate(job)
-			got, unsupported := SpecFromJob(job)
+			got, unsupported := readBack(job, fullSpec())
 			if len(unsupported) > 0 {
 				t.Errorf("unsupported = %q", unsupported)
 			}
@@ -140,10 +140,16 @@ func TestSpecFromJobUnsupported(t *testing.T) {
 		{"templates", func(j *api.Job) { task(j, "web").Templates = []*api.Template{{}} }, `task "web" uses templates`},
 		{"artifacts", func(j *api.Job) { task(j, "web").Artifacts = []*api.TaskArtifact{{}} }, `task "web" uses artifacts`},
 		{"vault", func(j *api.Job) { task(j, "web").Vault = &api.Vault{} }, `task "web" uses vault`},
-		{"poststop", func(j *api.Job) { task(j, "migrate").Lifecycle.Hook = "poststop" },
-			`task "migrate" has lifecycle hook "poststop" with sidecar = false`},
-		{"prestart sidecar", func(j *api.Job) { task(j, "migrate").Lifecycle.Sidecar = true },
-			`task "migrate" has lifecycle hook "prestart" with sidecar = true`},
+		{"poststop sidecar", func(j *api.Job) { task(j, "migrate").Lifecycle = &api.TaskLifecycle{Hook: "poststop", Sidecar: true} },
+			`task "migrate" has lifecycle hook "poststop" with sidecar = true`},
+		{"unknown hook", func(j *api.Job) { task(j, "migrate").Lifecycle.Hook = "prestop" },
+			`task "migrate" has lifecycle hook "prestop" with sidecar = false`},
+		{"own restart policy", func(j *api.Job) { task(j, "web").RestartPolicy.Attempts = ptr(9) },
+			`task "web" has a restart policy of its own`},
+		{"logs disabled", func(j *api.Job) { task(j, "web").LogConfig.Disabled = ptr(true) },
+			`task "web" disables log collection`},
+		{"group shutdown delay", func(j *api.Job) { j.TaskGroups[0].ShutdownDelay = ptr(time.Second) },
+			`group sets a shutdown_delay`},
 		{"two services", func(j *api.Job) {
 			web := task(j, "web")
 			web.Services = append(web.Services, web.Services[0])
@@ -181,22 +187,6 @@ func TestSpecFromJobUnsupported(t *testing.T) {
 				t.Errorf("unsupported = %q, want an entry containing %q", unsupported, tt.want)
 			}
 		})
-	}
-}
-
-func TestSpecFromJobIgnoresUnmanagedPolicies(t *testing.T) {
-	job := simulateNomad(t, BuildJob(fullSpec(), 1))
-	g := job.TaskGroups[0]
-	g.RestartPolicy = &api.RestartPolicy{Attempts: ptr(10), Mode: ptr("delay")}
-	g.ReschedulePolicy = &api.ReschedulePolicy{Unlimited: ptr(false)}
-	task(job, "web").KillTimeout = ptr(30 * time.Second)
-	task(job, "web").Meta["team"] = "a"
-	got, unsupported := SpecFromJob(job)
-	if len(unsupported) > 0 {
-		t.Errorf("unsupported = %q", unsupported)
-	}
-	if d := Diff(fullSpec(), got); len(d) > 0 {
-		t.Errorf("Diff = %q, want none", d)
 	}
 }
 

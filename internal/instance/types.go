@@ -27,11 +27,26 @@ const (
 	// RoleSidecar tasks start after the main tasks and run alongside them
 	// (lifecycle hook "poststart", sidecar true).
 	RoleSidecar Role = "sidecar"
+	// RolePrestartSidecar tasks start before the main tasks and run
+	// alongside them (lifecycle hook "prestart", sidecar true).
+	RolePrestartSidecar Role = "prestart_sidecar"
+	// RolePoststart tasks run to completion once the main tasks have
+	// started (lifecycle hook "poststart", sidecar false).
+	RolePoststart Role = "poststart"
+	// RolePoststop tasks run to completion after the main tasks have
+	// stopped (lifecycle hook "poststop").
+	RolePoststop Role = "poststop"
 )
 
 // Roles lists every valid role; schema docs and validators use it so the list
 // exists in one place.
-func Roles() []Role { return []Role{RoleMain, RoleInit, RoleSidecar} }
+func Roles() []Role {
+	return []Role{RoleMain, RoleInit, RolePrestartSidecar, RoleSidecar, RolePoststart, RolePoststop}
+}
+
+// OneShot reports whether tasks of role r run to completion rather than for
+// the allocation's lifetime.
+func (r Role) OneShot() bool { return r == RoleInit || r == RolePoststart || r == RolePoststop }
 
 // NetworkModes lists the group network modes berth supports.
 func NetworkModes() []string { return []string{"host", "bridge"} }
@@ -97,6 +112,10 @@ type Spec struct {
 	// name that mounts refer to (see volumes.go).
 	Volumes map[string]VolumeClaim `tf:"volumes"`
 	Update  Update                 `tf:"update"`
+
+	// Policies are the job's and group's lifecycle policies (policies.go);
+	// nil, like each policy inside, means Nomad's defaults for the job type.
+	Policies *Policies `tf:"policies"`
 }
 
 // Service is one task of the instance's group; the map key in Spec.Services is
@@ -122,6 +141,10 @@ type Service struct {
 	// list in order, and reordering it would show up as a difference.
 	Mounts []Mount `tf:"mounts"`
 	Check  *Check  `tf:"check"`
+
+	// Policies are the task's lifecycle settings (policies.go); nil, like
+	// each setting inside, means Nomad's defaults.
+	Policies *TaskPolicies `tf:"policies"`
 }
 
 // Port is one group port owned by a service. 0 means unset for both fields.
@@ -207,6 +230,10 @@ func Normalize(s Spec) Spec {
 		}
 	}
 	out.Volumes = normalizeVolumes(s.Volumes)
+	if s.Policies != nil {
+		p := *s.Policies
+		out.Policies = &p
+	}
 	normalizeJobType(&out)
 	return out
 }
@@ -220,6 +247,11 @@ func normalizeService(svc Service) Service {
 	svc.Env = cloneMap(svc.Env)
 	svc.Ports = cloneMap(svc.Ports)
 	svc.Mounts = cloneSlice(svc.Mounts)
+	if svc.Policies != nil {
+		tp := *svc.Policies
+		tp.Meta = cloneMap(tp.Meta)
+		svc.Policies = &tp
+	}
 	if svc.Check != nil {
 		c := *svc.Check
 		if c.Type != "http" {

@@ -51,7 +51,9 @@ var (
 //   - max_parallel 0 is allowed: it is Nomad's way to turn deployments off;
 //   - progress_deadline 0 is allowed: it means "no deadline" in Nomad;
 //   - an empty role is treated as "main";
-//   - init services may not have a check (it could never pass once they exit);
+//   - init, poststart and poststop services may not have a check (it could
+//     never keep passing: they run to completion);
+//   - lifecycle policies follow policies_validate.go;
 //   - mounts and volumes follow volumes_validate.go: a declared volume that
 //     no service mounts is allowed.
 func Validate(s Spec) []FieldError {
@@ -65,6 +67,7 @@ func Validate(s Spec) []FieldError {
 	v.services(s)
 	v.volumes(s.Volumes)
 	v.update(s.Update)
+	v.policies(s)
 	v.jobType(s)
 	return v.errs
 }
@@ -94,7 +97,7 @@ func (v *validator) services(s Spec) {
 	}
 	if !hasMain && !hasUnknown {
 		v.add(path("services"), "No main service",
-			`An instance needs at least one service with role "main"; init and sidecar services only run around a main one.`)
+			`An instance needs at least one service with role "main"; the other roles only run around a main one.`)
 	}
 
 	portOwner := map[string]string{}
@@ -162,11 +165,12 @@ func (v *validator) service(instance, name string, svc Service) {
 		}
 	}
 	if svc.Check != nil {
-		if svc.Role == RoleInit {
+		if svc.Role.OneShot() {
 			// With health_check = "checks" a deployment would wait for a
-			// check of a task that has already exited.
-			v.add(at("check"), "Check on init service",
-				"init services exit before the main services start, so their check could never pass; move the check to a main or sidecar service.")
+			// check of a task that has exited or not started yet.
+			v.add(at("check"), "Check on "+string(svc.Role)+" service",
+				string(svc.Role)+" services run to completion outside the main services' lifetime, so their check could never keep passing; "+
+					"move the check to a main, sidecar or prestart_sidecar service.")
 		}
 		v.check(at("check"), instance, name, svc.Check)
 	}

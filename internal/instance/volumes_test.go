@@ -116,7 +116,7 @@ func TestRoundTripVolumes(t *testing.T) {
 			if errs := Validate(tt.spec); len(errs) > 0 {
 				t.Fatalf("test spec is invalid: %+v", errs)
 			}
-			got, unsupported := SpecFromJob(simulateNomad(t, BuildJob(tt.spec, 1)))
+			got, unsupported := readBack(simulateNomad(t, BuildJob(tt.spec, 1)), tt.spec)
 			if len(unsupported) > 0 {
 				t.Errorf("unsupported = %q", unsupported)
 			}
@@ -168,7 +168,7 @@ func TestSpecFromJobVolumeChanges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			job := simulateNomad(t, BuildJob(fullSpec(), 1))
 			tt.mutate(job)
-			got, unsupported := SpecFromJob(job)
+			got, unsupported := readBack(job, fullSpec())
 			if len(unsupported) > 0 {
 				t.Errorf("unsupported = %q", unsupported)
 			}

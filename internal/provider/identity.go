@@ -62,11 +62,19 @@ func (ri resourceIdentity) ImportID(ctx context.Context, req resource.ImportStat
 // FromState records the identity from the two attributes in st: deferred
 // at the start of Create, Read and Update, so whichever way the method
 // ends, a resource in state has its identity (state written before berth
-// had identities gets it at the next refresh). A removed resource, or one
-// whose values are not known, records none.
-func (ri resourceIdentity) FromState(ctx context.Context, st *tfsdk.State, id *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
-	if id == nil || st == nil || st.Raw.IsNull() {
+// had identities gets it at the next refresh). When Read removed the
+// resource (st is null), the framework still wants an identity: it is
+// taken from prior, the state Read was given. Values not known yet record
+// none.
+func (ri resourceIdentity) FromState(ctx context.Context, st, prior *tfsdk.State, id *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+	if id == nil || st == nil {
 		return
+	}
+	if st.Raw.IsNull() {
+		if prior == nil || prior.Raw.IsNull() {
+			return
+		}
+		st = prior
 	}
 	var vals [2]types.String
 	for i, a := range ri {

@@ -123,11 +123,11 @@ func runQuery(ctx context.Context, t *testing.T, c *tfCLI, list string) queryRes
 		case tfjson.ListResourceFoundMessage:
 			res.found = append(res.found, msg.ListResourceFound.DisplayName)
 		case tfjson.DiagnosticLogMessage:
-			switch msg.Diagnostic.Severity {
+			switch msg.Severity {
 			case tfjson.DiagnosticSeverityWarning:
-				res.warnings = append(res.warnings, msg.Diagnostic.Summary+": "+msg.Diagnostic.Detail)
+				res.warnings = append(res.warnings, msg.Summary+": "+msg.Detail)
 			case tfjson.DiagnosticSeverityError:
-				t.Fatalf("terraform query: %s: %s", msg.Diagnostic.Summary, msg.Diagnostic.Detail)
+				t.Fatalf("terraform query: %s: %s", msg.Summary, msg.Detail)
 			}
 		}
 	}

@@ -44,6 +44,8 @@ type instanceModel struct {
 	DeploymentID     types.String   `tfsdk:"deployment_id"`
 	DeploymentStatus types.String   `tfsdk:"deployment_status"`
 	Allocations      types.List     `tfsdk:"allocations"`
+	// Policies (instance_schema_policies.go); null = Nomad's defaults.
+	Policies types.Object `tfsdk:"policies"`
 }
 
 // allocationModel is one element of the computed allocations list.
@@ -105,7 +107,10 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		Running:     m.Running.IsNull() || m.Running.ValueBool(),
 		NetworkMode: m.NetworkMode.ValueString(),
 	}
-	if anyUnknown(m.Name, m.Type, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.Services, m.Update, m.Volumes, m.NodeReservation) {
+	// Nested attributes are converted by readAttr below, which returns
+	// errUnknown itself, except for an unknown optional sub-field Nomad
+	// fills in (a policy field left out of the configuration), which is unset.
+	if anyUnknown(m.Name, m.Type, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.NodeReservation) {
 		return s, diags, errUnknown
 	}
 	if !m.NodeReservation.IsNull() {
@@ -127,7 +132,8 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		name string
 		v    attr.Value
 		dst  any
-	}{{"update", m.Update, &s.Update}, {"volumes", m.Volumes, &s.Volumes}, {"services", m.Services, &s.Services}} {
+	}{{"update", m.Update, &s.Update}, {"volumes", m.Volumes, &s.Volumes}, {"services", m.Services, &s.Services},
+		{"policies", m.Policies, &s.Policies}} {
 		if err := readAttr(ctx, f.name, f.v, f.dst, &diags); err != nil {
 			return s, diags, err
 		}
@@ -151,6 +157,7 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 	m.Meta = mapOrNull(ctx, s.Meta, &diags)
 	m.Update = writeAttr[types.Object](ctx, "update", s.Update, &diags)
 	m.Services = writeAttr[types.Map](ctx, "services", s.Services, &diags)
+	m.Policies = writeAttr[types.Object](ctx, "policies", s.Policies, &diags)
 	claims := make(map[string]instance.VolumeClaim, len(s.Volumes))
 	for key, c := range s.Volumes {
 		// Defaults read back as null, the way an unset attribute reads.
@@ -202,18 +209,19 @@ func deref[T any](p *T) T {
 }
 
 // defaultEphemeralDiskMB is the disk Nomad gives each allocation when the
-// job sets none (berth does not set it).
-const defaultEphemeralDiskMB = 300
+// instance sets no ephemeral_disk.size.
+const defaultEphemeralDiskMB = instance.DefaultEphemeralDiskMB
 
 // chargeOf is what an instance running count allocations takes from a
-// node reservation.
+// node reservation: its services' cpu and memory and its ephemeral disk
+// (ephemeral_disk.size, or Nomad's default), per allocation.
 func chargeOf(s instance.Spec, count int) capacity.Resources {
 	var per capacity.Resources
 	for _, svc := range s.Services {
 		per.CPU += int64(svc.CPU)
 		per.MemoryMB += int64(svc.Memory)
 	}
-	per.DiskMB = defaultEphemeralDiskMB
+	per.DiskMB = int64(s.EphemeralDiskMB())
 	return capacity.Resources{CPU: per.CPU * int64(count), MemoryMB: per.MemoryMB * int64(count), DiskMB: per.DiskMB * int64(count)}
 }
 

@@ -6,9 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 )
 
@@ -36,7 +39,20 @@ func TestSpecModelRoundTrip(t *testing.T) {
 			"data": {Source: "vol", ReadOnly: true, AccessMode: "single-node-reader-only", AttachmentMode: "file-system"},
 		},
 		Update: instance.Update{MaxParallel: 0, MinHealthyTime: time.Second, HealthyDeadline: time.Minute, ProgressDeadline: 0, AutoRevert: true, Canary: 1},
+		Policies: &instance.Policies{
+			Priority: ptrTo(70),
+			Restart: &instance.Restart{Attempts: ptrTo(0), Interval: ptrTo(time.Hour), Delay: ptrTo(time.Duration(0)), Mode: ptrTo("fail"),
+				RenderTemplates: ptrTo(false)},
+			Reschedule: &instance.Reschedule{Attempts: ptrTo(1), Interval: ptrTo(time.Hour), Delay: ptrTo(time.Minute),
+				DelayFunction: ptrTo("constant"), MaxDelay: ptrTo(time.Duration(0)), Unlimited: ptrTo(false)},
+			Migrate:       &instance.Migrate{MaxParallel: ptrTo(0), HealthCheck: ptrTo("checks"), MinHealthyTime: ptrTo(time.Second), HealthyDeadline: ptrTo(time.Minute)},
+			EphemeralDisk: &instance.EphemeralDisk{SizeMB: ptrTo(500), Sticky: ptrTo(false), Migrate: ptrTo(true)},
+		},
 	})
+	web := want.Services["web"]
+	web.Policies = &instance.TaskPolicies{KillTimeout: ptrTo(time.Duration(0)), ShutdownDelay: ptrTo(2 * time.Second), User: "nobody",
+		Logs: &instance.Logs{MaxFiles: ptrTo(1), MaxFileSizeMB: ptrTo(0)}, Meta: map[string]string{"k": ""}}
+	want.Services["web"] = web
 	m := instanceModel{Datacenters: types.ListNull(types.StringType)}
 	if diags := specToModel(ctx, want, &m); diags.HasError() {
 		t.Fatalf("specToModel: %v", diags)
@@ -48,6 +64,16 @@ func TestSpecModelRoundTrip(t *testing.T) {
 	}
 	if got := svc["web"].Attributes()["memory_max"]; got.IsNull() {
 		t.Errorf("memory_max 512 read as null")
+	}
+	// A set zero is a value, not "unset".
+	if got := svc["web"].Attributes()["policies"].(types.Object).Attributes()["kill_timeout"]; got.IsNull() {
+		t.Errorf("kill_timeout 0s read as null")
+	}
+	if got := svc["init"].Attributes()["policies"]; !got.IsNull() {
+		t.Errorf("unset policies = %v, want null", got)
+	}
+	if d := m.Policies.Attributes()["restart"].(types.Object).Attributes()["delay"]; !d.Equal(durationValue(0)) {
+		t.Errorf("restart delay 0 = %v", d)
 	}
 	got, diags, err := m.toSpec(ctx)
 	if err != nil || diags.HasError() {
@@ -86,5 +112,50 @@ func TestToSpecTakesSchemaDefaults(t *testing.T) {
 	m.Services = types.MapValueMust(m.Services.ElementType(ctx), map[string]attr.Value{"a": types.ObjectValueMust(obj.AttributeTypes(ctx), attrs)})
 	if _, _, err := m.toSpec(ctx); err != errUnknown {
 		t.Errorf("unknown kill_signal: err = %v, want errUnknown", err)
+	}
+}
+
+// TestResolveUnknowns: after an apply, the policy fields the plan left
+// unknown take Nomad's values, known ones stay, and without a read they
+// become null.
+func TestResolveUnknowns(t *testing.T) {
+	ctx := context.Background()
+	var diags diag.Diagnostics
+	pol := writeAttr[types.Object](ctx, "policies", &instance.Policies{Restart: &instance.Restart{Attempts: ptrTo(2), Interval: ptrTo(30 * time.Minute),
+		Delay: ptrTo(15 * time.Second), Mode: ptrTo("fail"), RenderTemplates: ptrTo(false)}}, &diags)
+	live := pol.Attributes()["restart"].(types.Object)
+	planned := live.Attributes()
+	planned["attempts"] = types.Int64Value(0)
+	planned["interval"] = timetypes.NewGoDurationUnknown()
+	planned["mode"] = types.StringUnknown()
+	plan := types.ObjectValueMust(live.AttributeTypes(ctx), planned)
+
+	got := resolveUnknowns(ctx, plan, live).(types.Object).Attributes()
+	if !got["attempts"].Equal(types.Int64Value(0)) || !got["interval"].Equal(durationValue(30*time.Minute)) || !got["mode"].Equal(types.StringValue("fail")) {
+		t.Errorf("resolved = %v", got)
+	}
+	got = resolveUnknowns(ctx, plan, nil).(types.Object).Attributes()
+	if !got["interval"].IsNull() || !got["mode"].IsNull() || !got["attempts"].Equal(types.Int64Value(0)) {
+		t.Errorf("nulled = %v", got)
+	}
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+}
+
+// TestChargeOfEphemeralDisk: a node reservation is charged the instance's
+// ephemeral_disk.size per allocation, Nomad's default when unset.
+func TestChargeOfEphemeralDisk(t *testing.T) {
+	s := instance.Spec{Services: map[string]instance.Service{"a": {CPU: 100, Memory: 64}, "b": {CPU: 50, Memory: 32}}}
+	if got, want := chargeOf(s, 2), (capacity.Resources{CPU: 300, MemoryMB: 192, DiskMB: 600}); got != want {
+		t.Errorf("default disk: %+v, want %+v", got, want)
+	}
+	s.Policies = &instance.Policies{EphemeralDisk: &instance.EphemeralDisk{Sticky: ptrTo(true)}}
+	if got := chargeOf(s, 2).DiskMB; got != 600 {
+		t.Errorf("size unset: disk %d, want 600", got)
+	}
+	s.Policies.EphemeralDisk.SizeMB = ptrTo(50)
+	if got := chargeOf(s, 3).DiskMB; got != 150 {
+		t.Errorf("size 50: disk %d, want 150", got)
 	}
 }

@@ -46,10 +46,15 @@ func (r *instanceResource) Configure(_ context.Context, req resource.ConfigureRe
 func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m instanceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || anyInvalidValue(ctx, m.Update, m.Services) {
+	if resp.Diagnostics.HasError() || anyInvalidValue(ctx, m.Update, m.Services, m.Policies) {
 		return // invalid values are reported by the framework, at their attribute
 	}
 	validateJobTypeConfig(&m, &resp.Diagnostics)
+	if anyUnknown(m.Services, m.Update, m.Volumes, m.Policies) {
+		// toSpec would read an unknown policy field as unset (Nomad's
+		// default), and the cross-field checks would judge that default.
+		return // checked again at apply, when every value is known
+	}
 	spec, diags, err := m.toSpec(ctx)
 	resp.Diagnostics.Append(diags...)
 	if err != nil || diags.HasError() {
@@ -106,7 +111,7 @@ func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyP
 		ns = r.data.Nomad.Namespace()
 	}
 	checkReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.InstanceConsumer(ns, plan.Name.ValueString()), want,
-		"Lower replicas or the services' cpu and memory, or grow the node reservation.", &resp.Diagnostics)
+		"Lower replicas, the services' cpu and memory or policies.ephemeral_disk.size, or grow the node reservation.", &resp.Diagnostics)
 }
 
 // planNamespace fills the namespace and ID of a new instance.
@@ -124,7 +129,7 @@ func (r *instanceResource) planNamespace(ctx context.Context, req resource.Modif
 }
 
 func (r *instanceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer instanceIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer instanceIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -261,12 +266,17 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 	// A count planned as known (kept from state while unmanaged) stays as
 	// planned even if an autoscaler moved it meanwhile; the next refresh
 	// reports the new one.
+	spec, _ := instance.SpecFromJob(job)
 	// A system job's count is not the user's: it reads null.
-	if spec, _ := instance.SpecFromJob(job); m.Count.IsUnknown() || m.Count.IsNull() {
+	if m.Count.IsUnknown() || m.Count.IsNull() {
 		m.Count = types.Int64Null()
 		if spec.Count != nil {
 			m.Count = types.Int64Value(int64(*spec.Count))
 		}
+	}
+	// Policy fields the configuration left to Nomad: what Nomad filled in.
+	if d := settlePolicies(ctx, m, spec); d.HasError() {
+		return fmt.Errorf("%s: %s", d[0].Summary(), d[0].Detail())
 	}
 	if m.NodePool.IsUnknown() || m.NodePool.IsNull() {
 		m.NodePool = types.StringValue(deref(job.NodePool))
@@ -278,7 +288,7 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 }
 
 func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer instanceIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer instanceIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state instanceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -333,18 +343,27 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 // drift field by field. The count always comes from Nomad.
 func (r *instanceResource) mergeLive(ctx context.Context, state *instanceModel, live instance.Spec, importing bool, diags *diag.Diagnostics) {
 	count := live.Count
+	// Policies state leaves unset (none on import) stay unset while Nomad
+	// holds their defaults.
+	var prior instance.Spec
+	priorOK := false
 	if !importing {
-		prior, d, err := state.toSpec(ctx)
+		p, d, err := state.toSpec(ctx)
 		diags.Append(d...)
-		if err == nil && !d.HasError() {
-			prior.Count, live.Count = nil, nil
-			if len(instance.Diff(prior, live)) == 0 {
-				if count != nil {
-					state.Count = types.Int64Value(int64(*count))
-				}
-				state.NodePool = types.StringValue(live.NodePool)
-				return
+		prior, priorOK = p, err == nil && !d.HasError()
+	}
+	if !priorOK {
+		prior = instance.Spec{}
+	}
+	live = instance.AbsorbDefaults(live, prior)
+	if priorOK {
+		prior.Count, live.Count = nil, nil
+		if len(instance.Diff(prior, live)) == 0 {
+			if count != nil {
+				state.Count = types.Int64Value(int64(*count))
 			}
+			state.NodePool = types.StringValue(live.NodePool)
+			return
 		}
 	}
 	live.Count = count
@@ -357,7 +376,7 @@ func (r *instanceResource) mergeLive(ctx context.Context, state *instanceModel, 
 }
 
 func (r *instanceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer instanceIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer instanceIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -405,6 +424,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		// Something changed the job since the last refresh. Proceed only if
 		// it touched nothing berth manages (e.g. an autoscaler's count).
 		live, _ := instance.SpecFromJob(job)
+		live = instance.AbsorbDefaults(live, had)
 		if want.Count == nil {
 			live.Count = nil
 		}

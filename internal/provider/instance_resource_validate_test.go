@@ -33,6 +33,9 @@ func TestInstance_badInputIsRejectedAtPlan(t *testing.T) {
 		{"mount of an undeclared volume", fmt.Sprintf(`services = { a = { %s, mounts = [{ volume = "nope", destination = "/data" }] } }`,
 			`driver = "exec", command = "/bin/sleep"`), `(?s)nope`},
 		{"config not an object", fmt.Sprintf(`services = { a = { %s, config = "[1]" } }`, svc), `(?s)Invalid driver config.*JSON object`},
+		{"negative kill_timeout", fmt.Sprintf(`services = { a = { %s, policies = { kill_timeout = "-5s" } } }`, svc), `(?s)Invalid kill_timeout.*-5s`},
+		{"ambiguous reschedule", fmt.Sprintf("policies = { reschedule = { attempts = 2 } }\n services = { a = { %s } }", svc), `(?s)Ambiguous reschedule policy.*set unlimited = false`},
+		{"restart delay mode without attempts", fmt.Sprintf("policies = { restart = { attempts = 0, mode = \"delay\" } }\n services = { a = { %s } }", svc), `(?s)Invalid restart mode.*ambiguous`},
 		{"replicas on a system job", fmt.Sprintf("type = \"system\"\n replicas = 2\n services = { a = { %s } }", svc), `(?s)replicas on a system job.*no replica count`},
 		{"canary on a system job", fmt.Sprintf("type = \"system\"\n update = { canary = 1 }\n services = { a = { %s } }", svc), `(?s)Canaries on a system job.*no deployments`},
 		{"update on a batch job", fmt.Sprintf("type = \"batch\"\n update = { max_parallel = 1 }\n services = { a = { %s } }", svc), `(?s)update on a batch job.*Nomad refuses`},
@@ -50,14 +53,17 @@ func TestInstance_badInputIsRejectedAtPlan(t *testing.T) {
 
 func TestFieldPath(t *testing.T) {
 	cases := map[string][]any{
-		`services["a"].ports["http"].static`: {"services", "a", "ports", "http", "static"},
-		`services["web"].check.port`:         {"services", "web", "check", "port"},
-		`update.min_healthy_time`:            {"update", "min_healthy_time"},
-		`meta["berth.kind"]`:                 {"meta", "berth.kind"},
-		`replicas`:                           {"count"},
-		`services["web"].mounts[1].volume`:   {"services", "web", "mounts", 1, "volume"},
-		`volumes["data"].access_mode`:        {"volumes", "data", "access_mode"},
-		`services["web"].env["A"]`:           {"services", "web", "env", "A"},
+		`services["a"].ports["http"].static`:       {"services", "a", "ports", "http", "static"},
+		`services["web"].check.port`:               {"services", "web", "check", "port"},
+		`update.min_healthy_time`:                  {"update", "min_healthy_time"},
+		`meta["berth.kind"]`:                       {"meta", "berth.kind"},
+		`replicas`:                                 {"count"},
+		`services["web"].mounts[1].volume`:         {"services", "web", "mounts", 1, "volume"},
+		`volumes["data"].access_mode`:              {"volumes", "data", "access_mode"},
+		`services["web"].env["A"]`:                 {"services", "web", "env", "A"},
+		`services["web"].policies.meta["berth.x"]`: {"services", "web", "policies", "meta", "berth.x"},
+		`services["web"].policies.logs`:            {"services", "web", "policies", "logs"},
+		`policies.restart.interval`:                {"policies", "restart", "interval"},
 	}
 	for want, elems := range cases {
 		if got := fieldPath(elems).String(); got != want {
@@ -119,6 +125,36 @@ resource "berth_instance" "t" {
 resource "berth_volume" "v" {
   name      = "unknowns"
   namespace = terraform_data.later.output
+}`,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
+
+// TestInstance_partialPoliciesPlan: fields left out of a policy block are
+// Nomad's to fill in; the plan neither fails nor reads them as zero.
+func TestInstance_partialPoliciesPlan(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "berth" {
+  address = "http://127.0.0.1:1"
+}
+resource "berth_instance" "t" {
+  name       = "partial-policies"
+  policies = {
+    restart        = { attempts = 0 }
+    reschedule     = { attempts = 0, unlimited = false }
+    migrate        = { max_parallel = 2 }
+    ephemeral_disk = { size = 200 }
+  }
+  services = { a = {
+    driver   = "raw_exec"
+    command  = "/bin/sleep"
+    policies = { kill_timeout = "0s", logs = { max_files = 2 }, meta = { team = "a" } }
+  } }
 }`,
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,

@@ -116,4 +116,5 @@ func nullUnknownComputed(m *instanceModel) {
 	if m.Allocations.IsUnknown() {
 		m.Allocations = types.ListNull(allocationType())
 	}
+	nullUnknownPolicies(context.Background(), m)
 }

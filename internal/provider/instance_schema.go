@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
@@ -69,7 +70,7 @@ func durationAttr(desc string, def string) schema.StringAttribute {
 
 func instanceSchema(ctx context.Context) schema.Schema {
 	positive := []validator.Int64{int64validator.AtLeast(1)}
-	return schema.Schema{
+	s := schema.Schema{
 		MarkdownDescription: "An application instance: one Nomad job (a `service` by default, or a run-once `batch` job, or a " +
 			"`system` job on every node; see `type`) with one task group, whose services are its tasks. Applies wait for " +
 			"the outcome (a healthy deployment, a completed run, every node running it) and explain failures with Nomad's task events; " +
@@ -105,8 +106,8 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			"node_reservation": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "ID of a `berth_node_reservation` to place the instance into: the job is pinned to the " +
-					"reservation's node and its resources (services × replicas, plus Nomad's default 300 MiB ephemeral disk per " +
-					"allocation) are charged to the reservation's budget before the job is registered, and released after it " +
+					"reservation's node and its resources (services × replicas, plus the ephemeral disk, `policies.ephemeral_disk.size` or " +
+					"Nomad's default 300 MiB, per allocation) are charged to the reservation's budget before the job is registered, and released after it " +
 					"is destroyed; a plan that would not fit in what the reservation has left fails. Set `node_pool` to the node's " +
 					"pool when it is not `default`. Changing it to another existing reservation (or adding or removing it) updates " +
 					"the job in place: the new reservation is charged, the job is re-pinned and rolled out, then the old reservation's " +
@@ -203,6 +204,8 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			},
 		},
 	}
+	maps.Copy(s.Attributes, policyAttributes())
+	return s
 }
 
 func updateAttributes() map[string]schema.Attribute {
@@ -230,11 +233,14 @@ func instanceStatuses() []string {
 
 func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 	port := []validator.Int64{int64validator.Between(1, 65535)}
-	return map[string]schema.Attribute{
+	attrs := map[string]schema.Attribute{
 		"role": schema.StringAttribute{
 			Optional: true, Computed: true, Default: stringdefault.StaticString(string(instance.RoleMain)),
-			MarkdownDescription: "How the task runs: `main` for the group's lifetime, `init` to completion before the main tasks " +
-				"(prestart), `sidecar` alongside them (poststart). One of " + backtickList(instanceRoles()) + ". Default `main`.",
+			MarkdownDescription: "How the task runs: `main` for the group's lifetime; `init` to completion before the main tasks " +
+				"(prestart); `prestart_sidecar` started before them and running alongside (prestart, sidecar); `sidecar` started after " +
+				"them and running alongside (poststart, sidecar); `poststart` to completion once they have started; `poststop` to " +
+				"completion after they have stopped. One of " + backtickList(instanceRoles()) + ". Default `main`. Services that run to " +
+				"completion (`init`, `poststart`, `poststop`) cannot have a `check`.",
 			Validators: []validator.String{stringvalidator.OneOf(instanceRoles()...)},
 		},
 		"driver":  schema.StringAttribute{Required: true, MarkdownDescription: "Nomad task driver (`exec`, `raw_exec`, `docker`, ...)."},
@@ -287,6 +293,8 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 			},
 		},
 	}
+	maps.Copy(attrs, servicePolicyAttributes())
+	return attrs
 }
 
 // reservationUnknownAtPlan: an instance moves to another node reservation

@@ -104,7 +104,7 @@ func (m *leaseModel) toLease(ctx context.Context, defaultNS string, diags *diag.
 }
 
 func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer leaseIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer leaseIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan leaseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -217,7 +217,7 @@ func (r *leaseResource) uncharge(ctx context.Context, m leaseModel, consumer str
 }
 
 func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer leaseIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer leaseIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state leaseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -244,7 +244,7 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 // signed again, the timer task re-registered with check-and-set against
 // the job modify index in state.
 func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer leaseIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer leaseIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state leaseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)

@@ -26,7 +26,8 @@ import (
 //     any other unknown makes the whole conversion errUnknown (plan time).
 //   - Go to Terraform: a zero value (empty string, 0, empty list or map, nil
 //     pointer) reads as null unless the attribute is computed (it has a
-//     default), which is how an unset optional attribute reads back.
+//     default), which is how an unset optional attribute reads back; a
+//     non-nil pointer is a set value, so a pointer to 0 reads as 0.
 //   - time.Duration is a Go duration string ("10s"); map[string]any is a
 //     JSON object string (driver config).
 
@@ -208,14 +209,15 @@ func goToTF(ctx context.Context, a schema.Attribute, src reflect.Value) (attr.Va
 func goToTerraform(ctx context.Context, a schema.Attribute, tt tftypes.Type, src reflect.Value) (tftypes.Value, error) {
 	null := tftypes.NewValue(tt, nil)
 	computed := a == nil || a.IsComputed()
+	set := false // a non-nil pointer is a value that was set, even a zero one
 	if src.Kind() == reflect.Pointer {
 		if src.IsNil() {
 			return null, nil
 		}
-		src = src.Elem()
+		src, set = src.Elem(), true
 	}
 	empty := src.IsZero() || (src.Kind() == reflect.Map || src.Kind() == reflect.Slice) && src.Len() == 0
-	if empty && !computed {
+	if empty && !computed && !set {
 		return null, nil
 	}
 	switch t := src.Type(); {

@@ -134,7 +134,7 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 }
 
 func (r *nodeReservationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer nodeReservationIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer nodeReservationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan nodeReservationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -266,7 +266,7 @@ func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservatio
 }
 
 func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer nodeReservationIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer nodeReservationIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state nodeReservationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -285,7 +285,7 @@ func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadReq
 }
 
 func (r *nodeReservationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer nodeReservationIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer nodeReservationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state nodeReservationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)

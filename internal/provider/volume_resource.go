@@ -140,7 +140,7 @@ func (r *volumeResource) checkBudget(ctx context.Context, plan volumeModel, stat
 }
 
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer volumeIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer volumeIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan volumeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -223,7 +223,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 }
 
 func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer volumeIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer volumeIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state volumeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -247,7 +247,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer volumeIdentity.FromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer volumeIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan volumeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)

@@ -4,6 +4,13 @@ resource "berth_instance" "web" {
   replicas    = 2
   meta        = { team = "web" }
 
+  # Lifecycle policies: leave them out for Nomad's defaults. Fields left out
+  # of a block are Nomad's too.
+  policies = {
+    restart    = { attempts = 1, delay = "5s" }
+    reschedule = { attempts = 3, interval = "1h", unlimited = false }
+  }
+
   services = {
     # Runs to completion before the main task starts (prestart).
     migrate = {
@@ -21,6 +28,8 @@ resource "berth_instance" "web" {
       memory = 128
       ports  = { http = { to = 80 } }
       check  = { type = "http", port = "http", path = "/", interval = "10s", timeout = "2s" }
+      # Time to finish requests after SIGINT before SIGKILL.
+      policies = { kill_timeout = "30s" }
     }
     # Starts after the main task and runs beside it (poststart).
     shipper = {
