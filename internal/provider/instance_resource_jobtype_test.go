@@ -198,7 +198,9 @@ func TestAccInstanceJobType_batchFails(t *testing.T) {
 			})(nil)
 		},
 		Steps: []resource.TestStep{{
-			Config: jobTypeConfig(name, "batch", "/bin/sh", `["-c", "echo broken >&2; exit 1"]`, ""),
+			// No restarts or reschedules, so the failure is final at once.
+			Config: jobTypeConfig(name, "batch", "/bin/sh", `["-c", "echo broken >&2; exit 1"]`,
+				`policies = { restart = { attempts = 0 }, reschedule = { attempts = 0, unlimited = false } }`),
 		}},
 	})
 	if !sawError {
