@@ -205,6 +205,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 		},
 	}
 	maps.Copy(s.Attributes, policyAttributes())
+	s.Attributes = withFixedObjectTypes(s.Attributes)
 	return s
 }
 
