@@ -205,7 +205,9 @@ func DefaultUpdate() Update {
 //     (DefaultVolumeAccessModeFor, DefaultVolumeAttachmentMode), which
 //     BuildJob always sends.
 //
-// Count is left alone: nil means "unmanaged" and must stay distinguishable.
+// Count is left alone: nil means "unmanaged" and must stay distinguishable
+// (except for system jobs, which have none). An empty Type becomes
+// "service"; a batch job's Update is dropped (see normalizeJobType).
 func Normalize(s Spec) Spec {
 	out := s
 	if out.Namespace == "" {
@@ -240,6 +242,7 @@ func Normalize(s Spec) Spec {
 		out.Policies = &p
 	}
 	out.Update = normalizeUpdate(s)
+	normalizeJobType(&out)
 	return out
 }
 

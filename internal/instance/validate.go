@@ -69,6 +69,7 @@ func Validate(s Spec) []FieldError {
 	v.update(s.Update)
 	v.policies(s)
 	v.validateUpdateExtras(s.Update)
+	v.jobType(s)
 	return v.errs
 }
 
