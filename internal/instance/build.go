@@ -29,11 +29,14 @@ func BuildJob(s Spec, currentCount int) *api.Job {
 	if s.Count != nil {
 		count = *s.Count
 	}
+	if s.JobType() == TypeSystem {
+		count = systemCount
+	}
 
 	job := &api.Job{
 		ID:          ptr(s.Name),
 		Name:        ptr(s.Name),
-		Type:        ptr(api.JobTypeService),
+		Type:        ptr(s.JobType()),
 		Datacenters: cloneSlice(s.Datacenters),
 		Stop:        ptr(!s.Running),
 		Meta:        jobMeta(s.Meta),
@@ -61,6 +64,9 @@ func BuildJob(s Spec, currentCount int) *api.Job {
 	buildPlacement(s.Placement, group)
 	for _, name := range sortedKeys(s.Services) {
 		group.Tasks = append(group.Tasks, buildTask(s.Name, name, s.Services[name]))
+	}
+	if s.JobType() == TypeBatch {
+		group.Update = nil // Nomad refuses an update block on batch jobs
 	}
 	buildPolicies(s, job, group)
 	job.TaskGroups = []*api.TaskGroup{group}

@@ -57,7 +57,7 @@ func Observe(job *api.Job, allocs []*api.AllocationListStub) Observed {
 	return Observed{
 		Namespace: deref(job.Namespace), Name: deref(job.ID),
 		Version: int(deref(job.Version)), ModifyIndex: int(deref(job.JobModifyIndex)),
-		Status:      DeriveStatus(deref(job.Stop), deref(job.Version), withoutPoststop(job, allocs)),
+		Status:      deriveStatusFor(job, withoutPoststop(job, allocs)),
 		Allocations: LiveAllocations(allocs),
 	}
 }

@@ -151,7 +151,7 @@ func TestValidatePlacement(t *testing.T) {
 	tests := []struct {
 		name    string
 		mutate  func(*Spec)
-		field   string // attribute within the element; "" for the element
+		field   string // attribute within the element; "" for the element, "-" for the set
 		summary string // "" = valid
 	}{
 		{"plain equality", c("${meta.a}", "", "x"), "", ""},
@@ -200,6 +200,18 @@ func TestValidatePlacement(t *testing.T) {
 		{"spread targets above 100", targets(SpreadTarget{"a", 60}, SpreadTarget{"b", 41}), "targets", "Invalid spread targets"},
 		{"spread target twice", targets(SpreadTarget{"a", 10}, SpreadTarget{"a", 20}), "targets", "Duplicate spread target"},
 		{"spread without attribute", func(s *Spec) { s.Placement.Spreads = []Spread{{Weight: 10}} }, "attribute", "Invalid spread"},
+		{"constraint on a system job", func(s *Spec) {
+			s.Type, s.Count = TypeSystem, nil
+			s.Placement.Constraints = []Constraint{{Attribute: "${meta.a}", Value: "x"}}
+		}, "", ""},
+		{"affinity on a system job", func(s *Spec) {
+			s.Type, s.Count = TypeSystem, nil
+			s.Placement.Affinities = []Affinity{{Attribute: "${meta.a}", Value: "x"}}
+		}, "-", "Affinities on a system job"},
+		{"spread on a system job", func(s *Spec) {
+			s.Type, s.Count = TypeSystem, nil
+			s.Placement.Spreads = []Spread{{Attribute: "${meta.a}"}}
+		}, "-", "Spreads on a system job"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,6 +230,12 @@ func TestValidatePlacement(t *testing.T) {
 			e := errs[0]
 			if e.Summary != tt.summary || e.Detail == "" {
 				t.Errorf("error %q (%q), want summary %q with a detail", e.Summary, e.Detail, tt.summary)
+			}
+			if tt.field == "-" { // the whole set
+				if len(e.Path) != 2 || e.Path[0] != "placement" {
+					t.Errorf("path = %v, want placement.<set>", e.Path)
+				}
+				return
 			}
 			// The path names the set, the element as configured, then the field.
 			if len(e.Path) < 3 || e.Path[0] != "placement" || !slices.Contains([]any{"constraints", "affinities", "spreads"}, e.Path[1]) {

@@ -23,7 +23,21 @@ import (
 // "true" and "false" (Nomad enforces a constraint whose value does not
 // parse as a boolean), and a constraint or affinity that repeats another
 // once defaults are filled in (e.g. the operator unset and "=").
-func (v *validator) placement(s Placement) {
+//
+// A system job may have neither affinities nor spreads (Nomad's
+// Job.Validate): it runs on every eligible node anyway.
+func (v *validator) placement(spec Spec) {
+	s := spec.Placement
+	if spec.JobType() == TypeSystem {
+		if len(s.Affinities) > 0 {
+			v.add(path("placement", "affinities"), "Affinities on a system job",
+				"A system job runs on every eligible node of its node pool, so there is nothing to prefer; Nomad refuses affinities on system jobs. Remove them, or use constraints.")
+		}
+		if len(s.Spreads) > 0 {
+			v.add(path("placement", "spreads"), "Spreads on a system job",
+				"A system job runs one allocation on every eligible node of its node pool, so there is nothing to spread; Nomad refuses spreads on system jobs. Remove them.")
+		}
+	}
 	seenC := map[Constraint]bool{}
 	for _, c := range s.Constraints {
 		at := func(elems ...any) []any { return append(path("placement", "constraints", c), elems...) }

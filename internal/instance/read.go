@@ -59,6 +59,7 @@ func SpecFromJob(job *api.Job) (Spec, []string) {
 	}
 	readPlacement(&s.Placement, others, job.Affinities, job.Spreads)
 	r.checkJob(job)
+	s.Type = r.checkJobType(job)
 
 	switch len(job.TaskGroups) {
 	case 0:
@@ -72,6 +73,9 @@ func SpecFromJob(job *api.Job) (Spec, []string) {
 		// something sensible next to the unsupported list.
 		r.readGroup(&s, job.TaskGroups[0])
 		r.readPolicies(&s, job, job.TaskGroups[0])
+	}
+	if s.Type == TypeSystem {
+		s.Count = nil // one per node: Nomad's count is not the user's
 	}
 	return Normalize(s), r.unsupported
 }

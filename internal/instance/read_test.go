@@ -125,7 +125,7 @@ func TestSpecFromJobUnsupported(t *testing.T) {
 		mutate func(job *api.Job)
 		want   string
 	}{
-		{"batch job", func(j *api.Job) { j.Type = ptr("batch") }, `job type is "batch"`},
+		{"sysbatch job", func(j *api.Job) { j.Type = ptr("sysbatch") }, `job type is "sysbatch"`},
 		{"periodic", func(j *api.Job) { j.Periodic = &api.PeriodicConfig{} }, "job is periodic"},
 		{"two groups", func(j *api.Job) {
 			j.TaskGroups = append(j.TaskGroups, &api.TaskGroup{Name: ptr("other")})

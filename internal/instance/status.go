@@ -16,11 +16,14 @@ const (
 	StatusDegraded Status = "degraded"
 	StatusFailed   Status = "failed"
 	StatusStopped  Status = "stopped"
+	// StatusComplete: every allocation of a batch job's current version
+	// exited successfully.
+	StatusComplete Status = "complete"
 )
 
 // Statuses lists every Status, for docs and validators.
 func Statuses() []Status {
-	return []Status{StatusPending, StatusStarting, StatusRunning, StatusDegraded, StatusFailed, StatusStopped}
+	return []Status{StatusPending, StatusStarting, StatusRunning, StatusDegraded, StatusFailed, StatusStopped, StatusComplete}
 }
 
 // Task states reported by Nomad clients (nomad/structs TaskState*).

@@ -212,7 +212,9 @@ func DefaultUpdate() Update {
 //     normalizePlacement's form (sorted, defaults filled in, Nomad's
 //     implicit constraints dropped).
 //
-// Count is left alone: nil means "unmanaged" and must stay distinguishable.
+// Count is left alone: nil means "unmanaged" and must stay distinguishable
+// (except for system jobs, which have none). An empty Type becomes
+// "service"; a batch job's Update is dropped (see normalizeJobType).
 func Normalize(s Spec) Spec {
 	out := s
 	if out.Namespace == "" {
@@ -249,6 +251,7 @@ func Normalize(s Spec) Spec {
 		out.Policies = &p
 	}
 	out.Update = normalizeUpdate(s)
+	normalizeJobType(&out)
 	return out
 }
 

@@ -43,9 +43,6 @@ func userConstraints(cs []*api.Constraint) int {
 }
 
 func (r *reader) checkJob(job *api.Job) {
-	if t := deref(job.Type); t != "" && t != api.JobTypeService {
-		r.add("job type is %q (berth instances are %q jobs)", t, api.JobTypeService)
-	}
 	if job.Periodic != nil {
 		r.add("job is periodic")
 	}

@@ -69,7 +69,8 @@ func Validate(s Spec) []FieldError {
 	v.update(s.Update)
 	v.policies(s)
 	v.validateUpdateExtras(s.Update)
-	v.placement(s.Placement)
+	v.jobType(s)
+	v.placement(s)
 	return v.errs
 }
 

@@ -21,11 +21,17 @@ type RolloutError struct {
 	DeploymentID string
 	Reason       string   // e.g. "deployment failed: Failed due to unhealthy allocations"
 	Details      []string // one line per failed placement or task
+	// Outcome is what the job failed to do; "" is "become healthy".
+	Outcome string
 }
 
 func (e *RolloutError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "job %q did not become healthy: %s", e.JobID, e.Reason)
+	outcome := e.Outcome
+	if outcome == "" {
+		outcome = "become healthy"
+	}
+	fmt.Fprintf(&b, "job %q did not %s: %s", e.JobID, outcome, e.Reason)
 	for _, d := range e.Details {
 		b.WriteString("\n  - ")
 		b.WriteString(d)

@@ -110,6 +110,15 @@ func badInstanceInputs() []badInput {
   }`, svcA)), `services["b"].check`, "Check on poststop service"),
 		in("malformed node_reservation", named(`node_reservation = "nope"`), "node_reservation", "Invalid node reservation ID"),
 		in("node_reservation that does not exist", named(`node_reservation = "%[2]s/%[1]s-none"`), "node_reservation", "Node reservation not found"),
+		in("unknown job type", named(`type = "sysbatch"`), "type", "Invalid Attribute Value Match"),
+		in("replicas on a system job", named(`type = "system"
+  replicas = 2`), "replicas", "replicas on a system job"),
+		in("canary on a system job", named(`type = "system"
+  update = { canary = 1 }`), "update.canary", "Canaries on a system job"),
+		in("node_reservation on a system job", named(`type = "system"
+  node_reservation = "%[2]s/r"`), "node_reservation", "node_reservation on a system job"),
+		in("update on a batch job", named(`type = "batch"
+  update = { max_parallel = 1 }`), "update", "update on a batch job"),
 		in("unknown constraint operator", named(`placement = { constraints = [{ attribute = "$${meta.rack}", operator = "~", value = "a" }] }`),
 			"placement.constraints[{…}].operator", "Invalid Attribute Value Match"),
 		in("operator alias", named(`placement = { constraints = [{ attribute = "$${meta.rack}", operator = "==", value = "a" }] }`),
@@ -139,6 +148,10 @@ func badInstanceInputs() []badInput {
 		in("spread target value twice", named(`placement = { spreads = [{ attribute = "$${meta.rack}", targets = [{ value = "a", percent = 10 }, { value = "a", percent = 20 }] }] }`),
 			"placement.spreads[{…}].targets", "Duplicate spread target"),
 		in("group name with a slash", named(`group = "a/b"`), "group", "Invalid group name"),
+		in("spread on a system job", named(`type = "system"
+  placement = { spreads = [{ attribute = "$${node.datacenter}" }] }`), "placement.spreads", "Spreads on a system job"),
+		in("affinity on a system job", named(`type = "system"
+  placement = { affinities = [{ attribute = "$${meta.rack}", value = "a" }] }`), "placement.affinities", "Affinities on a system job"),
 	}
 }
 

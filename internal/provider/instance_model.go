@@ -23,6 +23,7 @@ type instanceModel struct {
 	ID               types.String   `tfsdk:"id"`
 	Name             types.String   `tfsdk:"name"`
 	Namespace        types.String   `tfsdk:"namespace"`
+	Type             types.String   `tfsdk:"type"`
 	Datacenters      types.List     `tfsdk:"datacenters"`
 	NodePool         types.String   `tfsdk:"node_pool"`
 	NodeReservation  types.String   `tfsdk:"node_reservation"`
@@ -104,6 +105,7 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 	s := instance.Spec{
 		Name:        m.Name.ValueString(),
 		Namespace:   m.Namespace.ValueString(),
+		Type:        m.Type.ValueString(),
 		NodePool:    m.NodePool.ValueString(),
 		Running:     m.Running.IsNull() || m.Running.ValueBool(),
 		NetworkMode: m.NetworkMode.ValueString(),
@@ -112,7 +114,7 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 	// Nested attributes are converted by readAttr below, which returns
 	// errUnknown itself, except for an unknown optional sub-field Nomad
 	// fills in (a policy field left out of the configuration), which is unset.
-	if anyUnknown(m.Name, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.NodeReservation, m.Group) {
+	if anyUnknown(m.Name, m.Type, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.NodeReservation, m.Group) {
 		return s, diags, errUnknown
 	}
 	if !m.NodeReservation.IsNull() {
@@ -172,6 +174,7 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 		claims[key] = c
 	}
 	m.Volumes = writeAttr[types.Map](ctx, "volumes", claims, &diags)
+	typeToModel(ctx, s, m)
 	writePlacement(ctx, s, m, &diags)
 	return diags
 }

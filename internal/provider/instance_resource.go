@@ -49,6 +49,7 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if resp.Diagnostics.HasError() || anyInvalidValue(ctx, m.Update, m.Services, m.Policies) {
 		return // invalid values are reported by the framework, at their attribute
 	}
+	validateJobTypeConfig(&m, &resp.Diagnostics)
 	if anyUnknown(m.Services, m.Update, m.Volumes, m.Policies) {
 		// toSpec would read an unknown policy field as unset (Nomad's
 		// default), and the cross-field checks would judge that default.
@@ -70,7 +71,11 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 // them.
 func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	checkPlannedDrivers(ctx, r.data, req, resp, instanceDrivers)
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	planJobType(ctx, req, resp)
+	if r.data == nil {
 		return
 	}
 	if req.State.Raw.IsNull() {
@@ -191,7 +196,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	r.recordWritten(cleanupContext(ctx), &plan, res, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if rolloutErr != nil {
-		addRolloutError(&resp.Diagnostics, "The instance did not become healthy", spec.Name, rolloutErr)
+		addRolloutError(&resp.Diagnostics, rolloutSummary(spec), spec.Name, rolloutErr)
 	}
 }
 
@@ -226,6 +231,9 @@ func (r *instanceResource) settle(ctx context.Context, spec instance.Spec, evalI
 	if !m.WaitForHealthy.IsNull() && !m.WaitForHealthy.ValueBool() {
 		return nil
 	}
+	if spec.JobType() != instance.TypeService {
+		return r.waitForType(ctx, spec, evalID)
+	}
 	dep, err := r.followRollout(ctx, spec, evalID)
 	if dep != nil {
 		m.DeploymentID = types.StringValue(dep.ID)
@@ -259,8 +267,12 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 	// planned even if an autoscaler moved it meanwhile; the next refresh
 	// reports the new one.
 	spec, _ := instance.SpecFromJob(job)
-	if spec.Count != nil && (m.Count.IsUnknown() || m.Count.IsNull()) {
-		m.Count = types.Int64Value(int64(*spec.Count))
+	// A system job's count is not the user's: it reads null.
+	if m.Count.IsUnknown() || m.Count.IsNull() {
+		m.Count = types.Int64Null()
+		if spec.Count != nil {
+			m.Count = types.Int64Value(int64(*spec.Count))
+		}
 	}
 	// Policy fields the configuration left to Nomad: what Nomad filled in.
 	if d := settlePolicies(ctx, m, spec); d.HasError() {
@@ -287,6 +299,10 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	job, err := r.data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the job", err)
+		return
+	}
+	if job == nil && collectedBatch(&state) {
+		tflog.Info(ctx, "The completed batch job was garbage-collected by Nomad; keeping it in state", map[string]any{"job": name, "namespace": ns})
 		return
 	}
 	if job == nil {
@@ -393,6 +409,10 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	job, err := nomad.GetJob(ctx, want.Namespace, want.Name)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the job", err)
+		return
+	}
+	if job == nil && collectedBatch(&state) && want.JobType() == instance.TypeBatch {
+		r.rerunCollected(ctx, &plan, &state, want, resp)
 		return
 	}
 	if job == nil {

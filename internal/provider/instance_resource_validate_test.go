@@ -41,6 +41,10 @@ func TestInstance_badInputIsRejectedAtPlan(t *testing.T) {
 			`(?s)auto_promote without canaries.*canary is 0`},
 		{"unknown health_check", fmt.Sprintf("update = { health_check = \"always\" }\n services = { a = { %s } }", svc),
 			`(?s)update.health_check.*value must be one of`},
+		{"replicas on a system job", fmt.Sprintf("type = \"system\"\n replicas = 2\n services = { a = { %s } }", svc), `(?s)replicas on a system job.*no replica count`},
+		{"canary on a system job", fmt.Sprintf("type = \"system\"\n update = { canary = 1 }\n services = { a = { %s } }", svc), `(?s)Canaries on a system job.*no deployments`},
+		{"update on a batch job", fmt.Sprintf("type = \"batch\"\n update = { max_parallel = 1 }\n services = { a = { %s } }", svc), `(?s)update on a batch job.*Nomad refuses`},
+		{"unknown job type", fmt.Sprintf("type = \"sysbatch\"\n services = { a = { %s } }", svc), `(?s)type.*value must be one of`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -71,8 +71,9 @@ func durationAttr(desc string, def string) schema.StringAttribute {
 func instanceSchema(ctx context.Context) schema.Schema {
 	positive := []validator.Int64{int64validator.AtLeast(1)}
 	s := schema.Schema{
-		MarkdownDescription: "An application instance: one Nomad service job with one task group, whose services are " +
-			"its tasks. Applies wait for a healthy deployment and explain failures with Nomad's task events; " +
+		MarkdownDescription: "An application instance: one Nomad job (a `service` by default, or a run-once `batch` job, or a " +
+			"`system` job on every node; see `type`) with one task group, whose services are its tasks. Applies wait for " +
+			"the outcome (a healthy deployment, a completed run, every node running it) and explain failures with Nomad's task events; " +
 			"`terraform plan` shows any change made in Nomad behind Terraform's back, field by field.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -90,6 +91,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
 				Validators:          []validator.String{namespaceValidator()},
 			},
+			"type": jobTypeAttribute(),
 			"datacenters": schema.ListAttribute{
 				ElementType: types.StringType, Optional: true, Computed: true,
 				Default:             listdefault.StaticValue(types.ListValueMust(types.StringType, []attr.Value{types.StringValue("*")})),
@@ -110,7 +112,8 @@ func instanceSchema(ctx context.Context) schema.Schema {
 					"pool when it is not `default`. Changing it to another existing reservation (or adding or removing it) updates " +
 					"the job in place: the new reservation is charged, the job is re-pinned and rolled out, then the old reservation's " +
 					"charge is released. When the new ID is known only at apply (its reservation is created or replaced in the same " +
-					"apply), the instance is replaced instead.",
+					"apply), the instance is replaced instead. Not allowed on `system` jobs, which span nodes. A `batch` job stays " +
+					"charged after it completes, until it is destroyed: its next change runs it again.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(reservationUnknownAtPlan,
 					"A node reservation known only at apply replaces the instance.", "A node reservation known only at apply replaces the instance.")},
 				Validators: []validator.String{reservationIDValidator()},
@@ -119,7 +122,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				Optional: true, Computed: true,
 				MarkdownDescription: "Number of allocations (the task group's `count`; `count` itself is a Terraform meta-argument). When unset, berth leaves the count to others (an autoscaler, " +
 					"`nomad job scale`): their changes are kept and never shown as drift, and this attribute reports the current count. " +
-					"A new instance starts with 1.",
+					"A new instance starts with 1. Not allowed on `system` jobs, where it reads null (one allocation per node).",
 				Validators:    []validator.Int64{int64validator.AtLeast(0)},
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
@@ -163,8 +166,9 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			},
 			"update": schema.SingleNestedAttribute{
 				Optional: true, Computed: true, Default: objectdefault.StaticValue(defaultUpdateObject()),
-				MarkdownDescription: "Rolling deploy strategy. Defaults are Nomad's.",
-				Attributes:          updateAttributes(),
+				MarkdownDescription: "Rolling deploy strategy. Defaults are Nomad's. Not allowed on `batch` jobs (it reads null there); " +
+					"`system` jobs have no deployments: Nomad uses `max_parallel` (nodes updated at once) and `canary` must be 0.",
+				Attributes: updateAttributes(),
 			},
 			"restart_triggers": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true,
@@ -174,9 +178,11 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			"promote_trigger": promoteTriggerAttribute(),
 			"wait_for_healthy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Wait until the deployment is successful (or fail with the reason). Two cases end the wait earlier: " +
-					"with `update.auto_promote = false` a deployment with canaries ends it once they are placed and healthy, and with " +
-					"`update.health_check = \"manual\"` an apply waits only until Nomad has placed the allocations. Default `true`.",
+				MarkdownDescription: "Wait for the outcome of each apply, or fail with the reason: for a `service` job a successful " +
+					"deployment (two cases end the wait earlier: with `update.auto_promote = false` a deployment with canaries ends it " +
+					"once they are placed and healthy, and with `update.health_check = \"manual\"` an apply waits only until Nomad has " +
+					"placed the allocations), for a `batch` job every allocation of the new version exiting successfully, for a `system` " +
+					"job its allocation running on every node the scheduler chose (see `type`). Always bounded by `timeouts`. Default `true`.",
 			},
 			"purge_on_destroy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),

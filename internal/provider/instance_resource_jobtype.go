@@ -1,0 +1,200 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+)
+
+// jobTypeAttribute is the instance's `type`. Unset means "service" and
+// stays null in state (and reads back null for service jobs, imported ones
+// included), so the common case costs nothing at plan time.
+func jobTypeAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "Nomad job type: " + backtickList(instance.JobTypes()) + ". Default `service`. Changing it replaces " +
+			"the instance (Nomad refuses to change the type of a job).\n\n" +
+			"  - `service` runs until stopped; an apply waits for its deployment to be healthy.\n" +
+			"  - `batch` runs to completion: an apply waits until every allocation of the new job version has exited " +
+			"successfully (`status` `complete`) and fails, quoting the exit code and the task events, as soon as one " +
+			"fails (`status` `failed`). Every apply that changes the job registers a new version, which Nomad runs " +
+			"again. `update` cannot be set (Nomad refuses it on batch jobs). A completed batch job is left alone by later " +
+			"plans; when Nomad garbage-collects it (by default 4 hours after it ended) its state is kept, and the next " +
+			"change runs it again.\n" +
+			"  - `system` runs one allocation on every ready, eligible node of `node_pool` (and `datacenters`) whose " +
+			"drivers can run it, including nodes that join later (Nomad places those itself). An apply waits until each " +
+			"node the scheduler chose runs the current version with all its tasks started; Nomad 1.10 runs no deployment " +
+			"for system jobs, so there is no health check to wait for, and canaries do not exist. `replicas`, " +
+			"`node_reservation` and `update.canary` greater than 0 cannot be set; `replicas` reads null.",
+		Validators: []validator.String{stringvalidator.OneOf(instance.JobTypes()...)},
+		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(jobTypeChanged,
+			"Changing the job type replaces the instance.", "Changing the job type replaces the instance.")},
+	}
+}
+
+// jobTypeChanged: null and "service" are the same type; a type known
+// only at apply may differ, so it replaces.
+func jobTypeChanged(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+	if req.State.Raw.IsNull() {
+		return
+	}
+	if req.PlanValue.IsUnknown() {
+		resp.RequiresReplace = true
+		return
+	}
+	typeOf := func(v types.String) string {
+		return instance.Spec{Type: v.ValueString()}.JobType()
+	}
+	resp.RequiresReplace = typeOf(req.StateValue) != typeOf(req.PlanValue)
+}
+
+// validateJobTypeConfig refuses an update block on a batch job, which
+// only the configuration can tell apart from the schema's default.
+func validateJobTypeConfig(m *instanceModel, diags *diag.Diagnostics) {
+	if m.Type.ValueString() == instance.TypeBatch && !m.Update.IsNull() {
+		diags.AddAttributeError(path.Root("update"), "update on a batch job",
+			"Nomad refuses an update block on batch jobs: a batch job runs to completion and each new version simply runs again. Remove update.")
+	}
+}
+
+// planJobType keeps out of the plan what the job type does not have: a
+// batch job's update (the schema's default object would otherwise be
+// planned) and a system job's replicas. A type known only at apply keeps
+// the plan as it is: a batch job then records the default update once,
+// which the next plan sets to null without touching Nomad (Normalize
+// ignores a batch job's update), and a system job's unknown replicas are
+// read back as null.
+func planJobType(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var typ types.String
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("type"), &typ)...)
+	if resp.Diagnostics.HasError() || typ.IsUnknown() {
+		return
+	}
+	unset := func(name string) bool { return configNull(ctx, req.Config, name, &resp.Diagnostics) }
+	switch typ.ValueString() {
+	case instance.TypeBatch:
+		if unset("update") {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("update"), types.ObjectNull(defaultUpdateObject().AttributeTypes(ctx)))...)
+			keepPriorIfUnchanged(req, resp)
+		}
+	case instance.TypeSystem:
+		if unset("replicas") {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("replicas"), types.Int64Null())...)
+		}
+	}
+}
+
+// keepPriorIfUnchanged undoes the framework's "something changed" marking
+// when the only change was the update default planJobType took back out:
+// the framework applies the schema's default object to a batch job's
+// update, sees it differ from the null in state, and marks every computed
+// attribute unknown before ModifyPlan runs, which would show an unchanged
+// batch instance as an update. When every known planned value equals the
+// prior state's, the prior state is the plan.
+func keepPriorIfUnchanged(req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || resp.Diagnostics.HasError() {
+		return
+	}
+	var planned, prior map[string]tftypes.Value
+	if resp.Plan.Raw.As(&planned) != nil || req.State.Raw.As(&prior) != nil {
+		return
+	}
+	for name, v := range planned {
+		if !v.IsKnown() {
+			continue // a computed value the framework marked unknown
+		}
+		if !v.IsFullyKnown() || !v.Equal(prior[name]) {
+			return // a real change
+		}
+	}
+	resp.Plan.Raw = req.State.Raw.Copy()
+}
+
+// typeToModel writes s's type and what depends on it the way an unset
+// attribute reads: null for a service job's type and a batch job's update.
+func typeToModel(ctx context.Context, s instance.Spec, m *instanceModel) {
+	m.Type = types.StringNull()
+	if t := s.JobType(); t != instance.TypeService {
+		m.Type = types.StringValue(t)
+	}
+	if s.JobType() == instance.TypeBatch {
+		m.Update = types.ObjectNull(defaultUpdateObject().AttributeTypes(ctx))
+	}
+}
+
+// waitForType is what an apply of a running batch or system job waits
+// for: a batch job's completion, a system job on every node.
+func (r *instanceResource) waitForType(ctx context.Context, spec instance.Spec, evalID string) error {
+	if spec.JobType() == instance.TypeBatch {
+		return r.data.Nomad.WaitBatchComplete(ctx, spec.Namespace, spec.Name, evalID)
+	}
+	return r.data.Nomad.WaitSystemRunning(ctx, spec.Namespace, spec.Name, evalID)
+}
+
+// collectedBatch reports whether state is a batch instance that ran to
+// completion and whose job Nomad has since garbage-collected (Nomad
+// collects dead batch jobs after its job_gc_threshold). Such an instance
+// stays in state as it was: dropping it would make the next plan create
+// it, which runs the job again.
+func collectedBatch(state *instanceModel) bool {
+	return state.Type.ValueString() == instance.TypeBatch && state.Status.ValueString() == string(instance.StatusComplete)
+}
+
+// rerunCollected applies a change to a batch instance whose job Nomad
+// garbage-collected after it completed: the job is registered anew (as a
+// create would) and runs again. Its charge on a node reservation (if any)
+// moves as in an ordinary update.
+func (r *instanceResource) rerunCollected(ctx context.Context, plan, state *instanceModel, want instance.Spec, resp *resource.UpdateResponse) {
+	tflog.Info(ctx, "The completed batch job was garbage-collected by Nomad; registering it again", map[string]any{"job": want.Name})
+	count := 1 // an unmanaged count starts where it was
+	switch {
+	case want.Count != nil:
+		count = *want.Count
+	case !state.Count.IsNull() && !state.Count.IsUnknown():
+		count = int(state.Count.ValueInt64())
+	}
+	if !r.charge(ctx, plan, want, count, &resp.Diagnostics) {
+		return
+	}
+	if !plan.NodeReservation.Equal(state.NodeReservation) {
+		r.uncharge(ctx, state, &resp.Diagnostics)
+	}
+	res, err := r.data.Nomad.RegisterJob(ctx, instance.BuildJob(want, count), 0)
+	if err != nil {
+		if writeOutcomeUnknown(err) {
+			addUncertainUpdateError(&resp.Diagnostics, "Could not register the job", "job", err)
+			return
+		}
+		addWriteError(&resp.Diagnostics, want, err)
+		return
+	}
+	rolloutErr := r.settle(ctx, want, res.EvalID, plan)
+	r.recordWritten(cleanupContext(ctx), plan, res, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	if rolloutErr != nil {
+		addRolloutError(&resp.Diagnostics, "The instance update did not complete", want.Name, rolloutErr)
+	}
+}
+
+// rolloutSummary names a failed create's outcome by job type.
+func rolloutSummary(spec instance.Spec) string {
+	switch spec.JobType() {
+	case instance.TypeBatch:
+		return "The batch job did not complete"
+	case instance.TypeSystem:
+		return "The system job did not run on every node"
+	}
+	return "The instance did not become healthy"
+}
