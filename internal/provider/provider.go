@@ -225,6 +225,7 @@ func (p *berthProvider) Actions(context.Context) []func() action.Action {
 	return []func() action.Action{
 		NewInstanceRestartAction,
 		NewLeaseRenewAction,
+		NewInstancePromoteAction,
 	}
 }
 
