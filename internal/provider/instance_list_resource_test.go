@@ -17,7 +17,8 @@ import (
 )
 
 // handWrittenJob is a job as a team writes it by hand for Nomad: one task
-// group, a raw_exec task, an update block. groups > 1 makes a job
+// group with placement, restart and reschedule policies and an update
+// block, a raw_exec task with a kill timeout. groups > 1 makes a job
 // berth_instance cannot represent.
 func handWrittenJob(id string, groups int) *api.Job {
 	job := &api.Job{
@@ -32,11 +33,18 @@ func handWrittenJob(id string, groups int) *api.Job {
 		job.TaskGroups = append(job.TaskGroups, &api.TaskGroup{
 			Name: ptr(name), Count: ptr(1),
 			Update: &api.UpdateStrategy{MinHealthyTime: ptr(time.Second), HealthyDeadline: ptr(30 * time.Second), ProgressDeadline: ptr(time.Minute)},
+			// What real jobs carry: placement, restart and reschedule
+			// policies, a kill timeout.
+			Constraints:      []*api.Constraint{api.NewConstraint("${attr.kernel.name}", "=", "linux")},
+			Affinities:       []*api.Affinity{api.NewAffinity("${node.datacenter}", "=", "dc1", 40)},
+			RestartPolicy:    &api.RestartPolicy{Attempts: ptr(1), Interval: ptr(10 * time.Minute), Delay: ptr(5 * time.Second), Mode: ptr("fail")},
+			ReschedulePolicy: &api.ReschedulePolicy{Attempts: ptr(0), Unlimited: ptr(false)},
 			Tasks: []*api.Task{{
 				Name: "server", Driver: "raw_exec",
-				Config:    map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
-				Env:       map[string]string{"PORT": "8080"},
-				Resources: &api.Resources{CPU: ptr(30), MemoryMB: ptr(24)},
+				Config:      map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
+				Env:         map[string]string{"PORT": "8080"},
+				Resources:   &api.Resources{CPU: ptr(30), MemoryMB: ptr(24)},
+				KillTimeout: ptr(20 * time.Second),
 			}},
 		})
 	}
