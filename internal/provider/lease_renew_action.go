@@ -7,11 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	actionschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
@@ -24,12 +21,6 @@ var _ action.ActionWithConfigure = &leaseRenewAction{}
 func NewLeaseRenewAction() action.Action { return &leaseRenewAction{} }
 
 type leaseRenewAction struct{ data *ProviderData }
-
-type leaseRenewModel struct {
-	Name      types.String         `tfsdk:"name"`
-	Namespace types.String         `tfsdk:"namespace"`
-	Timeout   timetypes.GoDuration `tfsdk:"timeout"`
-}
 
 func (a *leaseRenewAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_reservation_renew"
@@ -48,50 +39,17 @@ func (a *leaseRenewAction) Schema(_ context.Context, _ action.SchemaRequest, res
 			"signature from Nomad and, since the signature verifies, plans no change; a lease the provider's key cannot " +
 			"verify (changed outside berth, or signed by another key) is refused rather than renewed. Without Terraform " +
 			"1.14, a lease is renewed by replacing it (`renew = true` after expiry, or `terraform apply -replace`).",
-		Attributes: map[string]actionschema.Attribute{
-			"name": actionschema.StringAttribute{Required: true, MarkdownDescription: "The lease's name (its job ID)." + nameRuleDoc,
-				Validators: []validator.String{nameValidator()}},
-			"namespace": actionschema.StringAttribute{Optional: true,
-				MarkdownDescription: "The lease's namespace. Default: the provider's `namespace`.",
-				Validators:          []validator.String{namespaceValidator()}},
-			"timeout": actionschema.StringAttribute{CustomType: timetypes.GoDurationType{}, Optional: true,
-				MarkdownDescription: "How long the renewal may take, including the workload starting again, a Go duration. Default `10m`."},
-		},
+		Attributes: jobActionAttributes("lease", "How long the renewal may take, including the workload starting again"),
 	}
 }
 
 func (a *leaseRenewAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	if a.data == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The berth provider was not configured before the action ran.")
-		return
-	}
-	ctx = a.data.Nomad.MaskSecrets(ctx)
-	var m leaseRenewModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	timeout := 10 * time.Minute
-	if !m.Timeout.IsNull() {
-		d, diags := m.Timeout.ValueGoDuration()
-		resp.Diagnostics.Append(diags...)
-		timeout = d
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
-	if ns == "" {
-		ns = a.data.Nomad.Namespace()
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, t, ok := openJobAction(ctx, a.data, "lease", req, resp)
 	defer cancel()
-	job, err := a.data.Nomad.GetJob(ctx, ns, name)
-	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not read the lease", err)
+	if !ok {
 		return
 	}
-	if job == nil {
-		resp.Diagnostics.AddError("Lease not found", fmt.Sprintf("Nomad has no job %q in namespace %q to renew.", name, ns))
-		return
-	}
+	ns, name, job := t.ns, t.name, t.job
 	l, err := lease.LeaseFromJob(job)
 	if err != nil {
 		resp.Diagnostics.AddError("Not a berth lease", fmt.Sprintf("Job %q in namespace %q is not a berth lease: %v", name, ns, err))
