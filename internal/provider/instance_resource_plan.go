@@ -1,0 +1,100 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+// ValidateConfig runs berth's own checks at validate/plan time, each at
+// its attribute path, so nothing invalid is ever sent to Nomad.
+func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m instanceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || anyInvalidValue(ctx, m.Update, m.Services, m.Policies) {
+		return // invalid values are reported by the framework, at their attribute
+	}
+	validateJobTypeConfig(&m, &resp.Diagnostics)
+	if anyUnknown(m.Services, m.Update, m.Volumes, m.Policies) {
+		// toSpec would read an unknown policy field as unset (Nomad's
+		// default), and the cross-field checks would judge that default.
+		return // checked again at apply, when every value is known
+	}
+	spec, diags, err := m.toSpec(ctx)
+	resp.Diagnostics.Append(diags...)
+	if err != nil || diags.HasError() {
+		return // unknown values: checked again when they are known
+	}
+	for _, fe := range instance.Validate(spec) {
+		resp.Diagnostics.AddAttributeError(fieldPath(fe.Path), fe.Summary, fe.Detail)
+	}
+}
+
+// ModifyPlan checks that the services' drivers exist in the cluster and
+// that the instance fits in its node reservation, and fills the namespace
+// and ID of a new instance from the provider's namespace so the plan shows
+// them.
+func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	checkPlannedDrivers(ctx, r.data, req, resp, instanceDrivers)
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	planJobType(ctx, req, resp)
+	if r.data == nil {
+		return
+	}
+	if req.State.Raw.IsNull() {
+		r.planNamespace(ctx, req, resp)
+	}
+	if !resp.Diagnostics.HasError() {
+		r.checkBudget(ctx, req, resp)
+	}
+}
+
+// checkBudget checks at plan time that what the instance will be charged
+// (replicas × its services' resources) fits in its node reservation,
+// whenever the reservation or the charge changes.
+func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var plan instanceModel
+	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.NodeReservation.IsNull() || plan.NodeReservation.IsUnknown() {
+		return
+	}
+	want, ok := plannedCharge(ctx, &plan)
+	if !ok {
+		return // unknown values: apply checks
+	}
+	if !req.State.Raw.IsNull() {
+		var state instanceModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if had, ok := plannedCharge(ctx, &state); ok && state.NodeReservation.Equal(plan.NodeReservation) && had == want {
+			return // charged that already
+		}
+	}
+	ns := plan.Namespace.ValueString()
+	if plan.Namespace.IsUnknown() || ns == "" {
+		ns = r.data.Nomad.Namespace()
+	}
+	checkReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.InstanceConsumer(ns, plan.Name.ValueString()), want,
+		"Lower replicas, the services' cpu and memory or policies.ephemeral_disk.size, or grow the node reservation.", &resp.Diagnostics)
+}
+
+// planNamespace fills the namespace and ID of a new instance.
+func (r *instanceResource) planNamespace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var ns, name types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	if ns.IsUnknown() && configNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
+		ns = types.StringValue(r.data.Nomad.Namespace())
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), ns)...)
+	}
+	if !ns.IsUnknown() && !name.IsUnknown() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), instanceID(ns.ValueString(), name.ValueString()))...)
+	}
+}
+
