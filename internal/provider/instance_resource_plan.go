@@ -97,4 +97,3 @@ func (r *instanceResource) planNamespace(ctx context.Context, req resource.Modif
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), instanceID(ns.ValueString(), name.ValueString()))...)
 	}
 }
-
