@@ -25,6 +25,18 @@ func TestAccQuickstart_applyPlanDestroy(t *testing.T) {
 	// The test serves berth in process under hashicorp/berth on the CLI's
 	// own registry host; the example names the published address.
 	config := strings.Replace(string(raw), `source = "berthhq/berth"`, `source = "hashicorp/berth"`, 1)
+	// The example is written for make up's one-node agent. Here other
+	// tests add nodes to the default pool as it runs, and the volume could
+	// land on one the scheduler then filters out for the writer: keep the
+	// volume, and so its writer, on the test agent's own node.
+	if mainAgent == nil {
+		t.Skip("needs the Nomad agent started by the tests (the quickstart's volume is put on its node)")
+	}
+	pinned := strings.Replace(config, `name       = "notes"`, fmt.Sprintf("name       = \"notes\"\n  node_id    = %q", mainAgent.NodeID), 1)
+	if pinned == config {
+		t.Fatal(`examples/quickstart no longer has the "notes" volume this test pins`)
+	}
+	config = pinned
 	c := newTFCLI(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
