@@ -52,6 +52,8 @@ func TestAccNodeReservation_lifecycle(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	f := sharedFleet(t)
+	// Its numbers are exact: no other reservation may sit on these nodes.
+	useNodeAlone(t, f.resvA, f.resvB)
 	c := testNomad(t)
 	a, b := apiNode(t, c, f.resvA.NodeID), apiNode(t, c, f.resvB.NodeID)
 	acpu, amem, _ := allocatableOf(a)
@@ -207,6 +209,7 @@ func TestAccNodeReservation_instanceInside(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	f := sharedFleet(t)
+	useNodeAlone(t, f.resvB)
 	node := f.resvB.NodeID
 	app := "berth-acc-resv-app-" + randomHex(3)
 	cfg := func(replicas int) string {

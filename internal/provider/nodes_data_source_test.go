@@ -206,6 +206,8 @@ func TestAccNodesDataSource_constantAPICalls(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	f := sharedFleet(t) // at least four nodes
+	// Its reservations would upset the exact numbers of the node reservation tests.
+	useNodeAlone(t, f.resvA, f.resvB)
 	proxy, addr := startCountingProxy(t)
 	client, err := nomadclient.New(nomadclient.Config{Address: addr, Token: os.Getenv("NOMAD_TOKEN")})
 	if err != nil {
