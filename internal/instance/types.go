@@ -319,3 +319,9 @@ func cloneSlice[T any](s []T) []T {
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
+
+// SecretEnvDestination is where berth renders a service's write-only
+// secrets (an env = true template reading the service's Nomad Variable).
+// The template is berth's own: the reader keeps it out of the user's
+// templates, as it keeps node reservation pins out of the user's constraints.
+const SecretEnvDestination = "secrets/berth-secret.env"
