@@ -303,6 +303,7 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 		},
 	}
 	maps.Copy(attrs, servicePolicyAttributes())
+	attrs["registrations"] = registrationsAttribute()
 	return attrs
 }
 
