@@ -50,7 +50,9 @@ resource "berth_instance" "t" {
 `, name, update, pyServer, registrations)
 }
 
-func registrationName(scenario string) string { return "berth-acc-reg-" + scenario + "-" + randomHex(3) }
+func registrationName(scenario string) string {
+	return "berth-acc-reg-" + scenario + "-" + randomHex(3)
+}
 
 // catalogTags returns the tags Nomad's service catalog holds for service,
 // one entry per registered instance.
