@@ -1,6 +1,8 @@
 package instance
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -204,7 +206,15 @@ func elemJSON(v reflect.Value) string {
 	}
 	var fields []string
 	for i := range v.NumField() {
-		if name := v.Type().Field(i).Tag.Get("tf"); name != "" {
+		f := v.Type().Field(i)
+		name := f.Tag.Get("tf")
+		switch {
+		case name == "":
+		case f.Tag.Get("diff") == "sensitive":
+			// Compared by a digest: the value may be a credential.
+			sum := sha256.Sum256([]byte(jsonText(v.Field(i).Interface())))
+			fields = append(fields, strconv.Quote(name)+":"+strconv.Quote("(sensitive "+hex.EncodeToString(sum[:6])+")"))
+		default:
 			fields = append(fields, strconv.Quote(name)+":"+elemJSON(v.Field(i)))
 		}
 	}
