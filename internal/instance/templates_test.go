@@ -94,10 +94,12 @@ func TestRoundTripFiles(t *testing.T) {
 func TestFilesDrift(t *testing.T) {
 	spec := withFiles(minimalSpec(), []Template{{Data: "x", Destination: "local/x"}}, everyArtifactField())
 	for name, change := range map[string]func(*api.Task){
-		"data":       func(t *api.Task) { t.Templates[0].EmbeddedTmpl = ptr("y") },
-		"splay":      func(t *api.Task) { t.Templates[0].Splay = ptr(time.Minute) },
-		"perms":      func(t *api.Task) { t.Templates[0].Perms = ptr("0600") },
-		"added":      func(t *api.Task) { t.Templates = append(t.Templates, &api.Template{EmbeddedTmpl: ptr("z"), DestPath: ptr("local/z")}) },
+		"data":  func(t *api.Task) { t.Templates[0].EmbeddedTmpl = ptr("y") },
+		"splay": func(t *api.Task) { t.Templates[0].Splay = ptr(time.Minute) },
+		"perms": func(t *api.Task) { t.Templates[0].Perms = ptr("0600") },
+		"added": func(t *api.Task) {
+			t.Templates = append(t.Templates, &api.Template{EmbeddedTmpl: ptr("z"), DestPath: ptr("local/z")})
+		},
 		"headers":    func(t *api.Task) { t.Artifacts[0].GetterHeaders["Authorization"] = "Bearer other" },
 		"art mode":   func(t *api.Task) { t.Artifacts[1].GetterMode = ptr("any") },
 		"art chown":  func(t *api.Task) { t.Artifacts[1].Chown = true },
