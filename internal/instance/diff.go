@@ -14,6 +14,8 @@ import (
 // unset is how Diff shows a map entry that exists on one side only.
 const unset = "(unset)"
 
+var durationType = reflect.TypeOf(time.Duration(0))
+
 // Diff lists the managed fields that differ between a and b, one line per
 // field, as `path: <a> -> <b>`, e.g. `services.web.env.LOG_LEVEL: "info" ->
 // "debug"` or `count: 2 -> 3`. A service, port, check or volume present on
@@ -190,8 +192,9 @@ func jsonText(v any) string {
 }
 
 // listText formats a list as JSON, [] when empty since Normalize turns
-// empty lists into nil; struct elements become objects with their `tf` names
-// in declaration order.
+// empty lists into nil; struct elements (also behind pointers) become
+// objects with their `tf` names in declaration order, durations Go
+// duration strings, and fields tagged `diff:"sensitive"` a digest.
 func listText(l reflect.Value) string {
 	parts := make([]string, 0, l.Len())
 	for i := range l.Len() {
@@ -201,7 +204,14 @@ func listText(l reflect.Value) string {
 }
 
 func elemJSON(v reflect.Value) string {
-	if v.Kind() != reflect.Struct {
+	switch {
+	case v.Kind() == reflect.Pointer && v.IsNil():
+		return "null"
+	case v.Kind() == reflect.Pointer:
+		return elemJSON(v.Elem())
+	case v.Type() == durationType:
+		return strconv.Quote(time.Duration(v.Int()).String())
+	case v.Kind() != reflect.Struct:
 		return jsonText(v.Interface())
 	}
 	var fields []string

@@ -228,3 +228,25 @@ func TestValidateFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffNamesTemplateFields: a template's difference is one line for the
+// list, with fields by their attribute names, durations as Go writes them
+// and headers as a digest.
+func TestDiffNamesTemplateFields(t *testing.T) {
+	a := withFiles(minimalSpec(), []Template{{Data: "x", Destination: "local/x", Splay: ptr(time.Second),
+		ChangeMode: ptr("script"), ChangeScript: &ChangeScript{Command: "/r"}}}, []Artifact{{Source: "s", Headers: map[string]string{"A": "secret"}}})
+	b := withFiles(minimalSpec(), []Template{{Data: "y", Destination: "local/x", Splay: ptr(time.Second),
+		ChangeMode: ptr("script"), ChangeScript: &ChangeScript{Command: "/r"}}}, []Artifact{{Source: "s", Headers: map[string]string{"A": "other"}}})
+	d := Diff(a, b)
+	if len(d) != 2 || !strings.HasPrefix(d[0], "services.app.templates: ") || !strings.HasPrefix(d[1], "services.app.artifacts: ") {
+		t.Fatalf("Diff = %q", d)
+	}
+	for _, want := range []string{`"data":"x"`, `"data":"y"`, `"splay":"1s"`, `"change_script":{"command":"/r","args":null,"timeout":null`} {
+		if !strings.Contains(d[0], want) {
+			t.Errorf("Diff %q lacks %s", d[0], want)
+		}
+	}
+	if strings.Contains(d[1], "secret") || strings.Contains(d[1], "other") || !strings.Contains(d[1], `"headers":"(sensitive `) {
+		t.Errorf("Diff %q shows headers", d[1])
+	}
+}
