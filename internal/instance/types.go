@@ -149,6 +149,10 @@ type Service struct {
 	// Policies are the task's lifecycle settings (policies.go); nil, like
 	// each setting inside, means Nomad's defaults.
 	Policies *TaskPolicies `tf:"policies"`
+
+	// Templates and Artifacts are the task's files, in order (templates.go).
+	Templates []Template `tf:"templates"`
+	Artifacts []Artifact `tf:"artifacts"`
 }
 
 // Port is one group port owned by a service. 0 means unset for both fields.
@@ -264,6 +268,7 @@ func normalizeService(svc Service) Service {
 	svc.Env = cloneMap(svc.Env)
 	svc.Ports = cloneMap(svc.Ports)
 	svc.Mounts = cloneSlice(svc.Mounts)
+	svc.Templates, svc.Artifacts = normalizeTemplates(svc.Templates), normalizeArtifacts(svc.Artifacts)
 	if svc.Policies != nil {
 		tp := *svc.Policies
 		tp.Meta = cloneMap(tp.Meta)
