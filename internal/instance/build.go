@@ -159,6 +159,7 @@ func buildTask(instance, name string, svc Service) *api.Task {
 	}
 	task.Services = append(task.Services, buildRegistrations(svc.Registrations)...)
 	buildTaskPolicies(svc, task)
+	buildFiles(svc, task)
 	return task
 }
 

@@ -237,6 +237,7 @@ func (r *reader) readTask(instance string, t *api.Task) Service {
 	}
 	r.checkTask(t)
 	svc.Check, svc.Registrations = r.readServices(instance, t)
+	r.readFiles(&svc, t)
 	return svc
 }
 

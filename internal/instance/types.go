@@ -152,6 +152,10 @@ type Service struct {
 	// Policies are the task's lifecycle settings (policies.go); nil, like
 	// each setting inside, means Nomad's defaults.
 	Policies *TaskPolicies `tf:"policies"`
+
+	// Templates and Artifacts are the task's files, in order (templates.go).
+	Templates []Template `tf:"templates"`
+	Artifacts []Artifact `tf:"artifacts"`
 }
 
 // Port is one group port owned by a service. 0 means unset for both fields.
@@ -268,6 +272,7 @@ func normalizeService(svc Service) Service {
 	svc.Ports = cloneMap(svc.Ports)
 	svc.Mounts = cloneSlice(svc.Mounts)
 	svc.Registrations = normalizeRegistrations(svc.Registrations)
+	svc.Templates, svc.Artifacts = normalizeTemplates(svc.Templates), normalizeArtifacts(svc.Artifacts)
 	if svc.Policies != nil {
 		tp := *svc.Policies
 		tp.Meta = cloneMap(tp.Meta)

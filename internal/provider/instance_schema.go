@@ -305,6 +305,7 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 	}
 	maps.Copy(attrs, servicePolicyAttributes())
 	attrs["registrations"] = registrationsAttribute()
+	maps.Copy(attrs, fileAttributes())
 	return attrs
 }
 
