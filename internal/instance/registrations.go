@@ -69,52 +69,37 @@ func OnUpdateModes() []string {
 	return []string{DefaultOnUpdate, onUpdateIgnoreWarnings, onUpdateIgnore}
 }
 
-// CheckInitialStatuses lists a check's initial statuses (Consul only).
-func CheckInitialStatuses() []string { return []string{"passing", "warning", "critical"} }
-
 // Registration is one service registration of a task.
 type Registration struct {
-	Provider          string              `tf:"provider"` // "" = nomad
-	Name              string              `tf:"name"`
-	Port              string              `tf:"port"` // a port label; numeric with address_mode driver
-	Tags              []string            `tf:"tags"`
-	CanaryTags        []string            `tf:"canary_tags"`
-	Meta              map[string]string   `tf:"meta"`
-	CanaryMeta        map[string]string   `tf:"canary_meta"`
-	TaggedAddresses   map[string]string   `tf:"tagged_addresses"`
-	AddressMode       string              `tf:"address_mode"` // "" = auto
-	Address           string              `tf:"address"`
-	EnableTagOverride bool                `tf:"enable_tag_override"`
-	OnUpdate          string              `tf:"on_update"` // "" = require_healthy
-	Checks            []RegistrationCheck `tf:"checks" diff:"elements"`
+	Provider    string              `tf:"provider"` // "" = nomad
+	Name        string              `tf:"name"`
+	Port        string              `tf:"port"` // a port label; numeric with address_mode driver
+	Tags        []string            `tf:"tags"`
+	CanaryTags  []string            `tf:"canary_tags"`
+	Meta        map[string]string   `tf:"meta"`
+	CanaryMeta  map[string]string   `tf:"canary_meta"`
+	AddressMode string              `tf:"address_mode"` // "" = auto
+	Address     string              `tf:"address"`
+	OnUpdate    string              `tf:"on_update"` // "" = require_healthy
+	Checks      []RegistrationCheck `tf:"checks" diff:"elements"`
 }
 
 // RegistrationCheck is one check of a registration.
 type RegistrationCheck struct {
-	Name                   string              `tf:"name"` // "" = Nomad's `service: "<name>" check`
-	Type                   string              `tf:"type"`
-	Port                   string              `tf:"port"` // "" = the registration's
-	Path                   string              `tf:"path"`
-	Method                 string              `tf:"method"`
-	Protocol               string              `tf:"protocol"`
-	Header                 map[string][]string `tf:"header"`
-	Body                   string              `tf:"body"`
-	Interval               time.Duration       `tf:"interval"`
-	Timeout                time.Duration       `tf:"timeout"`
-	AddressMode            string              `tf:"address_mode"`
-	InitialStatus          string              `tf:"initial_status"`
-	OnUpdate               string              `tf:"on_update"` // "" = the registration's
-	Command                string              `tf:"command"`
-	Args                   []string            `tf:"args"`
-	GRPCService            string              `tf:"grpc_service"`
-	GRPCUseTLS             bool                `tf:"grpc_use_tls"`
-	TLSServerName          string              `tf:"tls_server_name"`
-	TLSSkipVerify          bool                `tf:"tls_skip_verify"`
-	SuccessBeforePassing   int                 `tf:"success_before_passing"`
-	FailuresBeforeCritical int                 `tf:"failures_before_critical"`
-	FailuresBeforeWarning  int                 `tf:"failures_before_warning"`
-	Notes                  string              `tf:"notes"`
-	CheckRestart           *CheckRestart       `tf:"check_restart"`
+	Name          string              `tf:"name"` // "" = Nomad's `service: "<name>" check`
+	Type          string              `tf:"type"`
+	Port          string              `tf:"port"` // "" = the registration's
+	Path          string              `tf:"path"`
+	Method        string              `tf:"method"`
+	Protocol      string              `tf:"protocol"`
+	Header        map[string][]string `tf:"header"`
+	Body          string              `tf:"body"`
+	Interval      time.Duration       `tf:"interval"`
+	Timeout       time.Duration       `tf:"timeout"`
+	AddressMode   string              `tf:"address_mode"`
+	OnUpdate      string              `tf:"on_update"` // "" = the registration's
+	TLSSkipVerify bool                `tf:"tls_skip_verify"`
+	CheckRestart  *CheckRestart       `tf:"check_restart"`
 }
 
 // CheckRestart restarts the task when its check keeps failing.
@@ -193,7 +178,6 @@ func normalizeRegistrations(regs []Registration) []Registration {
 		r.CanaryTags = cloneSlice(r.CanaryTags)
 		r.Meta = cloneMap(r.Meta)
 		r.CanaryMeta = cloneMap(r.CanaryMeta)
-		r.TaggedAddresses = cloneMap(r.TaggedAddresses)
 		var checks []RegistrationCheck
 		for _, c := range r.Checks {
 			if c.Name == DefaultCheckName(r.Name) {
@@ -202,7 +186,6 @@ func normalizeRegistrations(regs []Registration) []Registration {
 			if c.OnUpdate == r.OnUpdate {
 				c.OnUpdate = ""
 			}
-			c.Args = cloneSlice(c.Args)
 			c.Header = normalizeHeader(c.Header)
 			if c.CheckRestart != nil {
 				cr := *c.CheckRestart
@@ -235,18 +218,16 @@ func buildRegistrations(regs []Registration) []*api.Service {
 	out := make([]*api.Service, 0, len(regs))
 	for _, r := range regs {
 		s := &api.Service{
-			Provider:          r.provider(),
-			Name:              r.Name,
-			PortLabel:         r.Port,
-			Tags:              cloneSlice(r.Tags),
-			CanaryTags:        cloneSlice(r.CanaryTags),
-			Meta:              cloneMap(r.Meta),
-			CanaryMeta:        cloneMap(r.CanaryMeta),
-			TaggedAddresses:   cloneMap(r.TaggedAddresses),
-			AddressMode:       r.AddressMode,
-			Address:           r.Address,
-			EnableTagOverride: r.EnableTagOverride,
-			OnUpdate:          r.OnUpdate,
+			Provider:    r.provider(),
+			Name:        r.Name,
+			PortLabel:   r.Port,
+			Tags:        cloneSlice(r.Tags),
+			CanaryTags:  cloneSlice(r.CanaryTags),
+			Meta:        cloneMap(r.Meta),
+			CanaryMeta:  cloneMap(r.CanaryMeta),
+			AddressMode: r.AddressMode,
+			Address:     r.Address,
+			OnUpdate:    r.OnUpdate,
 		}
 		for _, c := range r.Checks {
 			s.Checks = append(s.Checks, buildRegistrationCheck(c))
@@ -258,29 +239,19 @@ func buildRegistrations(regs []Registration) []*api.Service {
 
 func buildRegistrationCheck(c RegistrationCheck) api.ServiceCheck {
 	sc := api.ServiceCheck{
-		Name:                   c.Name,
-		Type:                   c.Type,
-		PortLabel:              c.Port,
-		Path:                   c.Path,
-		Method:                 c.Method,
-		Protocol:               c.Protocol,
-		Header:                 normalizeHeader(c.Header),
-		Body:                   c.Body,
-		Interval:               c.Interval,
-		Timeout:                c.Timeout,
-		AddressMode:            c.AddressMode,
-		InitialStatus:          c.InitialStatus,
-		OnUpdate:               c.OnUpdate,
-		Command:                c.Command,
-		Args:                   cloneSlice(c.Args),
-		GRPCService:            c.GRPCService,
-		GRPCUseTLS:             c.GRPCUseTLS,
-		TLSServerName:          c.TLSServerName,
-		TLSSkipVerify:          c.TLSSkipVerify,
-		SuccessBeforePassing:   c.SuccessBeforePassing,
-		FailuresBeforeCritical: c.FailuresBeforeCritical,
-		FailuresBeforeWarning:  c.FailuresBeforeWarning,
-		Notes:                  c.Notes,
+		Name:          c.Name,
+		Type:          c.Type,
+		PortLabel:     c.Port,
+		Path:          c.Path,
+		Method:        c.Method,
+		Protocol:      c.Protocol,
+		Header:        normalizeHeader(c.Header),
+		Body:          c.Body,
+		Interval:      c.Interval,
+		Timeout:       c.Timeout,
+		AddressMode:   c.AddressMode,
+		OnUpdate:      c.OnUpdate,
+		TLSSkipVerify: c.TLSSkipVerify,
 	}
 	if cr := c.CheckRestart; cr != nil {
 		sc.CheckRestart = &api.CheckRestart{Limit: cr.Limit, Grace: ptr(cr.Grace), IgnoreWarnings: cr.IgnoreWarnings}
@@ -342,6 +313,12 @@ func (r *reader) readRegistration(task string, s *api.Service) Registration {
 	if s.TaskName != "" && s.TaskName != task {
 		r.add("%s names task %q", who, s.TaskName)
 	}
+	if len(s.TaggedAddresses) > 0 {
+		r.add("%s sets tagged_addresses (berth does not manage them)", who)
+	}
+	if s.EnableTagOverride {
+		r.add("%s sets enable_tag_override (berth does not manage it)", who)
+	}
 	if s.Identity != nil && s.Provider == ProviderNomad {
 		r.add("%s has a workload identity", who)
 	}
@@ -350,20 +327,21 @@ func (r *reader) readRegistration(task string, s *api.Service) Registration {
 		provider = ProviderConsul // what Nomad means by none
 	}
 	out := Registration{
-		Provider:          provider,
-		Name:              s.Name,
-		Port:              s.PortLabel,
-		Tags:              cloneSlice(s.Tags),
-		CanaryTags:        cloneSlice(s.CanaryTags),
-		Meta:              cloneMap(s.Meta),
-		CanaryMeta:        cloneMap(s.CanaryMeta),
-		TaggedAddresses:   cloneMap(s.TaggedAddresses),
-		AddressMode:       s.AddressMode,
-		Address:           s.Address,
-		EnableTagOverride: s.EnableTagOverride,
-		OnUpdate:          s.OnUpdate,
+		Provider:    provider,
+		Name:        s.Name,
+		Port:        s.PortLabel,
+		Tags:        cloneSlice(s.Tags),
+		CanaryTags:  cloneSlice(s.CanaryTags),
+		Meta:        cloneMap(s.Meta),
+		CanaryMeta:  cloneMap(s.CanaryMeta),
+		AddressMode: s.AddressMode,
+		Address:     s.Address,
+		OnUpdate:    s.OnUpdate,
 	}
 	for _, c := range s.Checks {
+		if unmanaged := unmanagedCheckSettings(c); len(unmanaged) > 0 {
+			r.add("%s check %q sets %s (berth does not manage them)", who, c.Name, strings.Join(unmanaged, ", "))
+		}
 		if c.Expose {
 			r.add("%s check %q exposes its path through Consul Connect", who, c.Name)
 		}
@@ -371,29 +349,19 @@ func (r *reader) readRegistration(task string, s *api.Service) Registration {
 			r.add("%s check %q runs in task %q", who, c.Name, c.TaskName)
 		}
 		rc := RegistrationCheck{
-			Name:                   c.Name,
-			Type:                   c.Type,
-			Port:                   c.PortLabel,
-			Path:                   c.Path,
-			Method:                 c.Method,
-			Protocol:               c.Protocol,
-			Header:                 normalizeHeader(c.Header),
-			Body:                   c.Body,
-			Interval:               c.Interval,
-			Timeout:                c.Timeout,
-			AddressMode:            c.AddressMode,
-			InitialStatus:          c.InitialStatus,
-			OnUpdate:               c.OnUpdate,
-			Command:                c.Command,
-			Args:                   cloneSlice(c.Args),
-			GRPCService:            c.GRPCService,
-			GRPCUseTLS:             c.GRPCUseTLS,
-			TLSServerName:          c.TLSServerName,
-			TLSSkipVerify:          c.TLSSkipVerify,
-			SuccessBeforePassing:   c.SuccessBeforePassing,
-			FailuresBeforeCritical: c.FailuresBeforeCritical,
-			FailuresBeforeWarning:  c.FailuresBeforeWarning,
-			Notes:                  c.Notes,
+			Name:          c.Name,
+			Type:          c.Type,
+			Port:          c.PortLabel,
+			Path:          c.Path,
+			Method:        c.Method,
+			Protocol:      c.Protocol,
+			Header:        normalizeHeader(c.Header),
+			Body:          c.Body,
+			Interval:      c.Interval,
+			Timeout:       c.Timeout,
+			AddressMode:   c.AddressMode,
+			OnUpdate:      c.OnUpdate,
+			TLSSkipVerify: c.TLSSkipVerify,
 		}
 		if cr := c.CheckRestart; cr != nil {
 			grace := DefaultCheckRestartGrace
@@ -403,6 +371,35 @@ func (r *reader) readRegistration(task string, s *api.Service) Registration {
 			rc.CheckRestart = &CheckRestart{Limit: cr.Limit, Grace: grace, IgnoreWarnings: cr.IgnoreWarnings}
 		}
 		out.Checks = append(out.Checks, rc)
+	}
+	return out
+}
+
+// unmanagedCheckSettings lists the Consul check settings of c berth does
+// not manage (script checks, gRPC and TLS details, thresholds, notes,
+// initial status); a job using them is refused rather than read without
+// them.
+func unmanagedCheckSettings(c api.ServiceCheck) []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"type \"script\"", c.Type == checkTypeScript},
+		{"command", c.Command != ""},
+		{"args", len(c.Args) > 0},
+		{"grpc_service", c.GRPCService != ""},
+		{"grpc_use_tls", c.GRPCUseTLS},
+		{"tls_server_name", c.TLSServerName != ""},
+		{"success_before_passing", c.SuccessBeforePassing > 0},
+		{"failures_before_critical", c.FailuresBeforeCritical > 0},
+		{"failures_before_warning", c.FailuresBeforeWarning > 0},
+		{"notes", c.Notes != ""},
+		{"initial_status", c.InitialStatus != ""},
+	} {
+		if f.set {
+			out = append(out, f.name)
+		}
 	}
 	return out
 }

@@ -129,13 +129,11 @@ func TestValidateRegistrations(t *testing.T) {
 		path   []any
 	}{
 		{"grpc check with nomad", reg(func(r *Registration) { r.Checks[0].Type = "grpc" }), at("checks", 0, "type")},
-		{"script check with nomad", reg(func(r *Registration) { r.Checks[0].Type = "script" }), at("checks", 0, "type")},
 		{"ignore_warnings with nomad", reg(func(r *Registration) { r.Checks[0].CheckRestart.IgnoreWarnings = true }),
 			at("checks", 0, "check_restart", "ignore_warnings")},
 		{"address_mode driver with nomad", reg(func(r *Registration) { r.AddressMode = "driver" }), at("address_mode")},
 		{"check address_mode driver with nomad", reg(func(r *Registration) { r.Checks[1].AddressMode = "driver" }), at("checks", 1, "address_mode")},
 		{"on_update ignore_warnings with nomad", reg(func(r *Registration) { r.OnUpdate = "ignore_warnings" }), at("on_update")},
-		{"success_before_passing with nomad", reg(func(r *Registration) { r.Checks[1].SuccessBeforePassing = 2 }), at("checks", 1, "success_before_passing")},
 		{"undeclared port", reg(func(r *Registration) { r.Port = "nope" }), at("port")},
 		{"undeclared check port", reg(func(r *Registration) { r.Checks[1].Port = "nope" }), at("checks", 1, "port")},
 		{"numeric port", reg(func(r *Registration) { r.Port = "8080" }), at("port")},
@@ -199,11 +197,28 @@ func TestValidateRegistrationsConsul(t *testing.T) {
 	r.Checks[0].Path = ""
 	r.Checks[0].CheckRestart.IgnoreWarnings = true
 	r.Checks[0].OnUpdate = "ignore_warnings"
-	r.Checks[1].SuccessBeforePassing = 2
 	r.Checks[1].Port = ""
-	r.Checks = append(r.Checks, RegistrationCheck{Name: "script", Type: "script", Command: "/bin/true", Interval: time.Second, Timeout: time.Second})
+	r.Checks[1].AddressMode = "driver"
 	s.Services["proxy"] = p
 	if errs := Validate(s); len(errs) > 0 {
 		t.Fatalf("Validate: %+v", errs)
+	}
+}
+
+// Consul check settings berth does not manage make a job unsupported
+// rather than read without them.
+func TestReadRegistrationUnmanagedSettings(t *testing.T) {
+	s := registrationSpec()
+	job := simulateNomad(t, BuildJob(s, 3))
+	c := &task(job, "proxy").Services[0].Checks[1]
+	c.Type, c.Command, c.Notes = "script", "/bin/check", "see runbook"
+	task(job, "proxy").Services[1].TaggedAddresses = map[string]string{"lan": "10.0.0.1"}
+	_, unsupported := SpecFromJob(job)
+	want := []string{
+		`task "proxy" service "shop-admin" check "alive" sets type "script", command, notes (berth does not manage them)`,
+		`task "proxy" service "shop-admin-v2" sets tagged_addresses (berth does not manage them)`,
+	}
+	if !reflect.DeepEqual(unsupported, want) {
+		t.Errorf("unsupported = %q, want %q", unsupported, want)
 	}
 }

@@ -17,9 +17,6 @@ import (
 // httpMethods are the methods Nomad's own http checks accept.
 var httpMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"}
 
-// maxCheckNotes is Nomad's limit on a Consul check's notes.
-const maxCheckNotes = 255
-
 // registrations validates every service's registrations; portOwner holds
 // the instance's declared port labels. All services of a group must use one
 // provider: nomad when some service has a `check` (always Nomad's),
@@ -141,14 +138,6 @@ func (v *validator) declaredPort(at []any, port string, driver bool, portOwner m
 func (v *validator) registrationCheck(at []any, r Registration, c RegistrationCheck, portOwner map[string]string) {
 	sub := func(elem string) []any { return append(slices.Clone(at), elem) }
 	nomad := r.provider() == ProviderNomad
-	consulOnly := func(field string, set bool) bool {
-		if nomad && set {
-			v.add(sub(field), field+" not supported by Nomad",
-				fmt.Sprintf(`%s is a Consul check setting; Nomad's own service discovery does not support it. Use provider "consul" or remove it.`, field))
-			return true
-		}
-		return false
-	}
 	switch {
 	case nomad && !slices.Contains(CheckTypes(), c.Type):
 		v.add(sub("type"), "Check type not supported by Nomad",
@@ -160,9 +149,6 @@ func (v *validator) registrationCheck(at []any, r Registration, c RegistrationCh
 	case c.Type == checkTypeHTTP && !relativePath(c.Path):
 		v.add(sub("path"), "Invalid check path", fmt.Sprintf("path %q must be a path on the checked port, not an absolute URL.", c.Path))
 		return
-	case c.Type == checkTypeScript && c.Command == "":
-		v.add(sub("command"), "Missing check command", "script checks need a command to run inside the task.")
-		return
 	}
 	if c.Interval < minCheckInterval {
 		v.add(sub("interval"), "Invalid check interval", fmt.Sprintf("interval is %s; Nomad requires at least %s.", c.Interval, minCheckInterval))
@@ -172,7 +158,7 @@ func (v *validator) registrationCheck(at []any, r Registration, c RegistrationCh
 		v.add(sub("timeout"), "Invalid check timeout", fmt.Sprintf("timeout is %s; Nomad requires at least %s.", c.Timeout, minCheckTimeout))
 		return
 	}
-	if c.Type != checkTypeScript {
+	{
 		port := c.effectivePort(r)
 		switch {
 		case port == "":
@@ -195,19 +181,9 @@ func (v *validator) registrationCheck(at []any, r Registration, c RegistrationCh
 		v.add(sub("method"), "Invalid check method", fmt.Sprintf("Nomad's http checks accept %s; not %q.", backtickText(httpMethods), c.Method))
 		return
 	}
-	if consulOnly("success_before_passing", c.SuccessBeforePassing != 0) ||
-		consulOnly("failures_before_critical", c.FailuresBeforeCritical != 0) ||
-		consulOnly("failures_before_warning", c.FailuresBeforeWarning != 0) ||
-		consulOnly("tls_server_name", c.TLSServerName != "") {
-		return
-	}
 	if nomad && c.OnUpdate == onUpdateIgnoreWarnings {
 		v.add(sub("on_update"), "on_update not supported by Nomad",
 			`Nomad's own checks have no warning state; on_update "ignore_warnings" needs provider "consul".`)
-		return
-	}
-	if len(c.Notes) > maxCheckNotes {
-		v.add(sub("notes"), "Check notes too long", fmt.Sprintf("notes are %d characters; Nomad allows at most %d.", len(c.Notes), maxCheckNotes))
 		return
 	}
 	if cr := c.CheckRestart; cr != nil {

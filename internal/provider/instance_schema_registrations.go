@@ -21,8 +21,6 @@ import (
 // and check_restart.grace) have those values as defaults; the rest are
 // null when unset.
 
-const consulOnlyDoc = " Consul only: a plan-time error with `provider = \"nomad\"`."
-
 func registrationsAttribute() schema.Attribute {
 	return schema.ListNestedAttribute{
 		Optional: true,
@@ -72,15 +70,13 @@ func registrationAttributes() map[string]schema.Attribute {
 				"when the job is registered)."},
 		"port": optionalString("Label of a port declared by a service of this instance (a number only with `address_mode = \"driver\"`); " +
 			"the registered address's port and the default port of its checks."),
-		"tags":             optionalStringList("Tags of the registration."),
-		"canary_tags":      optionalStringList("Tags used instead of `tags` while the allocation is a canary."),
-		"meta":             optionalStringMap("Service meta."),
-		"canary_meta":      optionalStringMap("Service meta used instead of `meta` while the allocation is a canary."),
-		"tagged_addresses": optionalStringMap("Consul tagged addresses, by tag."),
+		"tags":        optionalStringList("Tags of the registration."),
+		"canary_tags": optionalStringList("Tags used instead of `tags` while the allocation is a canary."),
+		"meta":        optionalStringMap("Service meta."),
+		"canary_meta": optionalStringMap("Service meta used instead of `meta` while the allocation is a canary."),
 		"address_mode": enumWithDefault("Which address is registered: `auto`, the `host`'s, or the task `driver`'s (for example a "+
 			"container's). `driver` is Consul only: a plan-time error with `provider = \"nomad\"`.", instance.RegistrationAddressModes(), instance.DefaultAddressMode),
-		"address":             optionalString("Address to register instead of the allocation's; only with `address_mode = \"auto\"`."),
-		"enable_tag_override": falseByDefault("Let Consul anti-entropy leave tags changed in Consul alone."),
+		"address": optionalString("Address to register instead of the allocation's; only with `address_mode = \"auto\"`."),
 		"on_update": enumWithDefault("How the checks count during a deployment: `require_healthy` (they must pass), "+
 			"`ignore_warnings` (warnings count as passing; Consul only), `ignore` (they do not count). Checks inherit it.",
 			instance.OnUpdateModes(), instance.DefaultOnUpdate),
@@ -95,11 +91,16 @@ func registrationAttributes() map[string]schema.Attribute {
 
 func registrationCheckAttributes() map[string]schema.Attribute {
 	count := []validator.Int64{int64validator.AtLeast(0)}
+	// Consul's script checks and its other check settings (gRPC service
+	// and TLS, thresholds, notes, initial status, tagged addresses, tag
+	// override) are not managed: each attribute makes every plan dearer,
+	// and a job using them is refused on import rather than read without
+	// them (instance.unmanagedCheckSettings).
 	return map[string]schema.Attribute{
 		"name": optionalString("Check name, unique within the registration; it names the check in a failed deployment's error. " +
 			"Default: Nomad's `service: \"<name>\" check`, so a registration with several checks must name all but one."),
 		"type": schema.StringAttribute{Required: true,
-			MarkdownDescription: "Check type: " + backtickList(instance.RegistrationCheckTypes()) + ". `grpc` and `script` are Consul only.",
+			MarkdownDescription: "Check type: " + backtickList(instance.RegistrationCheckTypes()) + ". `grpc` is Consul only: a plan-time error with `provider = \"nomad\"`.",
 			Validators:          []validator.String{stringvalidator.OneOf(instance.RegistrationCheckTypes()...)}},
 		"port":     optionalString("Label of a declared port to check. Default: the registration's `port`."),
 		"path":     optionalString("HTTP path, required for `http` checks."),
@@ -107,22 +108,12 @@ func registrationCheckAttributes() map[string]schema.Attribute {
 		"protocol": optionalString("`http` or `https` for `http` checks. Default `http`."),
 		"header": schema.MapAttribute{ElementType: types.ListType{ElemType: types.StringType}, Optional: true,
 			MarkdownDescription: "HTTP headers of `http` checks, each with its list of values."},
-		"body":                     optionalString("HTTP body of `http` checks."),
-		"interval":                 durationAttr("Time between checks; at least `1s`. Default `10s`.", defaultCheckInterval),
-		"timeout":                  durationAttr("Time a check may take; at least `1s`. Default `2s`.", defaultCheckTimeout),
-		"address_mode":             schema.StringAttribute{Optional: true, MarkdownDescription: "Which address the check targets: " + backtickList(instance.CheckAddressModes()) + ". Default: the registration's address. `driver` is Consul only: a plan-time error with `provider = \"nomad\"`.", Validators: []validator.String{stringvalidator.OneOf(instance.CheckAddressModes()...)}},
-		"initial_status":           schema.StringAttribute{Optional: true, MarkdownDescription: "Status of the check before its first run: " + backtickList(instance.CheckInitialStatuses()) + ".", Validators: []validator.String{stringvalidator.OneOf(instance.CheckInitialStatuses()...)}},
-		"on_update":                schema.StringAttribute{Optional: true, MarkdownDescription: "How this check counts during a deployment: " + backtickList(instance.OnUpdateModes()) + ". Default: the registration's `on_update`.", Validators: []validator.String{stringvalidator.OneOf(instance.OnUpdateModes()...)}},
-		"command":                  optionalString("Command of `script` checks, run inside the task."),
-		"args":                     optionalStringList("Arguments of the `script` check's command."),
-		"grpc_service":             optionalString("Service of `grpc` checks."),
-		"grpc_use_tls":             falseByDefault("Use TLS for `grpc` checks."),
-		"tls_server_name":          optionalString("Server name for TLS verification of `https` and `grpc` checks." + consulOnlyDoc),
-		"tls_skip_verify":          falseByDefault("Skip TLS verification."),
-		"success_before_passing":   schema.Int64Attribute{Optional: true, Validators: count, MarkdownDescription: "Consecutive successes before the check passes." + consulOnlyDoc},
-		"failures_before_critical": schema.Int64Attribute{Optional: true, Validators: count, MarkdownDescription: "Consecutive failures before the check is critical." + consulOnlyDoc},
-		"failures_before_warning":  schema.Int64Attribute{Optional: true, Validators: count, MarkdownDescription: "Consecutive failures before the check warns." + consulOnlyDoc},
-		"notes":                    optionalString("Notes for humans; at most 255 characters."),
+		"body":            optionalString("HTTP body of `http` checks."),
+		"interval":        durationAttr("Time between checks; at least `1s`. Default `10s`.", defaultCheckInterval),
+		"timeout":         durationAttr("Time a check may take; at least `1s`. Default `2s`.", defaultCheckTimeout),
+		"address_mode":    schema.StringAttribute{Optional: true, MarkdownDescription: "Which address the check targets: " + backtickList(instance.CheckAddressModes()) + ". Default: the registration's address. `driver` is Consul only: a plan-time error with `provider = \"nomad\"`.", Validators: []validator.String{stringvalidator.OneOf(instance.CheckAddressModes()...)}},
+		"on_update":       schema.StringAttribute{Optional: true, MarkdownDescription: "How this check counts during a deployment: " + backtickList(instance.OnUpdateModes()) + ". Default: the registration's `on_update`.", Validators: []validator.String{stringvalidator.OneOf(instance.OnUpdateModes()...)}},
+		"tls_skip_verify": falseByDefault("Skip TLS verification."),
 		"check_restart": schema.SingleNestedAttribute{
 			Optional:            true,
 			MarkdownDescription: "Restart the task when the check keeps failing.",
