@@ -149,6 +149,13 @@ type Service struct {
 	// Policies are the task's lifecycle settings (policies.go); nil, like
 	// each setting inside, means Nomad's defaults.
 	Policies *TaskPolicies `tf:"policies"`
+
+	// SecretEnvVersion and SecretEnv are the task's secrets (secrets.go).
+	// SecretEnv holds the write-only values: only a spec converted from
+	// the configuration has them (never plan, state or Nomad), and Diff
+	// skips them so no message can show them.
+	SecretEnvVersion *int              `tf:"secret_env_wo_version" diff:"presence"`
+	SecretEnv        map[string]string `tf:"secret_env_wo" diff:"-"`
 }
 
 // Port is one group port owned by a service. 0 means unset for both fields.

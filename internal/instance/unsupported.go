@@ -84,7 +84,7 @@ func (r *reader) checkTask(t *api.Task) {
 		present bool
 		what    string
 	}{
-		{len(t.Templates) > 0, "uses templates"},
+		{userTemplates(t) > 0, "uses templates"},
 		{len(t.Artifacts) > 0, "uses artifacts"},
 		{t.Vault != nil, "uses vault"},
 		{t.Consul != nil, "has a consul block"},
