@@ -332,6 +332,9 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	if job == nil && collectedBatch(&state) && want.JobType() == instance.TypeBatch {
+		if _, ok := r.writeSecretEnv(ctx, req.Config, want, &had, &resp.Diagnostics); !ok {
+			return
+		}
 		r.rerunCollected(ctx, &plan, &state, want, resp)
 		return
 	}
