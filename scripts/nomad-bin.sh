@@ -13,12 +13,7 @@ set -euo pipefail
 
 version=1.10.5
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-
-abspath() {
-	local dir
-	dir="$(cd "$(dirname "$1")" && pwd)"
-	printf '%s/%s\n' "$dir" "$(basename "$1")"
-}
+source "$root/scripts/tools-lib.sh"
 
 if [[ -n "${NOMAD_BIN:-}" ]]; then
 	if [[ -f "$NOMAD_BIN" && -x "$NOMAD_BIN" ]]; then
@@ -34,47 +29,16 @@ if path="$(type -P nomad)"; then
 	exit 0
 fi
 
-cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/berth/nomad-$version"
-cache="$cache_dir/nomad"
-if [[ -f "$cache" && -x "$cache" ]]; then
-	echo "$cache"
-	exit 0
-fi
-
-mkdir -p "$cache_dir"
-# Serialise concurrent builds (e.g. parallel make jobs); the winner's binary
-# is then picked up by the others.
-if command -v flock >/dev/null 2>&1; then
-	exec 9>"$cache_dir/.build.lock"
-	flock 9
-	if [[ -f "$cache" && -x "$cache" ]]; then
-		echo "$cache"
-		exit 0
-	fi
-fi
-
-command -v go >/dev/null 2>&1 || {
-	echo "nomad-bin.sh: no nomad binary and no go toolchain to build one" >&2
-	exit 1
-}
-
-echo "building Nomad v$version from the Go module proxy, takes ~4 minutes on a cold cache" >&2
-# Build into a temporary file next to the target and rename it into place,
-# so an interrupted build never leaves a broken binary behind.
-tmp="$(mktemp "$cache_dir/.nomad.XXXXXX")"
-trap 'rm -f "$tmp"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
-(
-	cd "$root/tools/nomad"
+build_nomad() {
+	command -v go >/dev/null 2>&1 || {
+		echo "nomad-bin.sh: no nomad binary and no go toolchain to build one" >&2
+		return 1
+	}
+	echo "building Nomad v$version from the Go module proxy, takes ~4 minutes on a cold cache" >&2
 	# go.mod and go.sum are committed complete: build read-only so a build
 	# never rewrites them (go mod tidy fails on test-only imports of
 	# Nomad's dependencies anyway).
-	GOFLAGS=-mod=readonly go build -o "$tmp" github.com/hashicorp/nomad
-) >&2
-chmod 0755 "$tmp"
-"$tmp" version >&2
-mv -f "$tmp" "$cache"
-trap - EXIT INT TERM HUP
-echo "nomad-bin.sh: built $cache" >&2
-echo "$cache"
+	(cd "$root/tools/nomad" && GOFLAGS=-mod=readonly go build -o "$1" github.com/hashicorp/nomad)
+}
+
+cached_binary "${XDG_CACHE_HOME:-$HOME/.cache}/berth/nomad-$version" nomad build_nomad

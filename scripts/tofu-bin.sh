@@ -13,10 +13,12 @@
 set -euo pipefail
 
 version=1.12.6
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/scripts/tools-lib.sh"
 
 if [[ -n "${TOFU_BIN:-}" ]]; then
 	if [[ -f "$TOFU_BIN" && -x "$TOFU_BIN" ]]; then
-		echo "$(cd "$(dirname "$TOFU_BIN")" && pwd)/$(basename "$TOFU_BIN")"
+		abspath "$TOFU_BIN"
 		exit 0
 	fi
 	echo "tofu-bin.sh: TOFU_BIN=$TOFU_BIN is not an executable file" >&2
@@ -24,36 +26,16 @@ if [[ -n "${TOFU_BIN:-}" ]]; then
 fi
 
 cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/berth/tofu-$version"
-cache="$cache_dir/tofu"
-if [[ -f "$cache" && -x "$cache" ]]; then
-	echo "$cache"
-	exit 0
-fi
 
-mkdir -p "$cache_dir"
-if command -v flock >/dev/null 2>&1; then
-	exec 9>"$cache_dir/.build.lock"
-	flock 9
-	if [[ -f "$cache" && -x "$cache" ]]; then
-		echo "$cache"
-		exit 0
-	fi
-fi
+build_tofu() {
+	echo "building OpenTofu v$version from the Go module proxy, takes several minutes on a cold cache" >&2
+	local src
+	src="$(cd "$cache_dir" && go mod download -json "github.com/opentofu/opentofu@v$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+	[[ -d "$src" ]] || { echo "tofu-bin.sh: could not download github.com/opentofu/opentofu@v$version" >&2; return 1; }
+	# The module cache is read-only; build from it as is. The version string
+	# is what tofu reports (its own release builds set it the same way).
+	(cd "$src" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -o "$1" \
+		-ldflags "-X github.com/opentofu/opentofu/version.dev=no" ./cmd/tofu)
+}
 
-echo "building OpenTofu v$version from the Go module proxy, takes several minutes on a cold cache" >&2
-src="$(cd "$cache_dir" && go mod download -json "github.com/opentofu/opentofu@v$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-[[ -d "$src" ]] || { echo "tofu-bin.sh: could not download github.com/opentofu/opentofu@v$version" >&2; exit 1; }
-tmp="$(mktemp "$cache_dir/.tofu.XXXXXX")"
-trap 'rm -f "$tmp"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
-# The module cache is read-only; build from it as is. The version string
-# is what tofu reports (its own release builds set it the same way).
-(cd "$src" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -o "$tmp" \
-	-ldflags "-X github.com/opentofu/opentofu/version.dev=no" ./cmd/tofu) >&2
-chmod 0755 "$tmp"
-"$tmp" version >&2
-mv -f "$tmp" "$cache"
-trap - EXIT INT TERM HUP
-echo "tofu-bin.sh: built $cache" >&2
-echo "$cache"
+cached_binary "$cache_dir" tofu build_tofu

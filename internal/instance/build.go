@@ -159,6 +159,7 @@ func buildTask(instance, name string, svc Service) *api.Task {
 		task.Services = []*api.Service{buildService(instance, name, svc.Check)}
 	}
 	buildTaskPolicies(svc, task)
+	buildFiles(svc, task)
 	return task
 }
 

@@ -1,6 +1,8 @@
 package instance
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -11,6 +13,8 @@ import (
 
 // unset is how Diff shows a map entry that exists on one side only.
 const unset = "(unset)"
+
+var durationType = reflect.TypeOf(time.Duration(0))
 
 // Diff lists the managed fields that differ between a and b, one line per
 // field, as `path: <a> -> <b>`, e.g. `services.web.env.LOG_LEVEL: "info" ->
@@ -189,8 +193,9 @@ func jsonText(v any) string {
 }
 
 // listText formats a list as JSON, [] when empty since Normalize turns
-// empty lists into nil; struct elements become objects with their `tf` names
-// in declaration order.
+// empty lists into nil; struct elements (also behind pointers) become
+// objects with their `tf` names in declaration order, durations Go
+// duration strings, and fields tagged `diff:"sensitive"` a digest.
 func listText(l reflect.Value) string {
 	parts := make([]string, 0, l.Len())
 	for i := range l.Len() {
@@ -200,12 +205,27 @@ func listText(l reflect.Value) string {
 }
 
 func elemJSON(v reflect.Value) string {
-	if v.Kind() != reflect.Struct {
+	switch {
+	case v.Kind() == reflect.Pointer && v.IsNil():
+		return "null"
+	case v.Kind() == reflect.Pointer:
+		return elemJSON(v.Elem())
+	case v.Type() == durationType:
+		return strconv.Quote(time.Duration(v.Int()).String())
+	case v.Kind() != reflect.Struct:
 		return jsonText(v.Interface())
 	}
 	var fields []string
 	for i := range v.NumField() {
-		if name := v.Type().Field(i).Tag.Get("tf"); name != "" {
+		f := v.Type().Field(i)
+		name := f.Tag.Get("tf")
+		switch {
+		case name == "", f.Tag.Get("diff") == "-":
+		case f.Tag.Get("diff") == "sensitive":
+			// Compared by a digest: the value may be a credential.
+			sum := sha256.Sum256([]byte(jsonText(v.Field(i).Interface())))
+			fields = append(fields, strconv.Quote(name)+":"+strconv.Quote("(sensitive "+hex.EncodeToString(sum[:6])+")"))
+		default:
 			fields = append(fields, strconv.Quote(name)+":"+elemJSON(v.Field(i)))
 		}
 	}

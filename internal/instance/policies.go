@@ -240,6 +240,7 @@ func AbsorbDefaults(read, prior Spec) Spec {
 				tp.ShutdownDelay = nil
 			}
 			svc.Policies = orNil(tp, prev.Policies != nil)
+			svc = absorbFileDefaults(svc, prev)
 			out.Services[name] = svc
 		}
 	}

@@ -238,6 +238,7 @@ func (r *reader) readTask(instance string, t *api.Task) Service {
 	}
 	r.checkTask(t)
 	svc.Check = r.readService(instance, t)
+	r.readFiles(&svc, t)
 	return svc
 }
 

@@ -134,8 +134,9 @@ func TestSpecFromJobUnsupported(t *testing.T) {
 			task(j, "web").Constraints = []*api.Constraint{{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="}}
 		}, `task "web" has 1 constraint`},
 		{"task affinities", func(j *api.Job) { task(j, "web").Affinities = []*api.Affinity{{}, {}} }, `task "web" has 2 affinities`},
-		{"templates", func(j *api.Job) { task(j, "web").Templates = []*api.Template{{}} }, `task "web" uses templates`},
-		{"artifacts", func(j *api.Job) { task(j, "web").Artifacts = []*api.TaskArtifact{{}} }, `task "web" uses artifacts`},
+		{"template vault_grace", func(j *api.Job) {
+			task(j, "web").Templates = []*api.Template{{EmbeddedTmpl: ptr("x"), DestPath: ptr("local/x"), VaultGrace: ptr(time.Second)}}
+		}, `task "web" template 1 (local/x) sets vault_grace`},
 		{"vault", func(j *api.Job) { task(j, "web").Vault = &api.Vault{} }, `task "web" uses vault`},
 		{"poststop sidecar", func(j *api.Job) { task(j, "migrate").Lifecycle = &api.TaskLifecycle{Hook: "poststop", Sidecar: true} },
 			`task "migrate" has lifecycle hook "poststop" with sidecar = true`},

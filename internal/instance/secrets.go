@@ -88,9 +88,9 @@ func buildSecretEnv(s Spec, group *api.TaskGroup) {
 }
 
 // IsSecretEnvTemplate reports whether tmpl is at berth's secret
-// destination; readers of the user's templates skip it.
+// destination (isBerthTemplate); the reader of the user's templates skips it.
 func IsSecretEnvTemplate(tmpl *api.Template) bool {
-	return tmpl != nil && tmpl.DestPath != nil && *tmpl.DestPath == SecretEnvDestination
+	return tmpl != nil && isBerthTemplate(tmpl)
 }
 
 // readSecretEnv reads a task's secret version: set only when the task has
@@ -132,17 +132,6 @@ func sameSecretTemplate(got, want *api.Template) bool {
 		deref(g.Envvars) == deref(w.Envvars) && deref(g.ChangeMode) == deref(w.ChangeMode) &&
 		deref(g.LeftDelim) == deref(w.LeftDelim) && deref(g.RightDelim) == deref(w.RightDelim) &&
 		deref(g.Once) == deref(w.Once) && deref(g.ErrMissingKey) == deref(w.ErrMissingKey)
-}
-
-// userTemplates counts a task's templates other than berth's own.
-func userTemplates(t *api.Task) int {
-	n := 0
-	for _, tmpl := range t.Templates {
-		if !IsSecretEnvTemplate(tmpl) {
-			n++
-		}
-	}
-	return n
 }
 
 // secretEnv checks what Nomad would refuse only when it is too late: a

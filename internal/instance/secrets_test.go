@@ -92,12 +92,14 @@ func TestSecretEnvDriftAndForeignTemplates(t *testing.T) {
 	if _, unsupported := readBack(job, plain); len(unsupported) != 1 {
 		t.Errorf("unsupported = %q, want the foreign template reported", unsupported)
 	}
-	// Another template is the user's (reported here until templates are supported).
+	// Another template is the user's; berth's own is not.
 	job = simulateNomad(t, BuildJob(s, 1))
 	task := findTask(t, job, "app")
 	task.Templates = append(task.Templates, &api.Template{DestPath: ptr("local/x"), EmbeddedTmpl: ptr("x")})
-	if got := userTemplates(task); got != 1 {
-		t.Errorf("userTemplates = %d, want 1 (berth's own is not the user's)", got)
+	got, unsupported := readBack(job, s)
+	if len(unsupported) > 0 || len(got.Services["app"].Templates) != 1 || got.Services["app"].SecretEnvVersion == nil {
+		t.Errorf("read back templates %+v, version %v, unsupported %q; want the user's template alone and the version",
+			got.Services["app"].Templates, got.Services["app"].SecretEnvVersion, unsupported)
 	}
 }
 

@@ -150,6 +150,10 @@ type Service struct {
 	// each setting inside, means Nomad's defaults.
 	Policies *TaskPolicies `tf:"policies"`
 
+	// Templates and Artifacts are the task's files, in order (templates.go).
+	Templates []Template `tf:"templates"`
+	Artifacts []Artifact `tf:"artifacts"`
+
 	// SecretEnvVersion and SecretEnv are the task's secrets (secrets.go).
 	// SecretEnv holds the write-only values: only a spec converted from
 	// the configuration has them (never plan, state or Nomad), and Diff
@@ -271,6 +275,7 @@ func normalizeService(svc Service) Service {
 	svc.Env = cloneMap(svc.Env)
 	svc.Ports = cloneMap(svc.Ports)
 	svc.Mounts = cloneSlice(svc.Mounts)
+	svc.Templates, svc.Artifacts = normalizeTemplates(svc.Templates), normalizeArtifacts(svc.Artifacts)
 	if svc.Policies != nil {
 		tp := *svc.Policies
 		tp.Meta = cloneMap(tp.Meta)

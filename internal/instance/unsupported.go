@@ -84,8 +84,6 @@ func (r *reader) checkTask(t *api.Task) {
 		present bool
 		what    string
 	}{
-		{userTemplates(t) > 0, "uses templates"},
-		{len(t.Artifacts) > 0, "uses artifacts"},
 		{t.Vault != nil, "uses vault"},
 		{t.Consul != nil, "has a consul block"},
 		{t.DispatchPayload != nil, "has a dispatch payload"},

@@ -109,6 +109,7 @@ func (v *validator) services(s Spec) {
 		svc := s.Services[name]
 		v.service(s.Name, name, svc)
 		v.mounts(s.Volumes, name, svc)
+		v.files(name, svc)
 		for _, label := range sortedKeys(svc.Ports) {
 			p := path("services", name, "ports", label)
 			if owner, dup := portOwner[label]; dup {

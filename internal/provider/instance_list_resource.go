@@ -58,29 +58,23 @@ func (r *instanceListResource) ListResourceConfigSchema(_ context.Context, _ lis
 }
 
 func (r *instanceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	if r.data == nil {
-		stream.Results = list.NoListResults
+	ctx, cfg, ok := openList[instanceListModel](ctx, r.data, req, stream)
+	if !ok {
 		return
 	}
-	ctx = r.data.Nomad.MaskSecrets(ctx)
-	var cfg instanceListModel
-	var diags diag.Diagnostics
-	diags.Append(req.Config.Get(ctx, &cfg)...)
 	filter := nomadclient.JobFilter{
 		Namespace: cfg.Namespace.ValueString(), Prefix: cfg.NamePrefix.ValueString(), NodePool: cfg.NodePool.ValueString(),
 	}
 	if filter.Namespace == "" {
 		filter.Namespace = r.data.Nomad.Namespace()
 	}
-	diags.Append(cfg.Meta.ElementsAs(ctx, &filter.Meta, false)...)
-	if diags.HasError() {
+	if diags := cfg.Meta.ElementsAs(ctx, &filter.Meta, false); diags.HasError() {
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
 	jobs, err := r.data.Nomad.ListJobs(ctx, filter)
 	if err != nil {
-		addNomadError(&diags, "Could not list jobs", err)
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		listFailed(stream, "Could not list jobs", err)
 		return
 	}
 	stream.Results = listStream(jobs, req.Limit, func(j nomadclient.JobSummary) (list.ListResult, bool) {

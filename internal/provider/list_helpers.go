@@ -29,6 +29,29 @@ func nullResourceModel[T any](ctx context.Context, s resourceschema.Schema) (T, 
 	return m, diags
 }
 
+// openList starts a List call the same way for every list resource: no
+// results before Configure ran, secrets masked in logs, and the list
+// block's configuration read into C. ok is false when the call is over.
+func openList[C any](ctx context.Context, data *ProviderData, req list.ListRequest, stream *list.ListResultsStream) (_ context.Context, cfg C, ok bool) {
+	if data == nil {
+		stream.Results = list.NoListResults
+		return ctx, cfg, false
+	}
+	ctx = data.Nomad.MaskSecrets(ctx)
+	if diags := req.Config.Get(ctx, &cfg); diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return ctx, cfg, false
+	}
+	return ctx, cfg, true
+}
+
+// listFailed ends a List call whose listing Nomad refused.
+func listFailed(stream *list.ListResultsStream, summary string, err error) {
+	var diags diag.Diagnostics
+	addNomadError(&diags, summary, err)
+	stream.Results = list.ListResultsStreamDiagnostics(diags)
+}
+
 // listStream pushes what find returns, up to limit results that name an
 // object (0: no limit); results that only carry diagnostics (a skipped
 // object) do not count. find returns ok = false to skip an item.

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -46,22 +45,13 @@ func (r *nodeReservationListResource) ListResourceConfigSchema(_ context.Context
 }
 
 func (r *nodeReservationListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	if r.data == nil {
-		stream.Results = list.NoListResults
-		return
-	}
-	ctx = r.data.Nomad.MaskSecrets(ctx)
-	var cfg nodeReservationListModel
-	var diags diag.Diagnostics
-	diags.Append(req.Config.Get(ctx, &cfg)...)
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	ctx, cfg, ok := openList[nodeReservationListModel](ctx, r.data, req, stream)
+	if !ok {
 		return
 	}
 	refs, err := r.data.Nomad.ListNodeReservations(ctx, r.data.LedgerNamespace, cfg.NodeID.ValueString(), cfg.NamePrefix.ValueString())
 	if err != nil {
-		addNomadError(&diags, "Could not list node reservations", err)
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		listFailed(stream, "Could not list node reservations", err)
 		return
 	}
 	stream.Results = listStream(refs, req.Limit, func(ref nomadclient.NodeReservationRef) (list.ListResult, bool) {

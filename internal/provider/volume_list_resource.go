@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -51,14 +50,10 @@ func (r *volumeListResource) ListResourceConfigSchema(_ context.Context, _ list.
 }
 
 func (r *volumeListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	if r.data == nil {
-		stream.Results = list.NoListResults
+	ctx, cfg, ok := openList[volumeListModel](ctx, r.data, req, stream)
+	if !ok {
 		return
 	}
-	ctx = r.data.Nomad.MaskSecrets(ctx)
-	var cfg volumeListModel
-	var diags diag.Diagnostics
-	diags.Append(req.Config.Get(ctx, &cfg)...)
 	filter := nomadclient.VolumeFilter{
 		Namespace: cfg.Namespace.ValueString(), NamePrefix: cfg.NamePrefix.ValueString(),
 		NodeID: cfg.NodeID.ValueString(), NodePool: cfg.NodePool.ValueString(),
@@ -66,14 +61,9 @@ func (r *volumeListResource) List(ctx context.Context, req list.ListRequest, str
 	if filter.Namespace == "" {
 		filter.Namespace = r.data.Nomad.Namespace()
 	}
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
-		return
-	}
 	vols, err := r.data.Nomad.ListVolumes(ctx, filter)
 	if err != nil {
-		addNomadError(&diags, "Could not list host volumes", err)
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		listFailed(stream, "Could not list host volumes", err)
 		return
 	}
 	stream.Results = listStream(vols, req.Limit, func(s volume.Summary) (list.ListResult, bool) {
