@@ -36,3 +36,22 @@ func (c *Client) DeleteSecretEnv(ctx context.Context, namespace, path string) er
 	}
 	return nil
 }
+
+// SecretEnvPathsUnder lists the paths of the Variables under prefix (one
+// request: Nomad's list returns metadata only, never the items).
+func (c *Client) SecretEnvPathsUnder(ctx context.Context, namespace, prefix string) (map[string]bool, error) {
+	metas, err := readRetry(ctx, c, "list secrets", func(ctx context.Context) ([]*api.VariableMetadata, error) {
+		out, _, err := c.api.Variables().PrefixList(prefix, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		return out, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the secrets Variables under %s in namespace %q: %w", prefix, namespace, err)
+	}
+	out := make(map[string]bool, len(metas))
+	for _, m := range metas {
+		if m != nil {
+			out[m.Path] = true
+		}
+	}
+	return out, nil
+}

@@ -238,6 +238,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	live, unsupported := instance.SpecFromJob(job)
+	r.forgetMissingSecretEnv(ctx, &live)
 	importing := state.Services.IsNull()
 	switch {
 	case importing && len(unsupported) > 0:

@@ -178,3 +178,27 @@ func (r *instanceResource) deleteSecretEnv(ctx context.Context, namespace string
 		}
 	}
 }
+
+// forgetMissingSecretEnv reads as unset the secret version of each service
+// of live whose Variable is gone from Nomad (deleted by hand), so the plan
+// shows an update that writes it again: a task restarted meanwhile would
+// wait for it. One list request, and only for instances with secrets. When
+// Nomad cannot list them, live is left as it is.
+func (r *instanceResource) forgetMissingSecretEnv(ctx context.Context, live *instance.Spec) {
+	refs := instance.SecretEnvPaths(*live)
+	if len(refs) == 0 {
+		return
+	}
+	present, err := r.data.Nomad.SecretEnvPathsUnder(ctx, live.Namespace, instance.SecretEnvPath(live.Name, live.TaskGroup(), ""))
+	if err != nil {
+		tflog.Warn(ctx, "Could not check the instance's secrets Variables", map[string]any{"error": err.Error()})
+		return
+	}
+	for name, ref := range refs {
+		if !present[ref.Path] {
+			svc := live.Services[name]
+			svc.SecretEnvVersion = nil
+			live.Services[name] = svc
+		}
+	}
+}

@@ -294,9 +294,9 @@ func expectSecretEnv(t *testing.T, name string, want bool) resource.TestCheckFun
 
 // TestAccInstanceSecret_driftImportRemove: an instance with secrets
 // imports with an empty plan (its version read from the task's meta),
-// berth's template removed in Nomad shows as a planned update of
-// secret_env_wo_version that puts it back, and removing the secrets
-// deletes the Variable and the template.
+// berth's template removed in Nomad (or its Variable deleted) shows as a
+// planned update of secret_env_wo_version that puts it back, and removing
+// the secrets deletes the Variable and the template.
 func TestAccInstanceSecret_driftImportRemove(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
@@ -339,6 +339,24 @@ func TestAccInstanceSecret_driftImportRemove(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(instanceAddr, version, knownvalue.Int64Exact(7)),
+				}},
+				Check: expectSecretEnv(t, name, true),
+			},
+			{
+				// The Variable deleted by hand: the version reads unset too.
+				PreConfig: func() {
+					if _, err := testNomad(t).Variables().Delete(instance.SecretEnvPath(name, instance.GroupName, "app"), nil); err != nil {
+						t.Fatal(err)
+					}
+				},
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check:              resource.TestCheckNoResourceAttr(instanceAddr, "services.app.secret_env_wo_version"),
+			},
+			{
+				Config: withSecrets,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: expectSecretEnv(t, name, true),
 			},

@@ -30,7 +30,7 @@ func secretEnvAttributes() map[string]schema.Attribute {
 				"change it (for example increment it) whenever the secrets change; only then are they written again. The instance name, " +
 				"its group and the service name must form a valid Nomad Variable path (`nomad/jobs/<name>/<group>/<service>`: at most " +
 				"128 letters, digits, `-`, `_`, `~` and `/`). When the template berth renders them with is removed or altered in Nomad, " +
-				"this attribute reads as unset, so the plan shows an update that writes both again.",
+				"or the Variable is deleted, this attribute reads as unset, so the plan shows an update that writes them again.",
 			Validators: []validator.Int64{int64validator.AtLeast(0)},
 		},
 	}
