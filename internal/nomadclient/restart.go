@@ -48,10 +48,9 @@ func (c *Client) RestartAllocationsReporting(ctx context.Context, namespace, job
 }
 
 func (c *Client) restartOne(ctx context.Context, namespace string, stub *api.AllocationListStub) error {
-	q := func() *api.QueryOptions { return c.query(ctx, &api.QueryOptions{Namespace: namespace}) }
-	alloc, _, err := c.api.Allocations().Info(stub.ID, q())
+	alloc, index, err := c.allocationAfter(ctx, namespace, stub.ID, 0)
 	if err != nil {
-		return fmt.Errorf("reading allocation %s: %w", stub.ID, c.writeError(err))
+		return err
 	}
 	// Remember which tasks run now and how often they restarted, to know
 	// when each has come back.
@@ -62,15 +61,16 @@ func (c *Client) restartOne(ctx context.Context, namespace string, stub *api.All
 		}
 	}
 	tflog.Info(ctx, "Restarting allocation", map[string]any{"allocation": alloc.ID, "tasks": len(before)})
-	if err := c.api.Allocations().Restart(alloc, "", q()); err != nil {
+	if err := c.api.Allocations().Restart(alloc, "", c.query(ctx, &api.QueryOptions{Namespace: namespace})); err != nil {
 		return fmt.Errorf("restarting allocation %s: %w", alloc.ID, c.writeError(err))
 	}
 	what := fmt.Sprintf("allocation %s (%s) to run again after restart", idPrefix(alloc.ID), alloc.Name)
-	err = poll(ctx, what, pollInterval, func() (bool, string, error) {
-		a, _, err := c.api.Allocations().Info(alloc.ID, q())
+	err = poll(ctx, what, blockingPause, func() (bool, string, error) {
+		a, next, err := c.allocationAfter(ctx, namespace, alloc.ID, index)
 		if err != nil {
-			return false, "", fmt.Errorf("reading allocation %s: %w", alloc.ID, c.writeError(err))
+			return false, "", err
 		}
+		index = next
 		if !allocstatus.Live(a.ClientStatus) {
 			return false, "", fmt.Errorf("allocation %s (%s) did not come back after the restart: it is %s; %s",
 				alloc.ID, alloc.Name, a.ClientStatus, lastEventsOf(a.TaskStates))
@@ -87,6 +87,24 @@ func (c *Client) restartOne(ctx context.Context, namespace string, stub *api.All
 		return fmt.Errorf("restart of allocation %s (%s): %w", alloc.ID, alloc.Name, err)
 	}
 	return nil
+}
+
+// allocationAfter reads an allocation, with retries; with index > 0 it is
+// a blocking query that returns once the allocation changed after index
+// (or the wait ends). It also returns the index to wait on next.
+func (c *Client) allocationAfter(ctx context.Context, namespace, id string, index uint64) (*api.Allocation, uint64, error) {
+	type read struct {
+		alloc *api.Allocation
+		index uint64
+	}
+	r, err := readRetry(ctx, c, "reading allocation "+id, func(ctx context.Context) (read, error) {
+		a, meta, err := c.api.Allocations().Info(id, c.query(ctx, blocking(ctx, namespace, index)))
+		if err != nil {
+			return read{}, err
+		}
+		return read{a, meta.LastIndex}, nil
+	})
+	return r.alloc, r.index, err
 }
 
 func lastEventsOf(states map[string]*api.TaskState) string {

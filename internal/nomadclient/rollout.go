@@ -39,11 +39,9 @@ func (e *RolloutError) Error() string {
 	return b.String()
 }
 
-const pollInterval = 500 * time.Millisecond
-
-// Rollout waits use blocking queries: a read returns as soon as the
-// evaluation or deployment changes (or after the wait), so berth neither
-// polls Nomad every pollInterval nor notices a change up to pollInterval late.
+// Waits use blocking queries: a read returns as soon as the evaluation,
+// deployment or allocation changes (or after the wait), so berth neither
+// polls Nomad on a timer nor notices a change late.
 const (
 	// rolloutMaxWait bounds one blocking read, so progress is logged
 	// (poll logs at most every 15s, between reads).
@@ -189,7 +187,10 @@ func deploymentProgress(d *api.Deployment) string {
 // tasks that failed in its allocations.
 func (c *Client) deploymentFailure(ctx context.Context, namespace, jobID string, d *api.Deployment) error {
 	re := &RolloutError{JobID: jobID, DeploymentID: d.ID, Reason: fmt.Sprintf("deployment %s %s: %s", idPrefix(d.ID), d.Status, d.StatusDescription)}
-	allocs, _, err := c.api.Deployments().Allocations(d.ID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+	allocs, err := readRetry(ctx, c, "reading the allocations of deployment "+d.ID, func(ctx context.Context) ([]*api.AllocationListStub, error) {
+		allocs, _, err := c.api.Deployments().Allocations(d.ID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		return allocs, err
+	})
 	if err != nil {
 		re.Details = append(re.Details, "could not read the deployment's allocations: "+err.Error())
 		return re
