@@ -105,7 +105,7 @@ type Spec struct {
 	// Count is nil when berth does not manage the count (e.g. an autoscaler
 	// does); BuildJob then keeps the count currently in Nomad. Diff compares
 	// a pointer to a plain value only when both sides set it.
-	Count       *int               `tf:"count"`
+	Count       *int               `tf:"replicas"`
 	Running     bool               `tf:"running"` // false => job is registered stopped
 	NetworkMode string             `tf:"network_mode"`
 	Meta        map[string]string  `tf:"meta"` // user meta; keys starting with MetaPrefix are reserved
