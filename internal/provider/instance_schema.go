@@ -304,6 +304,7 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 	}
 	maps.Copy(attrs, servicePolicyAttributes())
 	maps.Copy(attrs, fileAttributes())
+	maps.Copy(attrs, secretEnvAttributes())
 	return attrs
 }
 
