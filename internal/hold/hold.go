@@ -52,8 +52,8 @@ const (
 // sleep of about 68 years, spelled as seconds so every sleep(1) accepts it.
 const Command = "/bin/sleep"
 
-// Args is the hold task's argument list.
-var Args = []string{"2147483647"}
+// Args is the hold task's argument list (a fresh slice each call).
+func Args() []string { return []string{"2147483647"} }
 
 // JobPrefix starts every hold job's ID.
 const JobPrefix = "berth-hold-"
@@ -153,7 +153,7 @@ func BuildJob(s Spec) *api.Job {
 			Tasks: []*api.Task{{
 				Name:   TaskName,
 				Driver: s.Driver,
-				Config: map[string]any{"command": Command, "args": append([]string(nil), Args...)},
+				Config: map[string]any{"command": Command, "args": Args()},
 				// Kill at once: the sleep is PID 1 of the exec driver's PID
 				// namespace and ignores the polite signal, so Nomad's default
 				// 5 s grace would hold the room that long after every resize.

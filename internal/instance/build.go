@@ -65,6 +65,7 @@ func BuildJob(s Spec, currentCount int) *api.Job {
 	for _, name := range sortedKeys(s.Services) {
 		group.Tasks = append(group.Tasks, buildTask(s.Name, name, s.Services[name]))
 	}
+	buildSecretEnv(s, group)
 	if s.JobType() == TypeBatch {
 		group.Update = nil // Nomad refuses an update block on batch jobs
 	}

@@ -52,7 +52,8 @@ func OnlyCountDiffers(a, b Spec) bool {
 // line; a pointer to a struct likewise; a pointer to a plain value only when
 // both sides set it (nil means "not managed", or "Nomad decides" inside a
 // policy), unless its field is tagged `diff:"presence"`: then unset and set
-// differ (nil means "Nomad's default", which a value may change); a slice is one line, since an
+// differ (nil means "Nomad's default", which a value may change), and
+// skipped entirely when tagged `diff:"-"`; a slice is one line, since an
 // element-wise diff of a reordered list would only be noise. So a new field
 // is compared, and named, by its tag alone.
 func (d *differ) walk(at string, a, b reflect.Value) {
@@ -62,7 +63,7 @@ func (d *differ) walk(at string, a, b reflect.Value) {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			name := f.Tag.Get("tf")
-			if name == "" {
+			if name == "" || f.Tag.Get("diff") == "-" {
 				continue
 			}
 			if f.Tag.Get("diff") == "presence" && f.Type.Kind() == reflect.Pointer {
@@ -231,7 +232,7 @@ func elemJSON(v reflect.Value) string {
 		f := v.Type().Field(i)
 		name := f.Tag.Get("tf")
 		switch {
-		case name == "":
+		case name == "", f.Tag.Get("diff") == "-":
 		case f.Tag.Get("diff") == "sensitive":
 			// Compared by a digest: the value may be a credential.
 			sum := sha256.Sum256([]byte(jsonText(v.Field(i).Interface())))

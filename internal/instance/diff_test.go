@@ -27,7 +27,7 @@ func TestDiff(t *testing.T) {
 			return s
 		}(), nil},
 		{"config numbers compare by value", withWeb(func(s *Service) { s.Config["shm_size"] = 64 }), fullSpec(), nil},
-		{"count", func() Spec { s := fullSpec(); s.Count = ptr(2); return s }(), fullSpec(), []string{"count: 2 -> 3"}},
+		{"count", func() Spec { s := fullSpec(); s.Count = ptr(2); return s }(), fullSpec(), []string{"replicas: 2 -> 3"}},
 		{"unmanaged count is not compared", func() Spec { s := fullSpec(); s.Count = nil; return s }(), fullSpec(), nil},
 		{"env changed, added and removed", withWeb(func(s *Service) {
 			s.Env = map[string]string{"LOG_LEVEL": "debug", "NEW": "1"}

@@ -118,6 +118,7 @@ func (r *reader) readGroup(s *Spec, g *api.TaskGroup) {
 		}
 		svc := r.readTask(s.Name, t)
 		r.readTaskPolicies(&svc, t, g)
+		r.readSecretEnv(s, t, &svc)
 		for label, owner := range owners {
 			if owner == t.Name {
 				if svc.Ports == nil {

@@ -94,7 +94,7 @@ func TestSpecFromJobReadsOutOfBandChanges(t *testing.T) {
 			[]string{`update.canary: 1 -> 0`}},
 		{"user meta; berth keys hidden", func(j *api.Job) { j.Meta["owner"] = "ops"; j.Meta["berth.other"] = "x" },
 			[]string{`meta.owner: "payments" -> "ops"`}},
-		{"count", func(j *api.Job) { j.TaskGroups[0].Count = ptr(5) }, []string{`count: 3 -> 5`}},
+		{"count", func(j *api.Job) { j.TaskGroups[0].Count = ptr(5) }, []string{`replicas: 3 -> 5`}},
 		{"stop", func(j *api.Job) { j.Stop = ptr(true) }, []string{`running: true -> false`}},
 		{"datacenters", func(j *api.Job) { j.Datacenters = []string{"dc1"} },
 			[]string{`datacenters: ["dc1","dc2"] -> ["dc1"]`}},

@@ -124,9 +124,13 @@ func TestFilesDrift(t *testing.T) {
 // itself is not one of the user's.
 func TestReadFilesSkipsBerthsSecretTemplate(t *testing.T) {
 	spec := withFiles(minimalSpec(), []Template{{Data: "x", Destination: "local/x"}}, nil)
+	svc := spec.Services["app"]
+	svc.SecretEnvVersion = ptr(1) // BuildJob adds berth's secret template
+	spec.Services["app"] = svc
 	job := BuildJob(spec, 1)
-	task := findTask(t, job, "app")
-	task.Templates = append([]*api.Template{{EmbeddedTmpl: ptr("{{ with nomadVar \"x\" }}{{ end }}"), DestPath: ptr(SecretEnvDestination), Envvars: ptr(true)}}, task.Templates...)
+	if n := len(findTask(t, job, "app").Templates); n != 2 {
+		t.Fatalf("the task has %d templates, want the user's and berth's", n)
+	}
 	got, unsupported := readBack(simulateNomad(t, job), spec)
 	if len(unsupported) > 0 || len(Diff(spec, got)) > 0 {
 		t.Errorf("unsupported %q, diff %q", unsupported, Diff(spec, got))

@@ -105,7 +105,7 @@ type Spec struct {
 	// Count is nil when berth does not manage the count (e.g. an autoscaler
 	// does); BuildJob then keeps the count currently in Nomad. Diff compares
 	// a pointer to a plain value only when both sides set it.
-	Count       *int               `tf:"count"`
+	Count       *int               `tf:"replicas"`
 	Running     bool               `tf:"running"` // false => job is registered stopped
 	NetworkMode string             `tf:"network_mode"`
 	Meta        map[string]string  `tf:"meta"` // user meta; keys starting with MetaPrefix are reserved
@@ -156,6 +156,13 @@ type Service struct {
 	// Templates and Artifacts are the task's files, in order (templates.go).
 	Templates []Template `tf:"templates"`
 	Artifacts []Artifact `tf:"artifacts"`
+
+	// SecretEnvVersion and SecretEnv are the task's secrets (secrets.go).
+	// SecretEnv holds the write-only values: only a spec converted from
+	// the configuration has them (never plan, state or Nomad), and Diff
+	// skips them so no message can show them.
+	SecretEnvVersion *int              `tf:"secret_env_wo_version" diff:"presence"`
+	SecretEnv        map[string]string `tf:"secret_env_wo" diff:"-"`
 }
 
 // Port is one group port owned by a service. 0 means unset for both fields.

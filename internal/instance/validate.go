@@ -65,6 +65,7 @@ func Validate(s Spec) []FieldError {
 		}
 	}
 	v.services(s)
+	v.secretEnv(s)
 	v.volumes(s.Volumes)
 	v.update(s.Update)
 	v.policies(s)

@@ -81,6 +81,12 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	if !r.charge(ctx, &plan, spec, startCount, &resp.Diagnostics) {
 		return
 	}
+	secrets, ok := r.writeSecretEnv(ctx, req.Config, spec, nil, &resp.Diagnostics)
+	if !ok {
+		r.deleteSecretEnv(cleanupContext(ctx), spec.Namespace, secrets, true, &resp.Diagnostics)
+		r.uncharge(cleanupContext(ctx), &plan, &resp.Diagnostics)
+		return
+	}
 	res, err := nomad.RegisterJob(ctx, instance.BuildJob(spec, 1), 0)
 	if writeOutcomeUnknown(err) {
 		// The job may exist: keep it (tainted) with its charge, so the
@@ -95,6 +101,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 		} else {
 			addNomadError(&resp.Diagnostics, "Could not register the job", err)
 		}
+		r.deleteSecretEnv(cleanupContext(ctx), spec.Namespace, secrets, true, &resp.Diagnostics)
 		r.uncharge(cleanupContext(ctx), &plan, &resp.Diagnostics)
 		return
 	}
@@ -231,6 +238,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	live, unsupported := instance.SpecFromJob(job)
+	r.forgetMissingSecretEnv(ctx, &live)
 	importing := state.Services.IsNull()
 	switch {
 	case importing && len(unsupported) > 0:
@@ -325,6 +333,9 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	if job == nil && collectedBatch(&state) && want.JobType() == instance.TypeBatch {
+		if _, ok := r.writeSecretEnv(ctx, req.Config, want, &had, &resp.Diagnostics); !ok {
+			return
+		}
 		r.rerunCollected(ctx, &plan, &state, want, resp)
 		return
 	}
@@ -347,6 +358,9 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 					"Run terraform plan again to see the drift, then apply.", want.Name, index, state.JobModifyIndex.ValueInt64(), strings.Join(changed, "\n  - ")))
 			return
 		}
+	}
+	if _, ok := r.writeSecretEnv(ctx, req.Config, want, &had, &resp.Diagnostics); !ok {
+		return
 	}
 	liveCount := 1
 	if live, _ := instance.SpecFromJob(job); live.Count != nil {
@@ -408,6 +422,9 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	if left != nil && rolloutErr == nil {
 		waitHandedBack(ctx, r.data, state.NodeReservation.ValueString(), *left, &resp.Diagnostics)
 	}
+	if written != nil {
+		r.dropSecretEnv(cleanupContext(ctx), had, &want, &resp.Diagnostics)
+	}
 	// The operation's own deadline may have passed: read back with a fresh
 	// one, so state says what exists in Nomad whatever happened above.
 	r.recordWritten(cleanupContext(ctx), &plan, written, &resp.Diagnostics)
@@ -434,6 +451,10 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 		func(ctx context.Context) error { return r.data.Nomad.RemoveJob(ctx, ns, name, purge) }, &resp.Diagnostics)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not delete the job", err)
+		return
+	}
+	if had, d, err := state.toSpec(ctx); err == nil && !d.HasError() {
+		r.dropSecretEnv(ctx, had, nil, &resp.Diagnostics)
 	}
 }
 

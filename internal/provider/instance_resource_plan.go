@@ -20,6 +20,7 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 		return // invalid values are reported by the framework, at their attribute
 	}
 	validateJobTypeConfig(&m, &resp.Diagnostics)
+	validateSecretEnvConfig(ctx, req.Config, &resp.Diagnostics)
 	if anyUnknown(m.Services, m.Update, m.Volumes, m.Policies) {
 		// toSpec would read an unknown policy field as unset (Nomad's
 		// default), and the cross-field checks would judge that default.

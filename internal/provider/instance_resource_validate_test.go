@@ -62,7 +62,7 @@ func TestFieldPath(t *testing.T) {
 		`services["web"].check.port`:               {"services", "web", "check", "port"},
 		`update.min_healthy_time`:                  {"update", "min_healthy_time"},
 		`meta["berth.kind"]`:                       {"meta", "berth.kind"},
-		`replicas`:                                 {"count"},
+		`replicas`:                                 {"replicas"},
 		`services["web"].mounts[1].volume`:         {"services", "web", "mounts", 1, "volume"},
 		`volumes["data"].access_mode`:              {"volumes", "data", "access_mode"},
 		`services["web"].env["A"]`:                 {"services", "web", "env", "A"},

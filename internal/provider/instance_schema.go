@@ -306,6 +306,7 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 	maps.Copy(attrs, servicePolicyAttributes())
 	attrs["registrations"] = registrationsAttribute()
 	maps.Copy(attrs, fileAttributes())
+	maps.Copy(attrs, secretEnvAttributes())
 	return attrs
 }
 

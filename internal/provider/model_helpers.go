@@ -91,9 +91,6 @@ func fieldPath(elems []any) path.Path {
 			attrs, collection = nestedAttributes(collection), nil
 			continue
 		case i == 0:
-			if s == "count" {
-				s = "replicas" // count is a Terraform meta-argument
-			}
 			p = path.Root(s)
 		default:
 			p = p.AtName(s)

@@ -3,6 +3,7 @@ package provider
 import (
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
@@ -31,11 +32,11 @@ type NodeModel struct {
 }
 
 type leaseEntry struct {
-	Name      types.String  `tfsdk:"name"`
-	Namespace types.String  `tfsdk:"namespace"`
-	User      types.String  `tfsdk:"user"`
-	ExpiresAt types.String  `tfsdk:"expires_at"`
-	Resources capacityModel `tfsdk:"resources"`
+	Name      types.String      `tfsdk:"name"`
+	Namespace types.String      `tfsdk:"namespace"`
+	User      types.String      `tfsdk:"user"`
+	ExpiresAt timetypes.RFC3339 `tfsdk:"expires_at"`
+	Resources capacityModel     `tfsdk:"resources"`
 }
 
 func newNodeModel(n nomadclient.NodeInfo) NodeModel {
@@ -65,10 +66,20 @@ func newLeaseEntries(leases []nomadclient.NodeLease) []leaseEntry {
 	for _, l := range leases {
 		out = append(out, leaseEntry{
 			Name: types.StringValue(l.Name), Namespace: types.StringValue(l.Namespace), User: stringOrNull(l.User),
-			ExpiresAt: types.StringValue(l.ExpiresAt), Resources: newCapacityModel(l.Resources),
+			ExpiresAt: rfc3339OrNull(l.ExpiresAt), Resources: newCapacityModel(l.Resources),
 		})
 	}
 	return out
+}
+
+// rfc3339OrNull is s as a timestamp, or null when s is not RFC 3339 (a
+// lease job whose meta was edited by hand).
+func rfc3339OrNull(s string) timetypes.RFC3339 {
+	v, diags := timetypes.NewRFC3339Value(s)
+	if diags.HasError() {
+		return timetypes.NewRFC3339Null()
+	}
+	return v
 }
 
 // nodeDataSourceModel is berth_node: a node with its details.

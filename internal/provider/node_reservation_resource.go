@@ -95,11 +95,14 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		planHoldRepair(ctx, state, resp)
+		repair := holdNeedsRepair(ctx, state, &resp.Diagnostics)
+		if repair {
+			planHoldRepair(ctx, resp)
+		}
 		inPlace = state.NodeID.Equal(plan.NodeID) && state.Name.Equal(plan.Name)
 		if state.request() == plan.request() && inPlace {
 			r.data.plans.record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
-			if !plan.Annotations.IsUnknown() && plan.Annotations.Equal(state.Annotations) && !holdNeedsRepair(ctx, state) {
+			if !plan.Annotations.IsUnknown() && plan.Annotations.Equal(state.Annotations) && !repair {
 				// Nothing to write: what only a read can tell stays as read.
 				plan.NodeName, plan.Datacenter, plan.NodeStatus = state.NodeName, state.Datacenter, state.NodeStatus
 				plan.CreatedAt, plan.Used, plan.Hold, plan.Unheld = state.CreatedAt, state.Used, state.Hold, state.Unheld
@@ -167,10 +170,7 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 // planHoldRepair plans an update when the last read found the hold job out
 // of line with the ledger (stopped or changed outside berth, or left behind
 // by an interrupted write): Update rewrites it.
-func planHoldRepair(ctx context.Context, state nodeReservationModel, resp *resource.ModifyPlanResponse) {
-	if !holdNeedsRepair(ctx, state) {
-		return
-	}
+func planHoldRepair(ctx context.Context, resp *resource.ModifyPlanResponse) {
 	for name, a := range map[string]schema.SingleNestedAttribute{"hold": nodeReservationHoldAttribute(), "unheld": nodeReservationUnheldAttribute()} {
 		t, _ := a.GetType().(types.ObjectType)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), types.ObjectUnknown(t.AttrTypes))...)
@@ -179,10 +179,16 @@ func planHoldRepair(ctx context.Context, state nodeReservationModel, resp *resou
 
 // holdNeedsRepair reports whether the last read found the hold job out of
 // line with the ledger.
-func holdNeedsRepair(ctx context.Context, state nodeReservationModel) bool {
+func holdNeedsRepair(ctx context.Context, state nodeReservationModel, diags *diag.Diagnostics) bool {
+	if state.Hold.IsNull() || state.Hold.IsUnknown() {
+		return false
+	}
 	var h holdModel
-	return !state.Hold.IsNull() && !state.Hold.IsUnknown() && !state.Hold.As(ctx, &h, basetypes.ObjectAsOptions{}).HasError() &&
-		!h.InSync.IsNull() && !h.InSync.ValueBool()
+	if d := state.Hold.As(ctx, &h, basetypes.ObjectAsOptions{}); d.HasError() {
+		diags.Append(d...)
+		return false
+	}
+	return !h.InSync.IsNull() && !h.InSync.ValueBool()
 }
 
 // recordMaybeMade records a create whose answer was lost (timeout, dropped
@@ -302,7 +308,7 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 	opCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	sameLedgerItem := plan.request() == state.request() && plan.Annotations.Equal(state.Annotations)
-	if sameLedgerItem && !holdNeedsRepair(ctx, state) {
+	if sameLedgerItem && !holdNeedsRepair(ctx, state, &resp.Diagnostics) {
 		// A change of timeouts or of the placement strategy alone (the
 		// node is chosen) touches nothing in Nomad: state takes the new
 		// values.

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -55,11 +56,12 @@ func nodeAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			MarkdownDescription: "Active berth leases (`berth_reservation`) running on the node.",
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"name":       computedString("Lease (job) name."),
-				"namespace":  computedString("Namespace."),
-				"user":       computedString("Hex public key that signed it; null when unsigned."),
-				"expires_at": computedString("When it ends, RFC 3339."),
-				"resources":  capacityAttribute("What its allocation holds on the node."),
+				"name":      computedString("Lease (job) name."),
+				"namespace": computedString("Namespace."),
+				"user":      computedString("Hex public key that signed it; null when unsigned."),
+				"expires_at": schema.StringAttribute{Computed: true, CustomType: timetypes.RFC3339Type{},
+					MarkdownDescription: "When it ends, RFC 3339; null when the lease's job carries no valid end."},
+				"resources": capacityAttribute("What its allocation holds on the node."),
 			}},
 		},
 	}

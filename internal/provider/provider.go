@@ -3,10 +3,20 @@
 // logic lives in the backend and pure logic in small packages beside it,
 // and no file here (tests aside) uses a Nomad API type.
 //
-// Every resource and data source has the same shape: <thing>_resource.go,
-// <thing>_schema.go, <thing>_model.go, <thing>_data_source.go and topic files
-// <thing>_resource_<topic>.go, with tests beside them; things are instance,
-// volume, lease (berth_reservation), node_reservation, node and nodes.
+// Every resource has the same shape: <thing>_resource.go (CRUD),
+// <thing>_schema.go, <thing>_model.go, and topic files named for the part
+// they extend, <thing>_resource_<topic>.go, <thing>_schema_<topic>.go or
+// <thing>_model_<topic>.go; its list resource is <thing>_list_resource.go
+// and its actions <thing>_<verb>_action.go. A data source is
+// <thing>_data_source.go with its schema and model inside, unless another
+// file shares them (node_schema.go and node_model.go serve berth_node and
+// berth_nodes; capacity_model.go the capacity objects). What every consumer
+// of a node reservation shares (charges, budgets) is in
+// node_reservation_charges.go and node_reservation_budget.go, and helpers
+// for all resources are named for what they do (model_reflect.go,
+// identity.go, list_helpers.go, job_action.go). Tests sit beside each file.
+// Things are instance, volume, lease (berth_reservation),
+// node_reservation, node and nodes.
 package provider
 
 import (

@@ -73,10 +73,14 @@ func TestVolumeSameSettings_everyFieldCounts(t *testing.T) {
 			t.Errorf("volumeComputed names %q, which volumeModel does not have", c)
 		}
 	}
-	// And every schema attribute is in the model.
-	for name := range volumeSchema(t.Context()).Attributes {
+	// And every schema attribute is in the model, and volumeComputed names
+	// exactly those only Nomad sets.
+	for name, a := range volumeSchema(t.Context()).Attributes {
 		if !slices.Contains(tags, name) {
 			t.Errorf("schema attribute %q missing from volumeModel", name)
+		}
+		if onlyNomad := a.IsComputed() && !a.IsOptional(); onlyNomad != slices.Contains(volumeComputed, name) {
+			t.Errorf("schema attribute %q: computed only = %v, but volumeComputed lists it = %v", name, onlyNomad, !onlyNomad)
 		}
 	}
 }

@@ -1,0 +1,204 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+)
+
+// A service's secret_env_wo is write-only: the framework gives it to berth
+// in the configuration only (plan and state hold null). berth writes it to
+// the task's Nomad Variable whenever secret_env_wo_version is new or
+// changed, before the job is registered (the task's template waits for the
+// Variable), and deletes the Variable once no job version berth registers
+// reads it any more. See instance.SecretEnvPath and DESIGN.md ("Secrets").
+
+// minMaskedSecret is the shortest secret value masked in log lines:
+// masking one or two characters would garble every line and hide nothing
+// (berth never logs the values; masking is a second guard).
+const minMaskedSecret = 4
+
+// secretEnvConfig reads each service's secret_env_wo from the
+// configuration; services without one are absent.
+func secretEnvConfig(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics) map[string]map[string]string {
+	var services types.Map
+	diags.Append(cfg.GetAttribute(ctx, path.Root("services"), &services)...)
+	out := map[string]map[string]string{}
+	if diags.HasError() || services.IsNull() || services.IsUnknown() {
+		return out
+	}
+	for name, v := range services.Elements() {
+		obj, ok := v.(types.Object)
+		if !ok || obj.IsNull() || obj.IsUnknown() {
+			continue
+		}
+		secrets, ok := obj.Attributes()["secret_env_wo"].(types.Map)
+		if !ok || secrets.IsNull() || secrets.IsUnknown() {
+			continue
+		}
+		values := map[string]string{}
+		diags.Append(secrets.ElementsAs(ctx, &values, false)...)
+		out[name] = values
+	}
+	return out
+}
+
+// validateSecretEnvConfig checks what only the configuration shows, since
+// the plan never holds secret_env_wo: it goes with secret_env_wo_version,
+// and it is not empty (Nomad refuses an empty Variable). Unknown values
+// are checked when they are known.
+func validateSecretEnvConfig(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics) {
+	var services types.Map
+	diags.Append(cfg.GetAttribute(ctx, path.Root("services"), &services)...)
+	if diags.HasError() || services.IsNull() || services.IsUnknown() {
+		return
+	}
+	for name, v := range services.Elements() {
+		obj, ok := v.(types.Object)
+		if !ok || obj.IsNull() || obj.IsUnknown() {
+			continue
+		}
+		secrets, _ := obj.Attributes()["secret_env_wo"].(types.Map)
+		version, _ := obj.Attributes()["secret_env_wo_version"].(types.Int64)
+		at := path.Root("services").AtMapKey(name)
+		switch {
+		case !secrets.IsNull() && version.IsNull():
+			diags.AddAttributeError(at.AtName("secret_env_wo_version"), "Missing secret_env_wo_version",
+				"secret_env_wo is write-only, so Terraform cannot tell when it changes: set secret_env_wo_version with it "+
+					"(for example 1), and change the version whenever the secrets change.")
+		case secrets.IsNull() && !version.IsNull():
+			diags.AddAttributeError(at.AtName("secret_env_wo"), "Missing secret_env_wo",
+				"secret_env_wo_version is set but secret_env_wo is not: set both, or remove both to delete the service's secrets.")
+		case !secrets.IsUnknown() && !secrets.IsNull() && len(secrets.Elements()) == 0:
+			diags.AddAttributeError(at.AtName("secret_env_wo"), "No secrets",
+				"secret_env_wo is empty, and Nomad keeps no empty Variable: give at least one variable, or remove secret_env_wo "+
+					"and secret_env_wo_version.")
+		}
+	}
+}
+
+// writeSecretEnv writes the Variables of want's services whose secrets are
+// new or have a new version (or a new path) compared with had (nil when
+// creating), before the job is registered. It returns what it wrote, also
+// on failure, so a create that fails can delete it again.
+func (r *instanceResource) writeSecretEnv(ctx context.Context, cfg tfsdk.Config, want instance.Spec, had *instance.Spec,
+	diags *diag.Diagnostics) ([]instance.SecretEnvRef, bool) {
+	refs := instance.SecretEnvPaths(want)
+	if len(refs) == 0 {
+		return nil, true
+	}
+	old := map[string]int{}
+	if had != nil {
+		for _, ref := range instance.SecretEnvPaths(*had) {
+			old[ref.Path] = ref.Version
+		}
+	}
+	values := secretEnvConfig(ctx, cfg, diags)
+	if diags.HasError() {
+		return nil, false
+	}
+	var masked []string
+	for _, vs := range values {
+		for _, v := range vs {
+			if len(v) >= minMaskedSecret {
+				masked = append(masked, v)
+			}
+		}
+	}
+	ctx = tflog.MaskMessageStrings(ctx, masked...)
+	ctx = tflog.MaskAllFieldValuesStrings(ctx, masked...)
+	var written []instance.SecretEnvRef
+	for _, name := range slices.Sorted(maps.Keys(refs)) {
+		ref := refs[name]
+		if v, ok := old[ref.Path]; ok && v == ref.Version {
+			continue
+		}
+		items, ok := values[name]
+		if !ok || len(items) == 0 {
+			diags.AddAttributeError(path.Root("services").AtMapKey(name).AtName("secret_env_wo"), "Missing secret_env_wo",
+				"secret_env_wo_version changed, but the configuration gives no secret_env_wo to write.")
+			return written, false
+		}
+		if err := r.data.Nomad.PutSecretEnv(ctx, want.Namespace, ref.Path, items); err != nil {
+			addNomadError(diags, fmt.Sprintf("Could not write the secrets of service %q", name), err)
+			return written, false
+		}
+		tflog.Info(ctx, "Wrote secrets Variable", map[string]any{"path": ref.Path, "namespace": want.Namespace,
+			"version": ref.Version, "variables": len(items)})
+		written = append(written, ref)
+	}
+	return written, true
+}
+
+// dropSecretEnv deletes the Variables had's services used that want's do
+// not (all of them when want is nil), once the job berth registered no
+// longer reads them. A Variable that cannot be deleted is a warning when
+// the job was updated (the secrets it held stay in Nomad until deleted by
+// hand) and an error on destroy, which then runs again.
+func (r *instanceResource) dropSecretEnv(ctx context.Context, had instance.Spec, want *instance.Spec, diags *diag.Diagnostics) {
+	keep := map[string]bool{}
+	if want != nil {
+		for _, ref := range instance.SecretEnvPaths(*want) {
+			keep[ref.Path] = true
+		}
+	}
+	refs := instance.SecretEnvPaths(had)
+	for _, name := range slices.Sorted(maps.Keys(refs)) {
+		ref := refs[name]
+		if keep[ref.Path] {
+			continue
+		}
+		r.deleteSecretEnv(ctx, had.Namespace, []instance.SecretEnvRef{ref}, want != nil, diags)
+	}
+}
+
+// deleteSecretEnv deletes the Variables at refs.
+func (r *instanceResource) deleteSecretEnv(ctx context.Context, namespace string, refs []instance.SecretEnvRef, warn bool, diags *diag.Diagnostics) {
+	for _, ref := range refs {
+		err := r.data.Nomad.DeleteSecretEnv(ctx, namespace, ref.Path)
+		if err == nil {
+			tflog.Info(ctx, "Deleted secrets Variable", map[string]any{"path": ref.Path, "namespace": namespace})
+			continue
+		}
+		summary := "Could not delete a secrets Variable"
+		detail := fmt.Sprintf("%v\n\nThe Variable still holds the secrets; delete it with `nomad var purge -namespace=%s %s`.", err, namespace, ref.Path)
+		if warn {
+			diags.AddWarning(summary, detail)
+		} else {
+			diags.AddError(summary, detail)
+		}
+	}
+}
+
+// forgetMissingSecretEnv reads as unset the secret version of each service
+// of live whose Variable is gone from Nomad (deleted by hand), so the plan
+// shows an update that writes it again: a task restarted meanwhile would
+// wait for it. One list request, and only for instances with secrets. When
+// Nomad cannot list them, live is left as it is.
+func (r *instanceResource) forgetMissingSecretEnv(ctx context.Context, live *instance.Spec) {
+	refs := instance.SecretEnvPaths(*live)
+	if len(refs) == 0 {
+		return
+	}
+	present, err := r.data.Nomad.SecretEnvPathsUnder(ctx, live.Namespace, instance.SecretEnvPath(live.Name, live.TaskGroup(), ""))
+	if err != nil {
+		tflog.Warn(ctx, "Could not check the instance's secrets Variables", map[string]any{"error": err.Error()})
+		return
+	}
+	for name, ref := range refs {
+		if !present[ref.Path] {
+			svc := live.Services[name]
+			svc.SecretEnvVersion = nil
+			live.Services[name] = svc
+		}
+	}
+}

@@ -1,0 +1,372 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-version"
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+)
+
+// TestAccInstanceSecret_writeOnly drives the terraform CLI with the
+// provider binary at TF_LOG=TRACE: a secret given through secret_env_wo
+// (from an ephemeral variable) reaches the task's environment (the task
+// writes $SECRET to local/out, read back through Nomad's filesystem API),
+// and the secret appears nowhere in terraform.tfstate, `terraform show
+// -json`, the plan output or the TRACE log, which does hold berth's
+// request writing the Variable (written before the job's registration,
+// by Nomad's indexes).
+// Bumping the version rotates the secret in the task; destroy deletes the
+// Variable.
+func TestAccInstanceSecret_writeOnly(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	skipBelowTerraform(t, tfversion.Version1_11_0)
+	name := "berth-acc-secret-" + randomHex(3)
+	bin := buildProviderBinary(t)
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "trace.log")
+	varPath := instance.SecretEnvPath(name, instance.GroupName, "app")
+	baseEnv := append(cleanEnv(), "NOMAD_ADDR="+os.Getenv("NOMAD_ADDR"), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
+		"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1",
+		"TF_LOG=TRACE", "TF_LOG_PATH="+logFile)
+	// Each secret has a space and a quote, and a random core to search for.
+	tokens := []string{"tok" + randomHex(8), "tok" + randomHex(8)}
+	secretOf := func(i int) string { return fmt.Sprintf(`pa ss "%s" end`, tokens[i]) }
+	env := func(i int) []string { return append(append([]string{}, baseEnv...), "TF_VAR_secret="+secretOf(i)) }
+	write := func(version int) {
+		writeFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
+terraform {
+  required_providers {
+    berth = { source = "berthhq/berth" }
+  }
+}
+variable "secret" {
+  type      = string
+  ephemeral = true
+}
+resource "berth_instance" "t" {
+  name   = %q
+  update = { min_healthy_time = "1s", healthy_deadline = "1m", progress_deadline = "2m" }
+  services = {
+    app = {
+      driver  = "raw_exec"
+      command = "/bin/sh"
+      args    = ["-c", "printf '%%s' \"$SECRET\" > local/out; exec sleep 3600"]
+      cpu     = 50
+      memory  = 32
+      secret_env_wo         = { SECRET = var.secret }
+      secret_env_wo_version = %d
+    }
+  }
+}
+`, name, version))
+	}
+	c := testNomad(t)
+	t.Cleanup(func() {
+		runTerraformAllowFail(dir, env(1), "destroy", "-auto-approve", "-input=false", "-no-color")
+		_, _, _ = c.Jobs().Deregister(name, true, nil)
+		_, _ = c.Variables().Delete(varPath, nil)
+	})
+
+	var outputs []string // every CLI output, searched for the secrets at the end
+	run := func(i int, args ...string) string {
+		t.Helper()
+		out := runTerraform(t, dir, env(i), args...)
+		outputs = append(outputs, out)
+		return out
+	}
+
+	write(1)
+	plan := run(0, "plan", "-input=false", "-no-color")
+	if !strings.Contains(plan, "secret_env_wo") {
+		t.Fatalf("the plan does not show the write-only attribute at all:\n%s", plan)
+	}
+	run(0, "apply", "-auto-approve", "-input=false", "-no-color")
+	waitForSecretFile(t, name, 0, secretOf(0))
+	v, _, err := c.Variables().Read(varPath, nil)
+	if err != nil {
+		t.Fatalf("reading the secrets Variable %s: %v", varPath, err)
+	}
+	if len(v.Items) != 1 || v.Items["SECRET"] != secretOf(0) {
+		t.Errorf("the Variable holds %d items (SECRET matches: %v), want exactly SECRET", len(v.Items), v.Items["SECRET"] == secretOf(0))
+	}
+	if job, _, err := c.Jobs().Info(name, nil); err != nil {
+		t.Fatal(err)
+	} else if v.CreateIndex >= *job.CreateIndex {
+		t.Errorf("the Variable was created at index %d, after the job (%d): it must exist before the job is registered", v.CreateIndex, *job.CreateIndex)
+	}
+
+	shown := run(0, "show", "-json")
+	var st struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Values struct {
+						Services map[string]map[string]any `json:"services"`
+					} `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(shown), &st); err != nil || len(st.Values.RootModule.Resources) != 1 {
+		t.Fatalf("terraform show -json: %v\n%s", err, shown)
+	}
+	app := st.Values.RootModule.Resources[0].Values.Services["app"]
+	if app["secret_env_wo"] != nil || fmt.Sprint(app["secret_env_wo_version"]) != "1" {
+		t.Errorf("state has secret_env_wo = %v, secret_env_wo_version = %v; want null and 1", app["secret_env_wo"] != nil, app["secret_env_wo_version"])
+	}
+	if out, err := terraformOutput(dir, env(0), "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+		outputs = append(outputs, out)
+		t.Fatalf("the plan after apply is not empty (%v):\n%s", err, out)
+	} else {
+		outputs = append(outputs, out)
+	}
+	before, _, err := c.Jobs().Info(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Rotate: a new value with a new version.
+	write(2)
+	plan = run(1, "plan", "-input=false", "-no-color")
+	if !strings.Contains(plan, "secret_env_wo_version") || !strings.Contains(plan, "1 to change") {
+		t.Fatalf("the plan does not update the version:\n%s", plan)
+	}
+	run(1, "apply", "-auto-approve", "-input=false", "-no-color")
+	after, _, err := c.Jobs().Info(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _, err := c.Variables().Read(varPath, nil); err != nil {
+		t.Fatal(err)
+	} else if v.ModifyIndex >= *after.JobModifyIndex {
+		t.Errorf("the Variable was rewritten at index %d, after the job's registration (%d)", v.ModifyIndex, *after.JobModifyIndex)
+	}
+	if *after.Version <= *before.Version {
+		t.Errorf("job version %d after the rotation, was %d: the allocations were not replaced", *after.Version, *before.Version)
+	}
+	waitForSecretFile(t, name, *after.Version, secretOf(1))
+
+	run(1, "destroy", "-auto-approve", "-input=false", "-no-color")
+	if _, _, err := c.Variables().Read(varPath, nil); !errors.Is(err, api.ErrVariablePathNotFound) && !isNotFound(err) {
+		t.Errorf("the secrets Variable after destroy: %v; want it deleted", err)
+	}
+	if _, _, err := c.Jobs().Info(name, nil); !isNotFound(err) {
+		t.Errorf("job after destroy: %v; want it purged", err)
+	}
+
+	// Nowhere: state file, show -json, plans, TRACE log (and every other output).
+	stateFile, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	backup, _ := os.ReadFile(filepath.Join(dir, "terraform.tfstate.backup"))
+	trace, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRE := regexp.MustCompile(`Nomad API request.*method=PUT.*path=/v1/var/` + regexp.QuoteMeta(varPath) + `\b`)
+	if !writeRE.Match(trace) {
+		t.Fatalf("the TRACE log (%d bytes) has no request writing %s; the test would prove nothing", len(trace), varPath)
+	}
+	places := map[string]string{"terraform.tfstate": string(stateFile), "terraform.tfstate.backup": string(backup),
+		"show -json": shown, "the TRACE log": string(trace), "the CLI output": strings.Join(outputs, "\n")}
+	for what, text := range places {
+		for _, tok := range tokens {
+			if n := strings.Count(text, tok); n > 0 {
+				t.Errorf("the secret appears %d times in %s", n, what)
+			}
+		}
+	}
+}
+
+// waitForSecretFile waits until a running allocation of job at version
+// (or later) has written want to local/out.
+func waitForSecretFile(t *testing.T, job string, minVersion uint64, want string) {
+	t.Helper()
+	c := testNomad(t)
+	waitFor(t, "the task to write its secret to local/out", 2*time.Minute, func() (bool, error) {
+		stubs, _, err := c.Jobs().Allocations(job, false, nil)
+		if err != nil {
+			return false, err
+		}
+		for _, s := range stubs {
+			if s.ClientStatus != "running" || s.JobVersion < minVersion {
+				continue
+			}
+			alloc, _, err := c.Allocations().Info(s.ID, nil)
+			if err != nil {
+				return false, err
+			}
+			rc, err := c.AllocFS().Cat(alloc, "app/local/out", nil)
+			if err != nil {
+				return false, err
+			}
+			got, err := io.ReadAll(rc)
+			_ = rc.Close()
+			if err != nil {
+				return false, err
+			}
+			if string(got) == want {
+				return true, nil
+			}
+			return false, fmt.Errorf("allocation %s has %d bytes in local/out, not the expected secret", s.ID[:8], len(got))
+		}
+		return false, fmt.Errorf("no running allocation of version %d yet", minVersion)
+	})
+}
+
+// skipBelowTerraform skips a test that drives the CLI itself when the CLI
+// is older than minimum (resource.Test does this with TerraformVersionChecks).
+func skipBelowTerraform(t *testing.T, minimum *version.Version) {
+	t.Helper()
+	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if bin == "" {
+		bin = "terraform"
+	}
+	raw, err := exec.Command(bin, "version", "-json").Output()
+	if err != nil {
+		t.Fatalf("terraform version: %v", err)
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("terraform version -json: %v", err)
+	}
+	got, err := version.NewVersion(v.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp tfversion.CheckTerraformVersionResponse
+	tfversion.SkipBelow(minimum).CheckTerraformVersion(context.Background(), tfversion.CheckTerraformVersionRequest{TerraformVersion: got}, &resp)
+	if resp.Skip != "" {
+		t.Skip(resp.Skip)
+	}
+	if resp.Error != nil {
+		t.Fatal(resp.Error)
+	}
+}
+
+// expectSecretEnv checks in Nomad whether the app task renders berth's
+// secrets (template and version meta) and whether its Variable exists.
+func expectSecretEnv(t *testing.T, name string, want bool) resource.TestCheckFunc {
+	return withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+		task := appTask(job)
+		var tmpl *api.Template
+		for _, tm := range task.Templates {
+			if instance.IsSecretEnvTemplate(tm) {
+				tmpl = tm
+			}
+		}
+		_, hasMeta := task.Meta[instance.MetaSecretEnvVersion]
+		path := instance.SecretEnvPath(name, instance.GroupName, "app")
+		_, _, err := testNomad(t).Variables().Read(path, nil)
+		exists := err == nil
+		if err != nil && !errors.Is(err, api.ErrVariablePathNotFound) && !isNotFound(err) {
+			return fmt.Errorf("reading the Variable %s: %v", path, err)
+		}
+		if (tmpl != nil) != want || hasMeta != want || exists != want {
+			return fmt.Errorf("secret template %v, version meta %v, Variable %v; want all %v", tmpl != nil, hasMeta, exists, want)
+		}
+		return nil
+	})
+}
+
+// TestAccInstanceSecret_driftImportRemove: an instance with secrets
+// imports with an empty plan (its version read from the task's meta),
+// berth's template removed in Nomad (or its Variable deleted) shows as a
+// planned update of secret_env_wo_version that puts it back, and removing
+// the secrets deletes the Variable and the template.
+func TestAccInstanceSecret_driftImportRemove(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	name := testInstanceName(t)
+	withSecrets := instanceConfig{name: name, app: `secret_env_wo = { TOKEN = "not-in-state" }
+      secret_env_wo_version = 7`}.String()
+	version := tfjsonpath.New("services").AtMapKey("app").AtMapKey("secret_env_wo_version")
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkInstanceDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: withSecrets,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(instanceAddr, version, knownvalue.Int64Exact(7)),
+					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("services").AtMapKey("app").AtMapKey("secret_env_wo"), knownvalue.Null()),
+				},
+				Check: expectSecretEnv(t, name, true),
+			},
+			{
+				ResourceName:                         instanceAddr,
+				ImportState:                          true,
+				ImportStateId:                        "default/" + name,
+				ImportStateVerify:                    true,
+				ImportStateVerifyIdentifierAttribute: "id",
+				ImportStateVerifyIgnore:              []string{"timeouts", "deployment_id", "deployment_status"},
+			},
+			{
+				// berth's template removed in Nomad: the version reads unset.
+				PreConfig: mutateJob(t, name, func(j *api.Job) {
+					appTask(j).Templates = nil
+				}),
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check:              resource.TestCheckNoResourceAttr(instanceAddr, "services.app.secret_env_wo_version"),
+			},
+			{
+				Config: withSecrets,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(instanceAddr, version, knownvalue.Int64Exact(7)),
+				}},
+				Check: expectSecretEnv(t, name, true),
+			},
+			{
+				// The Variable deleted by hand: the version reads unset too.
+				PreConfig: func() {
+					if _, err := testNomad(t).Variables().Delete(instance.SecretEnvPath(name, instance.GroupName, "app"), nil); err != nil {
+						t.Fatal(err)
+					}
+				},
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check:              resource.TestCheckNoResourceAttr(instanceAddr, "services.app.secret_env_wo_version"),
+			},
+			{
+				Config: withSecrets,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: expectSecretEnv(t, name, true),
+			},
+			{
+				Config: instanceConfig{name: name}.String(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: expectSecretEnv(t, name, false),
+			},
+		},
+	})
+}
