@@ -158,6 +158,7 @@ func buildTask(instance, name string, svc Service) *api.Task {
 	if svc.Check != nil {
 		task.Services = []*api.Service{buildService(instance, name, svc.Check)}
 	}
+	task.Services = append(task.Services, buildRegistrations(svc.Registrations)...)
 	buildTaskPolicies(svc, task)
 	buildFiles(svc, task)
 	return task

@@ -70,6 +70,10 @@ func (d *differ) walk(at string, a, b reflect.Value) {
 				d.val(join(at, name), pointerText(a.Field(i)), pointerText(b.Field(i)))
 				continue
 			}
+			if f.Tag.Get("diff") == "elements" && a.Field(i).Len() == b.Field(i).Len() {
+				d.walkElements(join(at, name), a.Field(i), b.Field(i))
+				continue
+			}
 			d.walk(join(at, name), a.Field(i), b.Field(i))
 		}
 		return
@@ -112,6 +116,14 @@ func (d *differ) walkMap(at string, a, b reflect.Value) {
 		default:
 			d.val(p, optionalText(va), optionalText(vb))
 		}
+	}
+}
+
+// walkElements compares two lists of the same length element by element
+// (fields tagged `diff:"elements"`), naming each element by its index.
+func (d *differ) walkElements(at string, a, b reflect.Value) {
+	for i := range a.Len() {
+		d.walk(fmt.Sprintf("%s[%d]", at, i), a.Index(i), b.Index(i))
 	}
 }
 

@@ -149,7 +149,9 @@ func simulateNomad(t *testing.T, job *api.Job) *api.Job {
 			for _, s := range task.Services {
 				s.TaskName = task.Name
 				for i := range s.Checks {
-					s.Checks[i].Name = `service: "` + s.Name + `" check`
+					if s.Checks[i].Name == "" {
+						s.Checks[i].Name = `service: "` + s.Name + `" check`
+					}
 					s.Checks[i].TaskName = task.Name
 				}
 			}

@@ -237,7 +237,7 @@ func (r *reader) readTask(instance string, t *api.Task) Service {
 		svc.MemoryMax = deref(res.MemoryMaxMB)
 	}
 	r.checkTask(t)
-	svc.Check = r.readService(instance, t)
+	svc.Check, svc.Registrations = r.readServices(instance, t)
 	r.readFiles(&svc, t)
 	return svc
 }
@@ -292,50 +292,6 @@ func (r *reader) readConfig(t *api.Task, svc *Service) {
 		delete(rest, "args")
 	}
 	svc.Config = cloneMap(rest)
-}
-
-// readService reads the single Nomad-native service berth declares per task.
-func (r *reader) readService(instance string, t *api.Task) *Check {
-	if len(t.Services) == 0 {
-		return nil
-	}
-	if len(t.Services) > 1 {
-		r.add("task %q has %d services (berth supports one per task)", t.Name, len(t.Services))
-	}
-	s := t.Services[0]
-	if s == nil {
-		return nil
-	}
-	if s.Provider != providerNomad {
-		provider := s.Provider
-		if provider == "" {
-			provider = "consul"
-		}
-		r.add("task %q has a service with provider %q (berth uses %q)", t.Name, provider, providerNomad)
-	}
-	if want := ServiceName(instance, t.Name); s.Name != want {
-		r.add("task %q service is named %q (berth names it %q)", t.Name, s.Name, want)
-	}
-	if len(s.Tags) > 0 || len(s.CanaryTags) > 0 {
-		r.add("task %q service has tags", t.Name)
-	}
-	if len(s.Checks) != 1 {
-		r.add("task %q service has %d checks (berth supports exactly one)", t.Name, len(s.Checks))
-		return nil
-	}
-	c := s.Checks[0]
-	if !slices.Contains(CheckTypes(), c.Type) {
-		r.add("task %q has a %q check (berth supports %s)", t.Name, c.Type, strings.Join(CheckTypes(), ", "))
-	}
-	port := c.PortLabel
-	if port == "" {
-		port = s.PortLabel
-	}
-	check := &Check{Type: c.Type, Port: port, Interval: c.Interval, Timeout: c.Timeout}
-	if c.Type == "http" {
-		check.Path = c.Path
-	}
-	return check
 }
 
 // userMeta drops berth's own keys, which are not part of the user's meta.

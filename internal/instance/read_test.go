@@ -148,16 +148,10 @@ func TestSpecFromJobUnsupported(t *testing.T) {
 			`task "web" disables log collection`},
 		{"group shutdown delay", func(j *api.Job) { j.TaskGroups[0].ShutdownDelay = ptr(time.Second) },
 			`group sets a shutdown_delay`},
-		{"two services", func(j *api.Job) {
-			web := task(j, "web")
-			web.Services = append(web.Services, web.Services[0])
-		}, `task "web" has 2 services`},
-		{"consul service", func(j *api.Job) { task(j, "web").Services[0].Provider = "consul" },
-			`task "web" has a service with provider "consul"`},
-		{"renamed service", func(j *api.Job) { task(j, "web").Services[0].Name = "shop" },
-			`task "web" service is named "shop"`},
-		{"script check", func(j *api.Job) { task(j, "web").Services[0].Checks[0].Type = "script" },
-			`task "web" has a "script" check`},
+		{"connect service", func(j *api.Job) { task(j, "web").Services[0].Connect = &api.ConsulConnect{Native: true} },
+			`task "web" service "shop-web" uses Consul Connect`},
+		{"service of another task", func(j *api.Job) { task(j, "web").Services[0].TaskName = "db" },
+			`task "web" service "shop-web" names task "db"`},
 		{"task network", func(j *api.Job) {
 			task(j, "web").Resources.Networks = []*api.NetworkResource{{}}
 		}, `task "web" has task-level networks`},

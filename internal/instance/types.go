@@ -145,6 +145,9 @@ type Service struct {
 	// list in order, and reordering it would show up as a difference.
 	Mounts []Mount `tf:"mounts"`
 	Check  *Check  `tf:"check"`
+	// Registrations are the task's service registrations (registrations.go);
+	// Check is their shorthand, and the two are never both set.
+	Registrations []Registration `tf:"registrations" diff:"elements"`
 
 	// Policies are the task's lifecycle settings (policies.go); nil, like
 	// each setting inside, means Nomad's defaults.
@@ -275,6 +278,7 @@ func normalizeService(svc Service) Service {
 	svc.Env = cloneMap(svc.Env)
 	svc.Ports = cloneMap(svc.Ports)
 	svc.Mounts = cloneSlice(svc.Mounts)
+	svc.Registrations = normalizeRegistrations(svc.Registrations)
 	svc.Templates, svc.Artifacts = normalizeTemplates(svc.Templates), normalizeArtifacts(svc.Artifacts)
 	if svc.Policies != nil {
 		tp := *svc.Policies

@@ -69,7 +69,7 @@ func ManualPromotion(s Spec) bool {
 // hasChecks reports whether any service of s has a check.
 func hasChecks(s Spec) bool {
 	for _, svc := range s.Services {
-		if svc.Check != nil {
+		if svc.Check != nil || hasRegistrationChecks(svc) {
 			return true
 		}
 	}

@@ -129,6 +129,7 @@ func (v *validator) services(s Spec) {
 		}
 	}
 
+	v.registrations(s, portOwner)
 	for _, name := range sortedKeys(s.Services) {
 		c := s.Services[name].Check
 		if c == nil {

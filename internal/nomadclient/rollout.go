@@ -195,7 +195,7 @@ func (c *Client) deploymentFailure(ctx context.Context, namespace, jobID string,
 		re.Details = append(re.Details, "could not read the deployment's allocations: "+err.Error())
 		return re
 	}
-	re.Details = FailedTaskEvents(allocs)
+	re.Details = append(FailedTaskEvents(allocs), c.failingChecks(ctx, namespace, allocs)...)
 	return re
 }
 

@@ -290,8 +290,9 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 			}},
 		},
 		"check": schema.SingleNestedAttribute{
-			Optional:            true,
-			MarkdownDescription: "A health check on a Nomad-native service registration for this task; deployments then wait for it to pass.",
+			Optional: true,
+			MarkdownDescription: "A health check on a Nomad-native service registration for this task; deployments then wait for it to pass. " +
+				"Shorthand for one registration named `<instance>-<service>` on `port` with this one check; conflicts with `registrations`.",
 			Attributes: map[string]schema.Attribute{
 				"type": schema.StringAttribute{Required: true, MarkdownDescription: "Check type: " + backtickList(instance.CheckTypes()) + ".",
 					Validators: []validator.String{stringvalidator.OneOf(instance.CheckTypes()...)}},
@@ -303,6 +304,7 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 		},
 	}
 	maps.Copy(attrs, servicePolicyAttributes())
+	attrs["registrations"] = registrationsAttribute()
 	maps.Copy(attrs, fileAttributes())
 	maps.Copy(attrs, secretEnvAttributes())
 	return attrs
