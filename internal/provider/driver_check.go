@@ -76,14 +76,14 @@ type driverAt struct {
 }
 
 // instanceDrivers reads services[*].driver.
-func instanceDrivers(ctx context.Context, p tfsdk.Plan) map[string]driverAt {
-	var services types.Map
-	if p.GetAttribute(ctx, path.Root("services"), &services).HasError() || services.IsNull() || services.IsUnknown() {
+func instanceDrivers(_ context.Context, p tfsdk.Plan) map[string]driverAt {
+	services, ok := rawElements(rawAttr(p.Raw, "services"))
+	if !ok {
 		return nil
 	}
 	out := map[string]driverAt{}
-	for name, v := range services.Elements() {
-		if d, ok := knownString(objectAttr(v, "driver")); ok && d != "" {
+	for name, svc := range services {
+		if d, ok := rawString(rawAttr(svc, "driver")); ok && d != "" {
 			out[name] = driverAt{at: path.Root("services").AtMapKey(name).AtName("driver"), driver: d}
 		}
 	}
@@ -99,13 +99,6 @@ func leaseDrivers(ctx context.Context, p tfsdk.Plan) map[string]driverAt {
 	}
 	if v, ok := knownString(d); ok && v != "" {
 		return map[string]driverAt{"workload": {at: at, driver: v}}
-	}
-	return nil
-}
-
-func objectAttr(v attr.Value, name string) attr.Value {
-	if o, ok := v.(types.Object); ok && !o.IsNull() && !o.IsUnknown() {
-		return o.Attributes()[name]
 	}
 	return nil
 }

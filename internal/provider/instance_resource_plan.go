@@ -61,6 +61,9 @@ func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 // (replicas × its services' resources) fits in its node reservation,
 // whenever the reservation or the charge changes.
 func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if reservation := rawAttr(resp.Plan.Raw, "node_reservation"); reservation.IsNull() || !reservation.IsKnown() {
+		return // not placed into a node reservation: nothing to check
+	}
 	var plan instanceModel
 	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || plan.NodeReservation.IsNull() || plan.NodeReservation.IsUnknown() {

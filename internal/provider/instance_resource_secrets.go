@@ -56,19 +56,14 @@ func secretEnvConfig(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnost
 // the plan never holds secret_env_wo: it goes with secret_env_wo_version,
 // and it is not empty (Nomad refuses an empty Variable). Unknown values
 // are checked when they are known.
-func validateSecretEnvConfig(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics) {
-	var services types.Map
-	diags.Append(cfg.GetAttribute(ctx, path.Root("services"), &services)...)
-	if diags.HasError() || services.IsNull() || services.IsUnknown() {
-		return
-	}
-	for name, v := range services.Elements() {
-		obj, ok := v.(types.Object)
-		if !ok || obj.IsNull() || obj.IsUnknown() {
+func validateSecretEnvConfig(_ context.Context, cfg tfsdk.Config, diags *diag.Diagnostics) {
+	services, _ := rawElements(rawAttr(cfg.Raw, "services"))
+	for name, svc := range services {
+		if !svc.IsKnown() || svc.IsNull() {
 			continue
 		}
-		secrets, _ := obj.Attributes()["secret_env_wo"].(types.Map)
-		version, _ := obj.Attributes()["secret_env_wo_version"].(types.Int64)
+		secrets, version := rawAttr(svc, "secret_env_wo"), rawAttr(svc, "secret_env_wo_version")
+		elems, known := rawElements(secrets)
 		at := path.Root("services").AtMapKey(name)
 		switch {
 		case !secrets.IsNull() && version.IsNull():
@@ -78,7 +73,7 @@ func validateSecretEnvConfig(ctx context.Context, cfg tfsdk.Config, diags *diag.
 		case secrets.IsNull() && !version.IsNull():
 			diags.AddAttributeError(at.AtName("secret_env_wo"), "Missing secret_env_wo",
 				"secret_env_wo_version is set but secret_env_wo is not: set both, or remove both to delete the service's secrets.")
-		case !secrets.IsUnknown() && !secrets.IsNull() && len(secrets.Elements()) == 0:
+		case known && len(elems) == 0:
 			diags.AddAttributeError(at.AtName("secret_env_wo"), "No secrets",
 				"secret_env_wo is empty, and Nomad keeps no empty Variable: give at least one variable, or remove secret_env_wo "+
 					"and secret_env_wo_version.")

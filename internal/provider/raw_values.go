@@ -1,0 +1,47 @@
+package provider
+
+import "github.com/hashicorp/terraform-plugin-go/tftypes"
+
+// Plan-time checks that look at a few fields of berth_instance read them
+// from the raw Terraform value. Converting the whole object (or all of
+// services) into framework values first costs time in proportion to the
+// schema, on every instance of every plan (see DESIGN, "Where a plan's time
+// goes").
+
+// rawAttr follows object attribute names from v. It returns a null value
+// of no type when a step is missing, null, unknown or not an object, so
+// callers test the result with IsNull / IsKnown as usual.
+func rawAttr(v tftypes.Value, names ...string) tftypes.Value {
+	for _, name := range names {
+		attrs, ok := rawElements(v)
+		if !ok {
+			return tftypes.Value{}
+		}
+		if v, ok = attrs[name]; !ok {
+			return tftypes.Value{}
+		}
+	}
+	return v
+}
+
+// rawElements returns the elements of a known, non-null map or the
+// attributes of a known, non-null object.
+func rawElements(v tftypes.Value) (map[string]tftypes.Value, bool) {
+	if v.Type() == nil || !v.IsKnown() || v.IsNull() {
+		return nil, false
+	}
+	var out map[string]tftypes.Value
+	if !v.Type().Is(tftypes.Map{}) && !v.Type().Is(tftypes.Object{}) || v.As(&out) != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// rawString returns a known, non-null string.
+func rawString(v tftypes.Value) (string, bool) {
+	var s string
+	if v.Type() == nil || !v.Type().Is(tftypes.String) || !v.IsKnown() || v.IsNull() || v.As(&s) != nil {
+		return "", false
+	}
+	return s, true
+}
