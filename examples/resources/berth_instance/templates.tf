@@ -21,7 +21,7 @@ resource "berth_instance" "web" {
 
       templates = [
         {
-          # $${ is a literal ${ in Terraform; Nomad's own syntax is {{ }}.
+          # Nomad's template syntax is {{ }}, which Terraform leaves alone.
           data        = <<-EOT
             {{ with nomadVar "nomad/jobs/web" }}
             listen    = "{{ .listen }}"
