@@ -21,7 +21,7 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 	}
 	validateJobTypeConfig(&m, &resp.Diagnostics)
 	validateSecretEnvConfig(ctx, req.Config, &resp.Diagnostics)
-	if anyUnknown(m.Services, m.Update, m.Volumes, m.Policies) {
+	if !rawFullyKnown(req.Config.Raw, "services", "update", "volumes", "policies") {
 		// toSpec would read an unknown policy field as unset (Nomad's
 		// default), and the cross-field checks would judge that default.
 		return // checked again at apply, when every value is known

@@ -45,3 +45,14 @@ func rawString(v tftypes.Value) (string, bool) {
 	}
 	return s, true
 }
+
+// rawFullyKnown reports whether the named attributes of v hold no unknown
+// value anywhere inside (anyUnknown for the raw value, without converting).
+func rawFullyKnown(v tftypes.Value, names ...string) bool {
+	for _, name := range names {
+		if !rawAttr(v, name).IsFullyKnown() {
+			return false
+		}
+	}
+	return true
+}
