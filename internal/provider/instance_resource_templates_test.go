@@ -175,7 +175,8 @@ func TestAccInstanceTemplate_variable(t *testing.T) {
 
 // TestAccInstanceTemplate_driftAndImport: a template's data changed through
 // the HTTP API shows in the next plan at its attribute and the apply puts
-// it back; a job written by hand with a template and an artifact imports
+// it back; a job written by hand with templates, an artifact and two
+// services imports
 // with an empty plan.
 func TestAccInstanceTemplate_driftAndImport(t *testing.T) {
 	t.Parallel()
@@ -212,7 +213,8 @@ func TestAccInstanceTemplate_driftAndImport(t *testing.T) {
 		},
 	})
 
-	// A job written by hand, registered through the API.
+	// A job written by hand, registered through the API: templates, an
+	// artifact and two services in one task.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "tool") }))
 	t.Cleanup(srv.Close)
 	hand := testInstanceName(t)
@@ -222,7 +224,12 @@ func TestAccInstanceTemplate_driftAndImport(t *testing.T) {
 			Name: ptr("app"), Count: ptr(1),
 			Update: &api.UpdateStrategy{MaxParallel: ptr(1), MinHealthyTime: ptr(time.Second),
 				HealthyDeadline: ptr(30 * time.Second), ProgressDeadline: ptr(time.Minute)},
+			Networks: []*api.NetworkResource{{DynamicPorts: []api.Port{{Label: "http"}}}},
 			Tasks: []*api.Task{{
+				Services: []*api.Service{
+					{Name: hand + "-web", Provider: "nomad", PortLabel: "http", Tags: []string{"web"}},
+					{Name: hand + "-admin", Provider: "nomad", PortLabel: "http", Tags: []string{"admin"}},
+				},
 				Name: "app", Driver: "raw_exec",
 				Config:    map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
 				Resources: &api.Resources{CPU: ptr(50), MemoryMB: ptr(32)},
@@ -241,7 +248,7 @@ func TestAccInstanceTemplate_driftAndImport(t *testing.T) {
 	}
 	imported := fmt.Sprintf(`
 resource "berth_instance" "t" {
-  name     = %q
+  name     = %[1]q
   replicas = 1
   update   = { min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }
   services = {
@@ -255,7 +262,12 @@ resource "berth_instance" "t" {
         { data = "port={{ env \"NOMAD_ALLOC_ID\" }}", destination = "local/app.conf", change_mode = "signal", change_signal = "SIGUSR1", splay = "1s" },
         { data = "MODE=prod\n", destination = "local/app.env", env = true },
       ]
-      artifacts = [{ source = %q, mode = "file", destination = "local/bin/tool" }]
+      artifacts = [{ source = %[2]q, mode = "file", destination = "local/bin/tool" }]
+      ports     = { http = {} }
+      registrations = [
+        { name = "%[1]s-web", port = "http", tags = ["web"] },
+        { name = "%[1]s-admin", port = "http", tags = ["admin"] },
+      ]
     }
   }
 }`, hand, srv.URL+"/tool")
@@ -272,7 +284,8 @@ resource "berth_instance" "t" {
 				ImportStateCheck: func(states []*terraform.InstanceState) error {
 					attrs := states[0].Attributes
 					for k, want := range map[string]string{"services.app.templates.#": "2", "services.app.templates.0.change_signal": "SIGUSR1",
-						"services.app.templates.1.env": "true", "services.app.artifacts.0.mode": "file"} {
+						"services.app.templates.1.env": "true", "services.app.artifacts.0.mode": "file",
+						"services.app.registrations.#": "2", "services.app.registrations.1.tags.0": "admin"} {
 						if attrs[k] != want {
 							return fmt.Errorf("imported %s = %q, want %q", k, attrs[k], want)
 						}
