@@ -176,8 +176,7 @@ func TestAccInstanceTemplate_variable(t *testing.T) {
 // TestAccInstanceTemplate_driftAndImport: a template's data changed through
 // the HTTP API shows in the next plan at its attribute and the apply puts
 // it back; a job written by hand with templates, an artifact and two
-// services imports
-// with an empty plan.
+// services imports with an empty plan.
 func TestAccInstanceTemplate_driftAndImport(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
