@@ -205,46 +205,40 @@ func AbsorbDefaults(read, prior Spec) Spec {
 	out := read
 	jt := read.Type
 	was, p := prior.pol(), read.pol()
-	if was.Restart == nil && p.Restart != nil && equalPolicy(*p.Restart, DefaultRestart(jt)) {
-		p.Restart = nil
+	p.Restart = absorb(p.Restart, was.Restart, DefaultRestart(jt))
+	if d := DefaultReschedule(jt); d != nil {
+		p.Reschedule = absorb(p.Reschedule, was.Reschedule, *d)
 	}
-	if was.Reschedule == nil && p.Reschedule != nil {
-		if d := DefaultReschedule(jt); d != nil && equalPolicy(*p.Reschedule, *d) {
-			p.Reschedule = nil
-		}
+	if d := DefaultMigrate(jt); d != nil {
+		p.Migrate = absorb(p.Migrate, was.Migrate, *d)
 	}
-	if was.Migrate == nil && p.Migrate != nil {
-		if d := DefaultMigrate(jt); d != nil && equalPolicy(*p.Migrate, *d) {
-			p.Migrate = nil
-		}
-	}
-	if was.EphemeralDisk == nil && p.EphemeralDisk != nil && equalPolicy(*p.EphemeralDisk, DefaultEphemeralDisk()) {
-		p.EphemeralDisk = nil
-	}
-	if was.Priority == nil && p.Priority != nil && *p.Priority == DefaultPriority {
-		p.Priority = nil
-	}
+	p.EphemeralDisk = absorb(p.EphemeralDisk, was.EphemeralDisk, DefaultEphemeralDisk())
+	p.Priority = absorb(p.Priority, was.Priority, DefaultPriority)
 	out.Policies = orNil(p, prior.Policies != nil)
 	if len(read.Services) > 0 {
 		out.Services = make(map[string]Service, len(read.Services))
 		for name, svc := range read.Services {
 			prev := prior.Services[name] // the zero Service for a new one
 			was, tp := prev.pol(), svc.pol()
-			if was.Logs == nil && tp.Logs != nil && equalPolicy(*tp.Logs, DefaultLogs()) {
-				tp.Logs = nil
-			}
-			if was.KillTimeout == nil && tp.KillTimeout != nil && *tp.KillTimeout == DefaultKillTimeout {
-				tp.KillTimeout = nil
-			}
-			if was.ShutdownDelay == nil && tp.ShutdownDelay != nil && *tp.ShutdownDelay == 0 {
-				tp.ShutdownDelay = nil
-			}
+			tp.Logs = absorb(tp.Logs, was.Logs, DefaultLogs())
+			tp.KillTimeout = absorb(tp.KillTimeout, was.KillTimeout, DefaultKillTimeout)
+			tp.ShutdownDelay = absorb(tp.ShutdownDelay, was.ShutdownDelay, 0)
 			svc.Policies = orNil(tp, prev.Policies != nil)
 			svc = absorbFileDefaults(svc, prev)
 			out.Services[name] = svc
 		}
 	}
 	return out
+}
+
+// absorb is AbsorbDefaults' rule for one setting: nil when the prior spec
+// left it unset (was is nil) and Nomad holds exactly its default, read
+// otherwise.
+func absorb[T any](read, was *T, def T) *T {
+	if was == nil && read != nil && reflect.DeepEqual(*read, def) {
+		return nil
+	}
+	return read
 }
 
 // orNil returns &p, or nil when p sets nothing and keep is false.
@@ -255,10 +249,6 @@ func orNil[T any](p T, keep bool) *T {
 	}
 	return &p
 }
-
-// equalPolicy compares two policies of the same type field by field, a nil
-// field being equal only to nil.
-func equalPolicy[T any](a, b T) bool { return reflect.DeepEqual(a, b) }
 
 // buildPolicies puts the group policies and priority of s into job.
 func buildPolicies(s Spec, job *api.Job, g *api.TaskGroup) {

@@ -307,11 +307,3 @@ func absorbTemplate(tm, was Template) Template {
 	}
 	return tm
 }
-
-// absorb returns nil when was is unset and read holds def, read otherwise.
-func absorb[T comparable](read, was *T, def T) *T {
-	if was == nil && read != nil && *read == def {
-		return nil
-	}
-	return read
-}
