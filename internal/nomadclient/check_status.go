@@ -25,7 +25,9 @@ func (c *Client) failingChecks(ctx context.Context, namespace string, allocs []*
 		if healthy || a.ClientStatus != api.AllocClientStatusRunning {
 			continue
 		}
-		checks, err := c.api.Allocations().Checks(a.ID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		checks, err := readRetry(ctx, c, "reading the checks of allocation "+a.ID, func(ctx context.Context) (api.AllocCheckStatuses, error) {
+			return c.api.Allocations().Checks(a.ID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		})
 		if err != nil {
 			continue
 		}
