@@ -147,13 +147,13 @@ func (r *instanceResource) dropSecretEnv(ctx context.Context, had instance.Spec,
 		}
 	}
 	refs := instance.SecretEnvPaths(had)
+	var drop []instance.SecretEnvRef
 	for _, name := range slices.Sorted(maps.Keys(refs)) {
-		ref := refs[name]
-		if keep[ref.Path] {
-			continue
+		if ref := refs[name]; !keep[ref.Path] {
+			drop = append(drop, ref)
 		}
-		r.deleteSecretEnv(ctx, had.Namespace, []instance.SecretEnvRef{ref}, want != nil, diags)
 	}
+	r.deleteSecretEnv(ctx, had.Namespace, drop, want != nil, diags)
 }
 
 // deleteSecretEnv deletes the Variables at refs.
