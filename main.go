@@ -1,11 +1,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider"
 )
@@ -26,10 +26,15 @@ func main() {
 	if err != nil {
 		log.Fatalf("berth provider: %v", err)
 	}
-	err = providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: "registry.terraform.io/berthhq/berth",
-		Debug:   debug,
-	})
+	server, err := provider.NewServer(version)()
+	if err != nil {
+		log.Fatalf("berth provider: %v", err)
+	}
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	err = tf6server.Serve("registry.terraform.io/berthhq/berth", func() tfprotov6.ProviderServer { return server }, opts...)
 	stopProfile()
 	if err != nil {
 		log.Fatalf("berth provider (version %s, commit %s): %v", version, commit, err)

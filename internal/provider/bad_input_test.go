@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -64,7 +63,7 @@ func runBadInput(t *testing.T, tc badInput, prefix, nodeID string) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
 			"berth": func() (tfprotov6.ProviderServer, error) {
-				s, err := providerserver.NewProtocol6WithError(New("test")())()
+				s, err := newServer("test", true)()
 				return &recordingServer{ProviderServer: s, rec: rec}, err
 			},
 		},

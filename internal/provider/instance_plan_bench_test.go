@@ -14,19 +14,65 @@ import (
 // These benchmarks measure the plugin's CPU for what a refresh plan of one
 // unchanged berth_instance costs besides reading Nomad: the state upgrade,
 // the config validation and the plan. At fleet size this is most of the
-// plugin's time (see README, Performance), and it grows with the number of
-// attributes in the schema, so a schema change shows here first:
+// plugin's time (see README, Performance). "unchanged" is what berth
+// serves (the plan answered without the framework's plan pass,
+// instance_resource_unchanged_plan.go); "framework" is the framework
+// planning the same instance, what every changed instance still costs, and
+// it grows with the number of attributes in the schema, so a schema change
+// shows there first:
 //
 //	go test ./internal/provider -run '^$' -bench InstanceRefreshPlan -benchmem
 func BenchmarkInstanceRefreshPlan(b *testing.B) {
+	b.Run("unchanged", func(b *testing.B) { benchRefreshPlan(b, NewServer("bench")) })
+	b.Run("framework", func(b *testing.B) { benchRefreshPlan(b, providerserver.NewProtocol6WithError(New("bench")())) })
+}
+
+func benchRefreshPlan(b *testing.B, factory func() (tfprotov6.ProviderServer, error)) {
 	ctx := context.Background()
-	srv, err := providerserver.NewProtocol6WithError(New("bench")())()
+	p := newPlanProbe(b, factory)
+	stateJSON, err := json.Marshal(plainValue(p.state))
 	if err != nil {
 		b.Fatal(err)
 	}
+	configDV, stateDV := p.dv(p.config), p.dv(p.state)
+	b.ReportAllocs()
+	for b.Loop() {
+		up, err := p.srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
+			TypeName: instanceTypeName, RawState: &tfprotov6.RawState{JSON: stateJSON},
+		})
+		if err != nil || len(up.Diagnostics) > 0 {
+			b.Fatalf("upgrade: %v %v", err, up.Diagnostics)
+		}
+		val, err := p.srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: instanceTypeName, Config: configDV})
+		if err != nil || len(val.Diagnostics) > 0 {
+			b.Fatalf("validate: %v %v", err, val.Diagnostics)
+		}
+		plan, err := p.srv.PlanResourceChange(ctx, p.planRequest(configDV, stateDV, stateDV))
+		if err != nil || len(plan.Diagnostics) > 0 {
+			b.Fatalf("plan: %v %v", err, plan.Diagnostics)
+		}
+	}
+}
+
+// planProbe is a configured provider server with the bench instance's
+// configuration, state and identity, for planning without Nomad.
+type planProbe struct {
+	tb            testing.TB
+	srv           tfprotov6.ProviderServer
+	typ           tftypes.Object
+	config, state tftypes.Value
+	identity      *tfprotov6.ResourceIdentityData
+}
+
+func newPlanProbe(tb testing.TB, factory func() (tfprotov6.ProviderServer, error)) *planProbe {
+	ctx := context.Background()
+	srv, err := factory()
+	if err != nil {
+		tb.Fatal(err)
+	}
 	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil || schemas.ResourceSchemas["berth_instance"] == nil {
-		b.Fatalf("schema: %v %v", err, schemas.Diagnostics)
+	if err != nil || schemas.ResourceSchemas[instanceTypeName] == nil {
+		tb.Fatalf("schema: %v %v", err, schemas.Diagnostics)
 	}
 	// A configured provider, so the resource's own plan checks run; they
 	// must not need Nomad for an unchanged instance (nothing listens here).
@@ -35,43 +81,39 @@ func BenchmarkInstanceRefreshPlan(b *testing.B) {
 		"address": tftypes.NewValue(tftypes.String, "http://127.0.0.1:9"),
 	}))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	if resp, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &pcfg}); err != nil || len(resp.Diagnostics) > 0 {
-		b.Fatalf("configure: %v %v", err, resp.Diagnostics)
+		tb.Fatalf("configure: %v %v", err, resp.Diagnostics)
 	}
-	typ := schemas.ResourceSchemas["berth_instance"].ValueType().(tftypes.Object)
-	config, state := benchInstanceValues(typ)
-	dv := func(v tftypes.Value) *tfprotov6.DynamicValue {
-		d, err := tfprotov6.NewDynamicValue(typ, v)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return &d
+	ids, err := srv.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
+	if err != nil || ids.IdentitySchemas[instanceTypeName] == nil {
+		tb.Fatalf("identity schema: %v", err)
 	}
-	configDV, stateDV := dv(config), dv(state)
-	stateJSON, err := json.Marshal(plainValue(state))
+	p := &planProbe{tb: tb, srv: srv, typ: schemas.ResourceSchemas[instanceTypeName].ValueType().(tftypes.Object)}
+	p.config, p.state = benchInstanceValues(p.typ)
+	it := ids.IdentitySchemas[instanceTypeName].ValueType()
+	id, err := tfprotov6.NewDynamicValue(it, tftypes.NewValue(it, map[string]tftypes.Value{
+		"namespace": tftypes.NewValue(tftypes.String, "default"), "name": tftypes.NewValue(tftypes.String, "bench-1"),
+	}))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		up, err := srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
-			TypeName: "berth_instance", RawState: &tfprotov6.RawState{JSON: stateJSON},
-		})
-		if err != nil || len(up.Diagnostics) > 0 {
-			b.Fatalf("upgrade: %v %v", err, up.Diagnostics)
-		}
-		val, err := srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: "berth_instance", Config: configDV})
-		if err != nil || len(val.Diagnostics) > 0 {
-			b.Fatalf("validate: %v %v", err, val.Diagnostics)
-		}
-		plan, err := srv.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-			TypeName: "berth_instance", Config: configDV, PriorState: stateDV, ProposedNewState: stateDV,
-		})
-		if err != nil || len(plan.Diagnostics) > 0 {
-			b.Fatalf("plan: %v %v", err, plan.Diagnostics)
-		}
+	p.identity = &tfprotov6.ResourceIdentityData{IdentityData: &id}
+	return p
+}
+
+func (p *planProbe) dv(v tftypes.Value) *tfprotov6.DynamicValue {
+	d, err := tfprotov6.NewDynamicValue(p.typ, v)
+	if err != nil {
+		p.tb.Fatal(err)
+	}
+	return &d
+}
+
+func (p *planProbe) planRequest(config, prior, proposed *tfprotov6.DynamicValue) *tfprotov6.PlanResourceChangeRequest {
+	return &tfprotov6.PlanResourceChangeRequest{
+		TypeName: instanceTypeName, Config: config, PriorState: prior, ProposedNewState: proposed, PriorIdentity: p.identity,
 	}
 }
 
@@ -101,7 +143,7 @@ func benchInstanceValues(typ tftypes.Object) (config, state tftypes.Value) {
 		svcState[k] = v
 	}
 	upd := map[string]tftypes.Value{"max_parallel": num(1), "min_healthy_time": str("1s")}
-	updState := map[string]tftypes.Value{"healthy_deadline": str("5m0s"), "progress_deadline": str("10m0s"), "auto_revert": boolean(false), "canary": num(0)}
+	updState := map[string]tftypes.Value{"healthy_deadline": str("5m"), "progress_deadline": str("10m"), "auto_revert": boolean(false), "canary": num(0)}
 	for k, v := range upd {
 		updState[k] = v
 	}

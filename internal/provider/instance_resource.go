@@ -59,20 +59,20 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	nomad := r.data.Nomad
-	existing, err := nomad.GetJob(ctx, spec.Namespace, spec.Name)
-	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not check for an existing job", err)
-		return
-	}
-	if existing != nil {
-		owner := "It is not managed by berth."
-		if instance.IsBerthJob(existing) {
-			owner = "It was created by berth, probably from another Terraform state."
+	// The registration itself refuses a job that exists (check-and-set at
+	// index 0), so the job is looked up first only when something else is
+	// written before it: a charge or a secret must never be written for
+	// another job of that name.
+	if !plan.NodeReservation.IsNull() || len(instance.SecretEnvPaths(spec)) > 0 {
+		existing, err := nomad.GetJob(ctx, spec.Namespace, spec.Name)
+		if err != nil {
+			addNomadError(&resp.Diagnostics, "Could not check for an existing job", err)
+			return
 		}
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Job already exists",
-			fmt.Sprintf("Nomad already has a job %q in namespace %q. %s To manage it here, import it: "+
-				"terraform import <address> %s", spec.Name, spec.Namespace, owner, instanceID(spec.Namespace, spec.Name)))
-		return
+		if existing != nil {
+			addJobExistsError(&resp.Diagnostics, spec, instance.IsBerthJob(existing))
+			return
+		}
 	}
 	startCount := 1
 	if spec.Count != nil {
@@ -96,9 +96,17 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	if err != nil {
-		if nomadclient.IsBadRequest(err) {
+		switch {
+		case nomadclient.IsJobIndexConflict(err):
+			existing, readErr := nomad.GetJob(cleanupContext(ctx), spec.Namespace, spec.Name)
+			if readErr != nil || existing == nil {
+				addNomadError(&resp.Diagnostics, "Could not register the job", err)
+			} else {
+				addJobExistsError(&resp.Diagnostics, spec, instance.IsBerthJob(existing))
+			}
+		case nomadclient.IsBadRequest(err):
 			addWriteError(&resp.Diagnostics, spec, err)
-		} else {
+		default:
 			addNomadError(&resp.Diagnostics, "Could not register the job", err)
 		}
 		r.deleteSecretEnv(cleanupContext(ctx), spec.Namespace, secrets, true, &resp.Diagnostics)
@@ -521,6 +529,18 @@ func (r *instanceResource) ImportState(ctx context.Context, req resource.ImportS
 // berth lost track of the rollout (Nomad unreachable, no leader, timeout)
 // rather than seeing it fail, it says that the job is registered and the
 // rollout may go on.
+// addJobExistsError refuses to create an instance whose job Nomad already
+// has, and says how to take it over.
+func addJobExistsError(diags *diag.Diagnostics, spec instance.Spec, berthJob bool) {
+	owner := "It is not managed by berth."
+	if berthJob {
+		owner = "It was created by berth, probably from another Terraform state."
+	}
+	diags.AddAttributeError(path.Root("name"), "Job already exists",
+		fmt.Sprintf("Nomad already has a job %q in namespace %q. %s To manage it here, import it: "+
+			"terraform import <address> %s", spec.Name, spec.Namespace, owner, instanceID(spec.Namespace, spec.Name)))
+}
+
 func addRolloutError(diags *diag.Diagnostics, summary, jobID string, err error) {
 	var re *nomadclient.RolloutError
 	if errors.As(err, &re) {

@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -179,5 +180,32 @@ func TestAccInstance_lifecycleAndUpdate(t *testing.T) {
 				}),
 			},
 		},
+	})
+}
+
+// A name Nomad already has a job under is refused at apply with the import
+// hint, and the job is left as it was: the registration is check-and-set
+// at index 0, so berth never looks the name up first when it writes
+// nothing before the job.
+func TestAccInstance_nameTakenByOutsideJob(t *testing.T) {
+	testAccPreCheck(t)
+	name := registerOutsideJob(t, "", readyNodeID(t), 20, 16)
+	before, _, err := testNomad(t).Jobs().Info(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      instanceConfig{name: name}.String(),
+			ExpectError: regexp.MustCompile(`(?s)Job already exists.*not managed by berth.*terraform import`),
+		}},
+		CheckDestroy: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+			if *job.JobModifyIndex != *before.JobModifyIndex || *job.TaskGroups[0].Name != "outside" {
+				return fmt.Errorf("the outside job changed: modify index %d -> %d, group %s",
+					*before.JobModifyIndex, *job.JobModifyIndex, *job.TaskGroups[0].Name)
+			}
+			return nil
+		}),
 	})
 }

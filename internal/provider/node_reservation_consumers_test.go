@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -85,7 +84,7 @@ func (r *diagRecorder) reset() {
 func recordingFactories(rec *diagRecorder) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"berth": func() (tfprotov6.ProviderServer, error) {
-			s, err := providerserver.NewProtocol6WithError(New("test")())()
+			s, err := newServer("test", true)()
 			return &recordingServer{ProviderServer: s, rec: rec}, err
 		},
 	}

@@ -22,6 +22,7 @@ package provider
 import (
 	"context"
 	"crypto/ed25519"
+	"fmt"
 	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -31,9 +32,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
@@ -51,6 +54,66 @@ var (
 // New returns a function that builds the provider, as providerserver wants.
 func New(version string) func() provider.Provider {
 	return func() provider.Provider { return &berthProvider{version: version} }
+}
+
+// NewServer returns the protocol 6 server berth serves: the framework's,
+// with the plans of unchanged instances answered without its plan pass
+// (instance_resource_unchanged_plan.go).
+func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
+	return newServer(version, false)
+}
+
+// newServer is NewServer; with verify, the framework also plans every
+// instance the shortcut answers, and a difference is an error (tests).
+func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, error) {
+	return func() (tfprotov6.ProviderServer, error) {
+		fw, err := providerserver.NewProtocol6WithError(New(version)())()
+		if err != nil {
+			return nil, err
+		}
+		full, ok := fw.(frameworkServer)
+		if !ok {
+			return nil, fmt.Errorf("the framework's server (%T) lacks list resources, actions or state stores", fw)
+		}
+		unchanged, err := newUnchangedPlans(verify)
+		if err != nil {
+			return nil, err
+		}
+		return &server{frameworkServer: full, unchanged: unchanged}, nil
+	}
+}
+
+// frameworkServer is every RPC the framework's server answers.
+type frameworkServer interface {
+	tfprotov6.ProviderServerWithListResource
+	tfprotov6.ProviderServerWithActions
+	tfprotov6.ProviderServerWithStateStores
+}
+
+type server struct {
+	frameworkServer
+	unchanged *unchangedPlans
+}
+
+var _ frameworkServer = &server{}
+
+func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if req.TypeName != instanceTypeName {
+		return s.frameworkServer.PlanResourceChange(ctx, req)
+	}
+	answer := s.unchanged.answer(req)
+	if answer == nil {
+		return s.frameworkServer.PlanResourceChange(ctx, req)
+	}
+	s.unchanged.taken.Add(1)
+	if !s.unchanged.verify {
+		return answer, nil
+	}
+	framework, err := s.frameworkServer.PlanResourceChange(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return s.unchanged.verifiedAnswer(framework, answer), nil
 }
 
 type berthProvider struct {

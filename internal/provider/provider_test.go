@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
@@ -19,7 +18,7 @@ import (
 
 // testAccProtoV6ProviderFactories runs the provider in the test process.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"berth": providerserver.NewProtocol6WithError(New("test")()),
+	"berth": newServer("test", true),
 }
 
 // TestMain starts a throwaway Nomad agent for acceptance tests when

@@ -16,7 +16,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-exec/tfexec"
 	tfjson "github.com/hashicorp/terraform-json"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 )
 
@@ -67,8 +67,12 @@ func newTFCLI(t *testing.T) *tfCLI {
 	cfgCh := make(chan *plugin.ReattachConfig, 1)
 	closeCh := make(chan struct{})
 	serveErr := make(chan error, 1)
+	server, err := newServer("test", true)()
+	if err != nil {
+		t.Fatal(err)
+	}
 	go func() {
-		serveErr <- tf6server.Serve(berthProviderAddress(), providerserver.NewProtocol6(New("test")()),
+		serveErr <- tf6server.Serve(berthProviderAddress(), func() tfprotov6.ProviderServer { return server },
 			tf6server.WithDebug(ctx, cfgCh, closeCh),
 			tf6server.WithLoggingSink(t),
 			tf6server.WithGoPluginLogger(hclog.NewNullLogger()))

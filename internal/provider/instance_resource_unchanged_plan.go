@@ -1,0 +1,321 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// An unchanged berth_instance plans without the framework's plan pass.
+//
+// At fleet size a refresh plan is mostly terraform-plugin-framework planning
+// instances nobody changed: for each one it decodes three values, applies
+// defaults and then rebuilds the whole planned value once per top-level
+// attribute to run plan modifiers, and answers with what Terraform
+// proposed (about half of the plugin's CPU in a refresh plan; README,
+// Performance). When Terraform proposes exactly the prior state, the
+// framework's answer is that state unless one of these changes it:
+//   - a schema default: a value the configuration leaves unset holds
+//     something else (drift in a defaulted field). unchangedPlans checks
+//     each default the schema declares, with the schema's own values;
+//   - a plan modifier: berth_instance uses UseStateForUnknown and
+//     RequiresReplace(If...), which change nothing when plan equals state;
+//   - ModifyPlan: its checks look only at what changed (drivers, budget),
+//     it fills the namespace only on create, and what planJobType takes out
+//     of a batch or system job is already out of its state.
+//
+// Every acceptance test runs with verify on: the framework plans as well,
+// and any difference fails the test. Only berth_instance takes this path:
+// it is the resource kept by the hundred, and other resources plan on the
+// clock (lease renewal) or on the cluster (node reservations).
+type unchangedPlans struct {
+	stateType  tftypes.Type
+	defaults   map[string]*defaultTree
+	noIdentity *tfprotov6.ResourceIdentityData // what the framework plans when Terraform (< 1.12) sends none
+	verify     bool
+	taken      atomic.Int64 // plans answered here, for tests
+}
+
+// defaultTree holds the defaults at and beneath one attribute.
+type defaultTree struct {
+	value    *tftypes.Value          // the attribute's default; nil when it has none
+	attrs    map[string]*defaultTree // a nested object's attributes with defaults at or beneath them
+	elements bool                    // attrs apply to every element of a list or map
+	set      bool                    // attrs apply to set elements, which config cannot be matched to
+}
+
+// instanceTypeName is berth_instance's resource type name.
+const instanceTypeName = "berth_instance"
+
+// instanceDefaults is what unchangedPlans reads off the schema, once.
+var instanceDefaults = sync.OnceValues(func() (*unchangedPlans, error) {
+	ctx := context.Background()
+	s := instanceSchema(ctx)
+	tree, err := defaultsOf(ctx, s.Attributes)
+	if err != nil {
+		return nil, err
+	}
+	it := instanceIdentity.Schema().Type().TerraformType(ctx)
+	null, err := tfprotov6.NewDynamicValue(it, tftypes.NewValue(it, nil))
+	return &unchangedPlans{stateType: s.Type().TerraformType(ctx), defaults: tree,
+		noIdentity: &tfprotov6.ResourceIdentityData{IdentityData: &null}}, err
+})
+
+func newUnchangedPlans(verify bool) (*unchangedPlans, error) {
+	d, err := instanceDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("reading berth_instance's defaults: %w", err)
+	}
+	return &unchangedPlans{stateType: d.stateType, defaults: d.defaults, noIdentity: d.noIdentity, verify: verify}, nil
+}
+
+// answer returns the plan of an unchanged instance, or nil when req is not
+// one (then the framework plans it).
+func (u *unchangedPlans) answer(req *tfprotov6.PlanResourceChangeRequest) *tfprotov6.PlanResourceChangeResponse {
+	if req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil ||
+		len(req.PriorState.MsgPack) == 0 || !bytes.Equal(req.PriorState.MsgPack, req.ProposedNewState.MsgPack) {
+		return nil
+	}
+	prior, err := req.PriorState.Unmarshal(u.stateType)
+	if err != nil || prior.IsNull() {
+		return nil
+	}
+	config, err := req.Config.Unmarshal(u.stateType)
+	if err != nil || !defaultsHold(u.defaults, prior, config) {
+		return nil
+	}
+	identity := req.PriorIdentity
+	if identity == nil {
+		identity = u.noIdentity
+	}
+	return &tfprotov6.PlanResourceChangeResponse{
+		PlannedState:    req.ProposedNewState,
+		PlannedPrivate:  req.PriorPrivate,
+		PlannedIdentity: identity,
+	}
+}
+
+// defaultsHold reports whether, beneath the object prior, every attribute
+// that config leaves null and that has a default holds that default, as
+// the framework would set it.
+func defaultsHold(tree map[string]*defaultTree, prior, config tftypes.Value) bool {
+	if prior.IsNull() {
+		return true // nothing beneath a null object
+	}
+	if !config.IsKnown() {
+		return false
+	}
+	var p, c map[string]tftypes.Value
+	if prior.As(&p) != nil || (!config.IsNull() && config.As(&c) != nil) {
+		return false
+	}
+	for name, n := range tree {
+		pv, cv := p[name], c[name] // a missing config value is the zero Value: null
+		if !cv.IsKnown() {
+			return false
+		}
+		if n.value != nil && cv.IsNull() && !pv.Equal(*n.value) {
+			return false
+		}
+		if len(n.attrs) == 0 || pv.IsNull() {
+			continue
+		}
+		switch {
+		case n.set:
+			var elems []tftypes.Value
+			if pv.As(&elems) != nil || len(elems) > 0 {
+				return false
+			}
+		case n.elements:
+			if !elementDefaultsHold(n.attrs, pv, cv) {
+				return false
+			}
+		default:
+			if !defaultsHold(n.attrs, pv, cv) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// elementDefaultsHold applies defaultsHold to each element of the list or
+// map prior, matched to config's element at the same index or key.
+func elementDefaultsHold(tree map[string]*defaultTree, prior, config tftypes.Value) bool {
+	if prior.Type().Is(tftypes.List{}) {
+		var p, c []tftypes.Value
+		if prior.As(&p) != nil || (!config.IsNull() && config.As(&c) != nil) {
+			return false
+		}
+		for i, pe := range p {
+			var ce tftypes.Value
+			if i < len(c) {
+				ce = c[i]
+			}
+			if !defaultsHold(tree, pe, ce) {
+				return false
+			}
+		}
+		return true
+	}
+	var p, c map[string]tftypes.Value
+	if prior.As(&p) != nil || (!config.IsNull() && config.As(&c) != nil) {
+		return false
+	}
+	for k, pe := range p {
+		if !defaultsHold(tree, pe, c[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// defaultsOf builds the default trees of attrs, leaving out attributes
+// with no default at or beneath them.
+func defaultsOf(ctx context.Context, attrs map[string]schema.Attribute) (map[string]*defaultTree, error) {
+	out := map[string]*defaultTree{}
+	for name, a := range attrs {
+		n := &defaultTree{}
+		d, err := attributeDefault(ctx, a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if d != nil {
+			v, err := d.ToTerraformValue(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			n.value = &v
+		}
+		if nested := nestedAttributes(a); nested != nil {
+			if n.attrs, err = defaultsOf(ctx, nested); err != nil {
+				return nil, fmt.Errorf("%s.%w", name, err)
+			}
+			switch a.(type) {
+			case schema.ListNestedAttribute, schema.MapNestedAttribute:
+				n.elements = true
+			case schema.SetNestedAttribute:
+				n.set = true
+			}
+		}
+		if n.value != nil || len(n.attrs) > 0 {
+			out[name] = n
+		}
+	}
+	return out, nil
+}
+
+// attributeDefault is a's schema default, nil when it has none. An
+// attribute kind with a default it cannot read is an error, so a new kind
+// of default cannot slip past the check (TestUnchangedPlans_everyDefaultRead).
+func attributeDefault(ctx context.Context, a schema.Attribute) (attr.Value, error) {
+	switch a := a.(type) {
+	case schema.StringAttribute:
+		if a.Default != nil {
+			var r defaults.StringResponse
+			a.Default.DefaultString(ctx, defaults.StringRequest{}, &r)
+			return r.PlanValue, nil
+		}
+	case schema.Int64Attribute:
+		if a.Default != nil {
+			var r defaults.Int64Response
+			a.Default.DefaultInt64(ctx, defaults.Int64Request{}, &r)
+			return r.PlanValue, nil
+		}
+	case schema.BoolAttribute:
+		if a.Default != nil {
+			var r defaults.BoolResponse
+			a.Default.DefaultBool(ctx, defaults.BoolRequest{}, &r)
+			return r.PlanValue, nil
+		}
+	case schema.ListAttribute:
+		if a.Default != nil {
+			var r defaults.ListResponse
+			a.Default.DefaultList(ctx, defaults.ListRequest{}, &r)
+			return r.PlanValue, nil
+		}
+	case schema.MapAttribute:
+		if a.Default != nil {
+			var r defaults.MapResponse
+			a.Default.DefaultMap(ctx, defaults.MapRequest{}, &r)
+			return r.PlanValue, nil
+		}
+	case schema.SingleNestedAttribute:
+		if a.Default != nil {
+			var r defaults.ObjectResponse
+			a.Default.DefaultObject(ctx, defaults.ObjectRequest{}, &r)
+			return r.PlanValue, nil
+		}
+	default:
+		if f := reflect.ValueOf(a).FieldByName("Default"); f.IsValid() && !f.IsNil() {
+			return nil, fmt.Errorf("a %T default is not read by the unchanged-plan check", a)
+		}
+	}
+	return nil, nil
+}
+
+// differences describes how the framework's plan of an unchanged instance
+// differs from the shortcut's answer; empty when they agree.
+func (u *unchangedPlans) differences(framework, shortcut *tfprotov6.PlanResourceChangeResponse) []string {
+	var out []string
+	for _, d := range framework.Diagnostics {
+		out = append(out, fmt.Sprintf("framework diagnostic %q: %s", d.Summary, d.Detail))
+	}
+	if len(framework.RequiresReplace) > 0 {
+		out = append(out, fmt.Sprintf("framework requires replacement at %v", framework.RequiresReplace))
+	}
+	if framework.PlannedState == nil {
+		return append(out, "framework planned no state")
+	}
+	planned, err1 := framework.PlannedState.Unmarshal(u.stateType)
+	proposed, err2 := shortcut.PlannedState.Unmarshal(u.stateType)
+	if err1 != nil || err2 != nil {
+		return append(out, fmt.Sprintf("decoding the plans: %v %v", err1, err2))
+	}
+	diffs, err := proposed.Diff(planned)
+	if err != nil {
+		out = append(out, fmt.Sprintf("comparing the plans: %v", err))
+	}
+	for _, d := range diffs {
+		out = append(out, fmt.Sprintf("%s: shortcut %v, framework %v", d.Path, d.Value1, d.Value2))
+	}
+	if !bytes.Equal(framework.PlannedPrivate, shortcut.PlannedPrivate) {
+		out = append(out, "private state differs")
+	}
+	if identityBytes(framework.PlannedIdentity) != identityBytes(shortcut.PlannedIdentity) {
+		out = append(out, "identity differs")
+	}
+	return out
+}
+
+func identityBytes(d *tfprotov6.ResourceIdentityData) string {
+	if d == nil || d.IdentityData == nil {
+		return ""
+	}
+	return string(d.IdentityData.MsgPack) + string(d.IdentityData.JSON)
+}
+
+// verifiedAnswer is answer in verify mode: the framework plans too, and a
+// difference is an error diagnostic naming it (a berth bug).
+func (u *unchangedPlans) verifiedAnswer(framework, shortcut *tfprotov6.PlanResourceChangeResponse) *tfprotov6.PlanResourceChangeResponse {
+	diffs := u.differences(framework, shortcut)
+	if len(diffs) == 0 {
+		return shortcut
+	}
+	framework.Diagnostics = append(framework.Diagnostics, &tfprotov6.Diagnostic{
+		Severity: tfprotov6.DiagnosticSeverityError,
+		Summary:  "berth bug: the unchanged-plan shortcut disagrees with the framework",
+		Detail:   strings.Join(diffs, "\n"),
+	})
+	return framework
+}

@@ -1,0 +1,178 @@
+package provider
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// Every attribute of berth_instance with a schema default is read by the
+// unchanged-plan check, at every depth.
+func TestUnchangedPlans_everyDefaultRead(t *testing.T) {
+	ctx := context.Background()
+	var walk func(prefix string, attrs map[string]schema.Attribute) int
+	walk = func(prefix string, attrs map[string]schema.Attribute) int {
+		n := 0
+		for name, a := range attrs {
+			if f := reflect.ValueOf(a).FieldByName("Default"); f.IsValid() && !f.IsNil() {
+				n++
+				if d, err := attributeDefault(ctx, a); err != nil || d == nil {
+					t.Errorf("%s%s: default not read (%v)", prefix, name, err)
+				}
+			}
+			n += walk(prefix+name+".", nestedAttributes(a))
+		}
+		return n
+	}
+	if n := walk("", instanceSchema(ctx).Attributes); n < 10 {
+		t.Fatalf("found %d defaults; the schema has more, so the walk is broken", n)
+	}
+	tree, err := defaultsOf(ctx, instanceSchema(ctx).Attributes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree["purge_on_destroy"] == nil || tree["update"] == nil || tree["update"].attrs["max_parallel"] == nil ||
+		!tree["services"].elements || tree["services"].attrs["role"] == nil || tree["datacenters"] == nil {
+		t.Fatalf("default tree misses known defaults: %+v", tree)
+	}
+}
+
+// An unchanged instance is answered by the shortcut, and the framework,
+// planning it too (verify), agrees. Anything that may change the plan goes
+// to the framework, which then plans the change.
+func TestUnchangedPlans_answersOnlyUnchanged(t *testing.T) {
+	factory := newServer("test", true)
+	p := newPlanProbe(t, factory)
+	shortcut := p.srv.(*server).unchanged
+	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+
+	plan := func(config, state, proposed tftypes.Value, identity bool) *tfprotov6.PlanResourceChangeResponse {
+		t.Helper()
+		req := p.planRequest(p.dv(config), p.dv(state), p.dv(proposed))
+		if !identity {
+			req.PriorIdentity = nil
+		}
+		resp, err := p.srv.PlanResourceChange(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range resp.Diagnostics {
+			t.Errorf("diagnostic: %s: %s", d.Summary, d.Detail)
+		}
+		return resp
+	}
+	planned := func(resp *tfprotov6.PlanResourceChangeResponse, names ...string) tftypes.Value {
+		t.Helper()
+		v, err := resp.PlannedState.Unmarshal(p.typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return valueAt(t, v, names...)
+	}
+
+	// With an identity (Terraform >= 1.12) and without one (1.11).
+	for _, identity := range []bool{true, false} {
+		before := shortcut.taken.Load()
+		resp := plan(p.config, p.state, p.state, identity)
+		if got := shortcut.taken.Load() - before; got != 1 {
+			t.Fatalf("unchanged instance (identity %v): shortcut taken %d times, want 1", identity, got)
+		}
+		if !planned(resp).Equal(p.state) {
+			t.Fatalf("unchanged instance (identity %v): plan is not the prior state", identity)
+		}
+	}
+
+	cases := []struct {
+		name     string
+		path     []string
+		drifted  tftypes.Value
+		want     tftypes.Value
+		identity bool
+		proposed bool // propose the configured value instead of the prior state
+	}{
+		{name: "top-level default", path: []string{"purge_on_destroy"}, drifted: tftypes.NewValue(tftypes.Bool, false),
+			want: tftypes.NewValue(tftypes.Bool, true), identity: true},
+		{name: "nested object default", path: []string{"update", "auto_revert"}, drifted: tftypes.NewValue(tftypes.Bool, true),
+			want: tftypes.NewValue(tftypes.Bool, false), identity: true},
+		{name: "default inside a map element", path: []string{"services", "app", "role"}, drifted: str("sidecar"),
+			want: str("main"), identity: true},
+		{name: "list default", path: []string{"datacenters"},
+			drifted:  tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{str("dc9")}),
+			want:     tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{str("*")}),
+			identity: true},
+		{name: "proposed differs", path: []string{"services", "app", "cpu"}, drifted: tftypes.NewValue(tftypes.Number, 30),
+			want: tftypes.NewValue(tftypes.Number, 20), identity: true, proposed: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			state := withValueAt(t, p.state, tc.drifted, tc.path...)
+			proposed := state
+			if tc.proposed {
+				proposed = p.state
+			}
+			before := shortcut.taken.Load()
+			resp := plan(p.config, state, proposed, tc.identity)
+			if got := shortcut.taken.Load() - before; got != 0 {
+				t.Fatalf("shortcut taken %d times, want 0", got)
+			}
+			if got := planned(resp, tc.path...); !got.Equal(tc.want) {
+				t.Fatalf("framework planned %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// valueAt is the value at the attribute (or map key) path names in v.
+func valueAt(t *testing.T, v tftypes.Value, names ...string) tftypes.Value {
+	t.Helper()
+	for _, n := range names {
+		var m map[string]tftypes.Value
+		if err := v.As(&m); err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		v = m[n]
+	}
+	return v
+}
+
+// withValueAt is v with the value at the attribute (or map key) path names
+// replaced by val.
+func withValueAt(t *testing.T, v, val tftypes.Value, names ...string) tftypes.Value {
+	t.Helper()
+	if len(names) == 0 {
+		return val
+	}
+	var m map[string]tftypes.Value
+	if err := v.As(&m); err != nil {
+		t.Fatalf("%s: %v", names[0], err)
+	}
+	out := make(map[string]tftypes.Value, len(m))
+	for k, e := range m {
+		out[k] = e
+	}
+	out[names[0]] = withValueAt(t, m[names[0]], val, names[1:]...)
+	return tftypes.NewValue(v.Type(), out)
+}
+
+// Verification fails a plan the shortcut answers differently from the
+// framework: here a check that forgot every default answers an instance
+// whose defaulted purge_on_destroy drifted.
+func TestUnchangedPlans_verifyCatchesDisagreement(t *testing.T) {
+	p := newPlanProbe(t, newServer("test", true))
+	srv := p.srv.(*server)
+	srv.unchanged = &unchangedPlans{stateType: srv.unchanged.stateType, verify: true}
+	state := withValueAt(t, p.state, tftypes.NewValue(tftypes.Bool, false), "purge_on_destroy")
+	resp, err := srv.PlanResourceChange(context.Background(), p.planRequest(p.dv(p.config), p.dv(state), p.dv(state)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Diagnostics) != 1 || resp.Diagnostics[0].Severity != tfprotov6.DiagnosticSeverityError ||
+		!strings.Contains(resp.Diagnostics[0].Detail, "purge_on_destroy") {
+		t.Fatalf("want one error naming purge_on_destroy, got %+v", resp.Diagnostics)
+	}
+}
