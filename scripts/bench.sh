@@ -14,6 +14,10 @@
 #   ONLY         comma-separated variants: floor,berth-nowait,berth-wait,peer-detach,peer-wait
 #   BENCH_JSON   write the results as JSON to this file
 #   BASELINE     JSON of an earlier run: fail a berth figure more than 10% worse
+#   BASE         a git revision (e.g. main~3): built and run beside the working
+#                tree's provider in the same cycles (rows "base-…"); fail a
+#                berth figure more than 10% worse than its base row
+#   BASE_PROVIDER  the same with a provider binary instead of a revision
 #   BERTH_PPROF_DIR  passed to the plugins as <dir>/<variant>/<run>-<phase>
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,17 +40,33 @@ fi
 
 go build -o bin/bench ./internal/bench/cmd/bench
 
-NOMAD_BIN="$(scripts/nomad-bin.sh)"
-export NOMAD_BIN
 tmp="$(mktemp -d)"
 state="$tmp/agent.json"
 cleanup() {
-	bin/devagent stop -state "$state" || echo "bench: stopping the agent failed" >&2
+	if [[ -f "$state" ]]; then
+		bin/devagent stop -state "$state" || echo "bench: stopping the agent failed" >&2
+	fi
+	[[ -d "$tmp/base-src" ]] && git worktree remove --force "$tmp/base-src"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 # A signal ends the script through exit, so the EXIT trap stops the agent.
 trap 'exit 130' INT TERM
+if [[ -n "${BASE:-}" ]]; then
+	rev="$(git rev-parse --verify "${BASE}^{commit}")" || { echo "bench: BASE=$BASE is not a commit" >&2; exit 2; }
+	git worktree add --detach "$tmp/base-src" "$rev" >/dev/null
+	(cd "$tmp/base-src" && go build -o "$tmp/terraform-provider-berth-base" .)
+	git worktree remove --force "$tmp/base-src"
+	BASE_PROVIDER="$tmp/terraform-provider-berth-base"
+	echo "bench: base rows run $BASE ($rev)" >&2
+fi
+if [[ -n "${BASE_PROVIDER:-}" ]]; then
+	[[ -f "$BASE_PROVIDER" ]] || { echo "bench: BASE_PROVIDER=$BASE_PROVIDER is not a file" >&2; exit 2; }
+	args+=(-base "$(abspath "$BASE_PROVIDER")")
+fi
+
+NOMAD_BIN="$(scripts/nomad-bin.sh)"
+export NOMAD_BIN
 bin/devagent start -state "$state" -name berth-bench -minimal-chroot >/dev/null
 echo "bench: Nomad agent at $(bin/devagent addr -state "$state") (stopped at the end)" >&2
 

@@ -168,8 +168,29 @@ func TestTargetsBaseline(t *testing.T) {
 		}
 	}
 	base.N = 20
-	if st := statuses(rep.Targets(false, &base))["berth-nowait against BASELINE"]; !strings.HasPrefix(st, "skipped") {
+	if st := statuses(rep.Targets(false, &base))["berth-nowait against baseline"]; !strings.HasPrefix(st, "skipped") {
 		t.Errorf("baseline with another N: %q", st)
+	}
+}
+
+// With -base, each berth row is compared with its base row of the same run.
+func TestTargetsBaseRows(t *testing.T) {
+	baseRow := row(KeyBaseNoWait, 10, 10, 10, 20)
+	baseRow.Base = KeyBerthNoWait
+	rep := Report{N: 10, Rows: []Row{row(KeyBerthNoWait, 10.9, 11.5, 9, 20), baseRow}}
+	got := statuses(rep.Targets(false, nil))
+	for name, st := range map[string]string{
+		"berth-nowait apply <= 1.10x base":         "PASS",
+		"berth-nowait plan <= 1.10x base":          "FAIL",
+		"berth-nowait destroy <= 1.10x base":       "PASS",
+		"berth-nowait plan requests <= 1.10x base": "PASS",
+	} {
+		if got[name] != st {
+			t.Errorf("%s: %q, want %q", name, got[name], st)
+		}
+	}
+	if _, ok := got["berth-wait apply <= 1.10x base"]; ok {
+		t.Error("a berth row without a base row was compared")
 	}
 }
 

@@ -15,6 +15,7 @@ type Row struct {
 	Key     string             `json:"key"`
 	Label   string             `json:"label"`
 	Peer    string             `json:"peer,omitempty"`
+	Base    string             `json:"base,omitempty"` // a base row: the berth row it is compared with
 	Median  map[Phase]Sample   `json:"median"`
 	Samples map[Phase][]Sample `json:"samples"`
 }
@@ -38,7 +39,7 @@ func NewReport(variants []Variant, samples map[string]map[Phase][]Sample) Report
 		if !ok {
 			continue
 		}
-		row := Row{Key: v.Key, Label: v.Label, Peer: v.Peer, Samples: s, Median: map[Phase]Sample{}}
+		row := Row{Key: v.Key, Label: v.Label, Peer: v.Peer, Base: v.Base, Samples: s, Median: map[Phase]Sample{}}
 		for ph, ss := range s {
 			row.Median[ph] = MedianSample(ss)
 		}
@@ -159,13 +160,28 @@ func (rep Report) Targets(peerGiven bool, baseline *Report) []Target {
 		out = append(out, t)
 	}
 	if baseline != nil {
-		out = append(out, rep.regressions(*baseline)...)
+		out = append(out, rep.regressions(*baseline, "baseline")...)
 	}
-	return out
+	return append(out, rep.regressions(rep.baseRows(), "base")...)
 }
 
-// regressions compares every berth figure with the baseline's.
-func (rep Report) regressions(base Report) []Target {
+// baseRows is a report of this run's base rows under the keys of the berth
+// rows they are compared with: the A/B gate, both binaries measured in the
+// same cycles on the same machine.
+func (rep Report) baseRows() Report {
+	base := Report{N: rep.N}
+	for _, r := range rep.Rows {
+		if r.Base != "" {
+			r.Key = r.Base
+			base.Rows = append(base.Rows, r)
+		}
+	}
+	return base
+}
+
+// regressions compares every berth figure with the one of the same key in
+// base (what names it in the targets).
+func (rep Report) regressions(base Report, what string) []Target {
 	var out []Target
 	for _, key := range []string{KeyBerthNoWait, KeyBerthWait} {
 		b, ok1 := rep.row(key)
@@ -174,17 +190,17 @@ func (rep Report) regressions(base Report) []Target {
 			continue
 		}
 		if base.N != rep.N {
-			out = append(out, Target{Name: key + " against BASELINE", Status: fmt.Sprintf("skipped (baseline has N = %d)", base.N)})
+			out = append(out, Target{Name: key + " against " + what, Status: fmt.Sprintf("skipped (%s has N = %d)", what, base.N)})
 			continue
 		}
 		for _, ph := range Phases {
-			t := Target{Name: fmt.Sprintf("%s %s <= %.2fx baseline", key, ph, MaxRegression)}
+			t := Target{Name: fmt.Sprintf("%s %s <= %.2fx %s", key, ph, MaxRegression, what)}
 			r := b.secs(ph) / old.secs(ph)
 			t.Status = passFail(r <= MaxRegression)
 			t.Detail = fmt.Sprintf("%.2fs vs %.2fs: %.2fx", b.secs(ph), old.secs(ph), r)
 			out = append(out, t)
 		}
-		t := Target{Name: fmt.Sprintf("%s plan requests <= %.2fx baseline", key, MaxRegression)}
+		t := Target{Name: fmt.Sprintf("%s plan requests <= %.2fx %s", key, MaxRegression, what)}
 		now, was := b.Median[Plan].Requests, old.Median[Plan].Requests
 		t.Status = passFail(float64(now) <= MaxRegression*float64(was))
 		t.Detail = fmt.Sprintf("%d vs %d", now, was)

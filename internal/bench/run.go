@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -53,6 +54,7 @@ type Options struct {
 	AgentPID    int    // the agent's PID, for its CPU (0: not measured)
 	Berth       string // terraform-provider-berth binary
 	Peer        string // terraform-provider-nomad binary, gzipped or not ("" skips the peer rows)
+	Base        string // another terraform-provider-berth binary, run beside Berth in the same cycles ("" skips the base rows)
 	Only        []string
 	PprofDir    string    // when set, each command's plugins get BERTH_PPROF_DIR=<dir>/<variant>/<run>-<phase>
 	Progress    io.Writer // one line per command
@@ -65,14 +67,15 @@ type Runner struct {
 	rusage   string
 	cliCfg   string
 	realDir  string
+	baseDir  string // holds the -base binary under berth's plugin name
 	variants []Variant
 }
 
 // NewRunner prepares the plugin directories, the CLI configuration and one
 // working directory per variant, and starts the counting proxy.
 func NewRunner(o Options) (*Runner, error) {
-	r := &Runner{o: o, rusage: filepath.Join(o.Work, "rusage"), realDir: filepath.Join(o.Work, "real")}
-	for _, d := range []string{r.rusage, r.realDir} {
+	r := &Runner{o: o, rusage: filepath.Join(o.Work, "rusage"), realDir: filepath.Join(o.Work, "real"), baseDir: filepath.Join(o.Work, "real-base")}
+	for _, d := range []string{r.rusage, r.realDir, r.baseDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
@@ -103,6 +106,13 @@ func NewRunner(o Options) (*Runner, error) {
 		}
 		dirs[p.Source] = dir
 	}
+	if o.Base != "" {
+		// The base binary runs under berth's name and source through the
+		// same shim; only the shim's real directory differs (command).
+		if err := installReal(o.Base, filepath.Join(r.baseDir, berthProvider.Binary)); err != nil {
+			return nil, fmt.Errorf("base: %w", err)
+		}
+	}
 	r.cliCfg = filepath.Join(o.Work, "terraformrc")
 	if err := os.WriteFile(r.cliCfg, []byte(CLIConfig(dirs)), 0o644); err != nil {
 		return nil, err
@@ -111,7 +121,8 @@ func NewRunner(o Options) (*Runner, error) {
 		return nil, err
 	}
 	for _, v := range Variants() {
-		if len(o.Only) > 0 && !slices.Contains(o.Only, v.Key) {
+		// A base row runs when its berth row does and a base binary is given.
+		if key := cmp.Or(v.Base, v.Key); len(o.Only) > 0 && !slices.Contains(o.Only, key) || v.Base != "" && o.Base == "" {
 			continue
 		}
 		if v.Provider != nil && dirs[v.Provider.Source] == "" {
@@ -241,6 +252,9 @@ func (r *Runner) command(ctx context.Context, v Variant, run int, ph Phase, args
 	}
 	defer logOut.Close()
 	env := r.env()
+	if v.Base != "" {
+		env = append(env, envRealDir+"="+r.baseDir) // the later value wins
+	}
 	if r.o.PprofDir != "" && v.Provider != nil {
 		pd := filepath.Join(r.o.PprofDir, v.Key, fmt.Sprintf("%d-%s", run, ph))
 		if err := os.MkdirAll(pd, 0o755); err != nil {

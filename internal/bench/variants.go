@@ -42,6 +42,7 @@ type Variant struct {
 	Label    string    // row label
 	Provider *Provider // nil for terraform_data
 	Peer     string    // Key of the peer row its ratios are against ("" for none)
+	Base     string    // for a base row (the -base binary), the berth row it is compared with
 	config   func(n int, addr string) string
 }
 
@@ -52,6 +53,8 @@ const (
 	KeyBerthWait   = "berth-wait"
 	KeyPeerDetach  = "peer-detach"
 	KeyPeerWait    = "peer-wait"
+	KeyBaseNoWait  = "base-nowait" // berth-nowait with the -base binary
+	KeyBaseWait    = "base-wait"   // berth-wait with the -base binary
 )
 
 // Variants returns every variant in table order.
@@ -59,9 +62,13 @@ func Variants() []Variant {
 	return []Variant{
 		{Key: KeyFloor, Label: "terraform_data (floor)", config: floorConfig},
 		{Key: KeyBerthNoWait, Label: "berth_instance, wait_for_healthy = false", Provider: &berthProvider, Peer: KeyPeerDetach,
-			config: func(n int, addr string) string { return berthConfig(n, addr, false) }},
+			config: func(n int, addr string) string { return berthConfig(KeyBerthNoWait, n, addr, false) }},
+		{Key: KeyBaseNoWait, Label: "berth_instance (base), wait_for_healthy = false", Provider: &berthProvider, Base: KeyBerthNoWait,
+			config: func(n int, addr string) string { return berthConfig(KeyBaseNoWait, n, addr, false) }},
 		{Key: KeyBerthWait, Label: "berth_instance, wait_for_healthy = true", Provider: &berthProvider, Peer: KeyPeerWait,
-			config: func(n int, addr string) string { return berthConfig(n, addr, true) }},
+			config: func(n int, addr string) string { return berthConfig(KeyBerthWait, n, addr, true) }},
+		{Key: KeyBaseWait, Label: "berth_instance (base), wait_for_healthy = true", Provider: &berthProvider, Base: KeyBerthWait,
+			config: func(n int, addr string) string { return berthConfig(KeyBaseWait, n, addr, true) }},
 		{Key: KeyPeerDetach, Label: "nomad_job, detach = true", Provider: &peerProvider,
 			config: func(n int, addr string) string { return peerConfig(n, addr, true) }},
 		{Key: KeyPeerWait, Label: "nomad_job, detach = false", Provider: &peerProvider,
@@ -85,11 +92,7 @@ func floorConfig(n int, _ string) string {
 `, n, jobName(KeyFloor))
 }
 
-func berthConfig(n int, addr string, wait bool) string {
-	key := KeyBerthNoWait
-	if wait {
-		key = KeyBerthWait
-	}
+func berthConfig(key string, n int, addr string, wait bool) string {
 	return fmt.Sprintf(`terraform {
   required_providers {
     berth = { source = %q }

@@ -223,6 +223,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	read := state
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	job, err := r.data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
@@ -262,6 +263,9 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	r.mergeLive(ctx, &state, live, importing, &resp.Diagnostics)
 	resp.Diagnostics.Append(setComputed(ctx, &state, instance.Observe(job, allocs))...)
+	if sameModel(&read, &state) {
+		return // resp.State already holds it
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

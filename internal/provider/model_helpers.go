@@ -153,3 +153,20 @@ func keepEmptyList(prior, next types.List) types.List {
 	}
 	return next
 }
+
+// sameModel reports whether two models (structs of attr.Value fields with
+// tfsdk tags) hold equal values in every field. A Read that changed
+// nothing then leaves the state as Terraform sent it instead of writing
+// the whole model back, which at fleet size is a plan's largest cost in
+// Read.
+func sameModel[M any](a, b *M) bool {
+	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	for i := range va.NumField() {
+		x, ok1 := va.Field(i).Interface().(attr.Value)
+		y, ok2 := vb.Field(i).Interface().(attr.Value)
+		if !ok1 || !ok2 || !x.Equal(y) {
+			return false
+		}
+	}
+	return true
+}

@@ -3,7 +3,7 @@
 // agent; scripts/bench.sh (make bench) starts the agent and runs it.
 //
 //	bench -agent-state FILE -provider PATH [-peer PATH] [-n 200] [-runs 3] [-parallelism 10]
-//	      [-only floor,berth-nowait,...] [-json FILE] [-baseline FILE] [-work DIR]
+//	      [-only floor,berth-nowait,...] [-json FILE] [-baseline FILE] [-base PATH] [-work DIR]
 //
 // It prints the tables and a PASS/FAIL line per target, and exits 1 when a
 // target fails, 2 when the bench itself could not run. BERTH_PPROF_DIR, when
@@ -51,6 +51,7 @@ func run(args []string) (bool, error) {
 	tf := fs.String("terraform", "terraform", "terraform CLI")
 	provider := fs.String("provider", "bin/terraform-provider-berth", "berth provider binary")
 	peer := fs.String("peer", "", "terraform-provider-nomad binary, plain or gzipped (adds the nomad_job rows)")
+	baseBin := fs.String("base", "", "another terraform-provider-berth binary (an earlier commit), run beside -provider in the same cycles: fail any berth figure more than 10% worse than its")
 	n := fs.Int("n", 200, "resources per configuration")
 	runs := fs.Int("runs", 3, "apply/plan/destroy cycles per variant; figures are their median")
 	par := fs.Int("parallelism", 10, "terraform -parallelism")
@@ -112,7 +113,7 @@ func run(args []string) (bool, error) {
 	defer stop()
 	r, err := bench.NewRunner(bench.Options{
 		Terraform: tfPath, N: *n, Runs: *runs, Parallelism: *par, Work: dir,
-		NomadAddr: addr, AgentPID: pid, Berth: *provider, Peer: *peer, Only: onlyList,
+		NomadAddr: addr, AgentPID: pid, Berth: *provider, Peer: *peer, Base: *baseBin, Only: onlyList,
 		PprofDir: os.Getenv("BERTH_PPROF_DIR"), Progress: os.Stderr,
 	})
 	if err != nil {
