@@ -219,25 +219,10 @@ func defaultsOf(ctx context.Context, attrs map[string]schema.Attribute) (map[str
 // attribute kind with a default it cannot read is an error, so a new kind
 // of default cannot slip past the check (TestUnchangedPlans_everyDefaultRead).
 func attributeDefault(ctx context.Context, a schema.Attribute) (attr.Value, error) {
+	if d := schemaDefault(ctx, a); d != nil {
+		return d, nil
+	}
 	switch a := a.(type) {
-	case schema.StringAttribute:
-		if a.Default != nil {
-			var r defaults.StringResponse
-			a.Default.DefaultString(ctx, defaults.StringRequest{}, &r)
-			return r.PlanValue, nil
-		}
-	case schema.Int64Attribute:
-		if a.Default != nil {
-			var r defaults.Int64Response
-			a.Default.DefaultInt64(ctx, defaults.Int64Request{}, &r)
-			return r.PlanValue, nil
-		}
-	case schema.BoolAttribute:
-		if a.Default != nil {
-			var r defaults.BoolResponse
-			a.Default.DefaultBool(ctx, defaults.BoolRequest{}, &r)
-			return r.PlanValue, nil
-		}
 	case schema.ListAttribute:
 		if a.Default != nil {
 			var r defaults.ListResponse
@@ -250,16 +235,9 @@ func attributeDefault(ctx context.Context, a schema.Attribute) (attr.Value, erro
 			a.Default.DefaultMap(ctx, defaults.MapRequest{}, &r)
 			return r.PlanValue, nil
 		}
-	case schema.SingleNestedAttribute:
-		if a.Default != nil {
-			var r defaults.ObjectResponse
-			a.Default.DefaultObject(ctx, defaults.ObjectRequest{}, &r)
-			return r.PlanValue, nil
-		}
-	default:
-		if f := reflect.ValueOf(a).FieldByName("Default"); f.IsValid() && !f.IsNil() {
-			return nil, fmt.Errorf("a %T default is not read by the unchanged-plan check", a)
-		}
+	}
+	if f := reflect.ValueOf(a).FieldByName("Default"); f.IsValid() && !f.IsNil() {
+		return nil, fmt.Errorf("a %T default is not read by the unchanged-plan check", a)
 	}
 	return nil, nil
 }
