@@ -83,11 +83,14 @@ func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, er
 	}
 }
 
-// frameworkServer is every RPC the framework's server answers.
+// frameworkServer is every RPC the framework's server answers. tf6server
+// still finds list resources, actions and state stores by asserting these
+// interfaces (deprecated only because their methods are to move into
+// ProviderServer), so the wrapper must carry them.
 type frameworkServer interface {
-	tfprotov6.ProviderServerWithListResource
-	tfprotov6.ProviderServerWithActions
-	tfprotov6.ProviderServerWithStateStores
+	tfprotov6.ProviderServerWithListResource //nolint:staticcheck // tf6server asserts it
+	tfprotov6.ProviderServerWithActions      //nolint:staticcheck // tf6server asserts it
+	tfprotov6.ProviderServerWithStateStores  //nolint:staticcheck // tf6server asserts it
 }
 
 type server struct {
