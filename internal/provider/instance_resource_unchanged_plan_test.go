@@ -2,11 +2,19 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -175,4 +183,69 @@ func TestUnchangedPlans_verifyCatchesDisagreement(t *testing.T) {
 		!strings.Contains(resp.Diagnostics[0].Detail, "purge_on_destroy") {
 		t.Fatalf("want one error naming purge_on_destroy, got %+v", resp.Diagnostics)
 	}
+}
+
+// Against a real agent and the real CLI: the refresh plan of an unchanged
+// instance is answered by the shortcut (and verified against the
+// framework), and drift in a field the configuration leaves to its default
+// (max_parallel, changed in Nomad) still plans back to the default.
+func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
+	testAccPreCheck(t)
+	name := testInstanceName(t)
+	cfg := instanceConfig{name: name}.String()
+	var mu sync.Mutex
+	var servers []*server
+	factory := func() (tfprotov6.ProviderServer, error) {
+		s, err := newServer("test", true)()
+		if err == nil {
+			mu.Lock()
+			servers = append(servers, s.(*server))
+			mu.Unlock()
+		}
+		return s, err
+	}
+	taken := func() int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		var n int64
+		for _, s := range servers {
+			n += s.unchanged.taken.Load()
+		}
+		return n
+	}
+	var before int64
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"berth": factory},
+		CheckDestroy:             checkInstanceDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() { before = taken() },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				Check: func(*terraform.State) error {
+					if taken() == before {
+						return fmt.Errorf("the plan of the unchanged instance did not take the shortcut")
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig: mutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.MaxParallel = ptr(2) }),
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("update").AtMapKey("max_parallel"), knownvalue.Int64Exact(1)),
+				}},
+				Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					if got := *job.TaskGroups[0].Update.MaxParallel; got != 1 {
+						return fmt.Errorf("max_parallel in Nomad is %d after the apply, want the default 1", got)
+					}
+					return nil
+				}),
+			},
+		},
+	})
 }
