@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -153,44 +154,31 @@ func TestTargets(t *testing.T) {
 	}
 }
 
-func TestTargetsBaseline(t *testing.T) {
+// The same berth figures (10.9, 11.5, 9 s, 20 requests against 10, 10,
+// 10 s, 20) judged against a BASELINE report and against base rows of the
+// same run.
+func TestTargetsRegressions(t *testing.T) {
+	now := row(KeyBerthNoWait, 10.9, 11.5, 9, 20)
 	base := Report{N: 10, Rows: []Row{row(KeyBerthNoWait, 10, 10, 10, 20)}}
-	rep := Report{N: 10, Rows: []Row{row(KeyBerthNoWait, 10.9, 11.5, 9, 20)}}
-	got := statuses(rep.Targets(false, &base))
-	for name, st := range map[string]string{
-		"berth-nowait apply <= 1.10x baseline":         "PASS",
-		"berth-nowait plan <= 1.10x baseline":          "FAIL",
-		"berth-nowait destroy <= 1.10x baseline":       "PASS",
-		"berth-nowait plan requests <= 1.10x baseline": "PASS",
+	baseRow := row(KeyBaseNoWait, 10, 10, 10, 20)
+	baseRow.Base = KeyBerthNoWait
+	for what, got := range map[string]map[string]string{
+		"baseline": statuses(Report{N: 10, Rows: []Row{now}}.Targets(false, &base)),
+		"base":     statuses(Report{N: 10, Rows: []Row{now, baseRow}}.Targets(false, nil)),
 	} {
-		if got[name] != st {
-			t.Errorf("%s: %q, want %q", name, got[name], st)
+		for fig, st := range map[string]string{"apply": "PASS", "plan": "FAIL", "destroy": "PASS", "plan requests": "PASS"} {
+			name := fmt.Sprintf("berth-nowait %s <= 1.10x %s", fig, what)
+			if got[name] != st {
+				t.Errorf("%s: %q, want %q", name, got[name], st)
+			}
+		}
+		if _, ok := got["berth-wait apply <= 1.10x "+what]; ok {
+			t.Errorf("%s: a berth row with nothing to compare with was compared", what)
 		}
 	}
 	base.N = 20
-	if st := statuses(rep.Targets(false, &base))["berth-nowait against baseline"]; !strings.HasPrefix(st, "skipped") {
+	if st := statuses(Report{N: 10, Rows: []Row{now}}.Targets(false, &base))["berth-nowait against baseline"]; !strings.HasPrefix(st, "skipped") {
 		t.Errorf("baseline with another N: %q", st)
-	}
-}
-
-// With -base, each berth row is compared with its base row of the same run.
-func TestTargetsBaseRows(t *testing.T) {
-	baseRow := row(KeyBaseNoWait, 10, 10, 10, 20)
-	baseRow.Base = KeyBerthNoWait
-	rep := Report{N: 10, Rows: []Row{row(KeyBerthNoWait, 10.9, 11.5, 9, 20), baseRow}}
-	got := statuses(rep.Targets(false, nil))
-	for name, st := range map[string]string{
-		"berth-nowait apply <= 1.10x base":         "PASS",
-		"berth-nowait plan <= 1.10x base":          "FAIL",
-		"berth-nowait destroy <= 1.10x base":       "PASS",
-		"berth-nowait plan requests <= 1.10x base": "PASS",
-	} {
-		if got[name] != st {
-			t.Errorf("%s: %q, want %q", name, got[name], st)
-		}
-	}
-	if _, ok := got["berth-wait apply <= 1.10x base"]; ok {
-		t.Error("a berth row without a base row was compared")
 	}
 }
 

@@ -100,21 +100,19 @@ func TestUnchangedPlans_answersOnlyUnchanged(t *testing.T) {
 		path     []string
 		drifted  tftypes.Value
 		want     tftypes.Value
-		identity bool
 		proposed bool // propose the configured value instead of the prior state
 	}{
 		{name: "top-level default", path: []string{"purge_on_destroy"}, drifted: tftypes.NewValue(tftypes.Bool, false),
-			want: tftypes.NewValue(tftypes.Bool, true), identity: true},
+			want: tftypes.NewValue(tftypes.Bool, true)},
 		{name: "nested object default", path: []string{"update", "auto_revert"}, drifted: tftypes.NewValue(tftypes.Bool, true),
-			want: tftypes.NewValue(tftypes.Bool, false), identity: true},
+			want: tftypes.NewValue(tftypes.Bool, false)},
 		{name: "default inside a map element", path: []string{"services", "app", "role"}, drifted: str("sidecar"),
-			want: str("main"), identity: true},
+			want: str("main")},
 		{name: "list default", path: []string{"datacenters"},
-			drifted:  tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{str("dc9")}),
-			want:     tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{str("*")}),
-			identity: true},
+			drifted: tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{str("dc9")}),
+			want:    tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{str("*")})},
 		{name: "proposed differs", path: []string{"services", "app", "cpu"}, drifted: tftypes.NewValue(tftypes.Number, 30),
-			want: tftypes.NewValue(tftypes.Number, 20), identity: true, proposed: true},
+			want: tftypes.NewValue(tftypes.Number, 20), proposed: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,7 +122,7 @@ func TestUnchangedPlans_answersOnlyUnchanged(t *testing.T) {
 				proposed = p.state
 			}
 			before := shortcut.taken.Load()
-			resp := plan(p.config, state, proposed, tc.identity)
+			resp := plan(p.config, state, proposed, true)
 			if got := shortcut.taken.Load() - before; got != 0 {
 				t.Fatalf("shortcut taken %d times, want 0", got)
 			}
