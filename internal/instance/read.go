@@ -59,6 +59,7 @@ func SpecFromJob(job *api.Job) (Spec, []string) {
 	}
 	readPlacement(&s.Placement, others, job.Affinities, job.Spreads)
 	r.checkJob(job)
+	r.unsupported = append(r.unsupported, refusedFields(job)...)
 	s.Type = r.checkJobType(job)
 
 	switch len(job.TaskGroups) {
@@ -95,7 +96,6 @@ func (r *reader) readGroup(s *Spec, g *api.TaskGroup) {
 	if g.Count != nil {
 		s.Count = ptr(*g.Count)
 	}
-	r.checkGroup(g)
 
 	ports := map[string]Port{}
 	switch len(g.Networks) {
@@ -141,15 +141,6 @@ func (r *reader) readNetwork(nw *api.NetworkResource) (string, map[string]Port) 
 	}
 	if !slices.Contains(NetworkModes(), mode) {
 		r.add("group network mode is %q (berth supports %s)", mode, strings.Join(NetworkModes(), ", "))
-	}
-	if nw.DNS != nil {
-		r.add("group network sets dns")
-	}
-	if nw.CNI != nil {
-		r.add("group network sets cni args")
-	}
-	if nw.Hostname != "" {
-		r.add("group network sets a hostname")
 	}
 	ports := map[string]Port{}
 	for _, p := range append(append([]api.Port{}, nw.ReservedPorts...), nw.DynamicPorts...) {
@@ -236,7 +227,6 @@ func (r *reader) readTask(instance string, t *api.Task) Service {
 		svc.Memory = deref(res.MemoryMB)
 		svc.MemoryMax = deref(res.MemoryMaxMB)
 	}
-	r.checkTask(t)
 	svc.Check, svc.Registrations = r.readServices(instance, t)
 	r.readFiles(&svc, t)
 	return svc

@@ -126,18 +126,24 @@ func TestSpecFromJobUnsupported(t *testing.T) {
 		want   string
 	}{
 		{"sysbatch job", func(j *api.Job) { j.Type = ptr("sysbatch") }, `job type is "sysbatch"`},
-		{"periodic", func(j *api.Job) { j.Periodic = &api.PeriodicConfig{} }, "job is periodic"},
+		{"periodic", func(j *api.Job) { j.Periodic = &api.PeriodicConfig{} }, "job sets periodic"},
+		{"name differs from id", func(j *api.Job) { j.Name = ptr("other") }, `job name "other" differs from its ID`},
+		{"group meta", func(j *api.Job) { j.TaskGroups[0].Meta = map[string]string{"a": "b"} }, `group "app" sets meta`},
+		{"leader", func(j *api.Job) { task(j, "web").Leader = true }, `task "web" sets leader`},
+		{"named identity", func(j *api.Job) {
+			task(j, "web").Identities = []*api.WorkloadIdentity{{Name: "vault_default", Audience: []string{"vault.io"}}}
+		}, `task "web" sets identity "vault_default"`},
 		{"two groups", func(j *api.Job) {
 			j.TaskGroups = append(j.TaskGroups, &api.TaskGroup{Name: ptr("other")})
 		}, "job has 2 task groups (berth instances have exactly one)"},
 		{"task constraint", func(j *api.Job) {
 			task(j, "web").Constraints = []*api.Constraint{{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="}}
-		}, `task "web" has 1 constraint`},
-		{"task affinities", func(j *api.Job) { task(j, "web").Affinities = []*api.Affinity{{}, {}} }, `task "web" has 2 affinities`},
+		}, `task "web" sets constraint`},
+		{"task affinities", func(j *api.Job) { task(j, "web").Affinities = []*api.Affinity{{}, {}} }, `task "web" sets affinity`},
 		{"template vault_grace", func(j *api.Job) {
 			task(j, "web").Templates = []*api.Template{{EmbeddedTmpl: ptr("x"), DestPath: ptr("local/x"), VaultGrace: ptr(time.Second)}}
 		}, `task "web" template 1 (local/x) sets vault_grace`},
-		{"vault", func(j *api.Job) { task(j, "web").Vault = &api.Vault{} }, `task "web" uses vault`},
+		{"vault", func(j *api.Job) { task(j, "web").Vault = &api.Vault{} }, `task "web" sets vault`},
 		{"poststop sidecar", func(j *api.Job) { task(j, "migrate").Lifecycle = &api.TaskLifecycle{Hook: "poststop", Sidecar: true} },
 			`task "migrate" has lifecycle hook "poststop" with sidecar = true`},
 		{"unknown hook", func(j *api.Job) { task(j, "migrate").Lifecycle.Hook = "prestop" },
@@ -149,12 +155,12 @@ func TestSpecFromJobUnsupported(t *testing.T) {
 		{"group shutdown delay", func(j *api.Job) { j.TaskGroups[0].ShutdownDelay = ptr(time.Second) },
 			`group sets a shutdown_delay`},
 		{"connect service", func(j *api.Job) { task(j, "web").Services[0].Connect = &api.ConsulConnect{Native: true} },
-			`task "web" service "shop-web" uses Consul Connect`},
+			`task "web" service "shop-web" sets connect`},
 		{"service of another task", func(j *api.Job) { task(j, "web").Services[0].TaskName = "db" },
 			`task "web" service "shop-web" names task "db"`},
 		{"task network", func(j *api.Job) {
 			task(j, "web").Resources.Networks = []*api.NetworkResource{{}}
-		}, `task "web" has task-level networks`},
+		}, `task "web" sets network`},
 		{"two networks", func(j *api.Job) {
 			j.TaskGroups[0].Networks = append(j.TaskGroups[0].Networks, &api.NetworkResource{})
 		}, "group has 2 networks"},

@@ -298,14 +298,8 @@ func (r *reader) readServices(instance string, t *api.Task) (*Check, []Registrat
 
 func (r *reader) readRegistration(task string, s *api.Service) Registration {
 	who := fmt.Sprintf("task %q service %q", task, s.Name)
-	if s.Connect != nil {
-		r.add("%s uses Consul Connect", who)
-	}
 	if s.Kind != "" {
 		r.add("%s is of kind %q", who, s.Kind)
-	}
-	if s.Weights != nil {
-		r.add("%s sets weights", who)
 	}
 	if s.Cluster != "" && s.Cluster != defaultNomadCluster {
 		r.add("%s uses Consul cluster %q", who, s.Cluster)

@@ -42,72 +42,11 @@ func userConstraints(cs []*api.Constraint) int {
 	return n
 }
 
+// checkJob reports what the field table cannot: a job whose name is not
+// its ID (berth's instance name is both).
 func (r *reader) checkJob(job *api.Job) {
-	if job.Periodic != nil {
-		r.add("job is periodic")
-	}
-	if job.ParameterizedJob != nil {
-		r.add("job is parameterized")
-	}
-	if job.Multiregion != nil {
-		r.add("job is multiregion")
-	}
-}
-
-func (r *reader) checkGroup(g *api.TaskGroup) {
-	if len(g.Services) > 0 {
-		r.add("group has group-level services (berth declares services in tasks)")
-	}
-	if g.Scaling != nil {
-		r.add("group has a scaling policy")
-	}
-	if g.Consul != nil {
-		r.add("group has a consul block")
-	}
-}
-
-// checkPlacement reports task-level placement, which berth cannot express
-// (job and group placement are read into the spec). who is `task "x"`.
-func (r *reader) checkPlacement(who string, cs []*api.Constraint, as []*api.Affinity) {
-	if n := userConstraints(cs); n > 0 {
-		r.add("%s has %s", who, plural(n, "constraint"))
-	}
-	if len(as) > 0 {
-		r.add("%s has %s", who, plural(len(as), "affinity", "affinities"))
-	}
-}
-
-func (r *reader) checkTask(t *api.Task) {
-	who := `task "` + t.Name + `"`
-	r.checkPlacement(who, t.Constraints, t.Affinities)
-	checks := []struct {
-		present bool
-		what    string
-	}{
-		{t.Vault != nil, "uses vault"},
-		{t.Consul != nil, "has a consul block"},
-		{t.DispatchPayload != nil, "has a dispatch payload"},
-		{t.CSIPluginConfig != nil, "is a CSI plugin"},
-		{t.Kind != "", "is of kind " + `"` + t.Kind + `"`},
-		{len(t.ScalingPolicies) > 0, "has scaling policies"},
-		{t.Schedule != nil, "has a schedule"},
-		{len(t.Actions) > 0, "has actions"},
-	}
-	if res := t.Resources; res != nil {
-		checks = append(checks, []struct {
-			present bool
-			what    string
-		}{
-			{len(res.Networks) > 0, "has task-level networks"},
-			{deref(res.Cores) > 0, "reserves cpu cores"},
-			{len(res.Devices) > 0, "requests devices"},
-			{res.NUMA != nil && res.NUMA.Affinity != "" && res.NUMA.Affinity != "none", "has a NUMA affinity"},
-		}...)
-	}
-	for _, c := range checks {
-		if c.present {
-			r.add("%s %s", who, c.what)
-		}
+	if name := deref(job.Name); name != "" && name != deref(job.ID) {
+		r.add("job name %q differs from its ID %q (berth uses one name for both)", name, deref(job.ID))
 	}
 }
 

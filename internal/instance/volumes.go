@@ -168,9 +168,6 @@ func (r *reader) readVolumes(g *api.TaskGroup) map[string]VolumeClaim {
 		if v.Sticky {
 			r.add("%s is sticky", who)
 		}
-		if v.MountOptions != nil {
-			r.add("%s has mount options", who)
-		}
 		out[name] = VolumeClaim{
 			Source:         v.Source,
 			ReadOnly:       v.ReadOnly,

@@ -197,7 +197,7 @@ func TestSpecFromJobVolumeUnsupported(t *testing.T) {
 		{"per_alloc", vol(func(v *api.VolumeRequest) { v.PerAlloc = true }), `group volume "data" is per_alloc`},
 		{"sticky", vol(func(v *api.VolumeRequest) { v.Sticky = true }), `group volume "data" is sticky`},
 		{"mount options", vol(func(v *api.VolumeRequest) { v.MountOptions = &api.CSIMountOptions{FSType: "ext4"} }),
-			`group volume "data" has mount options`},
+			`group "app" volume "data" sets mount_options`},
 		{"propagation mode", mount(func(m *api.VolumeMount) { m.PropagationMode = ptr("bidirectional") }),
 			`task "web" volume_mount 1 uses propagation mode "bidirectional"`},
 		{"selinux label", mount(func(m *api.VolumeMount) { m.SELinuxLabel = ptr("Z") }),
