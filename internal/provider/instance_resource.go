@@ -257,10 +257,10 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 				name, ns, strings.Join(unsupported, "\n  - ")))
 		return
 	case len(unsupported) > 0:
-		resp.Diagnostics.AddWarning("Job has settings berth does not manage",
-			fmt.Sprintf("Job %q was changed outside Terraform in ways berth_instance cannot represent; the next apply "+
-				"will remove them:\n  - %s", name, strings.Join(unsupported, "\n  - ")))
+		tflog.Info(ctx, "Job has settings berth does not manage; the plan shows their removal", map[string]any{"job": name, "settings": unsupported})
 	}
+	// The plan warns and plans an update while Nomad holds them.
+	recordUnmanaged(ctx, resp.Private, unsupported, &resp.Diagnostics)
 	r.mergeLive(ctx, &state, live, importing, &resp.Diagnostics)
 	resp.Diagnostics.Append(setComputed(ctx, &state, instance.Observe(job, allocs))...)
 	if sameModel(&read, &state) {
@@ -356,15 +356,21 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	index := deref(job.JobModifyIndex)
+	live, unmanaged := instance.SpecFromJob(job)
+	liveCount := 1
+	if live.Count != nil {
+		liveCount = *live.Count
+	}
 	if index != uint64(state.JobModifyIndex.ValueInt64()) {
 		// Something changed the job since the last refresh. Proceed only if
-		// it touched nothing berth manages (e.g. an autoscaler's count).
-		live, _ := instance.SpecFromJob(job)
+		// it touched nothing berth manages (e.g. an autoscaler's count) and
+		// added nothing the plan did not show would be removed.
 		live = instance.AbsorbDefaults(live, had)
 		if want.Count == nil {
 			live.Count = nil
 		}
-		if changed := instance.Diff(had, live); len(changed) > 0 {
+		changed := append(instance.Diff(had, live), newUnmanaged(unmanaged, recordedUnmanaged(ctx, req.Private))...)
+		if len(changed) > 0 {
 			resp.Diagnostics.AddError("Job changed in Nomad since the last refresh",
 				fmt.Sprintf("Job %q was modified outside Terraform after the plan was made (modify index %d, expected %d):\n  - %s\n"+
 					"Run terraform plan again to see the drift, then apply.", want.Name, index, state.JobModifyIndex.ValueInt64(), strings.Join(changed, "\n  - ")))
@@ -373,10 +379,6 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	if _, ok := r.writeSecretEnv(ctx, req.Config, want, &had, &resp.Diagnostics); !ok {
 		return
-	}
-	liveCount := 1
-	if live, _ := instance.SpecFromJob(job); live.Count != nil {
-		liveCount = *live.Count
 	}
 
 	newCount := liveCount
@@ -398,7 +400,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	var rolloutErr error
 	var written *nomadclient.RegisterResult
 	switch {
-	case instance.OnlyCountDiffers(had, want):
+	case instance.OnlyCountDiffers(had, want) && len(unmanaged) == 0:
 		res, err := r.setCount(ctx, job, want, index)
 		if err != nil {
 			r.updateFailed(ctx, "Could not scale the job", err, &plan, &state, had, want, liveCount, &resp.Diagnostics)
@@ -406,7 +408,9 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		}
 		written = res
 		rolloutErr = r.settle(ctx, want, res.EvalID, &plan)
-	case len(instance.Diff(had, want)) > 0:
+	case len(instance.Diff(had, want)) > 0 || len(unmanaged) > 0:
+		// Settings berth does not manage are removed by this write; the
+		// plan said so.
 		res, err := nomad.RegisterJob(ctx, instance.BuildJob(want, liveCount), index)
 		if err != nil {
 			r.updateFailed(ctx, "Could not register the job", err, &plan, &state, had, want, liveCount, &resp.Diagnostics)
@@ -436,6 +440,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	if written != nil {
 		r.dropSecretEnv(cleanupContext(ctx), had, &want, &resp.Diagnostics)
+		recordUnmanaged(ctx, resp.Private, nil, &resp.Diagnostics)
 	}
 	// The operation's own deadline may have passed: read back with a fresh
 	// one, so state says what exists in Nomad whatever happened above.

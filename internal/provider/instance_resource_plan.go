@@ -46,6 +46,7 @@ func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	planJobType(ctx, req, resp)
+	planUnmanaged(ctx, req, resp)
 	if r.data == nil {
 		return
 	}

@@ -83,7 +83,8 @@ func newUnchangedPlans(verify bool) (*unchangedPlans, error) {
 // one (then the framework plans it).
 func (u *unchangedPlans) answer(req *tfprotov6.PlanResourceChangeRequest) *tfprotov6.PlanResourceChangeResponse {
 	if req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil ||
-		len(req.PriorState.MsgPack) == 0 || !bytes.Equal(req.PriorState.MsgPack, req.ProposedNewState.MsgPack) {
+		len(req.PriorState.MsgPack) == 0 || !bytes.Equal(req.PriorState.MsgPack, req.ProposedNewState.MsgPack) ||
+		privateHasUnmanaged(req.PriorPrivate) {
 		return nil
 	}
 	prior, err := req.PriorState.Unmarshal(u.stateType)

@@ -1,0 +1,102 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Settings berth_instance does not manage that appear on a job it manages
+// (added in Nomad behind Terraform's back) are never dropped silently:
+// Read records them in the resource's private state, the next plan warns
+// naming each one and plans an update (the job is rewritten from the
+// configuration, which removes them), and Update rewrites the job even
+// when nothing berth manages changed. The unchanged-plan shortcut leaves
+// such plans to the framework.
+
+// unmanagedKey is the private state key holding the list (JSON strings).
+const unmanagedKey = "unmanaged"
+
+// privateData is what Read, ModifyPlan and Update responses offer for
+// private state.
+type privateData interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// recordUnmanaged keeps found (nil: none) in private state.
+func recordUnmanaged(ctx context.Context, private privateData, found []string, diags *diag.Diagnostics) {
+	var value []byte
+	if len(found) > 0 {
+		value, _ = json.Marshal(found) // a []string always marshals
+	}
+	diags.Append(private.SetKey(ctx, unmanagedKey, value)...)
+}
+
+// recordedUnmanaged reads the list recordUnmanaged kept.
+func recordedUnmanaged(ctx context.Context, private privateData) []string {
+	if private == nil {
+		return nil
+	}
+	raw, d := private.GetKey(ctx, unmanagedKey)
+	var found []string
+	if d.HasError() || len(raw) == 0 || json.Unmarshal(raw, &found) != nil {
+		return nil
+	}
+	return found
+}
+
+// planUnmanaged plans the update that removes recorded unmanaged settings
+// and says so.
+func planUnmanaged(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	found := recordedUnmanaged(ctx, req.Private)
+	if len(found) == 0 {
+		return
+	}
+	var name types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("name"), &name)...)
+	resp.Diagnostics.AddWarning("Job has settings berth_instance does not manage",
+		fmt.Sprintf("Job %q was changed outside Terraform; it now has settings berth_instance cannot represent:\n  - %s\n"+
+			"This apply rewrites the job from the configuration, which removes them from Nomad. To keep them, "+
+			"manage this job with another tool (terraform state rm, then import it there); to drop them, apply.",
+			name.ValueString(), strings.Join(found, "\n  - ")))
+	// The job is written again: what Nomad assigns on a write is unknown.
+	for _, attr := range []string{"job_modify_index", "job_version"} {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), types.Int64Unknown())...)
+	}
+}
+
+// newUnmanaged lists what live holds that was not recorded when the plan
+// was made, for Update's check that the job did not change under it.
+func newUnmanaged(live, recorded []string) []string {
+	var out []string
+	for _, u := range live {
+		if !slices.Contains(recorded, u) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// privateHasUnmanaged reports whether raw private state (as the protocol
+// carries it: a JSON object of base64 values) records unmanaged settings.
+func privateHasUnmanaged(raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	var m map[string][]byte
+	if json.Unmarshal(raw, &m) != nil {
+		return true // unreadable: let the framework decide
+	}
+	return len(m[unmanagedKey]) > 0
+}
