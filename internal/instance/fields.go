@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 )
 
-// Every field of Nomad's api.Job is modelled, Nomad's own, or refused:
+// Every field of Nomad's api.Job is modeled, Nomad's own, or refused:
 // nothing a job holds may be dropped without a word when berth rewrites it
 // (BuildJob knows only the Spec). jobFields says which, by path (Go field
 // names joined by dots; slices and maps are transparent). A test walks the
@@ -19,10 +19,10 @@ import (
 type fieldHandling uint8
 
 const (
-	// fieldModelled: the reader reads this leaf into the Spec (so it round
+	// fieldModeled: the reader reads this leaf into the Spec (so it round
 	// trips and shows as drift), or refuses values it cannot represent with
 	// its own message. Only leaves (scalars, maps and lists of scalars).
-	fieldModelled fieldHandling = iota + 1
+	fieldModeled fieldHandling = iota + 1
 	// fieldNomads: Nomad's bookkeeping (status, indexes, versions), never
 	// written by a job's author; covers its whole subtree.
 	fieldNomads
@@ -42,9 +42,9 @@ type fieldRule struct {
 }
 
 var (
-	modelled = fieldRule{handling: fieldModelled}
-	nomads   = fieldRule{handling: fieldNomads}
-	refused  = fieldRule{handling: fieldRefused}
+	modeled = fieldRule{handling: fieldModeled}
+	nomads  = fieldRule{handling: fieldNomads}
+	refused = fieldRule{handling: fieldRefused}
 )
 
 func refusedUnless(unset func(v, owner reflect.Value) bool) fieldRule {
@@ -63,7 +63,7 @@ func byName(prefix string, rule fieldRule, names ...string) map[string]fieldRule
 // jobFields is built once from its parts, each one api struct.
 var jobFields = mergeRules(
 	// Job.
-	byName("", modelled, "ID", "Name", "Namespace", "Type", "Priority", "Datacenters", "NodePool", "Meta", "Stop"),
+	byName("", modeled, "ID", "Name", "Namespace", "Type", "Priority", "Datacenters", "NodePool", "Meta", "Stop"),
 	byName("", nomads, "Region", "NomadTokenID", "Status", "StatusDescription", "Stable", "Version", "SubmitTime",
 		"CreateIndex", "ModifyIndex", "JobModifyIndex", "VersionTag"),
 	byName("", refused, "AllAtOnce", "Multiregion", "Periodic", "ParameterizedJob", "UI", "ParentID", "Dispatched",
@@ -80,44 +80,44 @@ var jobFields = mergeRules(
 
 func placementRules(p string) map[string]fieldRule {
 	return mergeRules(
-		byName(p+"Constraints.", modelled, "LTarget", "RTarget", "Operand"),
-		byName(p+"Affinities.", modelled, "LTarget", "RTarget", "Operand", "Weight"),
-		byName(p+"Spreads.", modelled, "Attribute", "Weight", "SpreadTarget.Value", "SpreadTarget.Percent"),
+		byName(p+"Constraints.", modeled, "LTarget", "RTarget", "Operand"),
+		byName(p+"Affinities.", modeled, "LTarget", "RTarget", "Operand", "Weight"),
+		byName(p+"Spreads.", modeled, "Attribute", "Weight", "SpreadTarget.Value", "SpreadTarget.Percent"),
 	)
 }
 
 func updateRules(p string) map[string]fieldRule {
-	return byName(p, modelled, "Stagger", "MaxParallel", "HealthCheck", "MinHealthyTime", "HealthyDeadline",
+	return byName(p, modeled, "Stagger", "MaxParallel", "HealthCheck", "MinHealthyTime", "HealthyDeadline",
 		"ProgressDeadline", "Canary", "AutoRevert", "AutoPromote")
 }
 
 func restartPolicyRules(p string) map[string]fieldRule {
-	return byName(p, modelled, "Interval", "Attempts", "Delay", "Mode", "RenderTemplates")
+	return byName(p, modeled, "Interval", "Attempts", "Delay", "Mode", "RenderTemplates")
 }
 
 func reschedulePolicyRules(p string) map[string]fieldRule {
-	return byName(p, modelled, "Attempts", "Interval", "Delay", "DelayFunction", "MaxDelay", "Unlimited")
+	return byName(p, modeled, "Attempts", "Interval", "Delay", "DelayFunction", "MaxDelay", "Unlimited")
 }
 
 func migrateRules(p string) map[string]fieldRule {
-	return byName(p, modelled, "MaxParallel", "HealthCheck", "MinHealthyTime", "HealthyDeadline")
+	return byName(p, modeled, "MaxParallel", "HealthCheck", "MinHealthyTime", "HealthyDeadline")
 }
 
 func groupRules(p string) map[string]fieldRule {
 	return mergeRules(
-		byName(p, modelled, "Name", "Count", "ShutdownDelay"),
+		byName(p, modeled, "Name", "Count", "ShutdownDelay"),
 		placementRules(p),
 		updateRules(p+"Update."),
 		restartPolicyRules(p+"RestartPolicy."),
 		reschedulePolicyRules(p+"ReschedulePolicy."),
 		migrateRules(p+"Migrate."),
-		byName(p+"EphemeralDisk.", modelled, "Sticky", "Migrate", "SizeMB"),
-		byName(p+"Volumes.", modelled, "Name", "Type", "Source", "ReadOnly", "Sticky", "AccessMode", "AttachmentMode", "PerAlloc"),
+		byName(p+"EphemeralDisk.", modeled, "Sticky", "Migrate", "SizeMB"),
+		byName(p+"Volumes.", modeled, "Name", "Type", "Source", "ReadOnly", "Sticky", "AccessMode", "AttachmentMode", "PerAlloc"),
 		byName(p+"Volumes.", refused, "MountOptions"),
-		byName(p+"Networks.", modelled, "Mode"),
+		byName(p+"Networks.", modeled, "Mode"),
 		byName(p+"Networks.", refused, "Device", "CIDR", "IP", "DNS", "Hostname", "MBits", "CNI"),
-		byName(p+"Networks.ReservedPorts.", modelled, "Label", "Value", "To", "HostNetwork", "IgnoreCollision"),
-		byName(p+"Networks.DynamicPorts.", modelled, "Label", "Value", "To", "HostNetwork", "IgnoreCollision"),
+		byName(p+"Networks.ReservedPorts.", modeled, "Label", "Value", "To", "HostNetwork", "IgnoreCollision"),
+		byName(p+"Networks.DynamicPorts.", modeled, "Label", "Value", "To", "HostNetwork", "IgnoreCollision"),
 		byName(p, refused, "Meta", "Disconnect", "StopAfterClientDisconnect", "MaxClientDisconnect",
 			"PreventRescheduleOnLost", "Scaling", "Consul", "Services"),
 		taskRules(p+"Tasks."),
@@ -126,9 +126,9 @@ func groupRules(p string) map[string]fieldRule {
 
 func taskRules(p string) map[string]fieldRule {
 	return mergeRules(
-		byName(p, modelled, "Name", "Driver", "User", "Config", "Env", "Meta", "KillTimeout", "ShutdownDelay", "KillSignal",
+		byName(p, modeled, "Name", "Driver", "User", "Config", "Env", "Meta", "KillTimeout", "ShutdownDelay", "KillSignal",
 			"Lifecycle.Hook", "Lifecycle.Sidecar"),
-		byName(p+"Resources.", modelled, "CPU", "MemoryMB", "MemoryMaxMB"),
+		byName(p+"Resources.", modeled, "CPU", "MemoryMB", "MemoryMaxMB"),
 		byName(p+"Resources.", refused, "Cores", "DiskMB", "Networks", "Devices", "SecretsMB", "IOPS"),
 		map[string]fieldRule{
 			p + "Constraints":    refusedUnless(onlyImplicitConstraints),
@@ -138,27 +138,27 @@ func taskRules(p string) map[string]fieldRule {
 		byName(p, refused, "Affinities", "Vault", "Consul", "DispatchPayload", "CSIPluginConfig", "Leader", "Kind",
 			"ScalingPolicies", "Identities", "Actions", "Schedule"),
 		restartPolicyRules(p+"RestartPolicy."),
-		byName(p+"LogConfig.", modelled, "MaxFiles", "MaxFileSizeMB", "Disabled"),
+		byName(p+"LogConfig.", modeled, "MaxFiles", "MaxFileSizeMB", "Disabled"),
 		byName(p+"LogConfig.", refused, "Enabled"),
-		byName(p+"Artifacts.", modelled, "GetterSource", "GetterOptions", "GetterHeaders", "GetterMode", "GetterInsecure",
+		byName(p+"Artifacts.", modeled, "GetterSource", "GetterOptions", "GetterHeaders", "GetterMode", "GetterInsecure",
 			"RelativeDest", "Chown"),
-		byName(p+"Templates.", modelled, "SourcePath", "DestPath", "EmbeddedTmpl", "ChangeMode", "ChangeScript.Command",
+		byName(p+"Templates.", modeled, "SourcePath", "DestPath", "EmbeddedTmpl", "ChangeMode", "ChangeScript.Command",
 			"ChangeScript.Args", "ChangeScript.Timeout", "ChangeScript.FailOnError", "ChangeSignal", "Once", "Splay",
 			"Perms", "Uid", "Gid", "LeftDelim", "RightDelim", "Envvars", "VaultGrace", "Wait.Min", "Wait.Max", "ErrMissingKey"),
-		byName(p+"VolumeMounts.", modelled, "Volume", "Destination", "ReadOnly", "PropagationMode", "SELinuxLabel"),
+		byName(p+"VolumeMounts.", modeled, "Volume", "Destination", "ReadOnly", "PropagationMode", "SELinuxLabel"),
 		registrationRules(p+"Services."),
 	)
 }
 
 func registrationRules(p string) map[string]fieldRule {
 	return mergeRules(
-		byName(p, modelled, "Name", "Tags", "CanaryTags", "EnableTagOverride", "PortLabel", "AddressMode", "Address",
+		byName(p, modeled, "Name", "Tags", "CanaryTags", "EnableTagOverride", "PortLabel", "AddressMode", "Address",
 			"Meta", "CanaryMeta", "TaggedAddresses", "TaskName", "OnUpdate", "Provider", "Cluster", "Kind"),
 		map[string]fieldRule{p + "Identity": refusedUnless(consulIdentity)},
 		// Nomad merges a service's check_restart into each of its checks,
 		// where berth reads it.
 		byName(p, refused, "CheckRestart", "Connect", "Weights"),
-		byName(p+"Checks.", modelled, "Name", "Type", "Command", "Args", "Path", "Protocol", "PortLabel", "Expose",
+		byName(p+"Checks.", modeled, "Name", "Type", "Command", "Args", "Path", "Protocol", "PortLabel", "Expose",
 			"AddressMode", "Interval", "Timeout", "InitialStatus", "Notes", "TLSServerName", "TLSSkipVerify", "Header",
 			"Method", "CheckRestart.Limit", "CheckRestart.Grace", "CheckRestart.IgnoreWarnings", "GRPCService",
 			"GRPCUseTLS", "TaskName", "SuccessBeforePassing", "FailuresBeforeCritical", "FailuresBeforeWarning", "Body", "OnUpdate"),

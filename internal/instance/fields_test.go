@@ -48,7 +48,7 @@ func apiLeaves() []string {
 
 // uncoveredFields returns the api.Job fields rules says nothing about, and
 // the rules that name no field (stale after a Nomad upgrade) or that mark
-// a non-leaf as modelled (a field added inside it would be dropped).
+// a non-leaf as modeled (a field added inside it would be dropped).
 func uncoveredFields(rules map[string]fieldRule) (uncovered, stale []string) {
 	leaves := apiLeaves()
 	used := map[string]bool{}
@@ -60,7 +60,7 @@ func uncoveredFields(rules map[string]fieldRule) (uncovered, stale []string) {
 				continue
 			}
 			used[p] = true
-			covered = p == leaf || r.handling != fieldModelled
+			covered = p == leaf || r.handling != fieldModeled
 			break
 		}
 		if !covered {
@@ -84,7 +84,7 @@ func parentPath(p string) string {
 	return p[:i]
 }
 
-// TestJobFieldsCoverEveryAPIField is the guard of "modelled or refused,
+// TestJobFieldsCoverEveryAPIField is the guard of "modeled or refused,
 // never dropped": every field of api.Job, at any depth, is in jobFields.
 func TestJobFieldsCoverEveryAPIField(t *testing.T) {
 	leaves := apiLeaves()
@@ -93,7 +93,7 @@ func TestJobFieldsCoverEveryAPIField(t *testing.T) {
 	}
 	uncovered, stale := uncoveredFields(jobFields)
 	for _, f := range uncovered {
-		t.Errorf("api.Job field %s is neither modelled, Nomad's nor refused: add it to jobFields", f)
+		t.Errorf("api.Job field %s is neither modeled, Nomad's nor refused: add it to jobFields", f)
 	}
 	for _, p := range stale {
 		t.Errorf("jobFields names %s, which api.Job does not have", p)
@@ -102,7 +102,7 @@ func TestJobFieldsCoverEveryAPIField(t *testing.T) {
 	for _, r := range jobFields {
 		counts[r.handling]++
 	}
-	t.Logf("%d api.Job fields; rules: %d modelled, %d Nomad's, %d refused", len(leaves), counts[fieldModelled], counts[fieldNomads], counts[fieldRefused])
+	t.Logf("%d api.Job fields; rules: %d modeled, %d Nomad's, %d refused", len(leaves), counts[fieldModeled], counts[fieldNomads], counts[fieldRefused])
 }
 
 // The guard fails, naming the field, when one is in neither list.
@@ -115,11 +115,11 @@ func TestJobFieldsGuardNamesAMissingField(t *testing.T) {
 			t.Errorf("without %s, uncovered = %q", missing, uncovered)
 		}
 	}
-	// A modelled rule on a block (not a leaf) does not cover the block's
+	// A modeled rule on a block (not a leaf) does not cover the block's
 	// fields: a field Nomad adds inside it would be dropped.
-	rules := mergeRules(jobFields, map[string]fieldRule{"TaskGroups.Disconnect": modelled})
+	rules := mergeRules(jobFields, map[string]fieldRule{"TaskGroups.Disconnect": modeled})
 	if uncovered, _ := uncoveredFields(rules); len(uncovered) == 0 {
-		t.Error("a modelled non-leaf covered its fields")
+		t.Error("a modeled non-leaf covered its fields")
 	}
 	rules = mergeRules(jobFields, map[string]fieldRule{"TaskGroups.Nope": refused})
 	if _, stale := uncoveredFields(rules); !slices.Equal(stale, []string{"TaskGroups.Nope"}) {
@@ -142,7 +142,7 @@ func TestRefusedFieldsNamesEachField(t *testing.T) {
 	job.AllAtOnce = ptr(true)
 	g.Meta = map[string]string{"team": "a"}
 	g.Disconnect = &api.DisconnectStrategy{LostAfter: ptr(time.Minute)}
-	g.PreventRescheduleOnLost = ptr(true)
+	g.PreventRescheduleOnLost = ptr(true) //nolint:staticcheck // still in api.TaskGroup, so still refused
 	task(job, "web").Leader = true
 	task(job, "web").Identity = &api.WorkloadIdentity{Name: "default", Audience: []string{"nomadproject.io"}, Env: true}
 	task(job, "proxy").Identity = &api.WorkloadIdentity{Name: "default", Audience: []string{"nomadproject.io"}} // Nomad's default

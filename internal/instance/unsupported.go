@@ -1,7 +1,6 @@
 package instance
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -52,17 +51,4 @@ func (r *reader) checkJob(job *api.Job) {
 
 func sortTasks(tasks []*api.Task) {
 	slices.SortFunc(tasks, func(a, b *api.Task) int { return strings.Compare(a.Name, b.Name) })
-}
-
-// plural formats "1 constraint", "2 constraints"; forms[1] overrides the
-// plural form.
-func plural(n int, forms ...string) string {
-	word := forms[0] + "s"
-	if len(forms) > 1 {
-		word = forms[1]
-	}
-	if n == 1 {
-		word = forms[0]
-	}
-	return fmt.Sprintf("%d %s", n, word)
 }

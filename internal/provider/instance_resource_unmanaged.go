@@ -70,9 +70,14 @@ func planUnmanaged(ctx context.Context, req resource.ModifyPlanRequest, resp *re
 			"This apply rewrites the job from the configuration, which removes them from Nomad. To keep them, "+
 			"manage this job with another tool (terraform state rm, then import it there); to drop them, apply.",
 			name.ValueString(), strings.Join(found, "\n  - ")))
-	// The job is written again: what Nomad assigns on a write is unknown.
-	for _, attr := range []string{"job_modify_index", "job_version"} {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), types.Int64Unknown())...)
+	// The job is written again: what a write changes is unknown, as in any
+	// update the framework plans.
+	for attr, unknown := range map[string]any{
+		"job_modify_index": types.Int64Unknown(), "job_version": types.Int64Unknown(), "status": types.StringUnknown(),
+		"deployment_id": types.StringUnknown(), "deployment_status": types.StringUnknown(),
+		"allocations": types.ListUnknown(allocationType()),
+	} {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), unknown)...)
 	}
 }
 

@@ -46,9 +46,10 @@ func (s *planWarnings) take() []string {
 	return out
 }
 
-// unmanagedSettings are the settings of issue 21 berth_instance does not
-// model, set on job as `nomad job run` would, with the words each is
-// refused with.
+// unmanagedSettings sets on job what berth_instance does not model
+// (leader, group meta, disconnect, a workload identity, all_at_once), as
+// `nomad job run` would, and returns the words each is refused with, in
+// the order berth lists them.
 func unmanagedSettings(job *api.Job) []string {
 	g := job.TaskGroups[0]
 	job.AllAtOnce = ptr(true)
@@ -60,10 +61,10 @@ func unmanagedSettings(job *api.Job) []string {
 	grp := fmt.Sprintf("group %q", *g.Name)
 	return []string{
 		"job sets all_at_once",
-		grp + " sets meta",
-		grp + " sets disconnect",
 		fmt.Sprintf("%s task %q sets leader", grp, t.Name),
 		fmt.Sprintf("%s task %q sets identity", grp, t.Name),
+		grp + " sets disconnect",
+		grp + " sets meta",
 	}
 }
 
