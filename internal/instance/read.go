@@ -197,9 +197,16 @@ func (r *reader) portOwners(tasks []*api.Task, ports map[string]Port) map[string
 	return owners
 }
 
+// readUpdate reads the group's update block. Nomad gives every service
+// group one, but keeps none for a batch job or a system job registered
+// without one. A system job's group block is inert in Nomad 1.10 (no
+// deployments; its scheduler reads only the job-level stagger and
+// max_parallel), so a missing one behaves as the defaults do and reads as
+// them: such a job imports with update unset, not with zero deadlines that
+// validation refuses.
 func (r *reader) readUpdate(u *api.UpdateStrategy) Update {
 	if u == nil {
-		return Update{}
+		return DefaultUpdate()
 	}
 	out := Update{
 		MaxParallel:      deref(u.MaxParallel),

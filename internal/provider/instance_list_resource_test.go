@@ -197,3 +197,57 @@ func adoptAgain(t *testing.T, config, address, list, wantFound string) {
 	c.mustApply(ctx, "import")
 	c.destroy(ctx)
 }
+
+// TestAccInstanceQuery_generateConfigEveryType registers a minimal service,
+// batch and system job through the HTTP API, as a team does with
+// `nomad job run`, leaving every default to Nomad. What `terraform query
+// -generate-config-out` writes for them must validate and plan as imports
+// only: berth must not write back a value Nomad filled in that its own
+// validation refuses (a system job's zero update deadlines).
+func TestAccInstanceQuery_generateConfigEveryType(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	c := newTFCLI(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if v, _, err := c.tf.Version(ctx, true); err != nil || v.LessThan(version.Must(version.NewVersion("1.14.0"))) {
+		t.Skipf("terraform query needs Terraform 1.14 or later; this is %v (%v)", v, err)
+	}
+	prefix := "berth-acc-qtype-" + randomHex(3)
+	var want []string
+	for _, typ := range []string{api.JobTypeService, api.JobTypeBatch, api.JobTypeSystem} {
+		id := prefix + "-" + typ
+		job := &api.Job{ID: ptr(id), Name: ptr(id), Type: ptr(typ), Datacenters: []string{"*"},
+			TaskGroups: []*api.TaskGroup{{Name: ptr("app"), Tasks: []*api.Task{{
+				Name: "main", Driver: "raw_exec",
+				Config: map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
+			}}}}}
+		if _, _, err := testNomad(t).Jobs().Register(job, (&api.WriteOptions{}).WithContext(ctx)); err != nil {
+			t.Fatalf("registering %s: %v", id, err)
+		}
+		t.Cleanup(func() { purgeOutsideJob(t, "", id) })
+		want = append(want, "default/"+id)
+	}
+	slices.Sort(want)
+
+	c.init(ctx, `provider "berth" {}`)
+	res := runQuery(ctx, t, c, `list "berth_instance" "found" {
+  provider         = berth
+  include_resource = true
+  config {
+    name_prefix = "`+prefix+`"
+  }
+}
+`)
+	slices.Sort(res.found)
+	if !slices.Equal(res.found, want) {
+		t.Fatalf("query found %v, want %v; warnings %v", res.found, want, res.warnings)
+	}
+	expectImportsOnly(ctx, t, c, len(want))
+	for _, id := range want {
+		job, _, err := testNomad(t).Jobs().Info(strings.TrimPrefix(id, "default/"), nil)
+		if err != nil || *job.Version != 0 {
+			t.Fatalf("job %s after query and plan: version %v, err %v; want the version registered through the API", id, job.Version, err)
+		}
+	}
+}
