@@ -222,6 +222,14 @@ func TestAccInstanceQuery_generateConfigEveryType(t *testing.T) {
 				Name: "main", Driver: "raw_exec",
 				Config: map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
 			}}}}}
+		if typ == api.JobTypeService {
+			// A port and a Nomad service with a check, each with the
+			// settings Nomad fills in (address mode, check interval…).
+			g := job.TaskGroups[0]
+			g.Networks = []*api.NetworkResource{{DynamicPorts: []api.Port{{Label: "http"}}}}
+			g.Tasks[0].Services = []*api.Service{{Name: id, PortLabel: "http", Provider: "nomad",
+				Checks: []api.ServiceCheck{{Type: "tcp", Interval: 10 * time.Second, Timeout: 2 * time.Second}}}}
+		}
 		if _, _, err := testNomad(t).Jobs().Register(job, (&api.WriteOptions{}).WithContext(ctx)); err != nil {
 			t.Fatalf("registering %s: %v", id, err)
 		}
