@@ -239,7 +239,11 @@ func freePorts(n int) ([]int, error) {
 			return nil, fmt.Errorf("pick free port: %w", err)
 		}
 		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		addr, ok := l.Addr().(*net.TCPAddr)
+		if !ok {
+			return nil, fmt.Errorf("pick free port: %s is not a TCP address", l.Addr())
+		}
+		ports = append(ports, addr.Port)
 	}
 	return ports, nil
 }

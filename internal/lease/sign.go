@@ -81,7 +81,7 @@ func Sign(l Lease, key ed25519.PrivateKey) (Lease, error) {
 	}
 	// The signer is part of what is signed, so a signature cannot be moved to
 	// another user's name.
-	l.User = hex.EncodeToString(key.Public().(ed25519.PublicKey))
+	l.User = hex.EncodeToString(PublicKey(key))
 	msg, err := CanonicalBytes(l)
 	if err != nil {
 		return Lease{}, err
@@ -132,4 +132,10 @@ func verifySignature(l Lease) []string {
 		return []string{"signature does not match the lease: it was changed after signing, or signed by a key other than its user"}
 	}
 	return nil
+}
+
+// PublicKey is key's public half, the signer's identity in a lease.
+func PublicKey(key ed25519.PrivateKey) ed25519.PublicKey {
+	pub, _ := key.Public().(ed25519.PublicKey) // always that type for an ed25519 key
+	return pub
 }

@@ -139,10 +139,10 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 
-	httpClient := cleanhttp.DefaultPooledClient()
+	transport := cleanhttp.DefaultPooledTransport()
+	httpClient := &http.Client{Transport: transport}
 	// api.ConfigureTLS fills in the transport's TLS config in place and
 	// dereferences it, so it must exist first.
-	transport := httpClient.Transport.(*http.Transport)
 	transport.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 	// cleanhttp keeps GOMAXPROCS+1 idle connections per host; Terraform
 	// runs ten operations at once by default, so most requests would pay

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -21,16 +22,26 @@ import (
 // job as SpecFromJob read it (in full, before AbsorbDefaults).
 func settlePolicies(ctx context.Context, m *instanceModel, live instance.Spec) diag.Diagnostics {
 	var diags diag.Diagnostics
-	m.Policies = resolveUnknowns(ctx, m.Policies, writeAttr[types.Object](ctx, "policies", live.Policies, &diags)).(types.Object)
-	m.Services = resolveUnknowns(ctx, m.Services, writeAttr[types.Map](ctx, "services", live.Services, &diags)).(types.Map)
+	m.Policies = resolvedAs(ctx, m.Policies, writeAttr[types.Object](ctx, "policies", live.Policies, &diags), &diags)
+	m.Services = resolvedAs(ctx, m.Services, writeAttr[types.Map](ctx, "services", live.Services, &diags), &diags)
 	return diags
 }
 
 // nullUnknownPolicies replaces the unknown values inside m's policies with
 // null, when Nomad could not be read after a write.
-func nullUnknownPolicies(ctx context.Context, m *instanceModel) {
-	m.Policies = resolveUnknowns(ctx, m.Policies, nil).(types.Object)
-	m.Services = resolveUnknowns(ctx, m.Services, nil).(types.Map)
+func nullUnknownPolicies(ctx context.Context, m *instanceModel, diags *diag.Diagnostics) {
+	m.Policies = resolvedAs(ctx, m.Policies, nil, diags)
+	m.Services = resolvedAs(ctx, m.Services, nil, diags)
+}
+
+// resolvedAs is resolveUnknowns for a value of type T, which keeps its type.
+func resolvedAs[T attr.Value](ctx context.Context, v T, from attr.Value, diags *diag.Diagnostics) T {
+	r, ok := resolveUnknowns(ctx, v, from).(T)
+	if !ok {
+		diags.AddError("Provider bug", fmt.Sprintf("Resolving unknown values turned a %T into a %T.", v, resolveUnknowns(ctx, v, from)))
+		return v
+	}
+	return r
 }
 
 // resolveUnknowns returns v with every unknown value inside it (objects and

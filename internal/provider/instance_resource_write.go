@@ -86,12 +86,12 @@ func (r *instanceResource) recordWritten(ctx context.Context, m *instanceModel, 
 	if written != nil && written.JobModifyIndex > 0 {
 		m.JobModifyIndex = types.Int64Value(int64(written.JobModifyIndex))
 	}
-	nullUnknownComputed(m)
+	nullUnknownComputed(m, diags)
 }
 
 // nullUnknownComputed replaces values still unknown after an apply with
 // null (or empty, where berth always sets a string).
-func nullUnknownComputed(m *instanceModel) {
+func nullUnknownComputed(m *instanceModel, diags *diag.Diagnostics) {
 	if m.ID.IsUnknown() {
 		m.ID = types.StringValue(instanceID(m.Namespace.ValueString(), m.Name.ValueString()))
 	}
@@ -116,5 +116,5 @@ func nullUnknownComputed(m *instanceModel) {
 	if m.Allocations.IsUnknown() {
 		m.Allocations = types.ListNull(allocationType())
 	}
-	nullUnknownPolicies(context.Background(), m)
+	nullUnknownPolicies(context.Background(), m, diags)
 }

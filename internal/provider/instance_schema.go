@@ -54,7 +54,7 @@ func defaultUpdateObject() types.Object {
 	}
 	// Only a mismatch between Update and updateAttributes gets here; the
 	// schema unit tests plan with this default and would fail.
-	return types.ObjectNull(a.GetType().(types.ObjectType).AttrTypes)
+	return types.ObjectNull(attributeTypes(a.Attributes))
 }
 
 func durationAttr(desc string, def string) schema.StringAttribute {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/ed25519"
 	"fmt"
 	"strings"
 	"time"
@@ -84,7 +83,7 @@ func (a *leaseRenewAction) Invoke(ctx context.Context, req action.InvokeRequest,
 func (a *leaseRenewAction) trusted(l lease.Lease, resp *action.InvokeResponse) bool {
 	var t lease.Trust
 	if key := a.data.SigningKey; key != nil {
-		t.Key = key.Public().(ed25519.PublicKey)
+		t.Key = lease.PublicKey(key)
 	}
 	if l.Signature != "" && t.Key == nil {
 		resp.Diagnostics.AddError("Lease is signed, and the provider has no signing_key",

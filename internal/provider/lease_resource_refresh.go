@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/ed25519"
 	"fmt"
 	"strings"
 	"time"
@@ -39,7 +38,7 @@ func (r *leaseResource) trust(m *leaseModel) lease.Trust {
 		t.User = m.User.ValueString()
 	}
 	if key := r.data.SigningKey; key != nil {
-		t.Key = key.Public().(ed25519.PublicKey)
+		t.Key = lease.PublicKey(key)
 	}
 	return t
 }

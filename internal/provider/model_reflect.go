@@ -55,6 +55,15 @@ func nestedAttributes(a schema.Attribute) map[string]schema.Attribute {
 	return nil
 }
 
+// attributeTypes is the object type's attribute types of attrs.
+func attributeTypes(attrs map[string]schema.Attribute) map[string]attr.Type {
+	out := make(map[string]attr.Type, len(attrs))
+	for name, a := range attrs {
+		out[name] = a.GetType()
+	}
+	return out
+}
+
 // elementAttribute is the schema of one element of a collection attribute:
 // its nested object, or nil for plain elements. Elements are never null.
 func elementAttribute(a schema.Attribute) schema.Attribute {
@@ -112,36 +121,44 @@ func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value,
 	}
 	switch t := dst.Type(); {
 	case t == durationType:
-		s, d := v.(basetypes.StringValuable).ToStringValue(ctx)
-		diags.Append(d...)
-		if parsed, err := time.ParseDuration(s.ValueString()); err == nil {
+		s, ok := stringOf(ctx, at, v, diags)
+		if !ok {
+			return nil
+		}
+		if parsed, err := time.ParseDuration(s); err == nil {
 			dst.SetInt(int64(parsed))
 		} else {
 			// The attribute's type validated it already; this is a bug.
 			diags.AddAttributeError(at, "Invalid duration", err.Error())
 		}
 	case t == jsonObjectTyp:
-		s, d := v.(basetypes.StringValuable).ToStringValue(ctx)
-		diags.Append(d...)
+		s, ok := stringOf(ctx, at, v, diags)
+		if !ok {
+			return nil
+		}
 		var obj map[string]any
-		if err := json.Unmarshal([]byte(s.ValueString()), &obj); err == nil {
+		if err := json.Unmarshal([]byte(s), &obj); err == nil {
 			dst.Set(reflect.ValueOf(obj))
 		} else {
 			diags.AddAttributeError(at, "Invalid driver config",
 				"config must be a JSON object, for example jsonencode({ ports = [\"http\"] }): "+err.Error())
 		}
 	case t.Kind() == reflect.String:
-		s, d := v.(basetypes.StringValuable).ToStringValue(ctx)
-		diags.Append(d...)
-		dst.SetString(s.ValueString())
+		if s, ok := stringOf(ctx, at, v, diags); ok {
+			dst.SetString(s)
+		}
 	case t.Kind() == reflect.Int:
-		n, d := v.(basetypes.Int64Valuable).ToInt64Value(ctx)
-		diags.Append(d...)
-		dst.SetInt(n.ValueInt64())
+		if n, ok := valueAs[basetypes.Int64Valuable](at, v, diags); ok {
+			i, d := n.ToInt64Value(ctx)
+			diags.Append(d...)
+			dst.SetInt(i.ValueInt64())
+		}
 	case t.Kind() == reflect.Bool:
-		b, d := v.(basetypes.BoolValuable).ToBoolValue(ctx)
-		diags.Append(d...)
-		dst.SetBool(b.ValueBool())
+		if b, ok := valueAs[basetypes.BoolValuable](at, v, diags); ok {
+			bv, d := b.ToBoolValue(ctx)
+			diags.Append(d...)
+			dst.SetBool(bv.ValueBool())
+		}
 	case t.Kind() == reflect.Slice:
 		// A list keeps its order; a set's elements come in no particular
 		// order, and each is addressed by its value.
@@ -152,10 +169,12 @@ func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value,
 			diags.Append(d...)
 			elems = set.Elements()
 			elemPath = func(i int) path.Path { return at.AtSetValue(elems[i]) }
-		} else {
-			l, d := v.(basetypes.ListValuable).ToListValue(ctx)
+		} else if lv, ok := valueAs[basetypes.ListValuable](at, v, diags); ok {
+			l, d := lv.ToListValue(ctx)
 			diags.Append(d...)
 			elems = l.Elements()
+		} else {
+			return nil
 		}
 		out := reflect.MakeSlice(t, len(elems), len(elems))
 		for i, e := range elems {
@@ -165,7 +184,11 @@ func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value,
 		}
 		dst.Set(out)
 	case t.Kind() == reflect.Map:
-		m, d := v.(basetypes.MapValuable).ToMapValue(ctx)
+		mv, ok := valueAs[basetypes.MapValuable](at, v, diags)
+		if !ok {
+			return nil
+		}
+		m, d := mv.ToMapValue(ctx)
 		diags.Append(d...)
 		out := reflect.MakeMapWithSize(t, len(m.Elements()))
 		for k, e := range m.Elements() {
@@ -183,7 +206,11 @@ func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value,
 		}
 		dst.Set(p)
 	case t.Kind() == reflect.Struct:
-		o, d := v.(basetypes.ObjectValuable).ToObjectValue(ctx)
+		ov, ok := valueAs[basetypes.ObjectValuable](at, v, diags)
+		if !ok {
+			return nil
+		}
+		o, d := ov.ToObjectValue(ctx)
 		diags.Append(d...)
 		values, attrs := o.Attributes(), nestedAttributes(a)
 		for i := range t.NumField() {
@@ -204,6 +231,29 @@ func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value,
 		diags.AddAttributeError(at, "Provider bug", fmt.Sprintf("cannot read a Terraform value into %s.", t))
 	}
 	return nil
+}
+
+// valueAs asserts that v, the value at at, is a V. The schema decides v's
+// type and the tag decides the Go field: a field of another kind is a
+// provider bug, reported at the attribute's path rather than a panic.
+func valueAs[V any](at path.Path, v attr.Value, diags *diag.Diagnostics) (V, bool) {
+	x, ok := v.(V)
+	if !ok {
+		diags.AddAttributeError(at, "Provider bug",
+			fmt.Sprintf("The attribute holds a %T, which its Go field cannot take as %s.", v, reflect.TypeFor[V]()))
+	}
+	return x, ok
+}
+
+// stringOf is v's string, false after reporting why there is none.
+func stringOf(ctx context.Context, at path.Path, v attr.Value, diags *diag.Diagnostics) (string, bool) {
+	sv, ok := valueAs[basetypes.StringValuable](at, v, diags)
+	if !ok {
+		return "", false
+	}
+	s, d := sv.ToStringValue(ctx)
+	diags.Append(d...)
+	return s.ValueString(), !d.HasError()
 }
 
 // goToTF converts src into a value of attribute a.

@@ -69,7 +69,7 @@ func sameSettings(plan, state volumeModel) bool {
 // constraintType is the element type of the constraints attribute, taken
 // from the schema so the two cannot disagree.
 func constraintType(ctx context.Context) attr.Type {
-	return volumeSchema(ctx).Attributes["constraints"].GetType().(types.ListType).ElemType
+	return types.ObjectType{AttrTypes: attributeTypes(nestedAttributes(volumeSchema(ctx).Attributes["constraints"]))}
 }
 
 // toVolume builds the volume to ask Nomad for from the plan; unknown
