@@ -16,7 +16,7 @@ import (
 // the config validation and the plan. At fleet size this is most of the
 // plugin's time (see README, Performance). "unchanged" is what berth
 // serves (the plan answered without the framework's plan pass,
-// instance_resource_unchanged_plan.go); "framework" is the framework
+// unchanged_plan_shortcut.go); "framework" is the framework
 // planning the same instance, what every changed instance still costs, and
 // it grows with the number of attributes in the schema, so a schema change
 // shows there first:
@@ -38,12 +38,12 @@ func benchRefreshPlan(b *testing.B, factory func() (tfprotov6.ProviderServer, er
 	b.ReportAllocs()
 	for b.Loop() {
 		up, err := p.srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
-			TypeName: instanceTypeName, RawState: &tfprotov6.RawState{JSON: stateJSON},
+			TypeName: instanceTypeName(), RawState: &tfprotov6.RawState{JSON: stateJSON},
 		})
 		if err != nil || len(up.Diagnostics) > 0 {
 			b.Fatalf("upgrade: %v %v", err, up.Diagnostics)
 		}
-		val, err := p.srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: instanceTypeName, Config: configDV})
+		val, err := p.srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: instanceTypeName(), Config: configDV})
 		if err != nil || len(val.Diagnostics) > 0 {
 			b.Fatalf("validate: %v %v", err, val.Diagnostics)
 		}
@@ -71,7 +71,7 @@ func newPlanProbe(tb testing.TB, factory func() (tfprotov6.ProviderServer, error
 		tb.Fatal(err)
 	}
 	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil || schemas.ResourceSchemas[instanceTypeName] == nil {
+	if err != nil || schemas.ResourceSchemas[instanceTypeName()] == nil {
 		tb.Fatalf("schema: %v %v", err, schemas.Diagnostics)
 	}
 	// A configured provider, so the resource's own plan checks run; they
@@ -87,12 +87,12 @@ func newPlanProbe(tb testing.TB, factory func() (tfprotov6.ProviderServer, error
 		tb.Fatalf("configure: %v %v", err, resp.Diagnostics)
 	}
 	ids, err := srv.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
-	if err != nil || ids.IdentitySchemas[instanceTypeName] == nil {
+	if err != nil || ids.IdentitySchemas[instanceTypeName()] == nil {
 		tb.Fatalf("identity schema: %v", err)
 	}
-	p := &planProbe{tb: tb, srv: srv, typ: schemas.ResourceSchemas[instanceTypeName].ValueType().(tftypes.Object)}
+	p := &planProbe{tb: tb, srv: srv, typ: schemas.ResourceSchemas[instanceTypeName()].ValueType().(tftypes.Object)}
 	p.config, p.state = benchInstanceValues(p.typ)
-	it := ids.IdentitySchemas[instanceTypeName].ValueType()
+	it := ids.IdentitySchemas[instanceTypeName()].ValueType()
 	id, err := tfprotov6.NewDynamicValue(it, tftypes.NewValue(it, map[string]tftypes.Value{
 		"namespace": tftypes.NewValue(tftypes.String, "default"), "name": tftypes.NewValue(tftypes.String, "bench-1"),
 	}))
@@ -113,7 +113,7 @@ func (p *planProbe) dv(v tftypes.Value) *tfprotov6.DynamicValue {
 
 func (p *planProbe) planRequest(config, prior, proposed *tfprotov6.DynamicValue) *tfprotov6.PlanResourceChangeRequest {
 	return &tfprotov6.PlanResourceChangeRequest{
-		TypeName: instanceTypeName, Config: config, PriorState: prior, ProposedNewState: proposed, PriorIdentity: p.identity,
+		TypeName: instanceTypeName(), Config: config, PriorState: prior, ProposedNewState: proposed, PriorIdentity: p.identity,
 	}
 }
 

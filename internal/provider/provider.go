@@ -58,7 +58,7 @@ func New(version string) func() provider.Provider {
 
 // NewServer returns the protocol 6 server berth serves: the framework's,
 // with the plans of unchanged instances answered without its plan pass
-// (instance_resource_unchanged_plan.go).
+// (unchanged_plan_shortcut.go).
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return newServer(version, false)
 }
@@ -101,7 +101,7 @@ type server struct {
 var _ frameworkServer = &server{}
 
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	if req.TypeName != instanceTypeName {
+	if req.TypeName != s.unchanged.typeName {
 		return s.frameworkServer.PlanResourceChange(ctx, req)
 	}
 	answer := s.unchanged.answer(req)

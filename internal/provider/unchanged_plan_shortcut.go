@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -29,7 +31,8 @@ import (
 //     something else (drift in a defaulted field). unchangedPlans checks
 //     each default the schema declares, with the schema's own values;
 //   - a plan modifier: berth_instance uses UseStateForUnknown and
-//     RequiresReplace(If...), which change nothing when plan equals state;
+//     RequiresReplace(If...), which change nothing when plan equals state
+//     (TestUnchangedPlans_everyPlanModifierAccountedFor fails for any other);
 //   - ModifyPlan: its checks look only at what changed (drivers, budget),
 //     it fills the namespace only on create, and what planJobType takes out
 //     of a batch or system job is already out of its state.
@@ -39,6 +42,7 @@ import (
 // it is the resource kept by the hundred, and other resources plan on the
 // clock (lease renewal) or on the cluster (node reservations).
 type unchangedPlans struct {
+	typeName   string // berth_instance, as Metadata names it
 	stateType  tftypes.Type
 	defaults   map[string]*defaultTree
 	noIdentity *tfprotov6.ResourceIdentityData // what the framework plans when Terraform (< 1.12) sends none
@@ -54,8 +58,17 @@ type defaultTree struct {
 	set      bool                    // attrs apply to set elements, which config cannot be matched to
 }
 
-// instanceTypeName is berth_instance's resource type name.
-const instanceTypeName = "berth_instance"
+// instanceTypeName is the resource type name of berth_instance, from the
+// provider's and the resource's Metadata, so a rename cannot leave the
+// shortcut answering for a type that no longer exists.
+func instanceTypeName() string {
+	ctx := context.Background()
+	var p provider.MetadataResponse
+	(&berthProvider{}).Metadata(ctx, provider.MetadataRequest{}, &p)
+	var r resource.MetadataResponse
+	(&instanceResource{}).Metadata(ctx, resource.MetadataRequest{ProviderTypeName: p.TypeName}, &r)
+	return r.TypeName
+}
 
 // instanceDefaults is what unchangedPlans reads off the schema, once.
 var instanceDefaults = sync.OnceValues(func() (*unchangedPlans, error) {
@@ -67,7 +80,7 @@ var instanceDefaults = sync.OnceValues(func() (*unchangedPlans, error) {
 	}
 	it := instanceIdentity.Schema().Type().TerraformType(ctx)
 	null, err := tfprotov6.NewDynamicValue(it, tftypes.NewValue(it, nil))
-	return &unchangedPlans{stateType: s.Type().TerraformType(ctx), defaults: tree,
+	return &unchangedPlans{typeName: instanceTypeName(), stateType: s.Type().TerraformType(ctx), defaults: tree,
 		noIdentity: &tfprotov6.ResourceIdentityData{IdentityData: &null}}, err
 })
 
@@ -76,7 +89,7 @@ func newUnchangedPlans(verify bool) (*unchangedPlans, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading berth_instance's defaults: %w", err)
 	}
-	return &unchangedPlans{stateType: d.stateType, defaults: d.defaults, noIdentity: d.noIdentity, verify: verify}, nil
+	return &unchangedPlans{typeName: d.typeName, stateType: d.stateType, defaults: d.defaults, noIdentity: d.noIdentity, verify: verify}, nil
 }
 
 // answer returns the plan of an unchanged instance, or nil when req is not

@@ -50,6 +50,43 @@ func TestUnchangedPlans_everyDefaultRead(t *testing.T) {
 	}
 }
 
+// The shortcut answers an unchanged plan with the prior state, which is
+// only what the framework plans if no plan modifier of berth_instance
+// changes a value that equals its state. Each kind used is listed here
+// with why; a new kind fails this test until the shortcut accounts for it
+// (unchanged_plan_shortcut.go) and it is added.
+func TestUnchangedPlans_everyPlanModifierAccountedFor(t *testing.T) {
+	accounted := map[string]string{
+		"stringplanmodifier.useStateForUnknownModifier": "only replaces an unknown plan value; an unchanged plan has none",
+		"boolplanmodifier.useStateForUnknownModifier":   "only replaces an unknown plan value",
+		"int64planmodifier.useStateForUnknownModifier":  "only replaces an unknown plan value",
+		"stringplanmodifier.requiresReplaceIfModifier": "RequiresReplace, RequiresReplaceIf and RequiresReplaceIfConfigured: " +
+			"they return at once when the plan value equals the state value",
+	}
+	found := map[string][]string{}
+	var walk func(prefix string, attrs map[string]schema.Attribute)
+	walk = func(prefix string, attrs map[string]schema.Attribute) {
+		for name, a := range attrs {
+			if f := reflect.ValueOf(a).FieldByName("PlanModifiers"); f.IsValid() {
+				for i := range f.Len() {
+					kind := strings.TrimPrefix(fmt.Sprintf("%T", f.Index(i).Interface()), "*")
+					found[kind] = append(found[kind], prefix+name)
+				}
+			}
+			walk(prefix+name+".", nestedAttributes(a))
+		}
+	}
+	walk("", instanceSchema(context.Background()).Attributes)
+	if len(found) == 0 {
+		t.Fatal("found no plan modifiers; berth_instance has several, so the walk is broken")
+	}
+	for kind, at := range found {
+		if accounted[kind] == "" {
+			t.Errorf("plan modifier %s (on %v) is not accounted for by the unchanged-plan shortcut", kind, at)
+		}
+	}
+}
+
 // An unchanged instance is answered by the shortcut, and the framework,
 // planning it too (verify), agrees. Anything that may change the plan goes
 // to the framework, which then plans the change.
@@ -171,7 +208,7 @@ func withValueAt(t *testing.T, v, val tftypes.Value, names ...string) tftypes.Va
 func TestUnchangedPlans_verifyCatchesDisagreement(t *testing.T) {
 	p := newPlanProbe(t, newServer("test", true))
 	srv := p.srv.(*server)
-	srv.unchanged = &unchangedPlans{stateType: srv.unchanged.stateType, verify: true}
+	srv.unchanged = &unchangedPlans{typeName: srv.unchanged.typeName, stateType: srv.unchanged.stateType, verify: true}
 	state := withValueAt(t, p.state, tftypes.NewValue(tftypes.Bool, false), "purge_on_destroy")
 	resp, err := srv.PlanResourceChange(context.Background(), p.planRequest(p.dv(p.config), p.dv(state), p.dv(state)))
 	if err != nil {
