@@ -59,12 +59,7 @@ func handWrittenJob(id string, groups int) *api.Job {
 func TestAccInstanceQuery_generateConfig(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	c := newTFCLI(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if v, _, err := c.tf.Version(ctx, true); err != nil || v.LessThan(version.Must(version.NewVersion("1.14.0"))) {
-		t.Skipf("terraform query needs Terraform 1.14 or later; this is %v (%v)", v, err)
-	}
+	c, ctx := newQueryCLI(t)
 	prefix := "berth-acc-query-" + randomHex(3)
 	web, api2, multi := prefix+"-web", prefix+"-api", prefix+"-multi"
 	for id, groups := range map[string]int{web: 1, api2: 1, multi: 2} {
@@ -100,6 +95,19 @@ func TestAccInstanceQuery_generateConfig(t *testing.T) {
 			t.Fatalf("job %s after query and plan: version %v, err %v; want the version registered by hand", id, job.Version, err)
 		}
 	}
+}
+
+// newQueryCLI is a Terraform CLI for terraform query, which needs 1.14 or
+// later (skipped below that), with a context that ends with the test.
+func newQueryCLI(t *testing.T) (*tfCLI, context.Context) {
+	t.Helper()
+	c := newTFCLI(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	if v, _, err := c.tf.Version(ctx, true); err != nil || v.LessThan(version.Must(version.NewVersion("1.14.0"))) {
+		t.Skipf("terraform query needs Terraform 1.14 or later; this is %v (%v)", v, err)
+	}
+	return c, ctx
 }
 
 // queryResult is what `terraform query` reported.
@@ -174,12 +182,7 @@ func expectImportsOnly(ctx context.Context, t *testing.T, c *tfCLI, want int) {
 // to import it with no change; then applies that import and destroys it.
 func adoptAgain(t *testing.T, config, address, list, wantFound string) {
 	t.Helper()
-	c := newTFCLI(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if v, _, err := c.tf.Version(ctx, true); err != nil || v.LessThan(version.Must(version.NewVersion("1.14.0"))) {
-		t.Skipf("terraform query needs Terraform 1.14 or later; this is %v (%v)", v, err)
-	}
+	c, ctx := newQueryCLI(t)
 	c.init(ctx, config)
 	c.mustApply(ctx, "create")
 	if err := c.tf.StateRm(ctx, address); err != nil {
@@ -207,12 +210,7 @@ func adoptAgain(t *testing.T, config, address, list, wantFound string) {
 func TestAccInstanceQuery_generateConfigEveryType(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	c := newTFCLI(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if v, _, err := c.tf.Version(ctx, true); err != nil || v.LessThan(version.Must(version.NewVersion("1.14.0"))) {
-		t.Skipf("terraform query needs Terraform 1.14 or later; this is %v (%v)", v, err)
-	}
+	c, ctx := newQueryCLI(t)
 	prefix := "berth-acc-qtype-" + randomHex(3)
 	var want []string
 	for _, typ := range []string{api.JobTypeService, api.JobTypeBatch, api.JobTypeSystem} {
