@@ -16,6 +16,13 @@ func badInstanceConfig(body string) string {
 	return "resource \"berth_instance\" \"t\" {\n  " + body + "\n}\n"
 }
 
+// atApply marks a case whose rule depends on the cluster: a warning at
+// plan, the error at apply (badInput.atApply).
+func atApply(b badInput) badInput {
+	b.atApply = true
+	return b
+}
+
 func named(body string) string { return "name = \"%[1]s\"\n  " + body }
 
 const svcA = `driver = "exec", command = "/bin/sleep"`
@@ -47,7 +54,7 @@ func badInstanceInputs() []badInput {
 			`services["a"].templates[0].change_script`, "Missing change_script"),
 		in("artifact with a short checksum", withA(`artifacts = [{ source = "https://example.com/x", options = { checksum = "sha256:abc" } }]`),
 			`services["a"].artifacts[0].options["checksum"]`, "Invalid artifact checksum"),
-		in("unknown driver", named(`services = { a = { driver = "dockr", image = "nginx" } }`), `services["a"].driver`, "Unknown task driver"),
+		atApply(in("unknown driver", named(`services = { a = { driver = "dockr", image = "nginx" } }`), `services["a"].driver`, "Unknown task driver")),
 		in("empty driver", named(`services = { a = { driver = "", command = "/bin/sleep" } }`), `services["a"].driver`, "Missing driver"),
 		in("port out of range", withA(`ports = { http = { to = 70000 } }`), `services["a"].ports["http"].to`, "Invalid Attribute Value"),
 		in("duplicated port label", named(fmt.Sprintf(`services = {
@@ -131,7 +138,7 @@ func badInstanceInputs() []badInput {
     b = { role = "poststop", %[1]s, ports = { http = {} }, check = { type = "tcp", port = "http" } }
   }`, svcA)), `services["b"].check`, "Check on poststop service"),
 		in("malformed node_reservation", named(`node_reservation = "nope"`), "node_reservation", "Invalid node reservation ID"),
-		in("node_reservation that does not exist", named(`node_reservation = "%[2]s/%[1]s-none"`), "node_reservation", "Node reservation not found"),
+		atApply(in("node_reservation that does not exist", named(`node_reservation = "%[2]s/%[1]s-none"`), "node_reservation", "Node reservation not found")),
 		in("unknown job type", named(`type = "sysbatch"`), "type", "Invalid Attribute Value Match"),
 		in("replicas on a system job", named(`type = "system"
   replicas = 2`), "replicas", "replicas on a system job"),
@@ -198,8 +205,8 @@ func badVolumeInputs() []badInput {
 		in("unknown constraint operator", named(`constraints = [{ attribute = "$${attr.kernel.name}", operator = "~", value = "linux" }]`),
 			"constraints[0].operator", "Invalid Attribute Value Match"),
 		in("namespace with a space", named(`namespace = "a b"`), "namespace", "Invalid namespace"),
-		in("node_reservation that does not exist", named(`node_reservation = "%[2]s/%[1]s-none"
-  capacity_max = "10MiB"`), "node_reservation", "Node reservation not found"),
+		atApply(in("node_reservation that does not exist", named(`node_reservation = "%[2]s/%[1]s-none"
+  capacity_max = "10MiB"`), "node_reservation", "Node reservation not found")),
 	}
 }
 
@@ -222,20 +229,20 @@ func badReservationInputs() []badInput {
 		lease("name with a slash", `name = "%[1]s/x"`, "name", "Invalid name"),
 		lease("negative duration", named(`duration = "-1h"`), "duration", "Invalid duration"),
 		lease("unparsable duration", named(`duration = "forever"`), "duration", "Invalid Time Duration String Value"),
-		lease("unknown driver", named(`workload = { driver = "nope", command = "/bin/sleep" }`), "workload.driver", "Unknown task driver"),
+		atApply(lease("unknown driver", named(`workload = { driver = "nope", command = "/bin/sleep" }`), "workload.driver", "Unknown task driver")),
 		lease("zero cpu", named(`workload = { driver = "exec", command = "/bin/sleep", cpu = 0 }`), "workload.cpu", "Invalid Attribute Value"),
 		lease("uppercase node_id", named(`node_id = upper("%[2]s")`), "node_id", "Invalid node ID"),
 		lease("node_id with node_reservation", named(`node_id = "%[2]s"
   node_reservation = "%[2]s/r"`), "node_reservation", "Invalid Attribute Combination"),
-		lease("node_reservation that does not exist", named(`node_reservation = "%[2]s/%[1]s-none"`), "node_reservation", "Node reservation not found"),
+		atApply(lease("node_reservation that does not exist", named(`node_reservation = "%[2]s/%[1]s-none"`), "node_reservation", "Node reservation not found")),
 		hold("name with a space", `name = "%[1]s x"
   cpu = 100`, "name", "Invalid name"),
 		hold("nothing reserved", named(`node_id = "%[2]s"`), "cpu", "Empty reservation"),
 		hold("negative memory", named(`memory = -1`), "memory", "Invalid Attribute Value"),
 		hold("node_id not an ID", named(`node_id = "../../v1/jobs"
   cpu = 100`), "node_id", "Invalid node ID"),
-		hold("node that does not exist", named(`node_id = "00000000-0000-4000-8000-000000000000"
-  cpu = 100`), "node_id", "Node not found"),
+		atApply(hold("node that does not exist", named(`node_id = "00000000-0000-4000-8000-000000000000"
+  cpu = 100`), "node_id", "Node not found")),
 		hold("placement with node_id", named(`node_id = "%[2]s"
   cpu = 100
   placement = { node_pool = "default" }`), "placement", "Invalid Attribute Combination"),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/berthhq/terraform-provider-berth/internal/hold"
 )
 
 // badInput is one configuration berth must refuse before anything reaches
@@ -25,12 +28,19 @@ type badInput struct {
 	address string // the resource or data source the error is about
 	path    string // the attribute path, as the framework prints it
 	summary string // regexp matching the error's summary
+	// atApply: the rule depends on the cluster (a driver, a node, a
+	// reservation), so the plan only warns, at the same attribute with the
+	// same summary, and the apply refuses it before writing anything
+	// (plan_advice.go): a plan error would block the destroy of a failed
+	// apply.
+	atApply bool
 }
 
 // TestAccBadInput_rejectedAtPlan runs every bad input through the real
 // terraform CLI against the test Nomad agent. Each must give exactly one
 // error (counted in the CLI's output), that error must come from validate
-// or plan (never apply) at the expected attribute (checked on the
+// or plan (never apply; a rule that depends on the cluster: the apply,
+// after a warning at plan) at the expected attribute (checked on the
 // diagnostics the provider returned over the protocol), and nothing may
 // exist in Nomad afterwards: no job, volume or ledger entry whose name
 // starts with the case's prefix. The steps are ordinary apply steps, so a
@@ -104,7 +114,16 @@ func runBadInput(t *testing.T, tc badInput, prefix, nodeID string) {
 	if d.path != tc.path {
 		t.Errorf("the error is at %q, want %q: %+v", d.path, tc.path, d)
 	}
-	if d.rpc == "ApplyResourceChange" {
+	switch {
+	case tc.atApply && d.rpc != "ApplyResourceChange":
+		t.Errorf("the error came from %s; a rule that depends on the cluster must fail the apply, not the plan: %+v", d.rpc, d)
+	case tc.atApply:
+		if !slices.ContainsFunc(rec.warningList(), func(w recordedDiag) bool {
+			return w.rpc == "PlanResourceChange" && w.path == tc.path && w.summary == d.summary && strings.Contains(w.detail, applyRefuses)
+		}) {
+			t.Errorf("the plan did not warn about it at %s: warnings %+v", tc.path, rec.warningList())
+		}
+	case d.rpc == "ApplyResourceChange":
 		t.Errorf("the error came at apply; it must come at validate or plan time: %+v", d)
 	}
 	if !regexp.MustCompile(`^(`+tc.summary+`)$`).MatchString(d.summary) || strings.TrimSpace(d.detail) == "" {
@@ -127,8 +146,10 @@ func badInputNode(t *testing.T) string {
 	return nodes[0].ID
 }
 
-// assertNothingInNomad fails t if Nomad holds a job, a host volume or a
-// node reservation whose name starts with prefix, in any namespace.
+// assertNothingInNomad fails t if Nomad holds anything of berth's whose
+// name starts with prefix, in any namespace: a job, a node reservation's
+// hold job, a host volume, a task's secret Variable, or a node
+// reservation (or charge) in a ledger.
 func assertNothingInNomad(t *testing.T, prefix string) {
 	t.Helper()
 	c := testNomad(t)
@@ -138,7 +159,23 @@ func assertNothingInNomad(t *testing.T, prefix string) {
 		t.Fatalf("listing jobs: %v", err)
 	}
 	for _, j := range jobs {
-		t.Errorf("Nomad has job %q in namespace %q, created from bad input", j.ID, j.Namespace)
+		t.Errorf("Nomad has job %q in namespace %q, left behind", j.ID, j.Namespace)
+	}
+	holds, _, err := c.Jobs().List(&api.QueryOptions{Namespace: "*", Prefix: hold.JobPrefix})
+	if err != nil {
+		t.Fatalf("listing hold jobs: %v", err)
+	}
+	for _, j := range holds {
+		if strings.Contains(j.ID, "-"+prefix) {
+			t.Errorf("Nomad has hold job %q in namespace %q, left behind", j.ID, j.Namespace)
+		}
+	}
+	secrets, _, err := c.Variables().PrefixList("nomad/jobs/"+prefix, all)
+	if err != nil {
+		t.Fatalf("listing secret variables: %v", err)
+	}
+	for _, m := range secrets {
+		t.Errorf("Nomad has variable %s in namespace %q, left behind", m.Path, m.Namespace)
 	}
 	vols, _, err := c.HostVolumes().List(nil, all)
 	if err != nil {
@@ -146,7 +183,7 @@ func assertNothingInNomad(t *testing.T, prefix string) {
 	}
 	for _, v := range vols {
 		if strings.HasPrefix(v.Name, prefix) {
-			t.Errorf("Nomad has host volume %q (%s), created from bad input", v.Name, v.ID)
+			t.Errorf("Nomad has host volume %q (%s), left behind", v.Name, v.ID)
 		}
 	}
 	metas, _, err := c.Variables().PrefixList("berth/", all)
@@ -165,7 +202,7 @@ func assertNothingInNomad(t *testing.T, prefix string) {
 		}
 		for key := range v.Items {
 			if strings.HasPrefix(key, prefix) {
-				t.Errorf("Nomad variable %s holds %q, created from bad input", m.Path, key)
+				t.Errorf("Nomad variable %s holds %q, left behind", m.Path, key)
 			}
 		}
 	}
@@ -233,9 +270,10 @@ type recordedDiag struct{ rpc, summary, detail, path string }
 // and one mistake reported by two calls is still one error; but the same
 // error twice in one answer is two errors on the user's screen.
 type diagRecorder struct {
-	mu    sync.Mutex
-	count map[recordedDiag]int // most times one answer held it; key without rpc
-	all   []recordedDiag
+	mu       sync.Mutex
+	count    map[recordedDiag]int // most times one answer held it; key without rpc
+	all      []recordedDiag
+	warnings []recordedDiag
 }
 
 func (r *diagRecorder) add(rpc string, diags []*tfprotov6.Diagnostic) {
@@ -246,6 +284,9 @@ func (r *diagRecorder) add(rpc string, diags []*tfprotov6.Diagnostic) {
 	}
 	inCall := map[recordedDiag]int{}
 	for _, d := range diags {
+		if d != nil && d.Severity == tfprotov6.DiagnosticSeverityWarning {
+			r.warnings = append(r.warnings, recordedDiag{rpc: rpc, summary: d.Summary, detail: d.Detail, path: attrPathString(d.Attribute)})
+		}
 		if d == nil || d.Severity != tfprotov6.DiagnosticSeverityError {
 			continue
 		}
@@ -258,6 +299,12 @@ func (r *diagRecorder) add(rpc string, diags []*tfprotov6.Diagnostic) {
 			r.all = append(r.all, rd)
 		}
 	}
+}
+
+func (r *diagRecorder) warningList() []recordedDiag {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]recordedDiag(nil), r.warnings...)
 }
 
 func (r *diagRecorder) errors() []recordedDiag {

@@ -8,30 +8,31 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-// driverCheckTimeout bounds the plan-time driver check: it is advice, and
-// a slow Nomad must not hold up the plan for long.
+// driverCheckTimeout bounds the driver check: a slow Nomad must not hold up
+// a plan or an apply for long.
 const driverCheckTimeout = 15 * time.Second
 
-// checkPlannedDrivers fails the plan when a task driver the plan sets (and
-// state does not already have at the same place) is detected on no node of
-// the cluster: Nomad would register the job and then never place it, so the
-// apply would only time out. When Nomad cannot be asked, or has no nodes
-// yet, nothing is reported; apply proceeds as before.
-func checkPlannedDrivers(ctx context.Context, data *ProviderData, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse,
+// checkDrivers reports an error at each task driver that plan sets (and
+// prior, the state, does not already have at the same place) and no node
+// of the cluster has detected: Nomad would register the job and then never
+// place it, so the apply would only time out. ModifyPlan shows these as
+// warnings (warnAtPlan); Create and Update refuse them before writing.
+// When Nomad cannot be asked, or has no nodes yet, nothing is reported.
+func checkDrivers(ctx context.Context, data *ProviderData, plan tfsdk.Plan, prior tfsdk.State, diags *diag.Diagnostics,
 	drivers func(context.Context, tfsdk.Plan) map[string]driverAt) {
-	if data == nil || req.Plan.Raw.IsNull() {
+	if data == nil || plan.Raw.IsNull() {
 		return
 	}
-	planned := drivers(ctx, req.Plan)
-	if !req.State.Raw.IsNull() {
-		for key, was := range drivers(ctx, tfsdk.Plan(req.State)) {
+	planned := drivers(ctx, plan)
+	if !prior.Raw.IsNull() {
+		for key, was := range drivers(ctx, tfsdk.Plan(prior)) {
 			if now, ok := planned[key]; ok && now.driver == was.driver {
 				delete(planned, key)
 			}
@@ -62,7 +63,7 @@ func checkPlannedDrivers(ctx context.Context, data *ProviderData, req resource.M
 		if known[u.driver] {
 			continue
 		}
-		resp.Diagnostics.AddAttributeError(u.at, "Unknown task driver",
+		diags.AddAttributeError(u.at, "Unknown task driver",
 			fmt.Sprintf("No node of the Nomad cluster has detected the %q driver, so Nomad would accept the job and never place it. "+
 				"Drivers the nodes offer: %s. Check the spelling, or install and enable the driver plugin on the Nomad clients.",
 				u.driver, strings.Join(offered, ", ")))

@@ -70,7 +70,8 @@ func (ri resourceIdentity) FromState(ctx context.Context, st, prior *tfsdk.State
 	if id == nil || st == nil {
 		return
 	}
-	if st.Raw.IsNull() {
+	removed := st.Raw.IsNull()
+	if removed {
 		if prior == nil || prior.Raw.IsNull() {
 			return
 		}
@@ -83,6 +84,12 @@ func (ri resourceIdentity) FromState(ctx context.Context, st, prior *tfsdk.State
 		}
 	}
 	if vals[0].IsUnknown() || vals[1].IsUnknown() || vals[1].ValueString() == "" {
+		if removed {
+			// The framework wants an identity from every Read, even one
+			// that removes the resource (Terraform drops both): a volume
+			// whose create lost its reply has no ID to name it by.
+			ri.Record(ctx, id, vals[0].ValueString(), vals[1].ValueString(), diags)
+		}
 		return
 	}
 	ri.Record(ctx, id, vals[0].ValueString(), vals[1].ValueString(), diags)

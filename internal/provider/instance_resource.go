@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -55,7 +56,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	defer cancel()
 
 	spec, ok := r.plannedSpec(ctx, &plan, &resp.Diagnostics)
-	if !ok {
+	if checkDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, instanceDrivers); !ok || resp.Diagnostics.HasError() {
 		return
 	}
 	nomad := r.data.Nomad
@@ -325,7 +326,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	defer cancel()
 
 	want, ok := r.plannedSpec(ctx, &plan, &resp.Diagnostics)
-	if !ok {
+	if checkDrivers(ctx, r.data, req.Plan, req.State, &resp.Diagnostics, instanceDrivers); !ok || resp.Diagnostics.HasError() {
 		return
 	}
 	had, ds, err := state.toSpec(ctx)
@@ -486,7 +487,7 @@ func (r *instanceResource) charge(ctx context.Context, m *instanceModel, spec in
 	err := chargeAndHold(ctx, r.data, m.NodeReservation.ValueString(),
 		nomadclient.InstanceConsumer(spec.Namespace, spec.Name), amount, diags)
 	if err != nil {
-		addNodeReservationError(diags, "Could not place the instance into its node reservation", err)
+		addChargeError(diags, "Could not place the instance into its node reservation", instanceBudgetFix, err)
 		return false
 	}
 	return true

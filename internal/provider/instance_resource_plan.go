@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -36,12 +37,14 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 	}
 }
 
-// ModifyPlan checks that the services' drivers exist in the cluster and
-// that the instance fits in its node reservation, and fills the namespace
-// and ID of a new instance from the provider's namespace so the plan shows
-// them.
+// ModifyPlan warns when the services' drivers are missing from the cluster
+// or the instance does not fit in its node reservation (apply refuses
+// both; see plan_advice.go), and fills the namespace and ID of a new
+// instance from the provider's namespace so the plan shows them.
 func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	checkPlannedDrivers(ctx, r.data, req, resp, instanceDrivers)
+	var found diag.Diagnostics
+	checkDrivers(ctx, r.data, req.Plan, req.State, &found, instanceDrivers)
+	warnAtPlan(&resp.Diagnostics, found)
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -58,9 +61,10 @@ func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 }
 
-// checkBudget checks at plan time that what the instance will be charged
-// (replicas × its services' resources) fits in its node reservation,
-// whenever the reservation or the charge changes.
+// checkBudget warns at plan time when what the instance will be charged
+// (replicas × its services' resources) does not fit in its node
+// reservation, whenever the reservation or the charge changes; the charge
+// at apply refuses it before anything is written.
 func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if reservation := rawAttr(resp.Plan.Raw, "node_reservation"); reservation.IsNull() || !reservation.IsKnown() {
 		return // not placed into a node reservation: nothing to check
@@ -85,8 +89,10 @@ func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyP
 	if plan.Namespace.IsUnknown() || ns == "" {
 		ns = r.data.Nomad.Namespace()
 	}
+	var found diag.Diagnostics
 	checkReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.InstanceConsumer(ns, plan.Name.ValueString()), want,
-		"Lower replicas, the services' cpu and memory or policies.ephemeral_disk.size, or grow the node reservation.", &resp.Diagnostics)
+		instanceBudgetFix, &found)
+	warnAtPlan(&resp.Diagnostics, found)
 }
 
 // planNamespace fills the namespace and ID of a new instance.

@@ -380,13 +380,17 @@ resource "berth_instance" "app" {
 				// 2 × 600 MiB do not fit in 1000.
 				PreConfig:   rec.reset,
 				Config:      cfg(600),
-				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)Not enough left in the node reservation.*requested\s+1200`),
 			},
 			{
-				PreConfig: func() { requireOnePlanError(t, rec, "Not enough left in the node reservation") },
-				Config:    cfg(400),
-				Check:     checkCharge(t, node, resName, key, capacity.Resources{CPU: 200, MemoryMB: 128, DiskMB: 800}),
+				PreConfig: func() {
+					requireRefusedAtApply(t, rec, "Not enough left in the node reservation")
+					if c, _ := usedBy(t, node, resName, key); c.DiskMB != 200 {
+						t.Fatalf("charge after the refused apply: %+v, want the old 200 MiB disk", c)
+					}
+				},
+				Config: cfg(400),
+				Check:  checkCharge(t, node, resName, key, capacity.Resources{CPU: 200, MemoryMB: 128, DiskMB: 800}),
 			},
 		},
 	})

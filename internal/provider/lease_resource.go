@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -116,7 +117,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	l := plan.toLease(ctx, r.data.Nomad.Namespace(), &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	if checkDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, leaseDrivers); resp.Diagnostics.HasError() {
 		return
 	}
 	now := r.clock().UTC()
@@ -137,7 +138,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	consumer := leaseConsumer(l)
 	if !plan.NodeReservation.IsNull() {
 		if err := chargeAndHold(ctx, r.data, plan.NodeReservation.ValueString(), consumer, l.Footprint(), &resp.Diagnostics); err != nil {
-			addNodeReservationError(&resp.Diagnostics, "Could not place the lease into its node reservation", err)
+			addChargeError(&resp.Diagnostics, "Could not place the lease into its node reservation", leaseBudgetFix, err)
 			return
 		}
 	}

@@ -10,8 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
 
 // leasePlan is what time and tampering mean for the plan of an existing
@@ -59,12 +57,15 @@ func decideLeasePlan(plan, state leaseModel, now time.Time) leasePlan {
 }
 
 // ModifyPlan applies decideLeasePlan, fills the namespace of a new lease
-// from the provider's so the plan shows it, and checks that a new lease
-// fits in its node reservation. (A lease's charge changes only with a new
-// lease: every attribute it depends on replaces it, and Terraform plans a
-// replacement as a new lease.)
+// from the provider's so the plan shows it, and warns when a new lease's
+// driver is missing from the cluster or it does not fit in its node
+// reservation (apply refuses both before writing; plan_advice.go). (A
+// lease's charge changes only with a new lease: every attribute it depends
+// on replaces it, and Terraform plans a replacement as a new lease.)
 func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	checkPlannedDrivers(ctx, r.data, req, resp, leaseDrivers)
+	var found diag.Diagnostics
+	checkDrivers(ctx, r.data, req.Plan, req.State, &found, leaseDrivers)
+	warnAtPlan(&resp.Diagnostics, found)
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
 	}
@@ -75,7 +76,9 @@ func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
 		}
 		if !resp.Diagnostics.HasError() {
-			r.checkBudget(ctx, resp, &resp.Diagnostics)
+			var found diag.Diagnostics
+			r.checkBudget(ctx, resp, &found)
+			warnAtPlan(&resp.Diagnostics, found)
 		}
 		return
 	}
@@ -97,7 +100,10 @@ func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		unknown("expires_at", "created_at", "signature", "user", "verified", "expired", "result", "job_modify_index")
 		tflog.Info(ctx, "Lease will be replaced", map[string]any{"reason": d.replace})
 	case d.tooLate != "":
-		resp.Diagnostics.AddAttributeError(path.Root("duration"), "Lease would already have ended", d.tooLate)
+		// By the clock: a warning (plan_advice.go); Update refuses it.
+		var found diag.Diagnostics
+		found.AddAttributeError(path.Root("duration"), "Lease would already have ended", d.tooLate)
+		warnAtPlan(&resp.Diagnostics, found)
 	case !d.newEnd.IsZero():
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("expires_at"), timeValue(d.newEnd))...)
 		unknown("signature", "user", "verified", "result", "job_modify_index")
@@ -117,7 +123,5 @@ func (r *leaseResource) checkBudget(ctx context.Context, resp *resource.ModifyPl
 	if quiet.HasError() {
 		return
 	}
-	checkReservationBudget(ctx, r.data, plan.NodeReservation, leaseConsumer(l), l.Footprint(),
-		fmt.Sprintf("Lower the workload's cpu, memory or disk (the lease timer task adds %d MHz and %d MiB), or grow the node reservation.",
-			lease.TimerCPU, lease.TimerMemoryMB), diags)
+	checkReservationBudget(ctx, r.data, plan.NodeReservation, leaseConsumer(l), l.Footprint(), leaseBudgetFix, diags)
 }

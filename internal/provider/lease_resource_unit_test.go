@@ -70,6 +70,11 @@ func (f *fakeLeaseNomad) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, api.Evaluation{ID: "eval-1", Status: "pending"})
 	case r.Method == http.MethodPut && r.URL.Path == "/v1/jobs":
 		f.register(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/nodes":
+		// The driver check before a create: a cluster without nodes yet
+		// skips it.
+		f.mu.Unlock()
+		writeJSON(w, []*api.NodeListStub{})
 	default:
 		f.mu.Unlock()
 		f.t.Errorf("unexpected request %s %s", r.Method, r.URL)

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
+	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -69,10 +71,20 @@ func checkReservationBudget(ctx context.Context, data *ProviderData, reservation
 	err := data.Nomad.CheckCharge(ctx, data.LedgerNamespace, nomadclient.ChargeCheck{
 		ReservationID: id, Consumer: consumer, Amount: amount, PlannedRequest: data.plans.planned(id),
 	})
+	if err != nil && !budgetDiagnostic(err, fix, diags) {
+		tflog.Debug(ctx, "Node reservation budget not checked at plan time; apply will check it",
+			map[string]any{"reservation": id, "consumer": consumer, "error": err.Error()})
+	}
+}
+
+// budgetDiagnostic reports a charge refused for the budget or a missing
+// reservation, at node_reservation, with fix saying what the user can
+// change; false for any other error. The plan's check and the charge at
+// apply word it the same way.
+func budgetDiagnostic(err error, fix string, diags *diag.Diagnostics) bool {
 	var budget *ledger.BudgetError
 	var missing *ledger.MissingReservationError
 	switch {
-	case err == nil:
 	case errors.As(err, &budget):
 		diags.AddAttributeError(path.Root("node_reservation"), "Not enough left in the node reservation",
 			err.Error()+". "+fix+" The reservation's `used` attribute shows what is charged to it; work deleted "+
@@ -81,7 +93,24 @@ func checkReservationBudget(ctx context.Context, data *ProviderData, reservation
 		diags.AddAttributeError(path.Root("node_reservation"), "Node reservation not found",
 			err.Error()+". Use the id of an existing berth_node_reservation (`<node_id>/<name>`), or create the reservation first.")
 	default:
-		tflog.Debug(ctx, "Node reservation budget not checked at plan time; apply will check it",
-			map[string]any{"reservation": id, "consumer": consumer, "error": err.Error()})
+		return false
+	}
+	return true
+}
+
+// addChargeError reports a refused charge as the plan's budget check does,
+// or any other failure under summary.
+func addChargeError(diags *diag.Diagnostics, summary, fix string, err error) {
+	if !budgetDiagnostic(err, fix, diags) {
+		addNodeReservationError(diags, summary, err)
 	}
 }
+
+// What each kind of work can change when it does not fit (budgetDiagnostic).
+const (
+	instanceBudgetFix = "Lower replicas, the services' cpu and memory or policies.ephemeral_disk.size, or grow the node reservation."
+	volumeBudgetFix   = "Lower capacity_max (or capacity_min), or grow the node reservation's disk."
+)
+
+var leaseBudgetFix = fmt.Sprintf("Lower the workload's cpu, memory or disk (the lease timer task adds %d MHz and %d MiB), or grow the node reservation.",
+	lease.TimerCPU, lease.TimerMemoryMB)

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -76,7 +77,7 @@ func consumerFleet(t *testing.T) *consumerNodes {
 func (r *diagRecorder) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.count, r.all = nil, nil
+	r.count, r.all, r.warnings = nil, nil, nil
 }
 
 // recordingFactories serves the provider through a recordingServer, so a
@@ -90,16 +91,23 @@ func recordingFactories(rec *diagRecorder) map[string]func() (tfprotov6.Provider
 	}
 }
 
-// requireOnePlanError fails t unless the provider returned exactly one
-// error, from a plan, at node_reservation, with this summary.
-func requireOnePlanError(t *testing.T, rec *diagRecorder, summary string) {
+// requireRefusedAtApply fails t unless the provider returned exactly one
+// error, from the apply, at node_reservation, with this summary, after a
+// warning saying so at plan: a budget depends on the cluster, so the plan
+// only warns (plan_advice.go).
+func requireRefusedAtApply(t *testing.T, rec *diagRecorder, summary string) {
 	t.Helper()
 	errs := rec.errors()
 	if len(errs) != 1 {
 		t.Fatalf("the provider returned %d errors, want exactly 1: %+v", len(errs), errs)
 	}
-	if d := errs[0]; d.rpc != "PlanResourceChange" || d.path != "node_reservation" || d.summary != summary {
-		t.Fatalf("error %+v, want %q at node_reservation from PlanResourceChange", d, summary)
+	if d := errs[0]; d.rpc != "ApplyResourceChange" || d.path != "node_reservation" || d.summary != summary {
+		t.Fatalf("error %+v, want %q at node_reservation from ApplyResourceChange", d, summary)
+	}
+	if !slices.ContainsFunc(rec.warningList(), func(w recordedDiag) bool {
+		return w.rpc == "PlanResourceChange" && w.path == "node_reservation" && w.summary == summary
+	}) {
+		t.Fatalf("no plan warning %q at node_reservation: %+v", summary, rec.warningList())
 	}
 }
 
@@ -276,12 +284,12 @@ resource "berth_volume" "v" {
 	})
 }
 
-// TestAccNodeReservation_budgetAtPlan: work that does not fit in what its
-// reservation has left fails at plan with one error at node_reservation
-// naming the budget and the request, and nothing changes in Nomad; growing
-// the reservation in the same plan counts. A lease is charged its workload
-// and its timer task.
-func TestAccNodeReservation_budgetAtPlan(t *testing.T) {
+// TestAccNodeReservation_budgetRefused: work that does not fit in what its
+// reservation has left is a warning at plan and one error at apply, at
+// node_reservation, naming the budget and the request, and nothing
+// changes in Nomad; growing the reservation in the same plan counts. A
+// lease is charged its workload and its timer task.
+func TestAccNodeReservation_budgetRefused(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	n := consumerFleet(t)
@@ -324,14 +332,14 @@ resource "berth_reservation" %q {
 	rec := &diagRecorder{}
 	unchanged := func() {
 		t.Helper()
-		requireOnePlanError(t, rec, "Not enough left in the node reservation")
+		requireRefusedAtApply(t, rec, "Not enough left in the node reservation")
 		job, _, err := testNomad(t).Jobs().Info(app, nil)
 		if err != nil || *job.TaskGroups[0].Count != 1 {
-			t.Fatalf("job %s after a refused plan: %v", app, err)
+			t.Fatalf("job %s after a refused apply: %v", app, err)
 		}
 		l, _ := readLedger(t, node)
 		if r := l.Reservations[resName]; r.Consumers[instKey] != instanceCharge(1) || r.Request.CPU != 400 {
-			t.Fatalf("reservation after a refused plan: %+v", r)
+			t.Fatalf("reservation after a refused apply: %+v", r)
 		}
 	}
 	resource.Test(t, resource.TestCase{
@@ -349,7 +357,6 @@ resource "berth_reservation" %q {
 				// 4 replicas: 400 MHz, but the lease already uses 70 of 400.
 				PreConfig:   rec.reset,
 				Config:      reservation(400, 1000) + consumerInstance(app, n.pool, "berth_node_reservation.r.id", 4) + base,
-				PlanOnly:    true,
 				ExpectError: budgetErr("cpu", instKey, 400, 70, 400),
 			},
 			{
@@ -371,23 +378,21 @@ resource "berth_volume" "v" {
   node_reservation = berth_node_reservation.r.id
   capacity_max     = "1GiB"
 }`, app),
-				PlanOnly:    true,
 				ExpectError: budgetErr("disk", nomadclient.VolumeConsumer("default", app+"-vol"), 1500, 1350, 1024),
 			},
 			{
 				// A second lease: its workload's 220 MHz fit in the 230 left,
 				// but not with the timer task.
 				PreConfig: func() {
-					requireOnePlanError(t, rec, "Not enough left in the node reservation")
+					requireRefusedAtApply(t, rec, "Not enough left in the node reservation")
 					rec.reset()
 				},
 				Config: reservation(700, 1500) + consumerInstance(app, n.pool, "berth_node_reservation.r.id", 4) + base +
 					leaseOf("l2", app+"-lease2", 220),
-				PlanOnly:    true,
 				ExpectError: budgetErr("cpu", nomadclient.LeaseConsumer("default", app+"-lease2"), 700, 470, 220+lease.TimerCPU),
 			},
 			{
-				PreConfig: func() { requireOnePlanError(t, rec, "Not enough left in the node reservation") },
+				PreConfig: func() { requireRefusedAtApply(t, rec, "Not enough left in the node reservation") },
 				Config:    reservation(700, 1500) + consumerInstance(app, n.pool, "berth_node_reservation.r.id", 4) + base,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					expectNoChanges{},

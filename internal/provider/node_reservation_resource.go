@@ -74,7 +74,8 @@ func (r *nodeReservationResource) ConfigValidators(context.Context) []resource.C
 }
 
 // ModifyPlan checks at plan time that a reservation on a known node fits,
-// with the same message as apply. If Nomad cannot be reached it warns and
+// with the same message as apply, as a warning: the apply refuses it
+// before writing (plan_advice.go). If Nomad cannot be reached it warns and
 // leaves the check to apply. A change that writes nothing (placement
 // strategy, timeouts) keeps the computed values, so the plan shows only
 // that change. The planned request of an existing reservation is
@@ -119,7 +120,6 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	err := r.data.Nomad.CheckNodeReservation(ctx, r.data.LedgerNamespace, rr)
 	var connErr *nomadclient.ConnectError
 	var timeoutErr *nomadclient.TimeoutError
-	var notFound *nomadclient.NodeNotFoundError
 	if inPlace && (err == nil || errors.As(err, &connErr) || errors.As(err, &timeoutErr)) {
 		r.data.plans.record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
 	}
@@ -128,11 +128,10 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	case errors.As(err, &connErr), errors.As(err, &timeoutErr):
 		resp.Diagnostics.AddWarning("Capacity not checked at plan time",
 			"berth could not get an answer from Nomad to check that the reservation fits ("+err.Error()+"); apply will check it.")
-	case errors.As(err, &notFound):
-		resp.Diagnostics.AddAttributeError(path.Root("node_id"), "Node not found",
-			err.Error()+". Use a full node ID from the berth_nodes data source or `nomad node status`.")
 	default:
-		addNodeReservationError(&resp.Diagnostics, "The reservation does not fit", err)
+		var found diag.Diagnostics
+		addNodeReservationError(&found, "The reservation does not fit", err)
+		warnAtPlan(&resp.Diagnostics, found)
 	}
 }
 
@@ -395,7 +394,11 @@ func addNodeReservationError(diags *diag.Diagnostics, summary string, err error)
 	var noCand *ledger.NoCandidateError
 	var budget *ledger.BudgetError
 	var taken *nomadclient.NodeReservationExistsError
+	var notFound *nomadclient.NodeNotFoundError
 	switch {
+	case errors.As(err, &notFound):
+		diags.AddAttributeError(path.Root("node_id"), "Node not found",
+			err.Error()+". Use a full node ID from the berth_nodes data source or `nomad node status`.")
 	case errors.As(err, &notEnough), errors.As(err, &noCand), errors.As(err, &budget), errors.As(err, &taken),
 		errors.Is(err, nomadclient.ErrLedgerContention):
 		diags.AddError(summary, err.Error())

@@ -78,9 +78,10 @@ func (r *volumeResource) ConfigValidators(context.Context) []resource.ConfigVali
 	}
 }
 
-// ModifyPlan shows the namespace of a new volume, refuses to shrink
-// capacity_max below what the volume already has, and checks that a new
-// capacity fits in the volume's node reservation.
+// ModifyPlan shows the namespace of a new volume, and warns when
+// capacity_max falls below what the volume already has or a new capacity
+// does not fit in the volume's node reservation; apply refuses both
+// before writing (plan_advice.go).
 func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
@@ -94,7 +95,9 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		if configNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
 		}
-		r.checkBudget(ctx, plan, nil, &resp.Diagnostics)
+		var found diag.Diagnostics
+		r.checkBudget(ctx, plan, nil, &found)
+		warnAtPlan(&resp.Diagnostics, found)
 		return
 	}
 	var state volumeModel
@@ -108,17 +111,25 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &state)...)
 		return
 	}
+	var found diag.Diagnostics
+	if checkNoShrink(plan, state, &found); !found.HasError() {
+		r.checkBudget(ctx, plan, &state, &found)
+	}
+	warnAtPlan(&resp.Diagnostics, found)
+}
+
+// checkNoShrink refuses a capacity_max below the capacity the volume
+// already has (as last read): volumes cannot shrink in place.
+func checkNoShrink(plan, state volumeModel, diags *diag.Diagnostics) {
 	if plan.CapacityMax.IsUnknown() || plan.CapacityMax.IsNull() {
 		return
 	}
 	if have := state.CapacityBytes.ValueInt64(); have > 0 && plan.CapacityMax.Bytes() < have {
-		resp.Diagnostics.AddAttributeError(path.Root("capacity_max"), "capacity_max below the current capacity",
+		diags.AddAttributeError(path.Root("capacity_max"), "capacity_max below the current capacity",
 			fmt.Sprintf("The volume already has %s; capacity_max %s would be smaller. Volumes cannot shrink in place: "+
 				"keep capacity_max at least %s, or replace the volume (e.g. terraform apply -replace).",
 				units.FormatBytes(have), plan.CapacityMax.ValueString(), units.FormatBytes(have)))
-		return
 	}
-	r.checkBudget(ctx, plan, &state, &resp.Diagnostics)
 }
 
 // checkBudget checks at plan time that the volume's capacity fits in its
@@ -136,7 +147,7 @@ func (r *volumeResource) checkBudget(ctx context.Context, plan volumeModel, stat
 		ns = r.data.Nomad.Namespace()
 	}
 	checkReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.VolumeConsumer(ns, plan.Name.ValueString()),
-		capacity.Resources{DiskMB: volumeDiskMB(plan)}, "Lower capacity_max (or capacity_min), or grow the node reservation's disk.", diags)
+		capacity.Resources{DiskMB: volumeDiskMB(plan)}, volumeBudgetFix, diags)
 }
 
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -180,7 +191,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		req2.NodeID = node
 		if err := chargeAndHold(ctx, r.data, plan.NodeReservation.ValueString(), nomadclient.VolumeConsumer(ns, name),
 			capacity.Resources{DiskMB: volumeDiskMB(plan)}, &resp.Diagnostics); err != nil {
-			addNodeReservationError(&resp.Diagnostics, "Could not place the volume into its node reservation", err)
+			addChargeError(&resp.Diagnostics, "Could not place the volume into its node reservation", volumeBudgetFix, err)
 			return
 		}
 	}
@@ -267,14 +278,14 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	// grows, and the old charge restored if the update fails.
 	var state volumeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	if checkNoShrink(plan, state, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	recharged := false
 	if !plan.NodeReservation.IsNull() && volumeDiskMB(plan) != volumeDiskMB(state) {
 		if err := chargeAndHold(ctx, r.data, plan.NodeReservation.ValueString(),
 			nomadclient.VolumeConsumer(want.Namespace, want.Name), capacity.Resources{DiskMB: volumeDiskMB(plan)}, &resp.Diagnostics); err != nil {
-			addNodeReservationError(&resp.Diagnostics, "The new capacity does not fit the volume's node reservation", err)
+			addChargeError(&resp.Diagnostics, "The new capacity does not fit the volume's node reservation", volumeBudgetFix, err)
 			return
 		}
 		recharged = true

@@ -1,0 +1,187 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+)
+
+// Nothing stuck: after each kind of failed apply berth's checks can
+// produce, `terraform destroy` (as a user runs it, with the pre-destroy
+// refresh plan that the test framework's own destroy skips) completes and
+// leaves nothing of berth in Nomad: no job, hold job, volume, secret
+// Variable, node reservation or charge whose name starts with the test's
+// prefix (assertNothingInNomad).
+
+// destroyAfterFailure applies config, which must fail with an error
+// matching wantErr, then destroys it and checks Nomad. In config, %[1]s is
+// the prefix every name starts with and %[2]s a node of the consumer pool.
+func destroyAfterFailure(t *testing.T, prefix, config, wantErr string) {
+	t.Helper()
+	n := consumerFleet(t)
+	c := newTFCLI(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	config = fmt.Sprintf(config, prefix, n.a.NodeID, n.pool)
+	c.init(ctx, config)
+	t.Cleanup(func() { assertNothingInNomad(t, prefix) })
+	_, err := c.apply(ctx)
+	out := c.out.take()
+	if err == nil {
+		t.Fatalf("the apply succeeded; want it to fail with %q:\n%s", wantErr, out)
+	}
+	if !regexp.MustCompile(wantErr).MatchString(err.Error() + out) {
+		t.Fatalf("the apply failed, but not with %q: %v\n%s", wantErr, err, out)
+	}
+	c.destroy(ctx)
+	assertNothingInNomad(t, prefix)
+}
+
+// reservationOf is a node reservation of 100 MHz and 64 MiB on the node,
+// with no disk.
+const reservationOf = `
+resource "berth_node_reservation" "r" {
+  name    = "%[1]s-r"
+  node_id = "%[2]s"
+  cpu     = 100
+  memory  = 64
+}
+`
+
+// The case of the issue: the instance does not fit the reservation's disk
+// (it has none, and an allocation takes 300 MiB by default), so the apply
+// fails; the destroy must still remove the reservation and its hold job.
+func TestAccDestroy_afterBudgetRefusal(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	destroyAfterFailure(t, "berth-acc-dbud-"+randomHex(3), reservationOf+`
+resource "berth_instance" "app" {
+  name             = "%[1]s-app"
+  node_pool        = "%[3]s"
+  node_reservation = berth_node_reservation.r.id
+  services = {
+    app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 100, memory = 64 }
+  }
+}
+`, `(?s)Not enough left in the node reservation.*disk`)
+}
+
+// A task driver no node has: a warning at plan, refused at apply.
+func TestAccDestroy_afterUnknownDriver(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	destroyAfterFailure(t, "berth-acc-ddrv-"+randomHex(3), reservationOf+`
+resource "berth_instance" "app" {
+  name             = "%[1]s-app"
+  node_pool        = "%[3]s"
+  node_reservation = berth_node_reservation.r.id
+  services = {
+    app = { driver = "dockr", command = "/bin/sleep", cpu = 50, memory = 32 }
+  }
+}
+`, `(?s)Unknown task driver.*dockr`)
+}
+
+// A deployment that fails (the task exits at once, nothing restarts it):
+// the instance is in state, tainted, with its charge and its secret
+// Variable; the destroy removes the job, the Variable, the charge and the
+// reservation.
+func TestAccDestroy_afterFailedDeployment(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	destroyAfterFailure(t, "berth-acc-ddep-"+randomHex(3), `
+resource "berth_node_reservation" "r" {
+  name    = "%[1]s-r"
+  node_id = "%[2]s"
+  cpu     = 100
+  memory  = 64
+  disk    = 300
+}
+
+resource "berth_instance" "app" {
+  name             = "%[1]s-app"
+  node_pool        = "%[3]s"
+  node_reservation = berth_node_reservation.r.id
+  update           = { min_healthy_time = "1s", healthy_deadline = "2m", progress_deadline = "3m" }
+  policies = {
+    restart    = { attempts = 0 }
+    reschedule = { attempts = 0, unlimited = false }
+  }
+  services = {
+    app = {
+      driver = "raw_exec", command = "/bin/sh", args = ["-c", "exit 3"], cpu = 50, memory = 32
+      secret_env_wo         = { TOKEN = "s3cr3t" }
+      secret_env_wo_version = 1
+    }
+  }
+}
+`, `(?s)did not become healthy.*Exit Code: 3`)
+}
+
+// A batch job whose task fails.
+func TestAccDestroy_afterFailedBatch(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	destroyAfterFailure(t, "berth-acc-dbat-"+randomHex(3), `
+resource "berth_instance" "job" {
+  name      = "%[1]s-job"
+  type      = "batch"
+  node_pool = "%[3]s"
+  policies = {
+    restart    = { attempts = 0 }
+    reschedule = { attempts = 0, unlimited = false }
+  }
+  services = {
+    run = { driver = "raw_exec", command = "/bin/sh", args = ["-c", "exit 4"], cpu = 50, memory = 32 }
+  }
+}
+`, `(?s)Exit Code: 4`)
+}
+
+// A volume whose plugin the node lacks, charged to a reservation first:
+// the failed create gives the charge back, and the destroy removes the
+// reservation and its hold.
+func TestAccDestroy_afterFailedVolumeCreate(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	destroyAfterFailure(t, "berth-acc-dvol-"+randomHex(3), `
+resource "berth_node_reservation" "r" {
+  name    = "%[1]s-r"
+  node_id = "%[2]s"
+  cpu     = 100
+  memory  = 64
+  disk    = 100
+}
+
+resource "berth_volume" "v" {
+  name             = "%[1]s-v"
+  node_reservation = berth_node_reservation.r.id
+  capacity_max     = "20MiB"
+  plugin_id        = "berth-acc-no-such-plugin"
+}
+`, `(?s)Could not create the volume`)
+}
+
+// A lease whose workload cannot start, in a reservation.
+func TestAccDestroy_afterFailedLeaseWorkload(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	destroyAfterFailure(t, "berth-acc-dlea-"+randomHex(3), `
+resource "berth_node_reservation" "r" {
+  name    = "%[1]s-r"
+  node_id = "%[2]s"
+  cpu     = 200
+  memory  = 128
+  disk    = 200
+}
+
+resource "berth_reservation" "l" {
+  name             = "%[1]s-l"
+  duration         = "5m"
+  node_reservation = berth_node_reservation.r.id
+  workload = { driver = "raw_exec", command = "/bin/sh", args = ["-c", "exit 3"], cpu = 50, memory = 32, disk = 150 }
+}
+`, `(?s)workload did not start.*Exit Code: 3`)
+}
