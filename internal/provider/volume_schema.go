@@ -53,7 +53,7 @@ func volumeSchema(ctx context.Context) schema.Schema {
 				PlanModifiers:       replace,
 				MarkdownDescription: "Host volume plugin. Default `mkdir` (built in). Changing it replaces the volume."},
 			"capacity_min": size("Smallest acceptable capacity."),
-			"capacity_max": size("Largest acceptable capacity. Changed in place; lowering it below the current capacity fails at plan time."),
+			"capacity_max": size("Largest acceptable capacity. Changed in place; lowering it below the current capacity is refused (a warning in the plan, an error at apply)."),
 			"access_mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.DefaultAccessMode),
 				PlanModifiers:       replace,
 				MarkdownDescription: "How allocations may use it: " + backtickList(volumeAccessModes) + ". Default `single-node-writer`.",
