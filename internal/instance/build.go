@@ -26,8 +26,8 @@ const PinTarget = "${node.unique.id}"
 // pass 1 when creating.
 func BuildJob(s Spec, currentCount int) *api.Job {
 	count := currentCount
-	if s.Count != nil {
-		count = *s.Count
+	if s.Replicas != nil {
+		count = *s.Replicas
 	}
 	if s.JobType() == TypeSystem {
 		count = systemCount

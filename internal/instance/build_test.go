@@ -32,7 +32,7 @@ func TestBuildJobJobLevel(t *testing.T) {
 	stopped := fullSpec()
 	stopped.Running = false
 	unmanaged := fullSpec()
-	unmanaged.Count = nil
+	unmanaged.Replicas = nil
 	defaults := fullSpec()
 	defaults.Namespace, defaults.NodePool = "", ""
 
@@ -239,7 +239,7 @@ func TestIsBerthJob(t *testing.T) {
 
 func TestPinNodeRoundTrip(t *testing.T) {
 	s := Spec{
-		Name: "pinned", Running: true, Count: ptr(1), PinNode: "77e393ef-0000-4000-8000-000000000000",
+		Name: "pinned", Running: true, Replicas: ptr(1), PinNode: "77e393ef-0000-4000-8000-000000000000",
 		Services: map[string]Service{"app": {Driver: "raw_exec", Command: "/bin/sleep", CPU: 100, Memory: 64}},
 		Update:   DefaultUpdate(),
 	}

@@ -23,8 +23,8 @@ var durationType = reflect.TypeOf(time.Duration(0))
 // `removed`. A service's mounts are compared as one ordered list.
 //
 // Both specs are normalized first (see Normalize), so nil vs empty and ""
-// vs Nomad's defaults are not differences. Count is compared only when both
-// sides set it: nil means berth does not manage the count. The order is
+// vs Nomad's defaults are not differences. Replicas are compared only when both
+// sides set them: nil means berth does not manage the count. The order is
 // deterministic: top-level fields in schema order, then map entries by key.
 func Diff(a, b Spec) []string {
 	a, b = Normalize(a), Normalize(b)
@@ -33,15 +33,15 @@ func Diff(a, b Spec) []string {
 	return d.lines
 }
 
-// OnlyCountDiffers reports whether a and b differ in Count and nothing else,
+// OnlyReplicasDiffer reports whether a and b differ in Replicas and nothing else,
 // so the caller can use Nomad's scale API instead of re-registering the job
-// (which would create a new job version). It is false when either Count is
+// (which would create a new job version). It is false when either Replicas is
 // nil or the counts are equal.
-func OnlyCountDiffers(a, b Spec) bool {
-	if a.Count == nil || b.Count == nil || *a.Count == *b.Count {
+func OnlyReplicasDiffer(a, b Spec) bool {
+	if a.Replicas == nil || b.Replicas == nil || *a.Replicas == *b.Replicas {
 		return false
 	}
-	a.Count, b.Count = nil, nil
+	a.Replicas, b.Replicas = nil, nil
 	return len(Diff(a, b)) == 0
 }
 

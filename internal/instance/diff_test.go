@@ -27,8 +27,8 @@ func TestDiff(t *testing.T) {
 			return s
 		}(), nil},
 		{"config numbers compare by value", withWeb(func(s *Service) { s.Config["shm_size"] = 64 }), fullSpec(), nil},
-		{"count", func() Spec { s := fullSpec(); s.Count = ptr(2); return s }(), fullSpec(), []string{"replicas: 2 -> 3"}},
-		{"unmanaged count is not compared", func() Spec { s := fullSpec(); s.Count = nil; return s }(), fullSpec(), nil},
+		{"count", func() Spec { s := fullSpec(); s.Replicas = ptr(2); return s }(), fullSpec(), []string{"replicas: 2 -> 3"}},
+		{"unmanaged count is not compared", func() Spec { s := fullSpec(); s.Replicas = nil; return s }(), fullSpec(), nil},
 		{"env changed, added and removed", withWeb(func(s *Service) {
 			s.Env = map[string]string{"LOG_LEVEL": "debug", "NEW": "1"}
 		}), fullSpec(), []string{
@@ -86,7 +86,7 @@ func TestDiff(t *testing.T) {
 func TestOnlyCountDiffers(t *testing.T) {
 	count := func(n *int, mutate ...func(*Spec)) Spec {
 		s := fullSpec()
-		s.Count = n
+		s.Replicas = n
 		for _, m := range mutate {
 			m(&s)
 		}
@@ -109,7 +109,7 @@ func TestOnlyCountDiffers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := OnlyCountDiffers(tt.a, tt.b); got != tt.want {
+			if got := OnlyReplicasDiffer(tt.a, tt.b); got != tt.want {
 				t.Errorf("OnlyCountDiffers = %v, want %v", got, tt.want)
 			}
 		})

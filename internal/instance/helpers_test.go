@@ -15,7 +15,7 @@ func fullSpec() Spec {
 		Namespace:   "team-a",
 		Datacenters: []string{"dc1", "dc2"},
 		NodePool:    "edge",
-		Count:       ptr(3),
+		Replicas:    ptr(3),
 		Running:     true,
 		NetworkMode: "bridge",
 		Meta:        map[string]string{"owner": "payments"},
@@ -88,7 +88,7 @@ func minimalSpec() Spec {
 	return Spec{
 		Name:        "tiny",
 		Datacenters: []string{"*"},
-		Count:       ptr(1),
+		Replicas:    ptr(1),
 		Running:     true,
 		NetworkMode: "host",
 		Services: map[string]Service{

@@ -33,14 +33,14 @@ func (s Spec) JobType() string {
 // normalizeJobType applies what the job type implies to a normalized spec:
 // batch jobs have no update strategy (Nomad refuses one), so whatever the
 // spec says there is not part of it; system jobs have no count of their
-// own (one allocation per node), so Count is unset.
+// own (one allocation per node), so Replicas is unset.
 func normalizeJobType(s *Spec) {
 	s.Type = s.JobType()
 	switch s.Type {
 	case TypeBatch:
 		s.Update = Update{}
 	case TypeSystem:
-		s.Count = nil
+		s.Replicas = nil
 	}
 }
 
@@ -51,7 +51,7 @@ func (v *validator) jobType(s Spec) {
 	if s.JobType() != TypeSystem {
 		return
 	}
-	if s.Count != nil {
+	if s.Replicas != nil {
 		v.add(path("replicas"), "replicas on a system job",
 			"A system job runs one allocation on every eligible node of its node pool; it has no replica count. Remove replicas.")
 	}

@@ -16,7 +16,7 @@ func TestJobTypeRoundTrip(t *testing.T) {
 	batchCount.Update.Canary = 0
 	system := minimalSpec()
 	system.Type = TypeSystem
-	system.Count = nil
+	system.Replicas = nil
 	service := minimalSpec()
 	service.Type = TypeService
 
@@ -40,8 +40,8 @@ func TestJobTypeRoundTrip(t *testing.T) {
 				t.Errorf("unsupported = %q", unsupported)
 			}
 			want := Normalize(spec)
-			if want.Count == nil && spec.Type != TypeSystem {
-				want.Count = ptr(1)
+			if want.Replicas == nil && spec.Type != TypeSystem {
+				want.Replicas = ptr(1)
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("round trip differs:\n%s\ngot  %#v\nwant %#v", strings.Join(Diff(want, got), "\n"), got, want)
@@ -60,7 +60,7 @@ func TestNormalizeJobType(t *testing.T) {
 		t.Errorf("a batch job's update normalizes to %+v, want none", got)
 	}
 	s.Type = TypeSystem
-	if got := Normalize(s).Count; got != nil {
+	if got := Normalize(s).Replicas; got != nil {
 		t.Errorf("a system job's count normalizes to %d, want unset", *got)
 	}
 	// A change of type is a difference Diff names.
@@ -74,7 +74,7 @@ func TestNormalizeJobType(t *testing.T) {
 func TestValidateSystemJob(t *testing.T) {
 	s := minimalSpec()
 	s.Type = TypeSystem
-	s.Count = ptr(2)
+	s.Replicas = ptr(2)
 	s.PinNode = "node-1"
 	s.Update.Canary = 1
 	var paths []string
@@ -85,13 +85,13 @@ func TestValidateSystemJob(t *testing.T) {
 	if !reflect.DeepEqual(paths, want) {
 		t.Errorf("error paths = %q, want %q", paths, want)
 	}
-	s.Count, s.PinNode, s.Update.Canary = nil, "", 0
+	s.Replicas, s.PinNode, s.Update.Canary = nil, "", 0
 	if errs := Validate(s); len(errs) > 0 {
 		t.Errorf("valid system spec: %+v", errs)
 	}
 	// The same settings are fine on a service job.
 	svc := minimalSpec()
-	svc.Count, svc.PinNode, svc.Update.Canary = ptr(2), "node-1", 1
+	svc.Replicas, svc.PinNode, svc.Update.Canary = ptr(2), "node-1", 1
 	if errs := Validate(svc); len(errs) > 0 {
 		t.Errorf("valid service spec: %+v", errs)
 	}

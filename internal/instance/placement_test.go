@@ -201,15 +201,15 @@ func TestValidatePlacement(t *testing.T) {
 		{"spread target twice", targets(SpreadTarget{"a", 10}, SpreadTarget{"a", 20}), "targets", "Duplicate spread target"},
 		{"spread without attribute", func(s *Spec) { s.Placement.Spreads = []Spread{{Weight: 10}} }, "attribute", "Invalid spread"},
 		{"constraint on a system job", func(s *Spec) {
-			s.Type, s.Count = TypeSystem, nil
+			s.Type, s.Replicas = TypeSystem, nil
 			s.Placement.Constraints = []Constraint{{Attribute: "${meta.a}", Value: "x"}}
 		}, "", ""},
 		{"affinity on a system job", func(s *Spec) {
-			s.Type, s.Count = TypeSystem, nil
+			s.Type, s.Replicas = TypeSystem, nil
 			s.Placement.Affinities = []Affinity{{Attribute: "${meta.a}", Value: "x"}}
 		}, "-", "Affinities on a system job"},
 		{"spread on a system job", func(s *Spec) {
-			s.Type, s.Count = TypeSystem, nil
+			s.Type, s.Replicas = TypeSystem, nil
 			s.Placement.Spreads = []Spread{{Attribute: "${meta.a}"}}
 		}, "-", "Spreads on a system job"},
 	}

@@ -314,7 +314,7 @@ func TestValidatePolicies(t *testing.T) {
 		{"reschedule fibonacci fits", spec(func(s *Spec) {
 			s.Policies.Reschedule = &Reschedule{Attempts: ptr(4), Unlimited: ptr(false), Interval: ptr(10 * time.Minute), DelayFunction: ptr("fibonacci")}
 		}), nil},
-		{"reschedule on a system job", spec(func(s *Spec) { s.Type, s.Count = jobTypeSystem, nil; s.Policies.Reschedule = &Reschedule{} }), path("policies", "reschedule")},
+		{"reschedule on a system job", spec(func(s *Spec) { s.Type, s.Replicas = jobTypeSystem, nil; s.Policies.Reschedule = &Reschedule{} }), path("policies", "reschedule")},
 		{"migrate on a batch job", spec(func(s *Spec) { s.Type = jobTypeBatch; s.Policies.Migrate = &Migrate{} }), path("policies", "migrate")},
 		{"migrate min_healthy_time above deadline", spec(func(s *Spec) { s.Policies.Migrate = &Migrate{MinHealthyTime: ptr(10 * time.Minute)} }),
 			path("policies", "migrate", "min_healthy_time")},

@@ -16,7 +16,7 @@ import (
 //
 // The result is in Normalize's canonical form: the round trip
 // SpecFromJob(<Nomad's copy of BuildJob(s, n)>) == Normalize(s) holds, with
-// Count always set to the job's actual count. On top of Normalize it absorbs
+// Replicas always set to the job's actual count. On top of Normalize it absorbs
 // what Nomad fills in or rewrites on its own: a port "to" of -1 (Nomad's
 // "same as the allocated port") reads as 0, a missing memory_max as 0, and
 // berth's own meta keys (MetaPrefix) are stripped from job meta. Job- and
@@ -34,7 +34,7 @@ func SpecFromJob(job *api.Job) (Spec, []string) {
 	r := &reader{}
 	if job == nil {
 		r.add("job is missing")
-		return Normalize(Spec{Count: ptr(0)}), r.unsupported
+		return Normalize(Spec{Replicas: ptr(0)}), r.unsupported
 	}
 
 	s := Spec{
@@ -44,7 +44,7 @@ func SpecFromJob(job *api.Job) (Spec, []string) {
 		NodePool:    deref(job.NodePool),
 		Running:     !deref(job.Stop),
 		Meta:        userMeta(job.Meta),
-		Count:       ptr(0),
+		Replicas:    ptr(0),
 	}
 	// berth's own pin to a reservation's node sits on the job, and berth
 	// puts nothing else there: in a job berth made, that constraint is the
@@ -76,7 +76,7 @@ func SpecFromJob(job *api.Job) (Spec, []string) {
 		r.readPolicies(&s, job, job.TaskGroups[0])
 	}
 	if s.Type == TypeSystem {
-		s.Count = nil // one per node: Nomad's count is not the user's
+		s.Replicas = nil // one per node: Nomad's count is not the user's
 	}
 	return Normalize(s), r.unsupported
 }
@@ -94,7 +94,7 @@ func (r *reader) readGroup(s *Spec, g *api.TaskGroup) {
 	s.Group = deref(g.Name)
 	readPlacement(&s.Placement, g.Constraints, g.Affinities, g.Spreads)
 	if g.Count != nil {
-		s.Count = ptr(*g.Count)
+		s.Replicas = ptr(*g.Count)
 	}
 
 	ports := map[string]Port{}

@@ -11,7 +11,7 @@ import (
 
 func TestRoundTrip(t *testing.T) {
 	unmanaged := fullSpec()
-	unmanaged.Count = nil
+	unmanaged.Replicas = nil
 	stopped := minimalSpec()
 	stopped.Running = false
 	emptyValues := minimalSpec()
@@ -52,8 +52,8 @@ func TestRoundTrip(t *testing.T) {
 			}
 
 			want := Normalize(tt.spec)
-			if want.Count == nil {
-				want.Count = ptr(tt.currentCount)
+			if want.Replicas == nil {
+				want.Replicas = ptr(tt.currentCount)
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("round trip differs:\n%s\ngot  %#v\nwant %#v", strings.Join(Diff(want, got), "\n"), got, want)

@@ -102,10 +102,10 @@ type Spec struct {
 	PinNode string `tf:"node_reservation node"`
 	// Group is the task group's name; "" means GroupName.
 	Group string `tf:"group"`
-	// Count is nil when berth does not manage the count (e.g. an autoscaler
+	// Replicas is nil when berth does not manage the count (e.g. an autoscaler
 	// does); BuildJob then keeps the count currently in Nomad. Diff compares
 	// a pointer to a plain value only when both sides set it.
-	Count       *int               `tf:"replicas"`
+	Replicas    *int               `tf:"replicas"`
 	Running     bool               `tf:"running"` // false => job is registered stopped
 	NetworkMode string             `tf:"network_mode"`
 	Meta        map[string]string  `tf:"meta"` // user meta; keys starting with MetaPrefix are reserved
@@ -226,7 +226,7 @@ func DefaultUpdate() Update {
 //     normalizePlacement's form (sorted, defaults filled in, Nomad's
 //     implicit constraints dropped).
 //
-// Count is left alone: nil means "unmanaged" and must stay distinguishable
+// Replicas is left alone: nil means "unmanaged" and must stay distinguishable
 // (except for system jobs, which have none). An empty Type becomes
 // "service"; a batch job's Update is dropped (see normalizeJobType).
 func Normalize(s Spec) Spec {
@@ -247,9 +247,9 @@ func Normalize(s Spec) Spec {
 	}
 	out.Group = s.TaskGroup()
 	out.Placement = normalizePlacement(s.Placement)
-	if out.Count != nil {
-		c := *out.Count
-		out.Count = &c
+	if out.Replicas != nil {
+		c := *out.Replicas
+		out.Replicas = &c
 	}
 	out.Meta = cloneMap(out.Meta)
 	out.Services = nil

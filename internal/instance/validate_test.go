@@ -119,7 +119,7 @@ func renameService(from, to string) func(*Spec) {
 func TestValidateLeavesSingleAttributeRulesToTheSchema(t *testing.T) {
 	web := func(f func(*Service)) func(*Spec) { return withService("web", f) }
 	tests := map[string]func(*Spec){
-		"negative count":        func(s *Spec) { s.Count = ptr(-1) },
+		"negative count":        func(s *Spec) { s.Replicas = ptr(-1) },
 		"unknown network mode":  func(s *Spec) { s.NetworkMode = "cni" },
 		"no services at all":    func(s *Spec) { s.Services = nil },
 		"zero cpu":              web(func(s *Service) { s.CPU = 0 }),
@@ -162,8 +162,8 @@ func TestValidateAllowsDocumentedEdgeCases(t *testing.T) {
 		}},
 		{"deployments disabled", func(s *Spec) { s.Update.MaxParallel = 0 }},
 		{"no progress deadline", func(s *Spec) { s.Update.ProgressDeadline = 0 }},
-		{"zero count", func(s *Spec) { s.Count = ptr(0) }},
-		{"unmanaged count", func(s *Spec) { s.Count = nil }},
+		{"zero count", func(s *Spec) { s.Replicas = ptr(0) }},
+		{"unmanaged count", func(s *Spec) { s.Replicas = nil }},
 		{"empty network mode means host", func(s *Spec) { s.NetworkMode = "" }},
 	}
 	for _, tt := range tests {

@@ -27,7 +27,7 @@ type instanceModel struct {
 	Datacenters      types.List     `tfsdk:"datacenters"`
 	NodePool         types.String   `tfsdk:"node_pool"`
 	NodeReservation  types.String   `tfsdk:"node_reservation"`
-	Count            types.Int64    `tfsdk:"replicas"`
+	Replicas         types.Int64    `tfsdk:"replicas"`
 	Running          types.Bool     `tfsdk:"running"`
 	NetworkMode      types.String   `tfsdk:"network_mode"`
 	Meta             types.Map      `tfsdk:"meta"`
@@ -124,9 +124,9 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 		s.PinNode = node
 	}
 	// An unknown count is an unmanaged one about to be read from Nomad.
-	if !m.Count.IsNull() && !m.Count.IsUnknown() {
-		c := int(m.Count.ValueInt64())
-		s.Count = &c
+	if !m.Replicas.IsNull() && !m.Replicas.IsUnknown() {
+		c := int(m.Replicas.ValueInt64())
+		s.Replicas = &c
 	}
 	diags.Append(m.Datacenters.ElementsAs(ctx, &s.Datacenters, false)...)
 	diags.Append(m.Meta.ElementsAs(ctx, &s.Meta, false)...)
@@ -154,8 +154,8 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 	m.NodePool = types.StringValue(s.NodePool)
 	m.Running = types.BoolValue(s.Running)
 	m.NetworkMode = types.StringValue(s.NetworkMode)
-	if s.Count != nil {
-		m.Count = types.Int64Value(int64(*s.Count))
+	if s.Replicas != nil {
+		m.Replicas = types.Int64Value(int64(*s.Replicas))
 	}
 	m.Datacenters = listOf(ctx, s.Datacenters, &diags)
 	m.Meta = mapOrNull(ctx, s.Meta, &diags)
@@ -242,8 +242,8 @@ func plannedCharge(ctx context.Context, m *instanceModel) (capacity.Resources, b
 		return capacity.Resources{}, false
 	}
 	count := 1
-	if spec.Count != nil {
-		count = *spec.Count
+	if spec.Replicas != nil {
+		count = *spec.Replicas
 	}
 	return chargeOf(spec, count), true
 }

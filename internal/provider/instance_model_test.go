@@ -22,7 +22,7 @@ func TestSpecModelRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	count := 2
 	want := instance.Normalize(instance.Spec{
-		Name: "shop", Namespace: "default", NodePool: "default", Datacenters: []string{"dc1"}, Count: &count,
+		Name: "shop", Namespace: "default", NodePool: "default", Datacenters: []string{"dc1"}, Replicas: &count,
 		Running: true, NetworkMode: "bridge", Meta: map[string]string{"team": "a"},
 		Services: map[string]instance.Service{
 			"web": {

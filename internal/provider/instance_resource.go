@@ -76,8 +76,8 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 		}
 	}
 	startCount := 1
-	if spec.Count != nil {
-		startCount = *spec.Count
+	if spec.Replicas != nil {
+		startCount = *spec.Replicas
 	}
 	if !r.charge(ctx, &plan, spec, startCount, &resp.Diagnostics) {
 		return
@@ -197,10 +197,10 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 	// reports the new one.
 	spec, _ := instance.SpecFromJob(job)
 	// A system job's count is not the user's: it reads null.
-	if m.Count.IsUnknown() || m.Count.IsNull() {
-		m.Count = types.Int64Null()
-		if spec.Count != nil {
-			m.Count = types.Int64Value(int64(*spec.Count))
+	if m.Replicas.IsUnknown() || m.Replicas.IsNull() {
+		m.Replicas = types.Int64Null()
+		if spec.Replicas != nil {
+			m.Replicas = types.Int64Value(int64(*spec.Replicas))
 		}
 	}
 	// Policy fields the configuration left to Nomad: what Nomad filled in.
@@ -276,7 +276,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 // phantom diff; otherwise state takes Nomad's values and the plan shows the
 // drift field by field. The count always comes from Nomad.
 func (r *instanceResource) mergeLive(ctx context.Context, state *instanceModel, live instance.Spec, importing bool, diags *diag.Diagnostics) {
-	count := live.Count
+	count := live.Replicas
 	// Policies state leaves unset (none on import) stay unset while Nomad
 	// holds their defaults.
 	var prior instance.Spec
@@ -291,16 +291,16 @@ func (r *instanceResource) mergeLive(ctx context.Context, state *instanceModel, 
 	}
 	live = instance.AbsorbDefaults(live, prior)
 	if priorOK {
-		prior.Count, live.Count = nil, nil
+		prior.Replicas, live.Replicas = nil, nil
 		if len(instance.Diff(prior, live)) == 0 {
 			if count != nil {
-				state.Count = types.Int64Value(int64(*count))
+				state.Replicas = types.Int64Value(int64(*count))
 			}
 			state.NodePool = types.StringValue(live.NodePool)
 			return
 		}
 	}
-	live.Count = count
+	live.Replicas = count
 	diags.Append(specToModel(ctx, live, state)...)
 	if importing {
 		// What the schema defaults would have put there.
@@ -336,7 +336,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	if configCount.IsNull() {
 		// Not managed: whatever count runs in Nomad stays.
-		want.Count, had.Count = nil, nil
+		want.Replicas, had.Replicas = nil, nil
 	}
 
 	nomad := r.data.Nomad
@@ -359,16 +359,16 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	index := deref(job.JobModifyIndex)
 	live, unmanaged := instance.SpecFromJob(job)
 	liveCount := 1
-	if live.Count != nil {
-		liveCount = *live.Count
+	if live.Replicas != nil {
+		liveCount = *live.Replicas
 	}
 	if index != uint64(state.JobModifyIndex.ValueInt64()) {
 		// Something changed the job since the last refresh. Proceed only if
 		// it touched nothing berth manages (e.g. an autoscaler's count) and
 		// added nothing the plan did not show would be removed.
 		live = instance.AbsorbDefaults(live, had)
-		if want.Count == nil {
-			live.Count = nil
+		if want.Replicas == nil {
+			live.Replicas = nil
 		}
 		changed := append(instance.Diff(had, live), newUnmanaged(unmanaged, recordedUnmanaged(ctx, req.Private))...)
 		if len(changed) > 0 {
@@ -383,8 +383,8 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 
 	newCount := liveCount
-	if want.Count != nil {
-		newCount = *want.Count
+	if want.Replicas != nil {
+		newCount = *want.Replicas
 	}
 	if !r.charge(ctx, &plan, want, newCount, &resp.Diagnostics) {
 		return
@@ -401,7 +401,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	var rolloutErr error
 	var written *nomadclient.RegisterResult
 	switch {
-	case instance.OnlyCountDiffers(had, want) && len(unmanaged) == 0:
+	case instance.OnlyReplicasDiffer(had, want) && len(unmanaged) == 0:
 		res, err := r.setCount(ctx, job, want, index)
 		if err != nil {
 			r.updateFailed(ctx, "Could not scale the job", err, &plan, &state, had, want, liveCount, &resp.Diagnostics)

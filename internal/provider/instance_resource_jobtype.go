@@ -160,10 +160,10 @@ func (r *instanceResource) rerunCollected(ctx context.Context, plan, state *inst
 	tflog.Info(ctx, "The completed batch job was garbage-collected by Nomad; registering it again", map[string]any{"job": want.Name})
 	count := 1 // an unmanaged count starts where it was
 	switch {
-	case want.Count != nil:
-		count = *want.Count
-	case !state.Count.IsNull() && !state.Count.IsUnknown():
-		count = int(state.Count.ValueInt64())
+	case want.Replicas != nil:
+		count = *want.Replicas
+	case !state.Replicas.IsNull() && !state.Replicas.IsUnknown():
+		count = int(state.Replicas.ValueInt64())
 	}
 	if !r.charge(ctx, plan, want, count, &resp.Diagnostics) {
 		return

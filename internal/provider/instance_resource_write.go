@@ -27,7 +27,7 @@ func (r *instanceResource) setCount(ctx context.Context, job *nomadclient.Job, w
 		return nil, &nomadclient.WriteNotAppliedError{Err: err}
 	}
 	if dep == nil {
-		res, err := nomad.ScaleJob(ctx, want.Namespace, want.Name, want.TaskGroup(), *want.Count, "berth: count changed in Terraform", index)
+		res, err := nomad.ScaleJob(ctx, want.Namespace, want.Name, want.TaskGroup(), *want.Replicas, "berth: count changed in Terraform", index)
 		if !nomadclient.IsScaleBlocked(err) {
 			return res, err
 		}
@@ -35,9 +35,9 @@ func (r *instanceResource) setCount(ctx context.Context, job *nomadclient.Job, w
 		// registration's check-and-set decides whether the job moved.
 	} else {
 		tflog.Info(ctx, "A deployment is in progress, so the count is set by registering the job",
-			map[string]any{"job": want.Name, "deployment": dep.ID, "deployment_status": dep.Status, "count": *want.Count})
+			map[string]any{"job": want.Name, "deployment": dep.ID, "deployment_status": dep.Status, "count": *want.Replicas})
 	}
-	return nomad.RegisterJob(ctx, instance.BuildJob(want, *want.Count), index)
+	return nomad.RegisterJob(ctx, instance.BuildJob(want, *want.Replicas), index)
 }
 
 // addWriteError explains a failed register or scale: a check-and-set
@@ -95,7 +95,7 @@ func nullUnknownComputed(m *instanceModel, diags *diag.Diagnostics) {
 	if m.ID.IsUnknown() {
 		m.ID = types.StringValue(instanceID(m.Namespace.ValueString(), m.Name.ValueString()))
 	}
-	for _, v := range []*types.Int64{&m.Count, &m.JobVersion, &m.JobModifyIndex} {
+	for _, v := range []*types.Int64{&m.Replicas, &m.JobVersion, &m.JobModifyIndex} {
 		if v.IsUnknown() {
 			*v = types.Int64Null()
 		}

@@ -80,7 +80,7 @@ func TestRecordWritten_readFailsAfterWrite(t *testing.T) {
 	r := &instanceResource{data: &ProviderData{Nomad: c}}
 	m := instanceModel{
 		Name: types.StringValue("web"), Namespace: types.StringValue("default"), ID: types.StringUnknown(),
-		Count: types.Int64Unknown(), NodePool: types.StringUnknown(), Datacenters: types.ListUnknown(types.StringType),
+		Replicas: types.Int64Unknown(), NodePool: types.StringUnknown(), Datacenters: types.ListUnknown(types.StringType),
 		JobVersion: types.Int64Unknown(), JobModifyIndex: types.Int64Unknown(), Status: types.StringUnknown(),
 		DeploymentID: types.StringUnknown(), DeploymentStatus: types.StringUnknown(),
 		Allocations: types.ListUnknown(allocationType()),
@@ -94,7 +94,7 @@ func TestRecordWritten_readFailsAfterWrite(t *testing.T) {
 		t.Errorf("job_modify_index %v, id %v; want 77 and default/web", m.JobModifyIndex, m.ID)
 	}
 	for name, v := range map[string]attr.Value{
-		"replicas": m.Count, "node_pool": m.NodePool, "datacenters": m.Datacenters, "job_version": m.JobVersion,
+		"replicas": m.Replicas, "node_pool": m.NodePool, "datacenters": m.Datacenters, "job_version": m.JobVersion,
 		"status": m.Status, "deployment_id": m.DeploymentID, "deployment_status": m.DeploymentStatus, "allocations": m.Allocations,
 	} {
 		if v.IsUnknown() {

@@ -25,7 +25,7 @@ func TestSameModel(t *testing.T) {
 		same  bool
 	}{
 		"identical":      {other: base, same: true},
-		"scalar differs": {other: changed(func(m *instanceModel) { m.Count = types.Int64Value(3) }), same: false},
+		"scalar differs": {other: changed(func(m *instanceModel) { m.Replicas = types.Int64Value(3) }), same: false},
 		"null vs value":  {other: changed(func(m *instanceModel) { m.Name = types.StringNull() }), same: false},
 		"map element differs": {other: changed(func(m *instanceModel) {
 			m.Meta = types.MapValueMust(types.StringType, map[string]attr.Value{"team": types.StringValue("b")})
