@@ -185,3 +185,20 @@ resource "berth_reservation" "l" {
 }
 `, `(?s)workload did not start.*Exit Code: 3`)
 }
+
+// A node reservation that does not fit its node (a warning at plan, refused
+// at apply) beside one that does: the destroy removes the one that was
+// made and its hold.
+func TestAccDestroy_afterReservationDoesNotFit(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	destroyAfterFailure(t, "berth-acc-dfit-"+randomHex(3), reservationOf+`
+resource "berth_node_reservation" "big" {
+  name       = "%[1]s-big"
+  node_id    = "%[2]s"
+  cpu        = 10000000
+  memory     = 64
+  depends_on = [berth_node_reservation.r]
+}
+`, `(?s)not enough cpu`)
+}
