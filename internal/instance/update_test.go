@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -113,7 +114,8 @@ func TestConfiguredUpdate(t *testing.T) {
 }
 
 func updateText(u Update) string {
-	return listText(reflect.ValueOf([]Update{u}))
+	b, _ := json.Marshal(u) // plain values, durations and pointers to them
+	return string(b)
 }
 
 func TestSpecFromJobReadsUpdateStrategyChanges(t *testing.T) {

@@ -76,30 +76,31 @@ const (
 )
 
 // Workload is what a lease runs. Every field is signed.
+// The tf tags name the fields in Diff's lines (drift.Diff).
 type Workload struct {
-	Driver  string
-	Image   string // config.image, omitted when empty
-	Command string // config.command, omitted when empty
-	Args    []string
-	Env     map[string]string
-	CPU     int // MHz
-	Memory  int // MiB
-	Disk    int // MiB of group ephemeral disk; 0 = Nomad's default (DefaultDiskMB)
+	Driver  string            `tf:"driver"`
+	Image   string            `tf:"image"`   // config.image, omitted when empty
+	Command string            `tf:"command"` // config.command, omitted when empty
+	Args    []string          `tf:"args"`
+	Env     map[string]string `tf:"env"`
+	CPU     int               `tf:"cpu"`    // MHz
+	Memory  int               `tf:"memory"` // MiB
+	Disk    int               `tf:"disk"`   // MiB of group ephemeral disk; 0 = Nomad's default (DefaultDiskMB)
 }
 
 // Lease is a signed grant to run Workload from CreatedAt for Duration.
 type Lease struct {
-	Name      string
-	Namespace string // "" = DefaultNamespace
+	Name      string `tf:"name"`
+	Namespace string `tf:"namespace"` // "" = DefaultNamespace
 	// NodeID is the requested node; "" lets Nomad place the lease.
-	NodeID string
+	NodeID string `tf:"node"`
 	// User is the signer's hex ed25519 public key; "" when unsigned.
-	User      string
-	Workload  Workload
-	CreatedAt time.Time     // UTC, whole seconds
-	Duration  time.Duration // > 0, whole seconds
+	User      string        `tf:"user"`
+	Workload  Workload      `tf:"workload"`
+	CreatedAt time.Time     `tf:"created_at"` // UTC, whole seconds
+	Duration  time.Duration `tf:"duration"`   // > 0, whole seconds
 	// Signature is the hex ed25519 signature over CanonicalBytes; "" when
-	// unsigned.
+	// unsigned. Diff says only that it changed.
 	Signature string
 
 	// Foreign lists what LeaseFromJob found in the job that BuildJob never
