@@ -346,10 +346,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	if job == nil && collectedBatch(&state) && want.JobType() == instance.TypeBatch {
-		if _, ok := r.writeSecretEnv(ctx, req.Config, want, &had, &resp.Diagnostics); !ok {
-			return
-		}
-		r.rerunCollected(ctx, &plan, &state, want, resp)
+		r.rerunCollected(ctx, req.Config, &plan, &state, had, want, resp)
 		return
 	}
 	if job == nil {
@@ -378,15 +375,18 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 			return
 		}
 	}
-	if _, ok := r.writeSecretEnv(ctx, req.Config, want, &had, &resp.Diagnostics); !ok {
-		return
-	}
-
+	// The charge comes first: a refused budget must leave everything as it
+	// was, secrets included (a running task's template would pick a new
+	// secret up at once).
 	newCount := liveCount
 	if want.Replicas != nil {
 		newCount = *want.Replicas
 	}
 	if !r.charge(ctx, &plan, want, newCount, &resp.Diagnostics) {
+		return
+	}
+	if _, ok := r.writeSecretEnv(ctx, req.Config, want, &had, &resp.Diagnostics); !ok {
+		r.restoreCharge(cleanupContext(ctx), &plan, &state, had, liveCount, &resp.Diagnostics)
 		return
 	}
 	var left *nomadclient.HoldState // the hold of a node reservation the instance leaves
@@ -504,7 +504,13 @@ func (r *instanceResource) updateFailed(ctx context.Context, summary string, err
 		return
 	}
 	addWriteError(diags, want, err)
-	ctx = cleanupContext(ctx)
+	r.restoreCharge(cleanupContext(ctx), plan, state, had, count, diags)
+}
+
+// restoreCharge gives the instance back the charge it had before an update
+// that wrote no job: the planned reservation's charge is released when the
+// update moved it, and the old one set again.
+func (r *instanceResource) restoreCharge(ctx context.Context, plan, state *instanceModel, had instance.Spec, count int, diags *diag.Diagnostics) {
 	if !plan.NodeReservation.Equal(state.NodeReservation) {
 		r.uncharge(ctx, plan, diags)
 	}

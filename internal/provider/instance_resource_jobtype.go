@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -156,7 +157,8 @@ func collectedBatch(state *instanceModel) bool {
 // garbage-collected after it completed: the job is registered anew (as a
 // create would) and runs again. Its charge on a node reservation (if any)
 // moves as in an ordinary update.
-func (r *instanceResource) rerunCollected(ctx context.Context, plan, state *instanceModel, want instance.Spec, resp *resource.UpdateResponse) {
+func (r *instanceResource) rerunCollected(ctx context.Context, cfg tfsdk.Config, plan, state *instanceModel, had, want instance.Spec,
+	resp *resource.UpdateResponse) {
 	tflog.Info(ctx, "The completed batch job was garbage-collected by Nomad; registering it again", map[string]any{"job": want.Name})
 	count := 1 // an unmanaged count starts where it was
 	switch {
@@ -166,6 +168,10 @@ func (r *instanceResource) rerunCollected(ctx context.Context, plan, state *inst
 		count = int(state.Replicas.ValueInt64())
 	}
 	if !r.charge(ctx, plan, want, count, &resp.Diagnostics) {
+		return
+	}
+	if _, ok := r.writeSecretEnv(ctx, cfg, want, &had, &resp.Diagnostics); !ok {
+		r.restoreCharge(cleanupContext(ctx), plan, state, had, count, &resp.Diagnostics)
 		return
 	}
 	if !plan.NodeReservation.Equal(state.NodeReservation) {

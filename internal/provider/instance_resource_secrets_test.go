@@ -20,10 +20,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // TestAccInstanceSecret_writeOnly drives the terraform CLI with the
@@ -366,6 +368,89 @@ func TestAccInstanceSecret_driftImportRemove(t *testing.T) {
 					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: expectSecretEnv(t, name, false),
+			},
+		},
+	})
+}
+
+// An update refused for its budget writes nothing: not the job, and not
+// the new secret either (the running task's template would pick it up at
+// once), and the charge stays what it was.
+func TestAccInstanceSecret_budgetRefusedUpdateKeepsSecret(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	n := consumerFleet(t)
+	name := "berth-acc-sbud-" + randomHex(3)
+	cfg := func(replicas, version int, secret string) string {
+		return fmt.Sprintf(`
+resource "berth_node_reservation" "r" {
+  name    = "%[1]s-r"
+  node_id = %[2]q
+  cpu     = 100
+  memory  = 64
+  disk    = 300
+}
+
+resource "berth_instance" "app" {
+  name             = %[1]q
+  node_pool        = %[3]q
+  node_reservation = berth_node_reservation.r.id
+  replicas         = %[4]d
+  update           = { min_healthy_time = "1s", healthy_deadline = "1m", progress_deadline = "2m" }
+  services = {
+    app = {
+      driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 50, memory = 32
+      secret_env_wo         = { TOKEN = %[6]q }
+      secret_env_wo_version = %[5]d
+    }
+  }
+}
+`, name, n.a.NodeID, n.pool, replicas, version, secret)
+	}
+	varPath := instance.SecretEnvPath(name, instance.GroupName, "app")
+	secretIs := func(want string) error {
+		v, _, err := testNomad(t).Variables().Read(varPath, nil)
+		if err != nil {
+			return fmt.Errorf("reading %s: %v", varPath, err)
+		}
+		if got := v.Items["TOKEN"]; got != want {
+			return fmt.Errorf("the secret in Nomad is %q, want %q", got, want)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			assertNothingInNomad(t, name)
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: cfg(1, 1, "first"),
+				Check:  func(*terraform.State) error { return secretIs("first") },
+			},
+			{
+				// 2 replicas need 100 MHz more than the reservation has.
+				Config:      cfg(2, 2, "second"),
+				ExpectError: regexp.MustCompile(`(?s)Not enough left in the node reservation.*cpu`),
+			},
+			{
+				PreConfig: func() {
+					if err := secretIs("first"); err != nil {
+						t.Fatal(err)
+					}
+					job, _, err := testNomad(t).Jobs().Info(name, nil)
+					if err != nil || *job.Version != 0 || *job.TaskGroups[0].Count != 1 {
+						t.Fatalf("job after the refused update: %v", err)
+					}
+					if c, _ := usedBy(t, n.a.NodeID, name+"-r", nomadclient.InstanceConsumer("default", name)); c.CPU != 50 {
+						t.Fatalf("charge after the refused update: %+v, want the old 50 MHz", c)
+					}
+				},
+				Config: cfg(1, 1, "first"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
 			},
 		},
 	})
