@@ -77,13 +77,13 @@ func TestActiveDeployment_sameIncarnationOnly(t *testing.T) {
 	f := newFakeNomad(t)
 	f.handle("GET /v1/job/web/deployment", replyJSON(&api.Deployment{ID: "d1", Status: "running", JobCreateIndex: 10}))
 	c := f.client()
-	d, err := c.ActiveDeployment(t.Context(), &api.Job{ID: ptr("web"), Namespace: ptr("default"), CreateIndex: ptr(uint64(10))})
+	d, err := c.activeDeployment(t.Context(), &api.Job{ID: ptr("web"), Namespace: ptr("default"), CreateIndex: ptr(uint64(10))})
 	if err != nil || d == nil || d.ID != "d1" {
 		t.Fatalf("ActiveDeployment = %v, %v; want d1", d, err)
 	}
 	// A job purged and created again under the same name: the old
 	// deployment is not its own.
-	d, err = c.ActiveDeployment(t.Context(), &api.Job{ID: ptr("web"), Namespace: ptr("default"), CreateIndex: ptr(uint64(20))})
+	d, err = c.activeDeployment(t.Context(), &api.Job{ID: ptr("web"), Namespace: ptr("default"), CreateIndex: ptr(uint64(20))})
 	if err != nil || d != nil {
 		t.Fatalf("ActiveDeployment of a new incarnation = %v, %v; want none", d, err)
 	}

@@ -14,7 +14,12 @@ type Usage struct {
 }
 
 // LatestDeployment returns a job's most recent deployment, or nil.
-func (c *Client) LatestDeployment(ctx context.Context, namespace, jobID string) (*api.Deployment, error) {
+func (c *Client) LatestDeployment(ctx context.Context, namespace, jobID string) (*Deployment, error) {
+	d, err := c.latestDeployment(ctx, namespace, jobID)
+	return deploymentOf(d), err
+}
+
+func (c *Client) latestDeployment(ctx context.Context, namespace, jobID string) (*api.Deployment, error) {
 	d, err := readRetry(ctx, c, "latest deployment", func(ctx context.Context) (*api.Deployment, error) {
 		out, _, err := c.api.Jobs().LatestDeployment(jobID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return out, err

@@ -8,15 +8,28 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-// Deployment is a deployment as Nomad returns it, for the provider to hold
-// without importing the Nomad API package.
-type Deployment = api.Deployment
+// Deployment is what berth tells of a Nomad deployment above this package.
+type Deployment struct {
+	ID     string
+	Status string
+	// AwaitingPromotion: running with canaries nobody has promoted yet
+	// (awaitingPromotion).
+	AwaitingPromotion bool
+}
 
-// AwaitingPromotion reports whether d is running with canaries nobody has
+// deploymentOf is d as a Deployment; nil for nil.
+func deploymentOf(d *api.Deployment) *Deployment {
+	if d == nil {
+		return nil
+	}
+	return &Deployment{ID: d.ID, Status: d.Status, AwaitingPromotion: awaitingPromotion(d)}
+}
+
+// awaitingPromotion reports whether d is running with canaries nobody has
 // promoted yet (Nomad's Deployment.RequiresPromotion). Such a deployment
 // stays open, with the old allocations running next to the canaries, until
 // it is promoted, failed or superseded by a newer job version.
-func AwaitingPromotion(d *api.Deployment) bool {
+func awaitingPromotion(d *api.Deployment) bool {
 	if d == nil || d.Status != api.DeploymentStatusRunning {
 		return false
 	}
@@ -70,7 +83,12 @@ type PromoteOptions struct {
 // when no deployment of the job awaits promotion. A promotion Nomad
 // refuses is a *RolloutError with Nomad's reason. A promote request whose
 // answer was lost counts as done when the deployment reads back promoted.
-func (c *Client) PromoteCanaries(ctx context.Context, namespace, jobID string, opts PromoteOptions) (*api.Deployment, error) {
+func (c *Client) PromoteCanaries(ctx context.Context, namespace, jobID string, opts PromoteOptions) (*Deployment, error) {
+	dep, err := c.promoteCanaries(ctx, namespace, jobID, opts)
+	return deploymentOf(dep), err
+}
+
+func (c *Client) promoteCanaries(ctx context.Context, namespace, jobID string, opts PromoteOptions) (*api.Deployment, error) {
 	job, err := c.GetJob(ctx, namespace, jobID)
 	if err != nil {
 		return nil, err
@@ -78,8 +96,8 @@ func (c *Client) PromoteCanaries(ctx context.Context, namespace, jobID string, o
 	if job == nil {
 		return nil, fmt.Errorf("job %q is gone from namespace %q", jobID, namespace)
 	}
-	dep, err := c.ActiveDeployment(ctx, job)
-	if err != nil || !AwaitingPromotion(dep) {
+	dep, err := c.activeDeployment(ctx, job)
+	if err != nil || !awaitingPromotion(dep) {
 		return nil, err
 	}
 	if opts.WaitReady {
@@ -87,11 +105,11 @@ func (c *Client) PromoteCanaries(ctx context.Context, namespace, jobID string, o
 			return dep, err
 		}
 	}
-	if AwaitingPromotion(dep) {
+	if awaitingPromotion(dep) {
 		tflog.Info(ctx, "Promoting canaries", map[string]any{"job": jobID, "deployment": dep.ID})
 		_, _, err := c.api.Deployments().PromoteAll(dep.ID, (&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
 		if err != nil {
-			if promoted, readErr := c.readDeployment(ctx, namespace, dep.ID); readErr == nil && !AwaitingPromotion(promoted) {
+			if promoted, readErr := c.readDeployment(ctx, namespace, dep.ID); readErr == nil && !awaitingPromotion(promoted) {
 				*dep = *promoted
 			} else if IsBadRequest(err) {
 				return dep, &RolloutError{JobID: jobID, DeploymentID: dep.ID,

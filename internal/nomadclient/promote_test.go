@@ -40,7 +40,7 @@ func TestAwaitingPromotion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := AwaitingPromotion(tt.d); got != tt.awaiting {
+			if got := awaitingPromotion(tt.d); got != tt.awaiting {
 				t.Errorf("AwaitingPromotion = %v, want %v", got, tt.awaiting)
 			}
 			if tt.d != nil {
@@ -69,8 +69,8 @@ func TestWaitForRolloutStopsAtPromotion(t *testing.T) {
 		f.handle("GET /v1/job/web/deployment", replyJSON(canaryDeployment(0, 0, false)))
 		f.handle("GET /v1/deployment/"+testDepID, replySequence(
 			replyJSON(canaryDeployment(0, 0, false)), replyJSON(canaryDeployment(1, 0, false)), replyJSON(canaryDeployment(1, 1, false))))
-		dep, err := f.client().WaitForRollout(context.Background(), "apps", "web", testEvalID)
-		if err != nil || !AwaitingPromotion(dep) || !canariesReady(dep) {
+		dep, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
+		if err != nil || !awaitingPromotion(dep) || !canariesReady(dep) {
 			t.Fatalf("WaitForRollout = %+v, %v; want the deployment with its canary healthy", dep, err)
 		}
 		if n := f.count("/v1/deployment/" + testDepID); n != 3 {
@@ -85,7 +85,7 @@ func TestWaitForRolloutStopsAtPromotion(t *testing.T) {
 		f.handle("GET /v1/job/web", replyJSON(canaryJob(true)))
 		f.handle("GET /v1/job/web/deployment", replyJSON(canaryDeployment(0, 0, false)))
 		f.handle("GET /v1/deployment/"+testDepID, replySequence(replyJSON(canaryDeployment(1, 1, false)), replyJSON(done)))
-		dep, err := f.client().WaitForRollout(context.Background(), "apps", "web", testEvalID)
+		dep, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
 		if err != nil || dep.Status != api.DeploymentStatusSuccessful {
 			t.Fatalf("WaitForRollout = %+v, %v; want the successful deployment", dep, err)
 		}
@@ -97,7 +97,7 @@ func TestWaitForPlacementDoesNotWaitForHealth(t *testing.T) {
 	f.handle("GET /v1/evaluation/"+testEvalID, replyJSON(&api.Evaluation{ID: testEvalID, Status: "complete"}))
 	f.handle("GET /v1/job/web", replyJSON(canaryJob(false)))
 	f.handle("GET /v1/job/web/deployment", replyJSON(canaryDeployment(1, 0, false)))
-	dep, err := f.client().WaitForPlacement(context.Background(), "apps", "web", testEvalID)
+	dep, err := f.client().waitForPlacement(context.Background(), "apps", "web", testEvalID)
 	if err != nil || dep == nil || dep.ID != testDepID {
 		t.Fatalf("WaitForPlacement = %+v, %v", dep, err)
 	}
@@ -118,7 +118,7 @@ func TestPromoteCanaries(t *testing.T) {
 		f.handle("GET /v1/deployment/"+testDepID, replySequence(
 			replyJSON(canaryDeployment(1, 0, false)), replyJSON(canaryDeployment(1, 1, false)), replyJSON(promoted), replyJSON(done)))
 		f.handle("PUT /v1/deployment/promote/"+testDepID, replyJSON(&api.DeploymentUpdateResponse{}))
-		dep, err := f.client().PromoteCanaries(context.Background(), "apps", "web", PromoteOptions{WaitReady: true, WaitDone: true})
+		dep, err := f.client().promoteCanaries(context.Background(), "apps", "web", PromoteOptions{WaitReady: true, WaitDone: true})
 		if err != nil || dep == nil || dep.Status != api.DeploymentStatusSuccessful {
 			t.Fatalf("PromoteCanaries = %+v, %v; want the successful deployment", dep, err)
 		}
@@ -135,7 +135,7 @@ func TestPromoteCanaries(t *testing.T) {
 		f := newFakeNomad(t)
 		f.handle("GET /v1/job/web", replyJSON(canaryJob(false)))
 		f.handle("GET /v1/job/web/deployment", replyJSON(done))
-		dep, err := f.client().PromoteCanaries(context.Background(), "apps", "web", PromoteOptions{WaitReady: true, WaitDone: true})
+		dep, err := f.client().promoteCanaries(context.Background(), "apps", "web", PromoteOptions{WaitReady: true, WaitDone: true})
 		if dep != nil || err != nil {
 			t.Fatalf("PromoteCanaries = %+v, %v; want nil, nil", dep, err)
 		}
@@ -150,7 +150,7 @@ func TestPromoteCanaries(t *testing.T) {
 		old.JobCreateIndex = 2
 		f.handle("GET /v1/job/web", replyJSON(canaryJob(false)))
 		f.handle("GET /v1/job/web/deployment", replyJSON(old))
-		if dep, err := f.client().PromoteCanaries(context.Background(), "apps", "web", PromoteOptions{}); dep != nil || err != nil {
+		if dep, err := f.client().promoteCanaries(context.Background(), "apps", "web", PromoteOptions{}); dep != nil || err != nil {
 			t.Fatalf("PromoteCanaries = %+v, %v; want nil, nil", dep, err)
 		}
 	})
@@ -163,7 +163,7 @@ func TestPromoteCanaries(t *testing.T) {
 		f.handle("PUT /v1/deployment/promote/"+testDepID, replyRaw(400, `Task group "app" has 0/1 healthy allocations`))
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_, err := f.client().PromoteCanaries(ctx, "apps", "web", PromoteOptions{})
+		_, err := f.client().promoteCanaries(ctx, "apps", "web", PromoteOptions{})
 		var re *RolloutError
 		if !errors.As(err, &re) || !strings.Contains(re.Reason, "0/1 healthy allocations") {
 			t.Fatalf("err = %v, want a RolloutError quoting Nomad", err)
@@ -176,7 +176,7 @@ func TestPromoteCanaries(t *testing.T) {
 		f.handle("GET /v1/job/web/deployment", replyJSON(canaryDeployment(1, 1, false)))
 		f.handle("GET /v1/deployment/"+testDepID, replySequence(replyJSON(canaryDeployment(1, 1, false)), replyJSON(promoted), replyJSON(done)))
 		f.handle("PUT /v1/deployment/promote/"+testDepID, replyRaw(500, "leader lost"))
-		dep, err := f.client().PromoteCanaries(context.Background(), "apps", "web", PromoteOptions{WaitReady: true, WaitDone: true})
+		dep, err := f.client().promoteCanaries(context.Background(), "apps", "web", PromoteOptions{WaitReady: true, WaitDone: true})
 		if err != nil || dep.Status != api.DeploymentStatusSuccessful {
 			t.Fatalf("PromoteCanaries = %+v, %v; want the successful deployment", dep, err)
 		}

@@ -87,7 +87,7 @@ func readOps() []readOp {
 			path: "/v1/job/web/deployment",
 			ok:   replyJSON(&api.Deployment{ID: "d1", JobID: "web"}),
 			call: func(ctx context.Context, c *Client) error {
-				_, err := c.LatestDeployment(ctx, "apps", "web")
+				_, err := c.latestDeployment(ctx, "apps", "web")
 				return err
 			},
 		},

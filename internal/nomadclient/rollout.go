@@ -69,7 +69,12 @@ func blocking(ctx context.Context, namespace string, index uint64) *api.QueryOpt
 // only a promotion moves it on (see AwaitingPromotion). It returns the
 // deployment (nil when Nomad made none, e.g. for a stopped job or when
 // nothing changed).
-func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID string) (*api.Deployment, error) {
+func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID string) (*Deployment, error) {
+	dep, err := c.waitForRollout(ctx, namespace, jobID, evalID)
+	return deploymentOf(dep), err
+}
+
+func (c *Client) waitForRollout(ctx context.Context, namespace, jobID, evalID string) (*api.Deployment, error) {
 	job, dep, err := c.placedDeployment(ctx, namespace, jobID, evalID)
 	if err != nil || dep == nil {
 		return nil, err
@@ -82,7 +87,12 @@ func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID st
 // it stands, without waiting for it (nil when Nomad made none). It is for
 // jobs whose allocations only a person marks healthy (health_check
 // "manual"): nothing berth could wait for would end their deployment.
-func (c *Client) WaitForPlacement(ctx context.Context, namespace, jobID, evalID string) (*api.Deployment, error) {
+func (c *Client) WaitForPlacement(ctx context.Context, namespace, jobID, evalID string) (*Deployment, error) {
+	dep, err := c.waitForPlacement(ctx, namespace, jobID, evalID)
+	return deploymentOf(dep), err
+}
+
+func (c *Client) waitForPlacement(ctx context.Context, namespace, jobID, evalID string) (*api.Deployment, error) {
 	_, dep, err := c.placedDeployment(ctx, namespace, jobID, evalID)
 	return dep, err
 }
@@ -97,7 +107,7 @@ func (c *Client) placedDeployment(ctx context.Context, namespace, jobID, evalID 
 	if err != nil || job == nil {
 		return nil, nil, err
 	}
-	dep, err := c.LatestDeployment(ctx, namespace, jobID)
+	dep, err := c.latestDeployment(ctx, namespace, jobID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -163,7 +173,7 @@ func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, de
 		case api.DeploymentStatusFailed, api.DeploymentStatusCancelled:
 			return false, "", c.deploymentFailure(ctx, namespace, jobID, d)
 		}
-		if untilPromotable && AwaitingPromotion(d) && canariesReady(d) {
+		if untilPromotable && awaitingPromotion(d) && canariesReady(d) {
 			return true, d.Status, nil
 		}
 		return false, deploymentProgress(d), nil

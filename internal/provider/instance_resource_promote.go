@@ -18,7 +18,7 @@ const deploymentAwaitingPromotion = "running (awaiting promotion)"
 
 // deploymentStatusOf is what deployment_status says about dep.
 func deploymentStatusOf(dep *nomadclient.Deployment) string {
-	if nomadclient.AwaitingPromotion(dep) {
+	if dep.AwaitingPromotion {
 		return deploymentAwaitingPromotion
 	}
 	return dep.Status
