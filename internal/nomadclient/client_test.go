@@ -254,7 +254,7 @@ func TestRequestCarriesSettings(t *testing.T) {
 		c.Headers = map[string]string{"x-custom": "yes"}
 	})
 
-	_, err := c.GetJob(context.Background(), "", "web")
+	_, err := c.getJob(context.Background(), "", "web")
 	if !IsForbidden(err) {
 		t.Fatalf("GetJob error %v: IsForbidden = false", err)
 	}

@@ -53,7 +53,7 @@ func TestRequestTimeoutIsNotRetried(t *testing.T) {
 	f := newFakeNomad(t)
 	f.handle("GET /v1/job/web", hangUntilDone(t))
 	c := f.client(func(c *Config) { c.RequestTimeout = 200 * time.Millisecond })
-	_, err := c.GetJob(context.Background(), "apps", "web")
+	_, err := c.getJob(context.Background(), "apps", "web")
 	if !isTimeout(err) {
 		t.Fatalf("err = %v, want a TimeoutError", err)
 	}
@@ -69,7 +69,7 @@ func TestCallerDeadlineBeatsRequestTimeout(t *testing.T) {
 	c := f.client(func(c *Config) { c.RequestTimeout = time.Hour })
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := c.GetJob(ctx, "apps", "web")
+	_, err := c.getJob(ctx, "apps", "web")
 	if isTimeout(err) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the caller's DeadlineExceeded", err)
 	}
@@ -137,7 +137,7 @@ func TestAddressCredentials(t *testing.T) {
 	var buf bytes.Buffer
 	c := newTestClient(t, withCreds)
 	ctx := c.MaskSecrets(tflogtest.RootLogger(context.Background(), &buf))
-	_, err := c.GetJob(ctx, "apps", "web")
+	_, err := c.getJob(ctx, "apps", "web")
 	if !IsForbidden(err) {
 		t.Fatalf("err = %v, want 403", err)
 	}

@@ -31,11 +31,6 @@ func DeploymentActive(d *api.Deployment) bool {
 // anyone: berth, `nomad job scale`, an autoscaler, an unpromoted canary),
 // or nil. Only a deployment of this incarnation of the job counts, as in
 // Nomad's own check.
-func (c *Client) ActiveDeployment(ctx context.Context, job *api.Job) (*Deployment, error) {
-	d, err := c.activeDeployment(ctx, job)
-	return deploymentOf(d), err
-}
-
 func (c *Client) activeDeployment(ctx context.Context, job *api.Job) (*api.Deployment, error) {
 	ns, id := "", ""
 	if job.Namespace != nil {

@@ -131,7 +131,7 @@ func unusedOf(l ledger.Ledger, name string) capacity.Resources {
 // whether the hold grew.
 func (c *Client) writeHold(ctx context.Context, spec hold.Spec, exists bool) (string, bool, bool, error) {
 	ns, id := spec.Namespace, hold.JobID(spec.NodeID, spec.Name)
-	job, err := c.GetJob(ctx, ns, id)
+	job, err := c.getJob(ctx, ns, id)
 	if err != nil {
 		return "", false, false, err
 	}
@@ -180,7 +180,7 @@ func (c *Client) readHold(ctx context.Context, ns, nodeID, name string, l ledger
 	if err != nil {
 		return st, false, err
 	}
-	job, err := c.GetJob(ctx, ns, st.JobID)
+	job, err := c.getJob(ctx, ns, st.JobID)
 	if err != nil {
 		return st, false, err
 	}
@@ -203,7 +203,7 @@ const holdPlaceWait = time.Minute
 // evaluation blocked until there is room again).
 func (c *Client) WaitHoldPlaced(ctx context.Context, ns, nodeID, name string) (string, error) {
 	id := hold.JobID(nodeID, name)
-	job, err := c.GetJob(ctx, ns, id)
+	job, err := c.getJob(ctx, ns, id)
 	if held, _, _ := hold.Of(job); err != nil || held.IsZero() {
 		return "", err // nothing to place
 	}

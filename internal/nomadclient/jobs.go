@@ -10,13 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-// Job is a job as Nomad returns it. The provider holds it between calls here
-// and the domain packages (instance reads it) without importing the Nomad
-// API package itself.
-type Job = api.Job
-
-// GetJob reads a job. A job that does not exist returns (nil, nil).
-func (c *Client) GetJob(ctx context.Context, namespace, id string) (*api.Job, error) {
+// getJob reads a job. A job that does not exist returns (nil, nil).
+func (c *Client) getJob(ctx context.Context, namespace, id string) (*api.Job, error) {
 	job, err := readRetry(ctx, c, "read job", func(ctx context.Context) (*api.Job, error) {
 		out, _, err := c.api.Jobs().Info(id, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return out, err
@@ -31,7 +26,7 @@ func (c *Client) GetJob(ctx context.Context, namespace, id string) (*api.Job, er
 }
 
 // JobAllocations lists a job's allocations, including terminal ones.
-func (c *Client) JobAllocations(ctx context.Context, namespace, id string) ([]*api.AllocationListStub, error) {
+func (c *Client) jobAllocations(ctx context.Context, namespace, id string) ([]*api.AllocationListStub, error) {
 	allocs, _, err := c.jobAllocationsAfter(ctx, namespace, id, 0, 0)
 	return allocs, err
 }
@@ -106,7 +101,7 @@ func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint
 	settle, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	final := c.classify(err, "register job")
-	live, readErr := c.GetJob(settle, ns, id)
+	live, readErr := c.getJob(settle, ns, id)
 	switch {
 	case readErr != nil:
 		return nil, &UncertainWriteError{Op: "register job", Err: final}
@@ -155,7 +150,7 @@ func (e *WriteNotAppliedError) Unwrap() error { return e.Err }
 // that register, so callers can wait on it as usual.
 func (c *Client) ownRegistration(ctx context.Context, job *api.Job, modifyIndex uint64) (*RegisterResult, error) {
 	ns, id := deref(job.Namespace), deref(job.ID)
-	live, err := c.GetJob(ctx, ns, id)
+	live, err := c.getJob(ctx, ns, id)
 	if err != nil || live == nil || live.JobModifyIndex == nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func (c *Client) placedVersion(ctx context.Context, namespace, jobID, evalID str
 	if err := c.waitPlaced(ctx, namespace, jobID, evalID); err != nil {
 		return 0, err
 	}
-	job, err := c.GetJob(ctx, namespace, jobID)
+	job, err := c.getJob(ctx, namespace, jobID)
 	if err != nil {
 		return 0, err
 	}

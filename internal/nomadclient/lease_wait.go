@@ -17,7 +17,14 @@ import (
 // when nothing could be placed, and with the task's events when the task
 // failed or the allocation ended first. It waits with Nomad blocking
 // queries on the job's allocations, each bounded by ctx's deadline.
-func (c *Client) WaitTaskRunning(ctx context.Context, namespace, jobID, evalID, task string) (*api.AllocationListStub, error) {
+func (c *Client) WaitTaskRunning(ctx context.Context, namespace, jobID, evalID, task string) error {
+	_, err := c.waitTaskRunning(ctx, namespace, jobID, evalID, task)
+	return err
+}
+
+// waitTaskRunning is WaitTaskRunning, returning the allocation whose task
+// runs.
+func (c *Client) waitTaskRunning(ctx context.Context, namespace, jobID, evalID, task string) (*api.AllocationListStub, error) {
 	if err := c.waitPlaced(ctx, namespace, jobID, evalID); err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func TestWaitTaskRunning_blockingQueries(t *testing.T) {
 	f.handle("GET /v1/job/lease/allocations", b.serve)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	got, err := f.client().WaitTaskRunning(ctx, "default", "lease", testEvalID, "work")
+	got, err := f.client().waitTaskRunning(ctx, "default", "lease", testEvalID, "work")
 	if err != nil || got == nil {
 		t.Fatalf("WaitTaskRunning = %v, %v; want the completed allocation", got, err)
 	}
@@ -100,7 +100,7 @@ func TestWaitTaskRunning_settlesWithoutPolling(t *testing.T) {
 	f.handle("GET /v1/job/lease/allocations", b.serve)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := f.client().WaitTaskRunning(ctx, "default", "lease", testEvalID, "work"); err != nil {
+	if _, err := f.client().waitTaskRunning(ctx, "default", "lease", testEvalID, "work"); err != nil {
 		t.Fatalf("WaitTaskRunning: %v", err)
 	}
 	if n := f.count("/v1/job/lease/allocations"); n > 4 {
@@ -126,7 +126,7 @@ func TestWaitTaskRunning_endsWithTheDeadline(t *testing.T) {
 	f.handle("GET /v1/job/lease/allocations", b.serve)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_, err := f.client().WaitTaskRunning(ctx, "default", "lease", testEvalID, "work")
+	_, err := f.client().waitTaskRunning(ctx, "default", "lease", testEvalID, "work")
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `gave up waiting for task "work" of job "lease" to run`) ||
 		!strings.Contains(err.Error(), "task pending") {
 		t.Fatalf("err = %v; want the deadline, naming the task and its last state", err)
@@ -144,7 +144,7 @@ func TestWaitTaskRunning_allocationEnded(t *testing.T) {
 			f := newFakeNomad(t)
 			f.handle("GET /v1/evaluation/"+testEvalID, replyJSON(&api.Evaluation{ID: testEvalID, Status: "complete"}))
 			f.handle("GET /v1/job/lease/allocations", replyJSON([]*api.AllocationListStub{taskAlloc(status, &api.TaskState{State: "pending"})}))
-			_, err := f.client().WaitTaskRunning(context.Background(), "default", "lease", testEvalID, "work")
+			_, err := f.client().waitTaskRunning(context.Background(), "default", "lease", testEvalID, "work")
 			var re *RolloutError
 			if !errors.As(err, &re) || re.Reason != `task "work" did not start` {
 				t.Fatalf("err = %v; want a RolloutError saying the task did not start", err)

@@ -58,7 +58,7 @@ func (c *Client) consumerGone(ctx context.Context, key string) (bool, error) {
 		vols, err := c.VolumesNamed(ctx, ns, name)
 		return err == nil && len(vols) == 0, err
 	}
-	job, err := c.GetJob(ctx, ns, name)
+	job, err := c.getJob(ctx, ns, name)
 	return err == nil && job == nil, err
 }
 

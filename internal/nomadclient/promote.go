@@ -89,7 +89,7 @@ func (c *Client) PromoteCanaries(ctx context.Context, namespace, jobID string, o
 }
 
 func (c *Client) promoteCanaries(ctx context.Context, namespace, jobID string, opts PromoteOptions) (*api.Deployment, error) {
-	job, err := c.GetJob(ctx, namespace, jobID)
+	job, err := c.getJob(ctx, namespace, jobID)
 	if err != nil {
 		return nil, err
 	}

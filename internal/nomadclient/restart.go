@@ -25,7 +25,7 @@ func (c *Client) RestartAllocations(ctx context.Context, namespace, jobID string
 // (when not nil) as each allocation comes back, and returns how many were
 // restarted.
 func (c *Client) RestartAllocationsReporting(ctx context.Context, namespace, jobID string, progress func(done, total int, alloc string)) (int, error) {
-	allocs, err := c.JobAllocations(ctx, namespace, jobID)
+	allocs, err := c.jobAllocations(ctx, namespace, jobID)
 	if err != nil {
 		return 0, err
 	}

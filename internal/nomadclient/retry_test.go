@@ -51,7 +51,7 @@ func readOps() []readOp {
 			path: "/v1/job/web",
 			ok:   replyJSON(&api.Job{ID: ptr("web"), Name: ptr("web")}),
 			call: func(ctx context.Context, c *Client) error {
-				job, err := c.GetJob(ctx, "apps", "web")
+				job, err := c.getJob(ctx, "apps", "web")
 				if err == nil && job == nil {
 					return errNilJob
 				}
@@ -96,7 +96,7 @@ func readOps() []readOp {
 			path: "/v1/job/web/allocations",
 			ok:   replyJSON([]*api.AllocationListStub{}),
 			call: func(ctx context.Context, c *Client) error {
-				_, err := c.JobAllocations(ctx, "apps", "web")
+				_, err := c.jobAllocations(ctx, "apps", "web")
 				return err
 			},
 		},
@@ -757,7 +757,7 @@ func TestReadRetriesRideOverAnElection(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(&api.Job{ID: ptr("web"), Name: ptr("web")})
 	})
 	c := f.client(func(c *Config) { c.Retry = policy })
-	job, err := c.GetJob(context.Background(), "default", "web")
+	job, err := c.getJob(context.Background(), "default", "web")
 	if err != nil || job == nil {
 		t.Fatalf("GetJob during an election: job %v, err %v", job, err)
 	}
@@ -769,7 +769,7 @@ func TestReadRetriesRideOverAnElection(t *testing.T) {
 	f2.handle("GET /v1/job/web", func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "No cluster leader", http.StatusInternalServerError)
 	})
-	if _, err := f2.client(func(c *Config) { c.Retry = policy }).GetJob(context.Background(), "default", "web"); err == nil {
+	if _, err := f2.client(func(c *Config) { c.Retry = policy }).getJob(context.Background(), "default", "web"); err == nil {
 		t.Fatal("GetJob succeeded against a cluster that never elects a leader")
 	}
 	if n := f2.count("/v1/job/web"); n != 8 {

@@ -103,7 +103,7 @@ func (c *Client) placedDeployment(ctx context.Context, namespace, jobID, evalID 
 	if err := c.waitPlaced(ctx, namespace, jobID, evalID); err != nil {
 		return nil, nil, err
 	}
-	job, err := c.GetJob(ctx, namespace, jobID)
+	job, err := c.getJob(ctx, namespace, jobID)
 	if err != nil || job == nil {
 		return nil, nil, err
 	}

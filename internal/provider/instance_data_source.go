@@ -136,20 +136,20 @@ func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadReques
 			fmt.Sprintf("Nomad has no job %q in namespace %q.", name.ValueString(), namespace))
 		return
 	}
-	allocs, err := nomad.JobAllocations(ctx, namespace, deref(job.ID))
+	allocs, err := nomad.JobAllocations(ctx, namespace, job.ID())
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the job's allocations", err)
 		return
 	}
-	dep, err := nomad.LatestDeployment(ctx, namespace, deref(job.ID))
+	dep, err := nomad.LatestDeployment(ctx, namespace, job.ID())
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the job's deployment", err)
 		return
 	}
-	obs := instance.Observe(job, allocs)
+	obs := job.ObserveInstance(allocs)
 	out := instanceStatusModel{
 		ID: types.StringValue(instanceID(namespace, obs.Name)), Name: types.StringValue(obs.Name), Namespace: types.StringValue(namespace),
-		ManagedByBerth:   types.BoolValue(instance.IsBerthJob(job)),
+		ManagedByBerth:   types.BoolValue(job.IsBerthInstance()),
 		Status:           types.StringValue(string(obs.Status)),
 		JobVersion:       types.Int64Value(int64(obs.Version)),
 		DeploymentID:     types.StringValue(""),

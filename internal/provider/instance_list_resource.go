@@ -97,7 +97,7 @@ func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest,
 		}
 		return list.ListResult{Diagnostics: diags}, err != nil
 	}
-	live, unsupported := instance.SpecFromJob(job)
+	live, unsupported := job.InstanceSpec()
 	if len(unsupported) > 0 {
 		tflog.Debug(ctx, "Job cannot be a berth_instance", map[string]any{"job": j.ID, "namespace": j.Namespace})
 		var diags diag.Diagnostics
@@ -120,7 +120,7 @@ func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest,
 	m, diags := nullResourceModel[instanceModel](ctx, instanceSchema(ctx))
 	m.Name, m.Namespace = types.StringValue(j.ID), types.StringValue(j.Namespace)
 	(&instanceResource{data: r.data}).mergeLive(ctx, &m, live, true, &diags)
-	diags.Append(setComputed(ctx, &m, instance.Observe(job, allocs))...)
+	diags.Append(setComputed(ctx, &m, job.ObserveInstance(allocs))...)
 	if !diags.HasError() {
 		diags.Append(result.Resource.Set(ctx, &m)...)
 	}

@@ -47,7 +47,7 @@ func (a *instancePromoteAction) Invoke(ctx context.Context, req action.InvokeReq
 	if !ok {
 		return
 	}
-	spec, _ := instance.SpecFromJob(t.job)
+	spec, _ := t.job.InstanceSpec()
 	manual := instance.HealthCheckOf(spec) == instance.HealthCheckManual
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("promoting the canaries of %s/%s", t.ns, t.name)})
 	dep, err := a.data.Nomad.PromoteCanaries(ctx, t.ns, t.name, nomadclient.PromoteOptions{WaitReady: !manual, WaitDone: !manual})

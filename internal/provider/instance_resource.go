@@ -71,7 +71,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 			return
 		}
 		if existing != nil {
-			addJobExistsError(&resp.Diagnostics, spec, instance.IsBerthJob(existing))
+			addJobExistsError(&resp.Diagnostics, spec, existing.IsBerthInstance())
 			return
 		}
 	}
@@ -88,7 +88,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 		r.uncharge(cleanupContext(ctx), &plan, &resp.Diagnostics)
 		return
 	}
-	res, err := nomad.RegisterJob(ctx, instance.BuildJob(spec, 1), 0)
+	res, err := nomad.RegisterInstance(ctx, spec, 1, 0)
 	if writeOutcomeUnknown(err) {
 		// The job may exist: keep it (tainted) with its charge, so the
 		// next apply finds and replaces it rather than orphaning it.
@@ -103,7 +103,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 			if readErr != nil || existing == nil {
 				addNomadError(&resp.Diagnostics, "Could not register the job", err)
 			} else {
-				addJobExistsError(&resp.Diagnostics, spec, instance.IsBerthJob(existing))
+				addJobExistsError(&resp.Diagnostics, spec, existing.IsBerthInstance())
 			}
 		case nomadclient.IsBadRequest(err):
 			addWriteError(&resp.Diagnostics, spec, err)
@@ -195,7 +195,7 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 	// A count planned as known (kept from state while unmanaged) stays as
 	// planned even if an autoscaler moved it meanwhile; the next refresh
 	// reports the new one.
-	spec, _ := instance.SpecFromJob(job)
+	spec, _ := job.InstanceSpec()
 	// A system job's count is not the user's: it reads null.
 	if m.Replicas.IsUnknown() || m.Replicas.IsNull() {
 		m.Replicas = types.Int64Null()
@@ -208,9 +208,9 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 		return fmt.Errorf("%s: %s", d[0].Summary(), d[0].Detail())
 	}
 	if m.NodePool.IsUnknown() || m.NodePool.IsNull() {
-		m.NodePool = types.StringValue(deref(job.NodePool))
+		m.NodePool = types.StringValue(job.NodePool())
 	}
-	if d := setComputed(ctx, m, instance.Observe(job, allocs)); d.HasError() {
+	if d := setComputed(ctx, m, job.ObserveInstance(allocs)); d.HasError() {
 		return fmt.Errorf("%s: %s", d[0].Summary(), d[0].Detail())
 	}
 	return nil
@@ -247,7 +247,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		addNomadError(&resp.Diagnostics, "Could not read the job's allocations", err)
 		return
 	}
-	live, unsupported := instance.SpecFromJob(job)
+	live, unsupported := job.InstanceSpec()
 	r.forgetMissingSecretEnv(ctx, &live)
 	importing := state.Services.IsNull()
 	switch {
@@ -263,7 +263,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	// The plan warns and plans an update while Nomad holds them.
 	recordUnmanaged(ctx, resp.Private, unsupported, &resp.Diagnostics)
 	r.mergeLive(ctx, &state, live, importing, &resp.Diagnostics)
-	resp.Diagnostics.Append(setComputed(ctx, &state, instance.Observe(job, allocs))...)
+	resp.Diagnostics.Append(setComputed(ctx, &state, job.ObserveInstance(allocs))...)
 	if sameModel(&read, &state) {
 		return // resp.State already holds it
 	}
@@ -353,8 +353,8 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		resp.Diagnostics.AddError("Job is gone", fmt.Sprintf("Job %q was deleted from Nomad during the apply. Run terraform apply again to recreate it.", want.Name))
 		return
 	}
-	index := deref(job.JobModifyIndex)
-	live, unmanaged := instance.SpecFromJob(job)
+	index := job.ModifyIndex()
+	live, unmanaged := job.InstanceSpec()
 	liveCount := 1
 	if live.Replicas != nil {
 		liveCount = *live.Replicas
@@ -412,7 +412,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	case len(instance.Diff(had, want)) > 0 || len(unmanaged) > 0:
 		// Settings berth does not manage are removed by this write; the
 		// plan said so.
-		res, err := nomad.RegisterJob(ctx, instance.BuildJob(want, liveCount), index)
+		res, err := nomad.RegisterInstance(ctx, want, liveCount, index)
 		if err != nil {
 			r.updateFailed(ctx, "Could not register the job", err, &plan, &state, had, want, liveCount, &resp.Diagnostics)
 			return

@@ -177,7 +177,7 @@ func (r *instanceResource) rerunCollected(ctx context.Context, cfg tfsdk.Config,
 	if !plan.NodeReservation.Equal(state.NodeReservation) {
 		r.uncharge(ctx, state, &resp.Diagnostics)
 	}
-	res, err := r.data.Nomad.RegisterJob(ctx, instance.BuildJob(want, count), 0)
+	res, err := r.data.Nomad.RegisterInstance(ctx, want, count, 0)
 	if err != nil {
 		if writeOutcomeUnknown(err) {
 			addUncertainUpdateError(&resp.Diagnostics, "Could not register the job", "job", err)

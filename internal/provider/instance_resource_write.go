@@ -37,7 +37,7 @@ func (r *instanceResource) setCount(ctx context.Context, job *nomadclient.Job, w
 		tflog.Info(ctx, "A deployment is in progress, so the count is set by registering the job",
 			map[string]any{"job": want.Name, "deployment": dep.ID, "deployment_status": dep.Status, "count": *want.Replicas})
 	}
-	return nomad.RegisterJob(ctx, instance.BuildJob(want, *want.Replicas), index)
+	return nomad.RegisterInstance(ctx, want, *want.Replicas, index)
 }
 
 // addWriteError explains a failed register or scale: a check-and-set

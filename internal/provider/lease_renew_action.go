@@ -49,7 +49,7 @@ func (a *leaseRenewAction) Invoke(ctx context.Context, req action.InvokeRequest,
 		return
 	}
 	ns, name, job := t.ns, t.name, t.job
-	l, err := lease.LeaseFromJob(job)
+	l, err := job.Lease()
 	if err != nil {
 		resp.Diagnostics.AddError("Not a berth lease", fmt.Sprintf("Job %q in namespace %q is not a berth lease: %v", name, ns, err))
 		return
@@ -64,14 +64,14 @@ func (a *leaseRenewAction) Invoke(ctx context.Context, req action.InvokeRequest,
 	}
 	// Check-and-set on the job read above: a change made since then (an
 	// apply, another renewal) fails this one instead of being overwritten.
-	res, err := a.data.Nomad.RegisterJob(ctx, lease.BuildJob(l, a.data.LeaseDriver, at), deref(job.JobModifyIndex))
+	res, err := a.data.Nomad.RegisterLease(ctx, l, a.data.LeaseDriver, at, job.ModifyIndex())
 	if err != nil {
 		addNomadError(&resp.Diagnostics, fmt.Sprintf("Could not renew lease %s/%s", ns, name), err)
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("lease %s/%s renewed until %s; waiting for its workload",
 		ns, name, l.ExpiresAt().Format(time.RFC3339))})
-	if _, err := a.data.Nomad.WaitTaskRunning(ctx, ns, name, res.EvalID, lease.WorkloadTask); err != nil {
+	if err := a.data.Nomad.WaitTaskRunning(ctx, ns, name, res.EvalID, lease.WorkloadTask); err != nil {
 		addRolloutError(&resp.Diagnostics, "The renewed lease's workload did not start", name, err)
 		return
 	}

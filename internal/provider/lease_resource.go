@@ -142,7 +142,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 			return
 		}
 	}
-	res, err := nomad.RegisterJob(ctx, lease.BuildJob(l, r.data.LeaseDriver, now), 0)
+	res, err := nomad.RegisterLease(ctx, l, r.data.LeaseDriver, now, 0)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not register the lease", err)
 		r.recordLostRegistration(cleanupContext(ctx), &plan, l, now, consumer, resp)
@@ -155,7 +155,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	plan.recordRegistered(ctx, l, res.JobModifyIndex, now, &resp.Diagnostics)
 	var runErr error
 	if plan.WaitForRunning.IsNull() || plan.WaitForRunning.ValueBool() {
-		_, runErr = nomad.WaitTaskRunning(ctx, l.Namespace, l.Name, res.EvalID, lease.WorkloadTask)
+		runErr = nomad.WaitTaskRunning(ctx, l.Namespace, l.Name, res.EvalID, lease.WorkloadTask)
 	}
 	// ctx may have expired while waiting: read back with a fresh deadline.
 	if r.readBack(ctx, &plan, &resp.Diagnostics) == objectGone {
@@ -184,9 +184,9 @@ func (r *leaseResource) recordLostRegistration(ctx context.Context, plan *leaseM
 			fmt.Sprintf("Reading job %q in namespace %q after the failed registration failed too: %v. If Nomad holds the job, "+
 				"import it (terraform import <address> %s/%s) or stop it; its charge on a node reservation, if any, was kept.",
 				l.Name, l.Namespace, err, l.Namespace, l.Name))
-	case job != nil && lease.IsJobOf(job, l):
+	case job != nil && job.IsLeaseJobOf(l):
 		tflog.Warn(ctx, "Lease registered although the request failed", map[string]any{"job": l.Name, "namespace": l.Namespace})
-		plan.recordRegistered(ctx, l, deref(job.JobModifyIndex), now, &resp.Diagnostics)
+		plan.recordRegistered(ctx, l, job.ModifyIndex(), now, &resp.Diagnostics)
 		if r.refresh(ctx, plan, &resp.Diagnostics) != objectGone {
 			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 			return
@@ -283,7 +283,7 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if !ok {
 		return
 	}
-	res, err := r.data.Nomad.RegisterJob(ctx, lease.BuildJob(l, r.data.LeaseDriver, now), index)
+	res, err := r.data.Nomad.RegisterLease(ctx, l, r.data.LeaseDriver, now, index)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not update the lease", err)
 		// The write may or may not have happened (a timeout, a lost
@@ -322,12 +322,12 @@ func (r *leaseResource) checkUnchanged(ctx context.Context, state leaseModel, di
 			"Run terraform apply again to create the lease.", had.Name, had.Namespace))
 		return 0, false
 	}
-	index := deref(job.JobModifyIndex)
+	index := job.ModifyIndex()
 	if !state.JobModifyIndex.IsNull() && index == uint64(state.JobModifyIndex.ValueInt64()) {
 		return index, true
 	}
 	var changed []string
-	if live, err := lease.LeaseFromJob(job); err != nil {
+	if live, err := job.Lease(); err != nil {
 		changed = []string{err.Error()}
 	} else {
 		changed = lease.Diff(had, live)

@@ -96,7 +96,7 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 	if job == nil {
 		return objectGone
 	}
-	live, err := lease.LeaseFromJob(job)
+	live, err := job.Lease()
 	if err != nil {
 		if m.CreatedAt.IsNull() || m.CreatedAt.IsUnknown() {
 			// Nothing recorded (an import): refuse rather than adopt it.
@@ -106,7 +106,7 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 		// A lease berth made that no longer looks like one was changed
 		// behind Terraform's back: the same as a failed signature.
 		m.Verified = types.BoolValue(false)
-		m.JobModifyIndex = types.Int64Value(int64(deref(job.JobModifyIndex)))
+		m.JobModifyIndex = types.Int64Value(int64(job.ModifyIndex()))
 		diags.AddWarning("Lease job is no longer a berth lease",
 			fmt.Sprintf("Job %q in namespace %q was changed outside Terraform: %v.\nThe next apply replaces it.", name, ns, err))
 		return objectUnread
@@ -136,14 +136,14 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 			fmt.Sprintf("Lease %q in namespace %q was changed outside Terraform and carries no valid signature:\n  - %s\nThe next apply replaces it.",
 				name, ns, strings.Join(problems, "\n  - ")))
 	}
-	m.JobModifyIndex = types.Int64Value(int64(deref(job.JobModifyIndex)))
+	m.JobModifyIndex = types.Int64Value(int64(job.ModifyIndex()))
 	if m.NodeReservation.IsNull() || m.NodeID.IsUnknown() {
 		m.NodeID = stringOrNull(live.NodeID)
 	}
 	m.Workload = keepEmptyWorkloadCollections(ctx, m.Workload, workloadObject(ctx, live.Workload, diags), diags)
-	expired := live.Expired(r.clock()) || deref(job.Status) == "dead"
+	expired := live.Expired(r.clock()) || job.Dead()
 	m.Expired = types.BoolValue(expired)
-	m.Result = leaseResult(ctx, nomadclient.NewestTaskOutcome(allocs, lease.WorkloadTask), expired, diags)
+	m.Result = leaseResult(ctx, allocs.NewestTaskOutcome(lease.WorkloadTask), expired, diags)
 	if m.Renew.IsNull() {
 		m.Renew = types.BoolValue(true)
 	}
