@@ -50,13 +50,16 @@ resource "berth_node_reservation" "r" {
 }
 `
 
-// The case of the issue: the instance does not fit the reservation's disk
-// (it has none, and an allocation takes 300 MiB by default), so the apply
-// fails; the destroy must still remove the reservation and its hold job.
-func TestAccDestroy_afterBudgetRefusal(t *testing.T) {
-	t.Parallel()
+// TestAccDestroy_afterFailedApply: each kind of failed apply berth's checks
+// can produce, then the real destroy, then Nomad checked.
+func TestAccDestroy_afterFailedApply(t *testing.T) {
 	testAccPreCheck(t)
-	destroyAfterFailure(t, "berth-acc-dbud-"+randomHex(3), reservationOf+`
+	t.Parallel()
+	cases := []struct{ name, prefix, config, wantErr string }{
+		// The case of the issue: the instance does not fit the reservation's disk
+		// (it has none, and an allocation takes 300 MiB by default), so the apply
+		// fails; the destroy must still remove the reservation and its hold job.
+		{"budget refusal", "dbud", reservationOf + `
 resource "berth_instance" "app" {
   name             = "%[1]s-app"
   node_pool        = "%[3]s"
@@ -65,14 +68,9 @@ resource "berth_instance" "app" {
     app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 100, memory = 64 }
   }
 }
-`, `(?s)Not enough left in the node reservation.*disk`)
-}
-
-// A task driver no node has: a warning at plan, refused at apply.
-func TestAccDestroy_afterUnknownDriver(t *testing.T) {
-	t.Parallel()
-	testAccPreCheck(t)
-	destroyAfterFailure(t, "berth-acc-ddrv-"+randomHex(3), reservationOf+`
+`, `(?s)Not enough left in the node reservation.*disk`},
+		// A task driver no node has: a warning at plan, refused at apply.
+		{"unknown driver", "ddrv", reservationOf + `
 resource "berth_instance" "app" {
   name             = "%[1]s-app"
   node_pool        = "%[3]s"
@@ -81,17 +79,12 @@ resource "berth_instance" "app" {
     app = { driver = "dockr", command = "/bin/sleep", cpu = 50, memory = 32 }
   }
 }
-`, `(?s)Unknown task driver.*dockr`)
-}
-
-// A deployment that fails (the task exits at once, nothing restarts it):
-// the instance is in state, tainted, with its charge and its secret
-// Variable; the destroy removes the job, the Variable, the charge and the
-// reservation.
-func TestAccDestroy_afterFailedDeployment(t *testing.T) {
-	t.Parallel()
-	testAccPreCheck(t)
-	destroyAfterFailure(t, "berth-acc-ddep-"+randomHex(3), `
+`, `(?s)Unknown task driver.*dockr`},
+		// A deployment that fails (the task exits at once, nothing restarts it):
+		// the instance is in state, tainted, with its charge and its secret
+		// Variable; the destroy removes the job, the Variable, the charge and the
+		// reservation.
+		{"failed deployment", "ddep", `
 resource "berth_node_reservation" "r" {
   name    = "%[1]s-r"
   node_id = "%[2]s"
@@ -117,14 +110,9 @@ resource "berth_instance" "app" {
     }
   }
 }
-`, `(?s)did not become healthy.*Exit Code: 3`)
-}
-
-// A batch job whose task fails.
-func TestAccDestroy_afterFailedBatch(t *testing.T) {
-	t.Parallel()
-	testAccPreCheck(t)
-	destroyAfterFailure(t, "berth-acc-dbat-"+randomHex(3), `
+`, `(?s)did not become healthy.*Exit Code: 3`},
+		// A batch job whose task fails.
+		{"failed batch", "dbat", `
 resource "berth_instance" "job" {
   name      = "%[1]s-job"
   type      = "batch"
@@ -137,16 +125,11 @@ resource "berth_instance" "job" {
     run = { driver = "raw_exec", command = "/bin/sh", args = ["-c", "exit 4"], cpu = 50, memory = 32 }
   }
 }
-`, `(?s)Exit Code: 4`)
-}
-
-// A volume whose plugin the node lacks, charged to a reservation first:
-// the failed create gives the charge back, and the destroy removes the
-// reservation and its hold.
-func TestAccDestroy_afterFailedVolumeCreate(t *testing.T) {
-	t.Parallel()
-	testAccPreCheck(t)
-	destroyAfterFailure(t, "berth-acc-dvol-"+randomHex(3), `
+`, `(?s)Exit Code: 4`},
+		// A volume whose plugin the node lacks, charged to a reservation first:
+		// the failed create gives the charge back, and the destroy removes the
+		// reservation and its hold.
+		{"failed volume create", "dvol", `
 resource "berth_node_reservation" "r" {
   name    = "%[1]s-r"
   node_id = "%[2]s"
@@ -161,14 +144,9 @@ resource "berth_volume" "v" {
   capacity_max     = "20MiB"
   plugin_id        = "berth-acc-no-such-plugin"
 }
-`, `(?s)Could not create the volume`)
-}
-
-// A lease whose workload cannot start, in a reservation.
-func TestAccDestroy_afterFailedLeaseWorkload(t *testing.T) {
-	t.Parallel()
-	testAccPreCheck(t)
-	destroyAfterFailure(t, "berth-acc-dlea-"+randomHex(3), `
+`, `(?s)Could not create the volume`},
+		// A lease whose workload cannot start, in a reservation.
+		{"failed lease workload", "dlea", `
 resource "berth_node_reservation" "r" {
   name    = "%[1]s-r"
   node_id = "%[2]s"
@@ -183,16 +161,11 @@ resource "berth_reservation" "l" {
   node_reservation = berth_node_reservation.r.id
   workload = { driver = "raw_exec", command = "/bin/sh", args = ["-c", "exit 3"], cpu = 50, memory = 32, disk = 150 }
 }
-`, `(?s)workload did not start.*Exit Code: 3`)
-}
-
-// A node reservation that does not fit its node (a warning at plan, refused
-// at apply) beside one that does: the destroy removes the one that was
-// made and its hold.
-func TestAccDestroy_afterReservationDoesNotFit(t *testing.T) {
-	t.Parallel()
-	testAccPreCheck(t)
-	destroyAfterFailure(t, "berth-acc-dfit-"+randomHex(3), reservationOf+`
+`, `(?s)workload did not start.*Exit Code: 3`},
+		// A node reservation that does not fit its node (a warning at plan, refused
+		// at apply) beside one that does: the destroy removes the one that was
+		// made and its hold.
+		{"reservation does not fit", "dfit", reservationOf + `
 resource "berth_node_reservation" "big" {
   name       = "%[1]s-big"
   node_id    = "%[2]s"
@@ -200,5 +173,12 @@ resource "berth_node_reservation" "big" {
   memory     = 64
   depends_on = [berth_node_reservation.r]
 }
-`, `(?s)not enough cpu`)
+`, `(?s)not enough cpu`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			destroyAfterFailure(t, "berth-acc-"+tc.prefix+"-"+randomHex(3), tc.config, tc.wantErr)
+		})
+	}
 }
