@@ -25,22 +25,12 @@ import (
 // a warning, the reservation's next apply repairs it), and false when the
 // charge could not be released, in which case nothing has moved.
 func (r *instanceResource) releaseForMove(ctx context.Context, res, consumer string, diags *diag.Diagnostics) (*nomadclient.HoldState, bool) {
-	if err := r.data.Nomad.Uncharge(ctx, r.data.LedgerNamespace, res, consumer); err != nil {
+	st, warnings, err := charges(r.data).ReleaseForMove(ctx, res, "instance", consumer)
+	if err != nil {
 		addNodeReservationError(diags, "Could not release the instance's charge on the node reservation it leaves",
 			fmt.Errorf("%w. The instance was not moved", err))
 		return nil, false
 	}
-	nodeID, name, err := nomadclient.ParseNodeReservationID(res)
-	if err != nil {
-		return nil, true // the charge itself would have failed on this ID
-	}
-	st, err := r.data.Nomad.SyncHold(ctx, r.data.LedgerNamespace, nodeID, name)
-	if err != nil {
-		diags.AddWarning("Node reservation hold not updated",
-			fmt.Sprintf("berth released the instance's charge on node reservation %s but could not grow its hold job %q in "+
-				"Nomad's scheduler: %v. Until it is, Nomad may place other work into that capacity. The reservation's next "+
-				"terraform apply repairs the hold.", res, st.JobID, err))
-		return nil, true
-	}
-	return &st, true
+	addWarnings(diags, warnings)
+	return st, true
 }
