@@ -23,6 +23,16 @@ func jobOf(j *api.Job) *Job {
 	return &Job{job: j}
 }
 
+// InstanceJob is the job Nomad holds once spec is registered with count
+// allocations at modify index index, as GetJob returns it (before Nomad's
+// canonicalisation). It lets the layers above, which never see a Nomad
+// job, stand in for Nomad in their tests.
+func InstanceJob(spec instance.Spec, count int, index uint64) *Job {
+	j := instance.BuildJob(spec, count)
+	j.JobModifyIndex = &index
+	return jobOf(j)
+}
+
 // ID is the job's ID.
 func (j *Job) ID() string { return deref(j.job.ID) }
 

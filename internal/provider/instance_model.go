@@ -16,6 +16,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
 // instanceModel is the berth_instance resource.
@@ -217,19 +218,6 @@ func deref[T any](p *T) T {
 // instance sets no ephemeral_disk.size.
 const defaultEphemeralDiskMB = instance.DefaultEphemeralDiskMB
 
-// chargeOf is what an instance running count allocations takes from a
-// node reservation: its services' cpu and memory and its ephemeral disk
-// (ephemeral_disk.size, or Nomad's default), per allocation.
-func chargeOf(s instance.Spec, count int) capacity.Resources {
-	var per capacity.Resources
-	for _, svc := range s.Services {
-		per.CPU += int64(svc.CPU)
-		per.MemoryMB += int64(svc.Memory)
-	}
-	per.DiskMB = int64(s.EphemeralDiskMB())
-	return capacity.Resources{CPU: per.CPU * int64(count), MemoryMB: per.MemoryMB * int64(count), DiskMB: per.DiskMB * int64(count)}
-}
-
 // plannedCharge is what m charges its node reservation: a new instance
 // starts with 1 replica unless replicas says otherwise. ok is false while
 // a value it needs is unknown.
@@ -245,5 +233,5 @@ func plannedCharge(ctx context.Context, m *instanceModel) (capacity.Resources, b
 	if spec.Replicas != nil {
 		count = *spec.Replicas
 	}
-	return chargeOf(spec, count), true
+	return workflow.InstanceCharge(spec, count), true
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
 // TestSpecModelRoundTrip: every tagged field of the domain structs survives
@@ -147,15 +148,15 @@ func TestResolveUnknowns(t *testing.T) {
 // ephemeral_disk.size per allocation, Nomad's default when unset.
 func TestChargeOfEphemeralDisk(t *testing.T) {
 	s := instance.Spec{Services: map[string]instance.Service{"a": {CPU: 100, Memory: 64}, "b": {CPU: 50, Memory: 32}}}
-	if got, want := chargeOf(s, 2), (capacity.Resources{CPU: 300, MemoryMB: 192, DiskMB: 600}); got != want {
+	if got, want := workflow.InstanceCharge(s, 2), (capacity.Resources{CPU: 300, MemoryMB: 192, DiskMB: 600}); got != want {
 		t.Errorf("default disk: %+v, want %+v", got, want)
 	}
 	s.Policies = &instance.Policies{EphemeralDisk: &instance.EphemeralDisk{Sticky: ptrTo(true)}}
-	if got := chargeOf(s, 2).DiskMB; got != 600 {
+	if got := workflow.InstanceCharge(s, 2).DiskMB; got != 600 {
 		t.Errorf("size unset: disk %d, want 600", got)
 	}
 	s.Policies.EphemeralDisk.SizeMB = ptrTo(50)
-	if got := chargeOf(s, 3).DiskMB; got != 150 {
+	if got := workflow.InstanceCharge(s, 3).DiskMB; got != 150 {
 		t.Errorf("size 50: disk %d, want 150", got)
 	}
 }

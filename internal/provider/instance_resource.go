@@ -16,6 +16,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
 var (
@@ -59,74 +60,23 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	if checkDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, instanceDrivers); !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	nomad := r.data.Nomad
-	// The registration itself refuses a job that exists (check-and-set at
-	// index 0), so the job is looked up first only when something else is
-	// written before it: a charge or a secret must never be written for
-	// another job of that name.
-	if !plan.NodeReservation.IsNull() || len(instance.SecretEnvPaths(spec)) > 0 {
-		existing, err := nomad.GetJob(ctx, spec.Namespace, spec.Name)
-		if err != nil {
-			addNomadError(&resp.Diagnostics, "Could not check for an existing job", err)
-			return
-		}
-		if existing != nil {
-			addJobExistsError(&resp.Diagnostics, spec, existing.IsBerthInstance())
-			return
-		}
-	}
-	startCount := 1
-	if spec.Replicas != nil {
-		startCount = *spec.Replicas
-	}
-	if !r.charge(ctx, &plan, spec, startCount, &resp.Diagnostics) {
+	in := workflow.InstanceWrite{Want: spec, Reservation: plan.NodeReservation.ValueString(), Wait: waitsForHealthy(&plan),
+		Secrets: secretEnvConfig(ctx, req.Config, &resp.Diagnostics)}
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	secrets, ok := r.writeSecretEnv(ctx, req.Config, spec, nil, &resp.Diagnostics)
-	if !ok {
-		r.deleteSecretEnv(cleanupContext(ctx), spec.Namespace, secrets, true, &resp.Diagnostics)
-		r.uncharge(cleanupContext(ctx), &plan, &resp.Diagnostics)
-		return
-	}
-	res, err := nomad.RegisterInstance(ctx, spec, 1, 0)
-	if writeOutcomeUnknown(err) {
-		// The job may exist: keep it (tainted) with its charge, so the
-		// next apply finds and replaces it rather than orphaning it.
-		addUncertainWriteError(&resp.Diagnostics, "Could not register the job", "job", err)
-		setStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
-		return
-	}
+	out, err := r.instances().Create(ctx, in)
+	ec := instanceErrors(spec, false)
+	addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems)
 	if err != nil {
-		switch {
-		case nomadclient.IsJobIndexConflict(err):
-			existing, readErr := nomad.GetJob(cleanupContext(ctx), spec.Namespace, spec.Name)
-			if readErr != nil || existing == nil {
-				addNomadError(&resp.Diagnostics, "Could not register the job", err)
-			} else {
-				addJobExistsError(&resp.Diagnostics, spec, existing.IsBerthInstance())
-			}
-		case nomadclient.IsBadRequest(err):
-			addWriteError(&resp.Diagnostics, spec, err)
-		default:
-			addNomadError(&resp.Diagnostics, "Could not register the job", err)
+		addWorkflowError(&resp.Diagnostics, ec, err)
+		if nomadclient.OutcomeUnknown(err) {
+			// The job may exist: keep it (tainted) with its charge.
+			setStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
 		}
-		r.deleteSecretEnv(cleanupContext(ctx), spec.Namespace, secrets, true, &resp.Diagnostics)
-		r.uncharge(cleanupContext(ctx), &plan, &resp.Diagnostics)
 		return
 	}
-	tflog.Info(ctx, "Registered job", map[string]any{"job": spec.Name, "namespace": spec.Namespace, "eval": res.EvalID})
-	if res.Warnings != "" {
-		resp.Diagnostics.AddWarning("Nomad warnings", res.Warnings)
-	}
-	rolloutErr := r.settle(ctx, spec, res.EvalID, &plan)
-	// The job exists now: record it whatever happened next (with a fresh
-	// deadline), so a failed rollout leaves a tainted resource and never an
-	// orphaned job.
-	r.recordWritten(cleanupContext(ctx), &plan, res, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if rolloutErr != nil {
-		addRolloutError(&resp.Diagnostics, rolloutSummary(spec), spec.Name, rolloutErr)
-	}
+	r.recordOutcome(ctx, &plan, out, &resp.State, &resp.Diagnostics, rolloutSummary(spec))
 }
 
 // plannedSpec converts the plan and applies berth's validation once more,
@@ -149,31 +99,6 @@ func (r *instanceResource) plannedSpec(ctx context.Context, plan *instanceModel,
 		diags.AddAttributeError(fieldPath(fe.Path), fe.Summary, fe.Detail)
 	}
 	return spec, !diags.HasError()
-}
-
-// settle waits for the outcome of a registration: a healthy deployment for
-// a running job, all allocations stopped for a stopped one.
-func (r *instanceResource) settle(ctx context.Context, spec instance.Spec, evalID string, m *instanceModel) error {
-	if !spec.Running {
-		return r.data.Nomad.WaitAllocationsStopped(ctx, spec.Namespace, spec.Name)
-	}
-	if !m.WaitForHealthy.IsNull() && !m.WaitForHealthy.ValueBool() {
-		return nil
-	}
-	if spec.JobType() != instance.TypeService {
-		return r.waitForType(ctx, spec, evalID)
-	}
-	dep, err := r.followRollout(ctx, spec, evalID)
-	if dep != nil {
-		m.DeploymentID = types.StringValue(dep.ID)
-		m.DeploymentStatus = types.StringValue(deploymentStatusOf(dep))
-	}
-	var re *nomadclient.RolloutError
-	if errors.As(err, &re) && re.DeploymentID != "" {
-		m.DeploymentID = types.StringValue(re.DeploymentID)
-		m.DeploymentStatus = types.StringValue(instance.DeploymentFailed)
-	}
-	return err
 }
 
 // refreshComputed reads the job and its allocations into m's computed
@@ -315,8 +240,6 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	var plan, state instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	var configCount types.Int64
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("replicas"), &configCount)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -325,131 +248,22 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	want, ok := r.plannedSpec(ctx, &plan, &resp.Diagnostics)
-	if checkDrivers(ctx, r.data, req.Plan, req.State, &resp.Diagnostics, instanceDrivers); !ok || resp.Diagnostics.HasError() {
+	in, ok := r.updateInput(ctx, req, &plan, &state, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	had, ds, err := state.toSpec(ctx)
-	resp.Diagnostics.Append(ds...)
-	if err != nil || resp.Diagnostics.HasError() {
+	out, err := r.instances().Update(ctx, in)
+	ec := instanceErrors(in.Want, true)
+	if addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		addWorkflowError(&resp.Diagnostics, ec, err)
 		return
 	}
-	if configCount.IsNull() {
-		// Not managed: whatever count runs in Nomad stays.
-		want.Replicas, had.Replicas = nil, nil
-	}
-
-	nomad := r.data.Nomad
-	job, err := nomad.GetJob(ctx, want.Namespace, want.Name)
-	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not read the job", err)
-		return
-	}
-	if job == nil && collectedBatch(&state) && want.JobType() == instance.TypeBatch {
-		r.rerunCollected(ctx, req.Config, &plan, &state, had, want, resp)
-		return
-	}
-	if job == nil {
-		resp.Diagnostics.AddError("Job is gone", fmt.Sprintf("Job %q was deleted from Nomad during the apply. Run terraform apply again to recreate it.", want.Name))
-		return
-	}
-	index := job.ModifyIndex()
-	live, unmanaged := job.InstanceSpec()
-	liveCount := 1
-	if live.Replicas != nil {
-		liveCount = *live.Replicas
-	}
-	if index != uint64(state.JobModifyIndex.ValueInt64()) {
-		// Something changed the job since the last refresh. Proceed only if
-		// it touched nothing berth manages (e.g. an autoscaler's count) and
-		// added nothing the plan did not show would be removed.
-		live = instance.AbsorbDefaults(live, had)
-		if want.Replicas == nil {
-			live.Replicas = nil
-		}
-		changed := append(instance.Diff(had, live), newUnmanaged(unmanaged, recordedUnmanaged(ctx, req.Private))...)
-		if len(changed) > 0 {
-			resp.Diagnostics.AddError("Job changed in Nomad since the last refresh",
-				fmt.Sprintf("Job %q was modified outside Terraform after the plan was made (modify index %d, expected %d):\n  - %s\n"+
-					"Run terraform plan again to see the drift, then apply.", want.Name, index, state.JobModifyIndex.ValueInt64(), strings.Join(changed, "\n  - ")))
-			return
-		}
-	}
-	// The charge comes first: a refused budget must leave everything as it
-	// was, secrets included (a running task's template would pick a new
-	// secret up at once).
-	newCount := liveCount
-	if want.Replicas != nil {
-		newCount = *want.Replicas
-	}
-	if !r.charge(ctx, &plan, want, newCount, &resp.Diagnostics) {
-		return
-	}
-	if _, ok := r.writeSecretEnv(ctx, req.Config, want, &had, &resp.Diagnostics); !ok {
-		r.restoreCharge(cleanupContext(ctx), &plan, &state, had, liveCount, &resp.Diagnostics)
-		return
-	}
-	var left *nomadclient.HoldState // the hold of a node reservation the instance leaves
-	if !plan.NodeReservation.Equal(state.NodeReservation) && !state.NodeReservation.IsNull() {
-		st, ok := r.releaseForMove(ctx, state.NodeReservation.ValueString(), nomadclient.InstanceConsumer(want.Namespace, want.Name), &resp.Diagnostics)
-		if !ok {
-			r.uncharge(cleanupContext(ctx), &plan, &resp.Diagnostics) // nothing moved
-			return
-		}
-		left = st
-	}
-	var rolloutErr error
-	var written *nomadclient.RegisterResult
-	switch {
-	case instance.OnlyReplicasDiffer(had, want) && len(unmanaged) == 0:
-		res, err := r.setCount(ctx, job, want, index)
-		if err != nil {
-			r.updateFailed(ctx, "Could not scale the job", err, &plan, &state, had, want, liveCount, &resp.Diagnostics)
-			return
-		}
-		written = res
-		rolloutErr = r.settle(ctx, want, res.EvalID, &plan)
-	case len(instance.Diff(had, want)) > 0 || len(unmanaged) > 0:
-		// Settings berth does not manage are removed by this write; the
-		// plan said so.
-		res, err := nomad.RegisterInstance(ctx, want, liveCount, index)
-		if err != nil {
-			r.updateFailed(ctx, "Could not register the job", err, &plan, &state, had, want, liveCount, &resp.Diagnostics)
-			return
-		}
-		written = res
-		if res.Warnings != "" {
-			resp.Diagnostics.AddWarning("Nomad warnings", res.Warnings)
-		}
-		rolloutErr = r.settle(ctx, want, res.EvalID, &plan)
-	default:
+	if out.Written == nil {
 		plan.DeploymentID, plan.DeploymentStatus = state.DeploymentID, state.DeploymentStatus
+	} else {
+		recordUnmanaged(ctx, resp.Private, nil, &resp.Diagnostics) // the write removed them
 	}
-	if rolloutErr == nil && want.Running && promoteRequested(&plan, &state) {
-		rolloutErr = r.promote(ctx, want, &plan, &resp.Diagnostics)
-	}
-	if written != nil && rolloutErr == nil {
-		warnAwaitingPromotion(&resp.Diagnostics, want, &plan)
-	}
-	if rolloutErr == nil && want.Running && !plan.RestartTriggers.Equal(state.RestartTriggers) && !state.RestartTriggers.IsNull() {
-		if err := nomad.RestartAllocations(ctx, want.Namespace, want.Name); err != nil {
-			rolloutErr = err
-		}
-	}
-	if left != nil && rolloutErr == nil {
-		waitHandedBack(ctx, r.data, state.NodeReservation.ValueString(), *left, &resp.Diagnostics)
-	}
-	if written != nil {
-		r.dropSecretEnv(cleanupContext(ctx), had, &want, &resp.Diagnostics)
-		recordUnmanaged(ctx, resp.Private, nil, &resp.Diagnostics)
-	}
-	// The operation's own deadline may have passed: read back with a fresh
-	// one, so state says what exists in Nomad whatever happened above.
-	r.recordWritten(cleanupContext(ctx), &plan, written, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if rolloutErr != nil {
-		addRolloutError(&resp.Diagnostics, "The instance update did not complete", want.Name, rolloutErr)
-	}
+	r.recordOutcome(ctx, &plan, out, &resp.State, &resp.Diagnostics, "The instance update did not complete")
 }
 
 func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -463,63 +277,16 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	purge := state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool()
-	err := handBack(ctx, r.data, state.NodeReservation, "instance", nomadclient.InstanceConsumer(ns, name),
-		func(ctx context.Context) error { return r.data.Nomad.RemoveJob(ctx, ns, name, purge) }, &resp.Diagnostics)
-	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not delete the job", err)
-		return
-	}
+	in := workflow.InstanceDelete{Namespace: state.Namespace.ValueString(), Name: state.Name.ValueString(),
+		Reservation: state.NodeReservation.ValueString(), Purge: state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool()}
 	if had, d, err := state.toSpec(ctx); err == nil && !d.HasError() {
-		r.dropSecretEnv(ctx, had, nil, &resp.Diagnostics)
+		in.Had = &had
 	}
-}
-
-// charge records what the instance takes from its node reservation (if
-// any) before the job is registered; false when the budget is exceeded or
-// the ledger cannot be written.
-func (r *instanceResource) charge(ctx context.Context, m *instanceModel, spec instance.Spec, count int, diags *diag.Diagnostics) bool {
-	if m.NodeReservation.IsNull() {
-		return true
+	out, err := r.instances().Delete(ctx, in)
+	ec := instanceErrors(instance.Spec{Namespace: in.Namespace, Name: in.Name}, true)
+	if addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		addWorkflowError(&resp.Diagnostics, ec, err)
 	}
-	amount := chargeOf(spec, count)
-	err := chargeAndHold(ctx, r.data, m.NodeReservation.ValueString(),
-		nomadclient.InstanceConsumer(spec.Namespace, spec.Name), amount, diags)
-	if err != nil {
-		addChargeError(diags, "Could not place the instance into its node reservation", instanceBudgetFix, err)
-		return false
-	}
-	return true
-}
-
-// updateFailed reports a failed scale or registration and restores the
-// charges the instance had: a reservation it was moving to gives the new
-// charge back, and the old one is charged what it was. When Nomad may have
-// carried out the write anyway (its answer was lost), the new charge stays.
-func (r *instanceResource) updateFailed(ctx context.Context, summary string, err error, plan, state *instanceModel,
-	had, want instance.Spec, count int, diags *diag.Diagnostics) {
-	if writeOutcomeUnknown(err) {
-		addUncertainUpdateError(diags, summary, "job", err)
-		return
-	}
-	addWriteError(diags, want, err)
-	r.restoreCharge(cleanupContext(ctx), plan, state, had, count, diags)
-}
-
-// restoreCharge gives the instance back the charge it had before an update
-// that wrote no job: the planned reservation's charge is released when the
-// update moved it, and the old one set again.
-func (r *instanceResource) restoreCharge(ctx context.Context, plan, state *instanceModel, had instance.Spec, count int, diags *diag.Diagnostics) {
-	if !plan.NodeReservation.Equal(state.NodeReservation) {
-		r.uncharge(ctx, plan, diags)
-	}
-	r.charge(ctx, state, had, count, diags)
-}
-
-// uncharge releases the instance's charge on its node reservation.
-func (r *instanceResource) uncharge(ctx context.Context, m *instanceModel, diags *diag.Diagnostics) {
-	releaseCharge(ctx, r.data, m.NodeReservation, "instance", nomadclient.InstanceConsumer(m.Namespace.ValueString(), m.Name.ValueString()), diags)
 }
 
 // ImportState accepts `name` or `namespace/name`.
@@ -541,22 +308,22 @@ func (r *instanceResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 }
 
-// addRolloutError reports a rollout failure with Nomad's own words. When
-// berth lost track of the rollout (Nomad unreachable, no leader, timeout)
-// rather than seeing it fail, it says that the job is registered and the
-// rollout may go on.
 // addJobExistsError refuses to create an instance whose job Nomad already
 // has, and says how to take it over.
-func addJobExistsError(diags *diag.Diagnostics, spec instance.Spec, berthJob bool) {
+func addJobExistsError(diags *diag.Diagnostics, namespace, name string, berthJob bool) {
 	owner := "It is not managed by berth."
 	if berthJob {
 		owner = "It was created by berth, probably from another Terraform state."
 	}
 	diags.AddAttributeError(path.Root("name"), "Job already exists",
 		fmt.Sprintf("Nomad already has a job %q in namespace %q. %s To manage it here, import it: "+
-			"terraform import <address> %s", spec.Name, spec.Namespace, owner, instanceID(spec.Namespace, spec.Name)))
+			"terraform import <address> %s", name, namespace, owner, instanceID(namespace, name)))
 }
 
+// addRolloutError reports a rollout failure with Nomad's own words. When
+// berth lost track of the rollout (Nomad unreachable, no leader, timeout)
+// rather than seeing it fail, it says that the job is registered and the
+// rollout may go on.
 func addRolloutError(diags *diag.Diagnostics, summary, jobID string, err error) {
 	var re *nomadclient.RolloutError
 	if errors.As(err, &re) {

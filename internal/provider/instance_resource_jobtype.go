@@ -11,10 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 )
@@ -135,15 +133,6 @@ func typeToModel(ctx context.Context, s instance.Spec, m *instanceModel) {
 	}
 }
 
-// waitForType is what an apply of a running batch or system job waits
-// for: a batch job's completion, a system job on every node.
-func (r *instanceResource) waitForType(ctx context.Context, spec instance.Spec, evalID string) error {
-	if spec.JobType() == instance.TypeBatch {
-		return r.data.Nomad.WaitBatchComplete(ctx, spec.Namespace, spec.Name, evalID)
-	}
-	return r.data.Nomad.WaitSystemRunning(ctx, spec.Namespace, spec.Name, evalID)
-}
-
 // collectedBatch reports whether state is a batch instance that ran to
 // completion and whose job Nomad has since garbage-collected (Nomad
 // collects dead batch jobs after its job_gc_threshold). Such an instance
@@ -151,47 +140,6 @@ func (r *instanceResource) waitForType(ctx context.Context, spec instance.Spec, 
 // it, which runs the job again.
 func collectedBatch(state *instanceModel) bool {
 	return state.Type.ValueString() == instance.TypeBatch && state.Status.ValueString() == string(instance.StatusComplete)
-}
-
-// rerunCollected applies a change to a batch instance whose job Nomad
-// garbage-collected after it completed: the job is registered anew (as a
-// create would) and runs again. Its charge on a node reservation (if any)
-// moves as in an ordinary update.
-func (r *instanceResource) rerunCollected(ctx context.Context, cfg tfsdk.Config, plan, state *instanceModel, had, want instance.Spec,
-	resp *resource.UpdateResponse) {
-	tflog.Info(ctx, "The completed batch job was garbage-collected by Nomad; registering it again", map[string]any{"job": want.Name})
-	count := 1 // an unmanaged count starts where it was
-	switch {
-	case want.Replicas != nil:
-		count = *want.Replicas
-	case !state.Replicas.IsNull() && !state.Replicas.IsUnknown():
-		count = int(state.Replicas.ValueInt64())
-	}
-	if !r.charge(ctx, plan, want, count, &resp.Diagnostics) {
-		return
-	}
-	if _, ok := r.writeSecretEnv(ctx, cfg, want, &had, &resp.Diagnostics); !ok {
-		r.restoreCharge(cleanupContext(ctx), plan, state, had, count, &resp.Diagnostics)
-		return
-	}
-	if !plan.NodeReservation.Equal(state.NodeReservation) {
-		r.uncharge(ctx, state, &resp.Diagnostics)
-	}
-	res, err := r.data.Nomad.RegisterInstance(ctx, want, count, 0)
-	if err != nil {
-		if writeOutcomeUnknown(err) {
-			addUncertainUpdateError(&resp.Diagnostics, "Could not register the job", "job", err)
-			return
-		}
-		addWriteError(&resp.Diagnostics, want, err)
-		return
-	}
-	rolloutErr := r.settle(ctx, want, res.EvalID, plan)
-	r.recordWritten(cleanupContext(ctx), plan, res, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-	if rolloutErr != nil {
-		addRolloutError(&resp.Diagnostics, "The instance update did not complete", want.Name, rolloutErr)
-	}
 }
 
 // rolloutSummary names a failed create's outcome by job type.

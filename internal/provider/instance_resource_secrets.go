@@ -2,9 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -21,11 +18,6 @@ import (
 // changed, before the job is registered (the task's template waits for the
 // Variable), and deletes the Variable once no job version berth registers
 // reads it any more. See instance.SecretEnvPath and DESIGN.md ("Secrets").
-
-// minMaskedSecret is the shortest secret value masked in log lines:
-// masking one or two characters would garble every line and hide nothing
-// (berth never logs the values; masking is a second guard).
-const minMaskedSecret = 4
 
 // secretEnvConfig reads each service's secret_env_wo from the
 // configuration; services without one are absent.
@@ -77,99 +69,6 @@ func validateSecretEnvConfig(_ context.Context, cfg tfsdk.Config, diags *diag.Di
 			diags.AddAttributeError(at.AtName("secret_env_wo"), "No secrets",
 				"secret_env_wo is empty, and Nomad keeps no empty Variable: give at least one variable, or remove secret_env_wo "+
 					"and secret_env_wo_version.")
-		}
-	}
-}
-
-// writeSecretEnv writes the Variables of want's services whose secrets are
-// new or have a new version (or a new path) compared with had (nil when
-// creating), before the job is registered. It returns what it wrote, also
-// on failure, so a create that fails can delete it again.
-func (r *instanceResource) writeSecretEnv(ctx context.Context, cfg tfsdk.Config, want instance.Spec, had *instance.Spec,
-	diags *diag.Diagnostics) ([]instance.SecretEnvRef, bool) {
-	refs := instance.SecretEnvPaths(want)
-	if len(refs) == 0 {
-		return nil, true
-	}
-	old := map[string]int{}
-	if had != nil {
-		for _, ref := range instance.SecretEnvPaths(*had) {
-			old[ref.Path] = ref.Version
-		}
-	}
-	values := secretEnvConfig(ctx, cfg, diags)
-	if diags.HasError() {
-		return nil, false
-	}
-	var masked []string
-	for _, vs := range values {
-		for _, v := range vs {
-			if len(v) >= minMaskedSecret {
-				masked = append(masked, v)
-			}
-		}
-	}
-	ctx = tflog.MaskMessageStrings(ctx, masked...)
-	ctx = tflog.MaskAllFieldValuesStrings(ctx, masked...)
-	var written []instance.SecretEnvRef
-	for _, name := range slices.Sorted(maps.Keys(refs)) {
-		ref := refs[name]
-		if v, ok := old[ref.Path]; ok && v == ref.Version {
-			continue
-		}
-		items, ok := values[name]
-		if !ok || len(items) == 0 {
-			diags.AddAttributeError(path.Root("services").AtMapKey(name).AtName("secret_env_wo"), "Missing secret_env_wo",
-				"secret_env_wo_version changed, but the configuration gives no secret_env_wo to write.")
-			return written, false
-		}
-		if err := r.data.Nomad.PutSecretEnv(ctx, want.Namespace, ref.Path, items); err != nil {
-			addNomadError(diags, fmt.Sprintf("Could not write the secrets of service %q", name), err)
-			return written, false
-		}
-		tflog.Info(ctx, "Wrote secrets Variable", map[string]any{"path": ref.Path, "namespace": want.Namespace,
-			"version": ref.Version, "variables": len(items)})
-		written = append(written, ref)
-	}
-	return written, true
-}
-
-// dropSecretEnv deletes the Variables had's services used that want's do
-// not (all of them when want is nil), once the job berth registered no
-// longer reads them. A Variable that cannot be deleted is a warning when
-// the job was updated (the secrets it held stay in Nomad until deleted by
-// hand) and an error on destroy, which then runs again.
-func (r *instanceResource) dropSecretEnv(ctx context.Context, had instance.Spec, want *instance.Spec, diags *diag.Diagnostics) {
-	keep := map[string]bool{}
-	if want != nil {
-		for _, ref := range instance.SecretEnvPaths(*want) {
-			keep[ref.Path] = true
-		}
-	}
-	refs := instance.SecretEnvPaths(had)
-	var drop []instance.SecretEnvRef
-	for _, name := range slices.Sorted(maps.Keys(refs)) {
-		if ref := refs[name]; !keep[ref.Path] {
-			drop = append(drop, ref)
-		}
-	}
-	r.deleteSecretEnv(ctx, had.Namespace, drop, want != nil, diags)
-}
-
-// deleteSecretEnv deletes the Variables at refs.
-func (r *instanceResource) deleteSecretEnv(ctx context.Context, namespace string, refs []instance.SecretEnvRef, warn bool, diags *diag.Diagnostics) {
-	for _, ref := range refs {
-		err := r.data.Nomad.DeleteSecretEnv(ctx, namespace, ref.Path)
-		if err == nil {
-			tflog.Info(ctx, "Deleted secrets Variable", map[string]any{"path": ref.Path, "namespace": namespace})
-			continue
-		}
-		summary := "Could not delete a secrets Variable"
-		detail := fmt.Sprintf("%v\n\nThe Variable still holds the secrets; delete it with `nomad var purge -namespace=%s %s`.", err, namespace, ref.Path)
-		if warn {
-			diags.AddWarning(summary, detail)
-		} else {
-			diags.AddError(summary, detail)
 		}
 	}
 }

@@ -6,38 +6,80 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
-// setCount brings the group count to want.Count with check-and-set
-// against index. Nomad refuses its scale endpoint while a deployment is in
-// progress (one that `nomad job scale` or an autoscaler started, or an
-// unpromoted canary holds open), but accepts a registration, which
-// supersedes that deployment: so then berth registers the job with the new
-// count instead. Either way one new job version results.
-func (r *instanceResource) setCount(ctx context.Context, job *nomadclient.Job, want instance.Spec, index uint64) (*nomadclient.RegisterResult, error) {
-	nomad := r.data.Nomad
-	dep, err := nomad.ActiveDeployment(ctx, job)
-	if err != nil {
-		// Nothing was sent: a failed read, not a write that may have landed.
-		return nil, &nomadclient.WriteNotAppliedError{Err: err}
+// instances is berth_instance's workflow.
+func (r *instanceResource) instances() workflow.Instances {
+	return workflow.NewInstances(r.data.Nomad, r.data.LedgerNamespace)
+}
+
+// instanceErrors is how the instance workflow's errors read for want.
+func instanceErrors(want instance.Spec, updating bool) errorContext {
+	return errorContext{object: "job", updating: updating,
+		chargeSummary: "Could not place the instance into its node reservation", chargeFix: instanceBudgetFix,
+		writeRefused: func(diags *diag.Diagnostics, err *workflow.WriteError) { addWriteError(diags, want, err.Err) }}
+}
+
+// waitsForHealthy is wait_for_healthy, true unless set false.
+func waitsForHealthy(m *instanceModel) bool {
+	return m.WaitForHealthy.IsNull() || m.WaitForHealthy.ValueBool()
+}
+
+// updateInput converts an update's plan, state, configuration and private
+// state into the workflow's input, with berth's validation and the driver
+// check once more now that every value is known.
+func (r *instanceResource) updateInput(ctx context.Context, req resource.UpdateRequest, plan, state *instanceModel,
+	diags *diag.Diagnostics) (workflow.InstanceWrite, bool) {
+	var configCount types.Int64
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("replicas"), &configCount)...)
+	want, ok := r.plannedSpec(ctx, plan, diags)
+	if checkDrivers(ctx, r.data, req.Plan, req.State, diags, instanceDrivers); !ok || diags.HasError() {
+		return workflow.InstanceWrite{}, false
 	}
-	if dep == nil {
-		res, err := nomad.ScaleJob(ctx, want.Namespace, want.Name, want.TaskGroup(), *want.Replicas, "berth: count changed in Terraform", index)
-		if !nomadclient.IsScaleBlocked(err) {
-			return res, err
-		}
-		// A deployment began between the read and the scale; the
-		// registration's check-and-set decides whether the job moved.
-	} else {
-		tflog.Info(ctx, "A deployment is in progress, so the count is set by registering the job",
-			map[string]any{"job": want.Name, "deployment": dep.ID, "deployment_status": dep.Status, "count": *want.Replicas})
+	had, ds, err := state.toSpec(ctx)
+	if diags.Append(ds...); err != nil || diags.HasError() {
+		return workflow.InstanceWrite{}, false
 	}
-	return nomad.RegisterInstance(ctx, want, *want.Replicas, index)
+	if configCount.IsNull() {
+		// Not managed: whatever count runs in Nomad stays.
+		want.Replicas, had.Replicas = nil, nil
+	}
+	in := workflow.InstanceWrite{Want: want, Had: &had, Wait: waitsForHealthy(plan),
+		Reservation: plan.NodeReservation.ValueString(), HadReservation: state.NodeReservation.ValueString(),
+		Secrets: secretEnvConfig(ctx, req.Config, diags), Index: uint64(state.JobModifyIndex.ValueInt64()),
+		Unmanaged: recordedUnmanaged(ctx, req.Private), Promote: promoteRequested(plan, state),
+		Restart:        !plan.RestartTriggers.Equal(state.RestartTriggers) && !state.RestartTriggers.IsNull(),
+		CollectedBatch: collectedBatch(state)}
+	if !state.Replicas.IsNull() && !state.Replicas.IsUnknown() {
+		n := int(state.Replicas.ValueInt64())
+		in.Replicas = &n
+	}
+	return in, !diags.HasError()
+}
+
+// recordOutcome stores what a create or update left in Nomad: the
+// deployment it followed and the job as read back (with a fresh deadline:
+// the operation's own may have passed), so a failed rollout leaves a
+// tainted or updated resource and never an orphaned job; then the
+// rollout's failure, if any.
+func (r *instanceResource) recordOutcome(ctx context.Context, m *instanceModel, out workflow.InstanceOutcome, st *tfsdk.State,
+	diags *diag.Diagnostics, rolloutSummary string) {
+	if out.Deployment != nil {
+		m.DeploymentID, m.DeploymentStatus = types.StringValue(out.Deployment.ID), types.StringValue(out.Deployment.Status)
+	}
+	r.recordWritten(cleanupContext(ctx), m, out.Written, diags)
+	diags.Append(st.Set(ctx, m)...)
+	if out.RolloutErr != nil {
+		addRolloutError(diags, rolloutSummary, m.Name.ValueString(), out.RolloutErr)
+	}
 }
 
 // addWriteError explains a failed register or scale: a check-and-set

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -130,11 +131,7 @@ func configNull(ctx context.Context, cfg tfsdk.Config, name string, diags *diag.
 // cleanupContext is for the calls that must still happen after the
 // operation's own deadline passed (recording what exists, releasing a
 // charge): the caller's values and logger, a short deadline of its own.
-func cleanupContext(ctx context.Context) context.Context {
-	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	time.AfterFunc(30*time.Second, cancel)
-	return c
-}
+func cleanupContext(ctx context.Context) context.Context { return workflow.CleanupContext(ctx) }
 
 // keepEmptyMap returns prior when it is an empty (not null) map and next
 // is null: Nomad does not distinguish "{}" from unset, and a user who

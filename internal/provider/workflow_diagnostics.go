@@ -1,0 +1,95 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
+)
+
+// The workflows (internal/workflow) say what happened with typed errors;
+// these turn them into diagnostics, one each. What a kind of work can
+// change when its charge is refused (fix) and which object it names differ
+// by resource, so they come in an errorContext.
+
+// errorContext is what the diagnostics of one resource's workflow name.
+type errorContext struct {
+	// object is what the write creates ("job", "volume").
+	object string
+	// chargeSummary and chargeFix: a refused charge on a node reservation.
+	chargeSummary, chargeFix string
+	// updating: a lost answer kept the new charge (an update) rather than
+	// a tainted object (a create).
+	updating bool
+	// writeRefused reports a write Nomad refused (nil: Nomad's words).
+	writeRefused func(diags *diag.Diagnostics, err *workflow.WriteError)
+}
+
+// addWorkflowError adds the one diagnostic err stands for.
+func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
+	var (
+		nomadErr   *workflow.NomadError
+		chargeErr  *workflow.ChargeError
+		releaseErr *workflow.ReleaseError
+		writeErr   *workflow.WriteError
+		existsErr  *workflow.JobExistsError
+		goneErr    *workflow.JobGoneError
+		changedErr *workflow.JobChangedError
+		secretErr  *workflow.SecretError
+		dropErr    *workflow.SecretDeleteError
+	)
+	switch {
+	case errors.As(err, &chargeErr):
+		addChargeError(diags, ec.chargeSummary, ec.chargeFix, chargeErr.Err)
+	case errors.As(err, &releaseErr):
+		addNodeReservationError(diags, releaseErr.Summary, releaseErr.Err)
+	case errors.As(err, &writeErr) && writeErr.Uncertain && ec.updating:
+		addUncertainUpdateError(diags, writeErr.Summary, ec.object, writeErr.Err)
+	case errors.As(err, &writeErr) && writeErr.Uncertain:
+		addUncertainWriteError(diags, writeErr.Summary, ec.object, writeErr.Err)
+	case errors.As(err, &writeErr) && ec.writeRefused != nil:
+		ec.writeRefused(diags, writeErr)
+	case errors.As(err, &writeErr):
+		addNomadError(diags, writeErr.Summary, writeErr.Err)
+	case errors.As(err, &existsErr):
+		addJobExistsError(diags, existsErr.Namespace, existsErr.Name, existsErr.Berth)
+	case errors.As(err, &goneErr):
+		diags.AddError("Job is gone", fmt.Sprintf("Job %q was deleted from Nomad during the apply. Run terraform apply again to recreate it.", goneErr.Name))
+	case errors.As(err, &changedErr):
+		diags.AddError("Job changed in Nomad since the last refresh",
+			fmt.Sprintf("Job %q was modified outside Terraform after the plan was made (modify index %d, expected %d):\n  - %s\n"+
+				"Run terraform plan again to see the drift, then apply.", changedErr.Name, changedErr.Index, changedErr.Expected,
+				strings.Join(changedErr.Changed, "\n  - ")))
+	case errors.As(err, &secretErr) && secretErr.Missing:
+		diags.AddAttributeError(path.Root("services").AtMapKey(secretErr.Service).AtName("secret_env_wo"), "Missing secret_env_wo",
+			"secret_env_wo_version changed, but the configuration gives no secret_env_wo to write.")
+	case errors.As(err, &secretErr):
+		addNomadError(diags, fmt.Sprintf("Could not write the secrets of service %q", secretErr.Service), secretErr.Err)
+	case errors.As(err, &dropErr):
+		summary := "Could not delete a secrets Variable"
+		detail := fmt.Sprintf("%v\n\nThe Variable still holds the secrets; delete it with `nomad var purge -namespace=%s %s`.",
+			dropErr.Err, dropErr.Namespace, dropErr.Path)
+		if dropErr.Fatal {
+			diags.AddError(summary, detail)
+		} else {
+			diags.AddWarning(summary, detail)
+		}
+	case errors.As(err, &nomadErr):
+		addNomadError(diags, nomadErr.Summary, nomadErr.Err)
+	default:
+		addNomadError(diags, "Could not write to Nomad", err)
+	}
+}
+
+// addOutcome adds a workflow's warnings and the problems of its undo and
+// clean-up steps.
+func addOutcome(diags *diag.Diagnostics, ec errorContext, warnings []workflow.Warning, problems []error) {
+	addWarnings(diags, warnings)
+	for _, p := range problems {
+		addWorkflowError(diags, ec, p)
+	}
+}

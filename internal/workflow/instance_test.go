@@ -1,0 +1,447 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+// fakeInstanceNomad stands in for Nomad behind the instance workflow: it
+// records each call as a step and fails the steps named in fail (a step's
+// name without its arguments: "register", "put-secret web", ...).
+type fakeInstanceNomad struct {
+	*fakeLedger
+	job        *nomadclient.Job
+	fail       map[string]error
+	rollout    *nomadclient.Deployment
+	active     *nomadclient.Deployment
+	promoted   *nomadclient.Deployment
+	registered []instance.Spec
+	warnings   string // Nomad's warnings on a registration
+}
+
+func (f *fakeInstanceNomad) step(name, args string) error {
+	full := strings.TrimSpace(name + " " + args)
+	f.steps = append(f.steps, full)
+	if err, ok := f.fail[full]; ok {
+		return err
+	}
+	return f.fail[name]
+}
+
+func (f *fakeInstanceNomad) GetJob(_ context.Context, _, _ string) (*nomadclient.Job, error) {
+	if err := f.step("get-job", ""); err != nil {
+		return nil, err
+	}
+	return f.job, nil
+}
+
+func (f *fakeInstanceNomad) RegisterInstance(_ context.Context, spec instance.Spec, count int, index uint64) (*nomadclient.RegisterResult, error) {
+	if err := f.step("register", fmt.Sprintf("%d@%d", count, index)); err != nil {
+		return nil, err
+	}
+	f.registered = append(f.registered, spec)
+	return &nomadclient.RegisterResult{EvalID: "eval-1", JobModifyIndex: index + 10, Warnings: f.warnings}, nil
+}
+
+func (f *fakeInstanceNomad) ActiveDeployment(context.Context, *nomadclient.Job) (*nomadclient.Deployment, error) {
+	return f.active, f.step("active-deployment", "")
+}
+
+func (f *fakeInstanceNomad) ScaleJob(_ context.Context, _, _, _ string, count int, _ string, index uint64) (*nomadclient.RegisterResult, error) {
+	if err := f.step("scale", fmt.Sprintf("%d@%d", count, index)); err != nil {
+		return nil, err
+	}
+	return &nomadclient.RegisterResult{EvalID: "eval-2", JobModifyIndex: index + 1}, nil
+}
+
+func (f *fakeInstanceNomad) RemoveJob(_ context.Context, _, _ string, purge bool) error {
+	return f.step("remove", fmt.Sprint(purge))
+}
+
+func (f *fakeInstanceNomad) WaitAllocationsStopped(context.Context, string, string) error {
+	return f.step("wait-stopped", "")
+}
+
+func (f *fakeInstanceNomad) WaitBatchComplete(context.Context, string, string, string) error {
+	return f.step("wait-batch", "")
+}
+
+func (f *fakeInstanceNomad) WaitSystemRunning(context.Context, string, string, string) error {
+	return f.step("wait-system", "")
+}
+
+func (f *fakeInstanceNomad) WaitForPlacement(context.Context, string, string, string) (*nomadclient.Deployment, error) {
+	return f.rollout, f.step("wait-placement", "")
+}
+
+func (f *fakeInstanceNomad) WaitForRollout(context.Context, string, string, string) (*nomadclient.Deployment, error) {
+	return f.rollout, f.step("wait-rollout", "")
+}
+
+func (f *fakeInstanceNomad) PromoteCanaries(context.Context, string, string, nomadclient.PromoteOptions) (*nomadclient.Deployment, error) {
+	return f.promoted, f.step("promote", "")
+}
+
+func (f *fakeInstanceNomad) RestartAllocations(context.Context, string, string) error {
+	return f.step("restart", "")
+}
+
+func (f *fakeInstanceNomad) PutSecretEnv(_ context.Context, _, path string, _ map[string]string) error {
+	return f.step("put-secret", path[strings.LastIndex(path, "/")+1:])
+}
+
+func (f *fakeInstanceNomad) DeleteSecretEnv(_ context.Context, _, path string) error {
+	return f.step("delete-secret", path[strings.LastIndex(path, "/")+1:])
+}
+
+// nomadAnswers is the error nomadclient returns when Nomad answers a write
+// with status and body: a real one, from an HTTP server answering so.
+func nomadAnswers(t *testing.T, status int, body string) error {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, body, status)
+	}))
+	defer srv.Close()
+	c, err := nomadclient.New(nomadclient.Config{Address: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ScaleJob(context.Background(), "default", "web", "web", 1, "test", 1)
+	if err == nil {
+		t.Fatal("the fake answer was taken as a success")
+	}
+	return err
+}
+
+func intp(n int) *int { return &n }
+
+// webSpec is a small running service instance; secrets gives services
+// "web" and "side" secret versions.
+func webSpec(replicas int, secrets ...int) instance.Spec {
+	s := instance.Spec{Name: "web", Namespace: "default", Running: true, Replicas: intp(replicas), Datacenters: []string{"dc1"},
+		Services: map[string]instance.Service{
+			"web":  {Role: instance.RoleMain, Driver: "raw_exec", Command: "/bin/sleep", CPU: 100, Memory: 64},
+			"side": {Role: instance.RoleSidecar, Driver: "raw_exec", Command: "/bin/sleep", CPU: 50, Memory: 32},
+		}}
+	for i, name := range []string{"side", "web"} {
+		if i < len(secrets) {
+			svc := s.Services[name]
+			svc.SecretEnvVersion = intp(secrets[i])
+			s.Services[name] = svc
+		}
+	}
+	return s
+}
+
+var bothSecrets = map[string]map[string]string{"web": {"PASSWORD": "hunter22"}, "side": {"TOKEN": "s3cr3t-token"}}
+
+// errKinds names the typed errors of an outcome for comparison.
+func errKinds(errs ...error) []string {
+	var out []string
+	for _, err := range errs {
+		if err != nil {
+			out = append(out, fmt.Sprintf("%T", err))
+		}
+	}
+	return out
+}
+
+type instanceCase struct {
+	nomad    fakeInstanceNomad
+	in       InstanceWrite
+	steps    []string
+	err      string // the error's type, "" for none
+	problems []string
+	warnings []string
+	written  bool
+	rollout  bool
+	check    func(t *testing.T, out InstanceOutcome, err error)
+}
+
+func runInstanceCases(t *testing.T, cases map[string]instanceCase, run func(Instances, context.Context, InstanceWrite) (InstanceOutcome, error)) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := tc.nomad
+			if f.fakeLedger == nil {
+				f.fakeLedger = &fakeLedger{}
+			}
+			out, err := run(NewInstances(&f, "berth"), context.Background(), tc.in)
+			if got := strings.Join(f.steps, ", "); got != strings.Join(tc.steps, ", ") {
+				t.Errorf("steps:\n got %s\nwant %s", got, strings.Join(tc.steps, ", "))
+			}
+			if got := strings.Join(errKinds(err), ""); got != tc.err {
+				t.Errorf("error %q (%v), want %q", got, err, tc.err)
+			}
+			if got := errKinds(out.Problems...); !slices.Equal(got, tc.problems) {
+				t.Errorf("problems %v (%v), want %v", got, out.Problems, tc.problems)
+			}
+			if got := summaries(out.Warnings); !slices.Equal(got, tc.warnings) {
+				t.Errorf("warnings %v, want %v", got, tc.warnings)
+			}
+			if (out.Written != nil) != tc.written {
+				t.Errorf("written = %v, want %v", out.Written != nil, tc.written)
+			}
+			if (out.RolloutErr != nil) != tc.rollout {
+				t.Errorf("rollout error = %v, want one: %v", out.RolloutErr, tc.rollout)
+			}
+			if tc.check != nil {
+				tc.check(t, out, err)
+			}
+		})
+	}
+}
+
+func TestInstanceCreate(t *testing.T) {
+	refused := nomadAnswers(t, http.StatusBadRequest, "group web: invalid driver")
+	conflict := nomadAnswers(t, http.StatusBadRequest, "Enforcing job modify index 0: job already exists")
+	withSecrets := InstanceWrite{Want: webSpec(2, 1, 1), Secrets: bothSecrets, Wait: true}
+	charged := InstanceWrite{Want: webSpec(2), Reservation: testReservation, Wait: true}
+	existing := nomadclient.InstanceJob(webSpec(1), 1, 5)
+	runInstanceCases(t, map[string]instanceCase{
+		"registered and healthy": {in: InstanceWrite{Want: webSpec(2), Wait: true},
+			nomad:   fakeInstanceNomad{rollout: &nomadclient.Deployment{ID: "d1", Status: "successful"}},
+			steps:   []string{"register 1@0", "wait-rollout"},
+			written: true,
+			check: func(t *testing.T, out InstanceOutcome, _ error) {
+				if out.Deployment == nil || *out.Deployment != (Deployment{"d1", "successful"}) {
+					t.Errorf("deployment %+v", out.Deployment)
+				}
+			}},
+		"no wait": {in: InstanceWrite{Want: webSpec(1)}, steps: []string{"register 1@0"}, written: true},
+		"charged before the job": {in: charged, steps: []string{"get-job", "charge", "sync", "register 1@0", "wait-rollout"}, written: true},
+		"a job of that name: nothing written": {in: charged, nomad: fakeInstanceNomad{job: existing},
+			steps: []string{"get-job"}, err: "*workflow.JobExistsError"},
+		"lookup fails: nothing written": {in: charged, nomad: fakeInstanceNomad{fail: map[string]error{"get-job": errNomad}},
+			steps: []string{"get-job"}, err: "*workflow.NomadError"},
+		"charge refused: nothing else": {in: charged, nomad: fakeInstanceNomad{fakeLedger: &fakeLedger{chargeErr: errNomad}},
+			steps: []string{"get-job", "charge"}, err: "*workflow.ChargeError"},
+		"secrets written before the job": {in: withSecrets,
+			steps: []string{"get-job", "put-secret side", "put-secret web", "register 1@0", "wait-rollout"}, written: true},
+		"second secret fails: the first deleted": {in: withSecrets, nomad: fakeInstanceNomad{fail: map[string]error{"put-secret web": errNomad}},
+			steps: []string{"get-job", "put-secret side", "put-secret web", "delete-secret side"}, err: "*workflow.SecretError"},
+		"secret missing from the configuration": {in: InstanceWrite{Want: webSpec(1, 1), Secrets: map[string]map[string]string{}},
+			steps: []string{"get-job"}, err: "*workflow.SecretError",
+			check: func(t *testing.T, _ InstanceOutcome, err error) {
+				var se *SecretError
+				if !errors.As(err, &se) || !se.Missing || se.Service != "side" {
+					t.Errorf("want a missing secret of side, got %v", err)
+				}
+			}},
+		"refused: secrets deleted, charge released": {
+			in:    InstanceWrite{Want: webSpec(2, 1, 1), Secrets: bothSecrets, Reservation: testReservation},
+			nomad: fakeInstanceNomad{fail: map[string]error{"register": refused}},
+			steps: []string{"get-job", "charge", "sync", "put-secret side", "put-secret web", "register 1@0",
+				"delete-secret side", "delete-secret web", "uncharge", "sync"},
+			err: "*workflow.WriteError"},
+		"refused, and the undo fails too: each a problem": {
+			in:    InstanceWrite{Want: webSpec(2, 1), Secrets: bothSecrets, Reservation: testReservation},
+			nomad: fakeInstanceNomad{fail: map[string]error{"register": refused, "delete-secret": errNomad}, fakeLedger: &fakeLedger{unchgErr: errNomad}},
+			steps: []string{"get-job", "charge", "sync", "put-secret side", "register 1@0", "delete-secret side", "uncharge"},
+			err:   "*workflow.WriteError", problems: []string{"*workflow.SecretDeleteError", "*workflow.ReleaseError"}},
+		"someone registered it since the plan": {in: InstanceWrite{Want: webSpec(1)},
+			nomad: fakeInstanceNomad{fail: map[string]error{"register": conflict}, job: existing},
+			steps: []string{"register 1@0", "get-job"}, err: "*workflow.JobExistsError"},
+		"answer lost: the charge stays": {in: charged, nomad: fakeInstanceNomad{fail: map[string]error{"register": &nomadclient.UncertainWriteError{Err: errNomad}}},
+			steps: []string{"get-job", "charge", "sync", "register 1@0"}, err: "*workflow.WriteError",
+			check: func(t *testing.T, _ InstanceOutcome, err error) {
+				var we *WriteError
+				if !errors.As(err, &we) || !we.Uncertain {
+					t.Errorf("want an uncertain write, got %v", err)
+				}
+			}},
+		"rollout fails: the job stays": {in: InstanceWrite{Want: webSpec(1), Wait: true},
+			nomad:   fakeInstanceNomad{fail: map[string]error{"wait-rollout": &nomadclient.RolloutError{JobID: "web", DeploymentID: "d9"}}},
+			steps:   []string{"register 1@0", "wait-rollout"},
+			written: true, rollout: true,
+			check: func(t *testing.T, out InstanceOutcome, _ error) {
+				if out.Deployment == nil || *out.Deployment != (Deployment{"d9", instance.DeploymentFailed}) {
+					t.Errorf("deployment %+v", out.Deployment)
+				}
+			}},
+		"stopped: waits for its allocations to stop": {in: InstanceWrite{Want: stopped(webSpec(1)), Wait: true},
+			steps: []string{"register 1@0", "wait-stopped"}, written: true},
+		"Nomad's warnings passed on": {in: InstanceWrite{Want: webSpec(1)}, nomad: fakeInstanceNomad{warnings: "group web: deprecated"},
+			steps: []string{"register 1@0"}, written: true, warnings: []string{"Nomad warnings"}},
+	}, Instances.Create)
+}
+
+func stopped(s instance.Spec) instance.Spec { s.Running = false; return s }
+
+const otherReservation = "0b1c2d3e-0000-4000-8000-000000000002/db"
+
+func withMemory(s instance.Spec, mb int) instance.Spec {
+	svc := s.Services["web"]
+	svc.Memory = mb
+	s.Services["web"] = svc
+	return s
+}
+
+func batch(s instance.Spec) instance.Spec { s.Type = instance.TypeBatch; return s }
+
+// updateOf is an update from had (running in Nomad at index 7) to want.
+func updateOf(had, want instance.Spec) InstanceWrite {
+	return InstanceWrite{Want: want, Had: &had, Index: 7, Wait: true}
+}
+
+func moved(in InstanceWrite) InstanceWrite {
+	in.Reservation, in.HadReservation = otherReservation, testReservation
+	return in
+}
+
+func TestInstanceUpdate(t *testing.T) {
+	had := webSpec(2)
+	live := nomadclient.InstanceJob(had, 2, 7)
+	refused := nomadAnswers(t, http.StatusBadRequest, "group web: invalid driver")
+	blocked := nomadAnswers(t, http.StatusBadRequest, "job scaling blocked due to active deployment")
+	awaiting := &nomadclient.Deployment{ID: "d2", Status: "running", AwaitingPromotion: true}
+	bigger := updateOf(had, withMemory(webSpec(2), 128))
+	unmanagedCount := updateOf(webSpec(2), withMemory(webSpec(2), 128))
+	unmanagedCount.Want.Replicas, unmanagedCount.Had.Replicas = nil, nil
+	charged := bigger
+	charged.Reservation, charged.HadReservation = testReservation, testReservation
+	newSecret := updateOf(webSpec(2, 1), webSpec(2, 2))
+	newSecret.Reservation, newSecret.HadReservation, newSecret.Secrets = testReservation, testReservation, bothSecrets
+	promote, restart := updateOf(had, had), updateOf(had, had)
+	promote.Promote, restart.Restart = true, true
+	everything := moved(bigger)
+	everything.Promote, everything.Restart = true, true
+	dropWeb := updateOf(webSpec(2, 1, 1), webSpec(2, 1))
+	rerun := updateOf(batch(webSpec(2)), withMemory(batch(webSpec(2)), 128))
+	rerun.CollectedBatch = true
+	runInstanceCases(t, map[string]instanceCase{
+		"unchanged: nothing written": {in: updateOf(had, had), nomad: fakeInstanceNomad{job: live}, steps: []string{"get-job"}},
+		"changed: registered and settled": {in: bigger, nomad: fakeInstanceNomad{job: live},
+			steps: []string{"get-job", "register 2@7", "wait-rollout"}, written: true},
+		"only the count: scaled": {in: updateOf(had, webSpec(3)), nomad: fakeInstanceNomad{job: live},
+			steps: []string{"get-job", "active-deployment", "scale 3@7", "wait-rollout"}, written: true},
+		"count during a deployment: registered": {in: updateOf(had, webSpec(3)),
+			nomad: fakeInstanceNomad{job: live, active: &nomadclient.Deployment{ID: "d0", Status: "running"}},
+			steps: []string{"get-job", "active-deployment", "register 3@7", "wait-rollout"}, written: true},
+		"scale blocked by a deployment begun meanwhile: registered": {in: updateOf(had, webSpec(3)),
+			nomad: fakeInstanceNomad{job: live, fail: map[string]error{"scale": blocked}},
+			steps: []string{"get-job", "active-deployment", "scale 3@7", "register 3@7", "wait-rollout"}, written: true},
+		"job gone": {in: bigger, steps: []string{"get-job"}, err: "*workflow.JobGoneError"},
+		"read fails": {in: bigger, nomad: fakeInstanceNomad{fail: map[string]error{"get-job": errNomad}},
+			steps: []string{"get-job"}, err: "*workflow.NomadError"},
+		"collected batch job: registered anew": {in: rerun, steps: []string{"get-job", "register 2@0", "wait-batch"}, written: true},
+		"changed in Nomad since the plan: nothing written": {in: bigger,
+			nomad: fakeInstanceNomad{job: nomadclient.InstanceJob(withMemory(webSpec(2), 32), 2, 9)},
+			steps: []string{"get-job"}, err: "*workflow.JobChangedError",
+			check: func(t *testing.T, _ InstanceOutcome, err error) {
+				var ce *JobChangedError
+				if !errors.As(err, &ce) || ce.Index != 9 || ce.Expected != 7 || len(ce.Changed) == 0 {
+					t.Errorf("want the change named, got %+v", err)
+				}
+			}},
+		"count moved in Nomad, not managed here: written at the live count": {in: unmanagedCount,
+			nomad: fakeInstanceNomad{job: nomadclient.InstanceJob(webSpec(5), 5, 9)},
+			steps: []string{"get-job", "register 5@9", "wait-rollout"}, written: true},
+		"charge refused: nothing written": {in: charged, nomad: fakeInstanceNomad{job: live, fakeLedger: &fakeLedger{chargeErr: errNomad}},
+			steps: []string{"get-job", "charge"}, err: "*workflow.ChargeError"},
+		"secret write fails: the old charge restored": {in: newSecret,
+			nomad: fakeInstanceNomad{job: nomadclient.InstanceJob(webSpec(2, 1), 2, 7), fail: map[string]error{"put-secret": errNomad}},
+			steps: []string{"get-job", "charge", "sync", "put-secret side", "charge", "sync"}, err: "*workflow.SecretError"},
+		"moved to another node reservation: the old room handed back": {in: moved(bigger), nomad: fakeInstanceNomad{job: live},
+			steps: []string{"get-job", "charge", "sync", "uncharge", "sync", "register 2@7", "wait-rollout", "wait"}, written: true},
+		"move: the old charge cannot be released, the new one given back": {in: moved(bigger),
+			nomad: fakeInstanceNomad{job: live, fakeLedger: &fakeLedger{unchgErr: errNomad}},
+			steps: []string{"get-job", "charge", "sync", "uncharge", "uncharge"}, err: "*workflow.ReleaseError",
+			problems: []string{"*workflow.ReleaseError"}},
+		"refused: both charges restored": {in: moved(bigger), nomad: fakeInstanceNomad{job: live, fail: map[string]error{"register": refused}},
+			steps: []string{"get-job", "charge", "sync", "uncharge", "sync", "register 2@7", "uncharge", "sync", "charge", "sync"},
+			err:   "*workflow.WriteError"},
+		"answer lost: the charges stay moved": {in: moved(bigger),
+			nomad: fakeInstanceNomad{job: live, fail: map[string]error{"register": &nomadclient.UncertainWriteError{Err: errNomad}}},
+			steps: []string{"get-job", "charge", "sync", "uncharge", "sync", "register 2@7"}, err: "*workflow.WriteError"},
+		"scale refused: the charge restored": {in: func() InstanceWrite { in := updateOf(had, webSpec(3)); in.Reservation, in.HadReservation = testReservation, testReservation; return in }(),
+			nomad: fakeInstanceNomad{job: live, fail: map[string]error{"scale": refused}},
+			steps: []string{"get-job", "charge", "sync", "active-deployment", "scale 3@7", "charge", "sync"}, err: "*workflow.WriteError"},
+		"promoted": {in: promote, nomad: fakeInstanceNomad{job: live, promoted: &nomadclient.Deployment{ID: "d3", Status: "successful"}},
+			steps: []string{"get-job", "promote"},
+			check: func(t *testing.T, out InstanceOutcome, _ error) {
+				if out.Deployment == nil || out.Deployment.ID != "d3" {
+					t.Errorf("deployment %+v", out.Deployment)
+				}
+			}},
+		"nothing to promote": {in: promote, nomad: fakeInstanceNomad{job: live}, steps: []string{"get-job", "promote"},
+			warnings: []string{"Nothing to promote"}},
+		"canaries await promotion": {in: bigger, nomad: fakeInstanceNomad{job: live, rollout: awaiting},
+			steps: []string{"get-job", "register 2@7", "wait-rollout"}, written: true, warnings: []string{"Deployment awaits promotion"}},
+		"restarted": {in: restart, nomad: fakeInstanceNomad{job: live}, steps: []string{"get-job", "restart"}},
+		"restart fails": {in: restart, nomad: fakeInstanceNomad{job: live, fail: map[string]error{"restart": errNomad}},
+			steps: []string{"get-job", "restart"}, rollout: true},
+		"rollout fails: no promotion, restart or hand-back": {in: everything,
+			nomad: fakeInstanceNomad{job: live, fail: map[string]error{"wait-rollout": &nomadclient.RolloutError{JobID: "web"}}},
+			steps: []string{"get-job", "charge", "sync", "uncharge", "sync", "register 2@7", "wait-rollout"}, written: true, rollout: true},
+		"secrets no job reads are deleted after the write": {in: dropWeb,
+			nomad: fakeInstanceNomad{job: nomadclient.InstanceJob(webSpec(2, 1, 1), 2, 7), fail: map[string]error{"delete-secret": errNomad}},
+			steps: []string{"get-job", "register 2@7", "wait-rollout", "delete-secret web"}, written: true,
+			problems: []string{"*workflow.SecretDeleteError"},
+			check: func(t *testing.T, out InstanceOutcome, _ error) {
+				var de *SecretDeleteError
+				if !errors.As(out.Problems[0], &de) || de.Fatal {
+					t.Errorf("a Variable left after an update is a warning, got %+v", out.Problems[0])
+				}
+			}},
+	}, Instances.Update)
+}
+
+func TestInstanceDelete(t *testing.T) {
+	secrets := webSpec(1, 1, 1)
+	cases := map[string]struct {
+		nomad    fakeInstanceNomad
+		in       InstanceDelete
+		steps    []string
+		err      string
+		problems []string
+	}{
+		"removed and purged":  {in: InstanceDelete{Name: "web", Purge: true}, steps: []string{"remove true"}},
+		"removed, not purged": {in: InstanceDelete{Name: "web"}, steps: []string{"remove false"}},
+		"room handed back without a gap": {in: InstanceDelete{Name: "web", Purge: true, Reservation: testReservation},
+			steps: []string{"uncharge", "sync", "remove true", "wait"}},
+		"release fails: still removed": {in: InstanceDelete{Name: "web", Purge: true, Reservation: testReservation},
+			nomad: fakeInstanceNomad{fakeLedger: &fakeLedger{unchgErr: errNomad}},
+			steps: []string{"uncharge", "remove true"}, problems: []string{"*workflow.ReleaseError"}},
+		"secrets deleted after the job": {in: InstanceDelete{Name: "web", Purge: true, Had: &secrets},
+			steps: []string{"remove true", "delete-secret side", "delete-secret web"}},
+		"remove fails: the secrets stay": {in: InstanceDelete{Name: "web", Purge: true, Had: &secrets},
+			nomad: fakeInstanceNomad{fail: map[string]error{"remove": errNomad}},
+			steps: []string{"remove true"}, err: "*workflow.NomadError"},
+		"a secret left behind fails the destroy": {in: InstanceDelete{Name: "web", Purge: true, Had: &secrets},
+			nomad: fakeInstanceNomad{fail: map[string]error{"delete-secret web": errNomad}},
+			steps: []string{"remove true", "delete-secret side", "delete-secret web"}, problems: []string{"*workflow.SecretDeleteError"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := tc.nomad
+			if f.fakeLedger == nil {
+				f.fakeLedger = &fakeLedger{}
+			}
+			out, err := NewInstances(&f, "berth").Delete(context.Background(), tc.in)
+			if got := strings.Join(f.steps, ", "); got != strings.Join(tc.steps, ", ") {
+				t.Errorf("steps:\n got %s\nwant %s", got, strings.Join(tc.steps, ", "))
+			}
+			if got := strings.Join(errKinds(err), ""); got != tc.err {
+				t.Errorf("error %q (%v), want %q", got, err, tc.err)
+			}
+			if got := errKinds(out.Problems...); !slices.Equal(got, tc.problems) {
+				t.Errorf("problems %v, want %v", got, tc.problems)
+			}
+			for _, p := range out.Problems {
+				if de := (*SecretDeleteError)(nil); errors.As(p, &de) && !de.Fatal {
+					t.Errorf("a Variable left on destroy must fail it: %+v", de)
+				}
+			}
+		})
+	}
+}
