@@ -217,7 +217,7 @@ func TestInstanceCreate(t *testing.T) {
 					t.Errorf("deployment %+v", out.Deployment)
 				}
 			}},
-		"no wait": {in: InstanceWrite{Want: webSpec(1)}, steps: []string{"register 1@0"}, written: true},
+		"no wait":                {in: InstanceWrite{Want: webSpec(1)}, steps: []string{"register 1@0"}, written: true},
 		"charged before the job": {in: charged, steps: []string{"get-job", "charge", "sync", "register 1@0", "wait-rollout"}, written: true},
 		"a job of that name: nothing written": {in: charged, nomad: fakeInstanceNomad{job: existing},
 			steps: []string{"get-job"}, err: "*workflow.JobExistsError"},
@@ -363,7 +363,11 @@ func TestInstanceUpdate(t *testing.T) {
 		"answer lost: the charges stay moved": {in: moved(bigger),
 			nomad: fakeInstanceNomad{job: live, fail: map[string]error{"register": &nomadclient.UncertainWriteError{Err: errNomad}}},
 			steps: []string{"get-job", "charge", "sync", "uncharge", "sync", "register 2@7"}, err: "*workflow.WriteError"},
-		"scale refused: the charge restored": {in: func() InstanceWrite { in := updateOf(had, webSpec(3)); in.Reservation, in.HadReservation = testReservation, testReservation; return in }(),
+		"scale refused: the charge restored": {in: func() InstanceWrite {
+			in := updateOf(had, webSpec(3))
+			in.Reservation, in.HadReservation = testReservation, testReservation
+			return in
+		}(),
 			nomad: fakeInstanceNomad{job: live, fail: map[string]error{"scale": refused}},
 			steps: []string{"get-job", "charge", "sync", "active-deployment", "scale 3@7", "charge", "sync"}, err: "*workflow.WriteError"},
 		"promoted": {in: promote, nomad: fakeInstanceNomad{job: live, promoted: &nomadclient.Deployment{ID: "d3", Status: "successful"}},
