@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -22,15 +21,6 @@ import (
 // writeOutcomeUnknown reports whether a failed write may still have been
 // carried out (see nomadclient.OutcomeUnknown).
 func writeOutcomeUnknown(err error) bool { return nomadclient.OutcomeUnknown(err) }
-
-// volumeNameTakenOnNode reports Nomad's refusal to create a volume whose
-// name a volume on the node already has, while the servers list none:
-// Nomad creates a volume on the node before it records it, so an agent
-// crash in between leaves one behind that the servers never learn about.
-// Nothing was created by the refused request.
-func volumeNameTakenOnNode(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "volume name already exists on this node")
-}
 
 // addUncertainWriteError reports a create whose outcome is unknown as one
 // diagnostic that says what berth does about it.

@@ -64,17 +64,3 @@ func TestWriteOutcomeUnknown(t *testing.T) {
 		}
 	}
 }
-
-func TestVolumeNameTakenOnNode(t *testing.T) {
-	// What Nomad 1.10 answers when the node still holds a volume by that
-	// name that the servers do not know.
-	taken := statusBodyErr(t, 500, "HostVolume.Create error: volume name already exists on this node")
-	if !volumeNameTakenOnNode(taken) {
-		t.Errorf("not recognized: %v", taken)
-	}
-	for _, err := range []error{nil, statusErr(t, 500), errors.New("volume name already exists")} {
-		if volumeNameTakenOnNode(err) {
-			t.Errorf("%v recognized as a name taken on the node", err)
-		}
-	}
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/units"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
 var (
@@ -165,71 +166,29 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	if plan.Namespace.IsUnknown() || plan.Namespace.ValueString() == "" {
 		plan.Namespace = types.StringValue(r.data.Nomad.Namespace())
 	}
-	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	nomad := r.data.Nomad
-	existing, err := nomad.VolumesNamed(ctx, ns, name)
-	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not check for an existing volume", err)
+	in, ok := r.writeInput(ctx, plan, nil, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	if len(existing) > 0 {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Volume already exists",
-			fmt.Sprintf("Namespace %q already has a host volume named %q (ID %s on node %s). To manage it here, import it: "+
-				"terraform import <address> %s", ns, name, existing[0].ID, existing[0].NodeID, existing[0].ID))
-		return
-	}
-	req2 := plan.toVolume(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !plan.NodeReservation.IsNull() {
-		node, _, err := nomadclient.ParseNodeReservationID(plan.NodeReservation.ValueString())
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("node_reservation"), "Invalid node reservation ID", err.Error())
-			return
+	out, err := r.volumes().Create(ctx, in)
+	ec := volumeErrors("Could not place the volume into its node reservation")
+	if addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		addWorkflowError(&resp.Diagnostics, ec, err)
+		if nomadclient.OutcomeUnknown(err) {
+			// The volume may exist under an ID berth never learnt: keep it
+			// (tainted, no ID) with its charge; Read finds it by name.
+			setStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
 		}
-		req2.NodeID = node
-		if err := chargeAndHold(ctx, r.data, plan.NodeReservation.ValueString(), nomadclient.VolumeConsumer(ns, name),
-			capacity.Resources{DiskMB: volumeDiskMB(plan)}, &resp.Diagnostics); err != nil {
-			addChargeError(&resp.Diagnostics, "Could not place the volume into its node reservation", volumeBudgetFix, err)
-			return
-		}
-	}
-	created, warnings, err := nomad.CreateVolume(ctx, req2)
-	if volumeNameTakenOnNode(err) {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Volume name taken on the node",
-			fmt.Sprintf("Nomad said: %v. The servers list no volume %q, but the node already holds one by that name: it is "+
-				"left over from a volume creation interrupted by an agent crash (Nomad creates a volume on the node before "+
-				"the servers record it). Nomad's API cannot remove it. Give this volume another name, or remove the "+
-				"leftover on the node (its directory and its entry in the client's state) and apply again.", err, name))
-		r.uncharge(cleanupContext(ctx), plan, &resp.Diagnostics)
 		return
 	}
-	if writeOutcomeUnknown(err) {
-		// The volume may exist under an ID berth never learnt: keep it
-		// (tainted, no ID) with its charge; Read finds it by name.
-		addUncertainWriteError(&resp.Diagnostics, "Could not create the volume", "volume", err)
-		setStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
-		return
-	}
-	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not create the volume", err)
-		r.uncharge(cleanupContext(ctx), plan, &resp.Diagnostics)
-		return
-	}
-	if warnings != "" {
-		resp.Diagnostics.AddWarning("Nomad warnings", warnings)
-	}
-	tflog.Info(ctx, "Created host volume", map[string]any{"id": created.ID, "name": name})
 	// From here on the volume exists: state always records it, so a volume
 	// that never becomes ready is tainted rather than orphaned.
-	vol, waitErr := nomad.WaitVolumeReady(ctx, ns, created.ID)
-	vol = r.readBack(ctx, waitErr, ns, created.ID, vol, created, &plan, &resp.Diagnostics)
+	vol := r.readBack(ctx, out.WaitErr, in.Volume.Namespace, out.Written.ID, out.Ready, out.Written, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if waitErr != nil {
+	if out.WaitErr != nil {
 		resp.Diagnostics.AddError("Volume did not become ready",
 			fmt.Sprintf("Host volume %s (%q) was created but is %s: %v. Check the node's plugin with `nomad volume status -type host %s`; "+
-				"the volume is kept in state as tainted and will be replaced on the next apply.", vol.ID, name, vol.State, waitErr, vol.ID))
+				"the volume is kept in state as tainted and will be replaced on the next apply.", vol.ID, vol.Name, vol.State, out.WaitErr, vol.ID))
 	}
 }
 
@@ -260,8 +219,9 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer volumeIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	ctx = r.data.Nomad.MaskSecrets(ctx)
-	var plan volumeModel
+	var plan, state volumeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -269,51 +229,21 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	nomad := r.data.Nomad
-	want := plan.toVolume(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	in, ok := r.writeInput(ctx, plan, &state, &resp.Diagnostics)
+	if checkNoShrink(plan, state, &resp.Diagnostics); !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	// A new capacity is charged to the node reservation before the volume
-	// grows, and the old charge restored if the update fails.
-	var state volumeModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if checkNoShrink(plan, state, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	out, err := r.volumes().Update(ctx, in)
+	ec := volumeErrors("The new capacity does not fit the volume's node reservation")
+	ec.updating = true
+	if addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		addWorkflowError(&resp.Diagnostics, ec, err)
 		return
 	}
-	recharged := false
-	if !plan.NodeReservation.IsNull() && volumeDiskMB(plan) != volumeDiskMB(state) {
-		if err := chargeAndHold(ctx, r.data, plan.NodeReservation.ValueString(),
-			nomadclient.VolumeConsumer(want.Namespace, want.Name), capacity.Resources{DiskMB: volumeDiskMB(plan)}, &resp.Diagnostics); err != nil {
-			addChargeError(&resp.Diagnostics, "The new capacity does not fit the volume's node reservation", volumeBudgetFix, err)
-			return
-		}
-		recharged = true
-	}
-	// Only capacity and parameters change in place; everything else is
-	// either unchanged or forces replacement, so sending the whole request
-	// with the ID updates exactly those.
-	updated, warnings, err := nomad.CreateVolume(ctx, want)
-	if writeOutcomeUnknown(err) && (!recharged || r.resizedTo(cleanupContext(ctx), want)) {
-		// Nomad may have resized it (or did): keep the new charge.
-		addUncertainUpdateError(&resp.Diagnostics, "Could not update the volume", "volume", err)
-		return
-	}
-	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not update the volume", err)
-		if recharged {
-			r.restoreCharge(cleanupContext(ctx), plan, state, &resp.Diagnostics)
-		}
-		return
-	}
-	if warnings != "" {
-		resp.Diagnostics.AddWarning("Nomad warnings", warnings)
-	}
-	vol, waitErr := nomad.WaitVolumeReady(ctx, want.Namespace, want.ID)
-	r.readBack(ctx, waitErr, want.Namespace, want.ID, vol, updated, &plan, &resp.Diagnostics)
+	r.readBack(ctx, out.WaitErr, in.Volume.Namespace, in.Volume.ID, out.Ready, out.Written, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if waitErr != nil {
-		addNomadError(&resp.Diagnostics, "The volume did not become ready after the update", waitErr)
+	if out.WaitErr != nil {
+		addNomadError(&resp.Diagnostics, "The volume did not become ready after the update", out.WaitErr)
 	}
 }
 
@@ -328,34 +258,12 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	nomad := r.data.Nomad
-	v, err := r.lookup(ctx, state)
-	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not read the volume", err)
-		return
+	out, err := r.volumes().Delete(ctx, workflow.VolumeDelete{Namespace: state.Namespace.ValueString(), ID: state.ID.ValueString(),
+		Name: state.Name.ValueString(), Reservation: state.NodeReservation.ValueString(), Force: state.ForceDestroy.ValueBool()})
+	ec := volumeErrors("")
+	if addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		addWorkflowError(&resp.Diagnostics, ec, err)
 	}
-	if v == nil {
-		r.uncharge(ctx, state, &resp.Diagnostics)
-		return
-	}
-	ns, id := state.Namespace.ValueString(), v.ID
-	force := state.ForceDestroy.ValueBool()
-	if users := v.LiveAllocations(); len(users) > 0 && !force {
-		resp.Diagnostics.AddError("Volume is in use",
-			fmt.Sprintf("Host volume %q (%s) is used by %s. Stop them first (remove or stop the instances that mount it, "+
-				"e.g. `nomad job stop <job>`), then destroy again; or set force_destroy = true where Nomad allows it.",
-				v.Name, v.ID, volume.DescribeAllocations(users)))
-		return
-	}
-	if err := nomad.DeleteVolume(ctx, ns, id, force); err != nil {
-		addNomadError(&resp.Diagnostics, "Could not delete the volume", err)
-		return
-	}
-	if err := nomad.WaitVolumeGone(ctx, ns, id); err != nil {
-		addNomadError(&resp.Diagnostics, "The volume was not deleted", err)
-		return
-	}
-	r.uncharge(ctx, state, &resp.Diagnostics)
 }
 
 // lookup reads the volume state refers to: by ID, or by name when a create
@@ -375,10 +283,6 @@ func (r *volumeResource) record(ctx context.Context, v *volume.Volume, m *volume
 		addNomadError(diags, "Could not read the volume's node", err)
 	}
 	m.fromVolume(ctx, v, name, diags)
-}
-
-func (r *volumeResource) uncharge(ctx context.Context, m volumeModel, diags *diag.Diagnostics) {
-	releaseCharge(ctx, r.data, m.NodeReservation, "volume", nomadclient.VolumeConsumer(m.Namespace.ValueString(), m.Name.ValueString()), diags)
 }
 
 var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)

@@ -5,38 +5,46 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
-// restoreCharge puts the volume's charge on its node reservation back to
-// what state says after a failed update, and says so when it cannot.
-func (r *volumeResource) restoreCharge(ctx context.Context, plan, state volumeModel, diags *diag.Diagnostics) {
-	res := plan.NodeReservation.ValueString()
-	err := chargeAndHold(ctx, r.data, res,
-		nomadclient.VolumeConsumer(plan.Namespace.ValueString(), plan.Name.ValueString()), capacity.Resources{DiskMB: volumeDiskMB(state)}, diags)
-	if err != nil {
-		addNodeReservationError(diags, "Could not restore the volume's charge on its node reservation",
-			fmt.Errorf("%w. Node reservation %s still charges the volume %d MiB (the new capacity) instead of %d MiB. "+
-				"Apply the same configuration again to finish the update, which keeps the charge right",
-				err, res, volumeDiskMB(plan), volumeDiskMB(state)))
-	}
+// volumes is berth_volume's workflow.
+func (r *volumeResource) volumes() workflow.Volumes {
+	return workflow.NewVolumes(r.data.Nomad, r.data.LedgerNamespace)
 }
 
-// resizedTo reports whether the volume in Nomad already asks for the
-// capacity in want, after an update whose answer did not come back. When
-// the volume cannot be read either, nobody knows, and it says true: the
-// new charge is kept, since the next apply of the same configuration
-// finishes the update.
-func (r *volumeResource) resizedTo(ctx context.Context, want *volume.Volume) bool {
-	v, err := r.data.Nomad.GetVolume(ctx, want.Namespace, want.ID)
-	if err != nil || v == nil {
-		return true
+// volumeErrors is how the volume workflow's errors read; chargeSummary
+// names a refused charge.
+func volumeErrors(chargeSummary string) errorContext {
+	return errorContext{object: "volume", chargeSummary: chargeSummary, chargeFix: volumeBudgetFix}
+}
+
+// writeInput converts the plan (and state, for an update) into the
+// workflow's input: a volume placed into a node reservation is pinned to
+// its node.
+func (r *volumeResource) writeInput(ctx context.Context, plan volumeModel, state *volumeModel, diags *diag.Diagnostics) (workflow.VolumeWrite, bool) {
+	in := workflow.VolumeWrite{Volume: plan.toVolume(ctx, diags), Reservation: plan.NodeReservation.ValueString(), DiskMB: volumeDiskMB(plan)}
+	if diags.HasError() {
+		return in, false
 	}
-	return volume.SameCapacity(v, want)
+	if state != nil {
+		in.HadDiskMB = volumeDiskMB(*state)
+		return in, true
+	}
+	if in.Reservation != "" {
+		node, _, err := nomadclient.ParseNodeReservationID(in.Reservation)
+		if err != nil {
+			diags.AddAttributeError(path.Root("node_reservation"), "Invalid node reservation ID", err.Error())
+			return in, false
+		}
+		in.Volume.NodeID = node
+	}
+	return in, true
 }
 
 // readBack records the volume into m after a create or update. The wait

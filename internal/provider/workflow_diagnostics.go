@@ -41,6 +41,9 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 		changedErr *workflow.JobChangedError
 		secretErr  *workflow.SecretError
 		dropErr    *workflow.SecretDeleteError
+		volExists  *workflow.VolumeExistsError
+		nameTaken  *workflow.VolumeNameTakenOnNodeError
+		inUse      *workflow.VolumeInUseError
 	)
 	switch {
 	case errors.As(err, &chargeErr):
@@ -78,6 +81,21 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 		} else {
 			diags.AddWarning(summary, detail)
 		}
+	case errors.As(err, &volExists):
+		diags.AddAttributeError(path.Root("name"), "Volume already exists",
+			fmt.Sprintf("Namespace %q already has a host volume named %q (ID %s on node %s). To manage it here, import it: "+
+				"terraform import <address> %s", volExists.Namespace, volExists.Name, volExists.ID, volExists.NodeID, volExists.ID))
+	case errors.As(err, &nameTaken):
+		diags.AddAttributeError(path.Root("name"), "Volume name taken on the node",
+			fmt.Sprintf("Nomad said: %v. The servers list no volume %q, but the node already holds one by that name: it is "+
+				"left over from a volume creation interrupted by an agent crash (Nomad creates a volume on the node before "+
+				"the servers record it). Nomad's API cannot remove it. Give this volume another name, or remove the "+
+				"leftover on the node (its directory and its entry in the client's state) and apply again.", nameTaken.Err, nameTaken.Name))
+	case errors.As(err, &inUse):
+		diags.AddError("Volume is in use",
+			fmt.Sprintf("Host volume %q (%s) is used by %s. Stop them first (remove or stop the instances that mount it, "+
+				"e.g. `nomad job stop <job>`), then destroy again; or set force_destroy = true where Nomad allows it.",
+				inUse.Name, inUse.ID, inUse.Users))
 	case errors.As(err, &nomadErr):
 		addNomadError(diags, nomadErr.Summary, nomadErr.Err)
 	default:

@@ -26,11 +26,16 @@ type fakeLedger struct {
 	chargedAmount        capacity.Resources
 	syncFailsOnlyOnce    bool
 	syncCalls, waitCalls int
+	// failCharge fails only that call of Charge (1 is the first).
+	failCharge, chargeCalls int
 }
 
 func (f *fakeLedger) Charge(_ context.Context, ns, res, consumer string, amount capacity.Resources) error {
 	f.steps = append(f.steps, "charge")
 	f.chargedAmount = amount
+	if f.chargeCalls++; f.chargeCalls == f.failCharge {
+		return errNomad
+	}
 	return f.chargeErr
 }
 
