@@ -85,7 +85,9 @@ func (e *VolumeNameTakenOnNodeError) Unwrap() error { return e.Err }
 // VolumeInUseError refuses to delete a volume live allocations use.
 type VolumeInUseError struct{ Name, ID, Users string }
 
-func (e *VolumeInUseError) Error() string { return fmt.Sprintf("host volume %q is used by %s", e.Name, e.Users) }
+func (e *VolumeInUseError) Error() string {
+	return fmt.Sprintf("host volume %q is used by %s", e.Name, e.Users)
+}
 
 func (o *VolumeOutcome) warn(ws ...Warning) { o.Warnings = append(o.Warnings, ws...) }
 
