@@ -33,6 +33,15 @@ func InstanceJob(spec instance.Spec, count int, index uint64) *Job {
 	return jobOf(j)
 }
 
+// LeaseJob is the job Nomad holds once l is registered (timer task run by
+// driver, at now) at modify index index, as GetJob returns it; for the
+// same tests as InstanceJob.
+func LeaseJob(l lease.Lease, driver string, now time.Time, index uint64) *Job {
+	j := lease.BuildJob(l, driver, now)
+	j.JobModifyIndex = &index
+	return jobOf(j)
+}
+
 // ID is the job's ID.
 func (j *Job) ID() string { return deref(j.job.ID) }
 

@@ -13,10 +13,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
 var (
@@ -125,75 +125,38 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if l = r.sign(l, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	nomad := r.data.Nomad
-	if existing, err := nomad.GetJob(ctx, l.Namespace, l.Name); err != nil {
-		addNomadError(&resp.Diagnostics, "Could not check for an existing job", err)
-		return
-	} else if existing != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Job already exists",
-			fmt.Sprintf("Nomad already has a job %q in namespace %q. Choose another name, or import it: terraform import <address> %s/%s",
-				l.Name, l.Namespace, l.Namespace, l.Name))
-		return
+	in := workflow.LeaseWrite{Lease: l, Reservation: plan.NodeReservation.ValueString(), Now: now,
+		Wait: plan.WaitForRunning.IsNull() || plan.WaitForRunning.ValueBool(), Record: r.recorder(ctx, &plan, l, now, &resp.Diagnostics)}
+	out, err := r.leases().Create(ctx, in)
+	ec := leaseErrors()
+	if addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		addWorkflowError(&resp.Diagnostics, ec, err)
 	}
-	consumer := leaseConsumer(l)
-	if !plan.NodeReservation.IsNull() {
-		if err := chargeAndHold(ctx, r.data, plan.NodeReservation.ValueString(), consumer, l.Footprint(), &resp.Diagnostics); err != nil {
-			addChargeError(&resp.Diagnostics, "Could not place the lease into its node reservation", leaseBudgetFix, err)
-			return
-		}
+	if out.Written {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
-	res, err := nomad.RegisterLease(ctx, l, r.data.LeaseDriver, now, 0)
-	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not register the lease", err)
-		r.recordLostRegistration(cleanupContext(ctx), &plan, l, now, consumer, resp)
-		return
-	}
-	tflog.Info(ctx, "Registered lease", map[string]any{"job": l.Name, "namespace": l.Namespace,
-		"expires_at": l.ExpiresAt().Format(time.RFC3339), "job_modify_index": res.JobModifyIndex})
-	// The job exists from here on: always record it, so a lease that
-	// failed to start (or whose wait timed out) is tainted, never orphaned.
-	plan.recordRegistered(ctx, l, res.JobModifyIndex, now, &resp.Diagnostics)
-	var runErr error
-	if plan.WaitForRunning.IsNull() || plan.WaitForRunning.ValueBool() {
-		runErr = nomad.WaitTaskRunning(ctx, l.Namespace, l.Name, res.EvalID, lease.WorkloadTask)
-	}
-	// ctx may have expired while waiting: read back with a fresh deadline.
-	if r.readBack(ctx, &plan, &resp.Diagnostics) == objectGone {
-		resp.Diagnostics.AddError("Lease job vanished",
-			fmt.Sprintf("Job %q in namespace %q was registered but is gone from Nomad: something deleted it during the apply. "+
-				"Run terraform apply again to create the lease.", l.Name, l.Namespace))
-		r.uncharge(cleanupContext(ctx), plan, consumer, &resp.Diagnostics)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if runErr != nil {
-		addRolloutError(&resp.Diagnostics, "The lease's workload did not start", l.Name, runErr)
+	if out.RunErr != nil {
+		addRolloutError(&resp.Diagnostics, "The lease's workload did not start", l.Name, out.RunErr)
 	}
 }
 
-// recordLostRegistration runs after a failed registration, which may still
-// have happened (a deadline passed or the reply was lost): a lease Nomad
-// holds is recorded (tainted, by the error already reported), so it is
-// never orphaned; otherwise its charge is released.
-func (r *leaseResource) recordLostRegistration(ctx context.Context, plan *leaseModel, l lease.Lease, now time.Time,
-	consumer string, resp *resource.CreateResponse) {
-	job, err := r.data.Nomad.GetJob(ctx, l.Namespace, l.Name)
-	switch {
-	case err != nil:
-		resp.Diagnostics.AddError("Could not tell whether the lease was registered",
-			fmt.Sprintf("Reading job %q in namespace %q after the failed registration failed too: %v. If Nomad holds the job, "+
-				"import it (terraform import <address> %s/%s) or stop it; its charge on a node reservation, if any, was kept.",
-				l.Name, l.Namespace, err, l.Namespace, l.Name))
-	case job != nil && job.IsLeaseJobOf(l):
-		tflog.Warn(ctx, "Lease registered although the request failed", map[string]any{"job": l.Name, "namespace": l.Namespace})
-		plan.recordRegistered(ctx, l, job.ModifyIndex(), now, &resp.Diagnostics)
-		if r.refresh(ctx, plan, &resp.Diagnostics) != objectGone {
-			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-			return
-		}
-		r.uncharge(ctx, *plan, consumer, &resp.Diagnostics) // deleted again meanwhile
-	default:
-		r.uncharge(ctx, *plan, consumer, &resp.Diagnostics)
+// leases is the lease workflow.
+func (r *leaseResource) leases() workflow.Leases {
+	return workflow.NewLeases(r.data.Nomad, r.data.LedgerNamespace, r.data.LeaseDriver)
+}
+
+// leaseErrors is how the lease workflow's errors read.
+func leaseErrors() errorContext {
+	return errorContext{object: "lease", chargeSummary: "Could not place the lease into its node reservation", chargeFix: leaseBudgetFix}
+}
+
+// recorder records a registered lease job into m and reads it back (with
+// a fresh deadline: ctx may have expired while waiting); false when the
+// job is gone from Nomad.
+func (r *leaseResource) recorder(ctx context.Context, m *leaseModel, l lease.Lease, now time.Time, diags *diag.Diagnostics) func(context.Context, uint64) bool {
+	return func(_ context.Context, index uint64) bool {
+		m.recordRegistered(ctx, l, index, now, diags)
+		return r.readBack(ctx, m, diags) != objectGone
 	}
 }
 
@@ -209,12 +172,6 @@ func (r *leaseResource) sign(l lease.Lease, diags *diag.Diagnostics) lease.Lease
 		diags.AddError("Could not sign the lease", err.Error())
 	}
 	return signed
-}
-
-func leaseConsumer(l lease.Lease) string { return nomadclient.LeaseConsumer(l.Namespace, l.Name) }
-
-func (r *leaseResource) uncharge(ctx context.Context, m leaseModel, consumer string, diags *diag.Diagnostics) {
-	releaseCharge(ctx, r.data, m.NodeReservation, "lease", consumer, diags)
 }
 
 func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -279,66 +236,24 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if l = r.sign(l, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	index, ok := r.checkUnchanged(ctx, state, &resp.Diagnostics)
-	if !ok {
+	had := state.toLease(ctx, r.data.Nomad.Namespace(), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	res, err := r.data.Nomad.RegisterLease(ctx, l, r.data.LeaseDriver, now, index)
+	in := workflow.LeaseWrite{Lease: l, Had: had, Now: now, Index: uint64(state.JobModifyIndex.ValueInt64()),
+		Record: r.recorder(ctx, &plan, l, now, &resp.Diagnostics)}
+	out, err := r.leases().Update(ctx, in)
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not update the lease", err)
-		// The write may or may not have happened (a timeout, a lost
-		// reply): record what Nomad holds now.
+		addWorkflowError(&resp.Diagnostics, leaseErrors(), err)
+	}
+	switch {
+	case out.Written:
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	case out.Unsettled:
 		if r.refresh(cleanupContext(ctx), &state, &resp.Diagnostics) != objectGone {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		}
-		return
 	}
-	plan.recordRegistered(ctx, l, res.JobModifyIndex, now, &resp.Diagnostics)
-	if r.readBack(ctx, &plan, &resp.Diagnostics) == objectGone {
-		resp.Diagnostics.AddError("Lease job vanished",
-			fmt.Sprintf("Job %q in namespace %q was updated but is gone from Nomad: something deleted it during the apply. "+
-				"Run terraform apply again to create the lease.", l.Name, l.Namespace))
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// checkUnchanged reads the lease job and returns the modify index to
-// register against. A job modified since the last refresh (its index is
-// not the one in state) is only accepted when nothing of the lease
-// differs, like berth_instance; otherwise the apply fails rather than
-// overwriting and re-signing a change made after the plan.
-func (r *leaseResource) checkUnchanged(ctx context.Context, state leaseModel, diags *diag.Diagnostics) (uint64, bool) {
-	had := state.toLease(ctx, r.data.Nomad.Namespace(), diags)
-	if diags.HasError() {
-		return 0, false
-	}
-	job, err := r.data.Nomad.GetJob(ctx, had.Namespace, had.Name)
-	if err != nil {
-		addNomadError(diags, "Could not read the lease", err)
-		return 0, false
-	}
-	if job == nil {
-		diags.AddError("Lease job is gone", fmt.Sprintf("Job %q in namespace %q was deleted from Nomad during the apply. "+
-			"Run terraform apply again to create the lease.", had.Name, had.Namespace))
-		return 0, false
-	}
-	index := job.ModifyIndex()
-	if !state.JobModifyIndex.IsNull() && index == uint64(state.JobModifyIndex.ValueInt64()) {
-		return index, true
-	}
-	var changed []string
-	if live, err := job.Lease(); err != nil {
-		changed = []string{err.Error()}
-	} else {
-		changed = lease.Diff(had, live)
-	}
-	if len(changed) == 0 {
-		return index, true
-	}
-	diags.AddError("Job changed in Nomad since the last refresh",
-		fmt.Sprintf("Lease %q was modified outside Terraform after the plan was made (modify index %d, expected %d):\n  - %s\n"+
-			"Run terraform plan again to see the drift, then apply.", had.Name, index, state.JobModifyIndex.ValueInt64(), strings.Join(changed, "\n  - ")))
-	return 0, false
 }
 
 func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -352,11 +267,9 @@ func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	err := handBack(ctx, r.data, state.NodeReservation, "lease", nomadclient.LeaseConsumer(ns, name),
-		func(ctx context.Context) error { return r.data.Nomad.RemoveJob(ctx, ns, name, true) }, &resp.Diagnostics)
-	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not delete the lease", err)
+	out, err := r.leases().Delete(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.NodeReservation.ValueString())
+	if addOutcome(&resp.Diagnostics, leaseErrors(), out.Warnings, out.Problems); err != nil {
+		addWorkflowError(&resp.Diagnostics, leaseErrors(), err)
 	}
 }
 

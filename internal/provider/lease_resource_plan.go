@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -123,5 +124,5 @@ func (r *leaseResource) checkBudget(ctx context.Context, resp *resource.ModifyPl
 	if quiet.HasError() {
 		return
 	}
-	checkReservationBudget(ctx, r.data, plan.NodeReservation, leaseConsumer(l), l.Footprint(), leaseBudgetFix, diags)
+	checkReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.LeaseConsumer(l.Namespace, l.Name), l.Footprint(), leaseBudgetFix, diags)
 }

@@ -44,6 +44,8 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 		volExists  *workflow.VolumeExistsError
 		nameTaken  *workflow.VolumeNameTakenOnNodeError
 		inUse      *workflow.VolumeInUseError
+		vanished   *workflow.LeaseVanishedError
+		unknownReg *workflow.RegistrationUnknownError
 	)
 	switch {
 	case errors.As(err, &chargeErr):
@@ -58,14 +60,25 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 		ec.writeRefused(diags, writeErr)
 	case errors.As(err, &writeErr):
 		addNomadError(diags, writeErr.Summary, writeErr.Err)
+	case errors.As(err, &existsErr) && ec.object == "lease":
+		diags.AddAttributeError(path.Root("name"), "Job already exists",
+			fmt.Sprintf("Nomad already has a job %q in namespace %q. Choose another name, or import it: terraform import <address> %s/%s",
+				existsErr.Name, existsErr.Namespace, existsErr.Namespace, existsErr.Name))
 	case errors.As(err, &existsErr):
 		addJobExistsError(diags, existsErr.Namespace, existsErr.Name, existsErr.Berth)
+	case errors.As(err, &goneErr) && ec.object == "lease":
+		diags.AddError("Lease job is gone", fmt.Sprintf("Job %q in namespace %q was deleted from Nomad during the apply. "+
+			"Run terraform apply again to create the lease.", goneErr.Name, goneErr.Namespace))
 	case errors.As(err, &goneErr):
 		diags.AddError("Job is gone", fmt.Sprintf("Job %q was deleted from Nomad during the apply. Run terraform apply again to recreate it.", goneErr.Name))
 	case errors.As(err, &changedErr):
+		what := "Job"
+		if ec.object == "lease" {
+			what = "Lease"
+		}
 		diags.AddError("Job changed in Nomad since the last refresh",
-			fmt.Sprintf("Job %q was modified outside Terraform after the plan was made (modify index %d, expected %d):\n  - %s\n"+
-				"Run terraform plan again to see the drift, then apply.", changedErr.Name, changedErr.Index, changedErr.Expected,
+			fmt.Sprintf("%s %q was modified outside Terraform after the plan was made (modify index %d, expected %d):\n  - %s\n"+
+				"Run terraform plan again to see the drift, then apply.", what, changedErr.Name, changedErr.Index, changedErr.Expected,
 				strings.Join(changedErr.Changed, "\n  - ")))
 	case errors.As(err, &secretErr) && secretErr.Missing:
 		diags.AddAttributeError(path.Root("services").AtMapKey(secretErr.Service).AtName("secret_env_wo"), "Missing secret_env_wo",
@@ -96,6 +109,15 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 			fmt.Sprintf("Host volume %q (%s) is used by %s. Stop them first (remove or stop the instances that mount it, "+
 				"e.g. `nomad job stop <job>`), then destroy again; or set force_destroy = true where Nomad allows it.",
 				inUse.Name, inUse.ID, inUse.Users))
+	case errors.As(err, &vanished):
+		diags.AddError("Lease job vanished",
+			fmt.Sprintf("Job %q in namespace %q was %s but is gone from Nomad: something deleted it during the apply. "+
+				"Run terraform apply again to create the lease.", vanished.Name, vanished.Namespace, vanished.Verb))
+	case errors.As(err, &unknownReg):
+		diags.AddError("Could not tell whether the lease was registered",
+			fmt.Sprintf("Reading job %q in namespace %q after the failed registration failed too: %v. If Nomad holds the job, "+
+				"import it (terraform import <address> %s/%s) or stop it; its charge on a node reservation, if any, was kept.",
+				unknownReg.Name, unknownReg.Namespace, unknownReg.Err, unknownReg.Namespace, unknownReg.Name))
 	case errors.As(err, &nomadErr):
 		addNomadError(diags, nomadErr.Summary, nomadErr.Err)
 	default:

@@ -89,6 +89,23 @@ func (c Charges) HandBack(ctx context.Context, reservation, consumer string, rem
 	return c.WaitHandedBack(ctx, reservation, st), nil, nil
 }
 
+// Remove removes a consumer (kind names it in errors) with remove, and
+// when it is placed into a node reservation ("" none) hands its room back
+// without a gap (HandBack). A release that fails is a problem beside the
+// removal; the error is remove's.
+func (c Charges) Remove(ctx context.Context, reservation, kind, consumer string, remove func(context.Context) error) (
+	[]Warning, []error, error) {
+	if reservation == "" {
+		return nil, nil, remove(ctx)
+	}
+	warnings, releaseErr, removeErr := c.HandBack(ctx, reservation, consumer, remove)
+	var problems []error
+	if releaseErr != nil {
+		problems = append(problems, &ReleaseError{"Could not release the " + kind + "'s charge on its node reservation", releaseErr})
+	}
+	return warnings, problems, removeErr
+}
+
 // ReleaseForMove releases the charge of consumer (an instance, volume or
 // lease, named by kind in the warning) on the reservation it leaves and
 // grows that reservation's hold. It returns the hold to wait for once

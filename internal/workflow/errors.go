@@ -61,7 +61,7 @@ func (e *JobExistsError) Error() string {
 }
 
 // JobGoneError: the job was deleted from Nomad between plan and apply.
-type JobGoneError struct{ Name string }
+type JobGoneError struct{ Namespace, Name string }
 
 func (e *JobGoneError) Error() string { return fmt.Sprintf("job %q is gone", e.Name) }
 

@@ -194,17 +194,7 @@ func (w Instances) Delete(ctx context.Context, in InstanceDelete) (InstanceOutco
 	var out InstanceOutcome
 	remove := func(ctx context.Context) error { return w.Nomad.RemoveJob(ctx, in.Namespace, in.Name, in.Purge) }
 	var err error
-	if in.Reservation == "" {
-		err = remove(ctx)
-	} else {
-		var ws []Warning
-		var releaseErr error
-		ws, releaseErr, err = w.Charges.HandBack(ctx, in.Reservation, nomadclient.InstanceConsumer(in.Namespace, in.Name), remove)
-		if releaseErr != nil {
-			out.Problems = append(out.Problems, &ReleaseError{"Could not release the instance's charge on its node reservation", releaseErr})
-		}
-		out.warn(ws...)
-	}
+	out.Warnings, out.Problems, err = w.Charges.Remove(ctx, in.Reservation, "instance", nomadclient.InstanceConsumer(in.Namespace, in.Name), remove)
 	if err != nil {
 		return out, &NomadError{"Could not delete the job", err}
 	}

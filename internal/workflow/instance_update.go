@@ -28,7 +28,7 @@ func (w Instances) Update(ctx context.Context, in InstanceWrite) (InstanceOutcom
 		return w.rerunCollected(ctx, in)
 	}
 	if job == nil {
-		return out, &JobGoneError{Name: want.Name}
+		return out, &JobGoneError{Namespace: want.Namespace, Name: want.Name}
 	}
 	index := job.ModifyIndex()
 	live, unmanaged := job.InstanceSpec()
