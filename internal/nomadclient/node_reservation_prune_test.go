@@ -102,7 +102,7 @@ func TestResizeDropsVanishedConsumers(t *testing.T) {
 	f, v := reserveFixture(t)
 	consumersExist(f, false, true)
 	req := NodeReservationRequest{Name: "zeta", NodeID: testNodeID, Request: res(100, 100, 500), Annotations: map[string]string{"team": "data"}}
-	if _, err := f.client().ReserveNode(context.Background(), ledgerNS, req); err != nil {
+	if err := f.client().ReserveOn(context.Background(), ledgerNS, testNodeID, req); err != nil {
 		t.Fatalf("resize below the vanished job's charge: %v", err)
 	}
 	items, _, writes, _ := v.snapshot()

@@ -114,36 +114,11 @@ func nodeStateOf(n *api.Node, allocs []*api.AllocationListStub, l ledger.Ledger)
 	return ledger.NodeState{ID: n.ID, Name: n.Name, Allocatable: c.Allocatable(), Allocated: allocatedOutside(allocs, l)}
 }
 
-// ReserveNode creates or resizes a node reservation under check-and-set and returns
-// the node it is on. Without a node it schedules one; if the chosen node's
-// ledger changed under it and the request no longer fits, it chooses again.
-func (c *Client) ReserveNode(ctx context.Context, ns string, req NodeReservationRequest) (string, error) {
-	if req.NodeID != "" {
-		return req.NodeID, c.reserveOn(ctx, ns, req.NodeID, req)
-	}
-	const rounds = 5
-	var lastErr error
-	for round := 0; round < rounds; round++ {
-		cands, err := c.candidates(ctx, ns, req.Placement)
-		if err != nil {
-			return "", err
-		}
-		nodeID, err := ledger.Pick(cands, req.Request, req.Placement.Strategy)
-		if err != nil {
-			return "", err
-		}
-		err = c.reserveOn(ctx, ns, nodeID, req)
-		var notEnough *ledger.NotEnoughError
-		if errors.As(err, &notEnough) {
-			lastErr = err // someone took the room first: choose again
-			continue
-		}
-		return nodeID, err
-	}
-	return "", fmt.Errorf("could not place the reservation after %d rounds of scheduling: %w", rounds, lastErr)
-}
-
-func (c *Client) reserveOn(ctx context.Context, ns, nodeID string, req NodeReservationRequest) error {
+// ReserveOn creates or resizes node reservation req.Name on nodeID under
+// check-and-set (req.NodeID is ignored). A request that no longer fits is
+// a *ledger.NotEnoughError; choosing another node is the caller's
+// (workflow.NodeReservations) decision.
+func (c *Client) ReserveOn(ctx context.Context, ns, nodeID string, req NodeReservationRequest) error {
 	node, err := c.nodeInfo(ctx, nodeID)
 	if err != nil {
 		return err
@@ -211,9 +186,9 @@ func stamp(t time.Time) time.Time {
 	return t.UTC()
 }
 
-// candidates gathers the nodes matching p with their ledgers and current
-// allocations.
-func (c *Client) candidates(ctx context.Context, ns string, p Placement) ([]ledger.Candidate, error) {
+// NodeCandidates gathers the nodes matching p with their ledgers and
+// current allocations, for ledger.Pick.
+func (c *Client) NodeCandidates(ctx context.Context, ns string, p Placement) ([]ledger.Candidate, error) {
 	stubs, err := readRetry(ctx, c, "list nodes", func(ctx context.Context) ([]*api.NodeListStub, error) {
 		out, _, err := c.api.Nodes().List(c.query(ctx, &api.QueryOptions{
 			Params: map[string]string{"resources": "true"},

@@ -359,9 +359,9 @@ func reserveFixture(t *testing.T) (*fakeNomad, *fakeVar) {
 func TestReserveOnNode(t *testing.T) {
 	f, v := reserveFixture(t)
 	req := NodeReservationRequest{Name: "new", NodeID: testNodeID, Request: res(2100, 6272, 7950), Annotations: map[string]string{"k": "v"}}
-	node, err := f.client().ReserveNode(context.Background(), ledgerNS, req)
-	if err != nil || node != testNodeID {
-		t.Fatalf("Reserve = %q, %v; want an exact fit on %s", node, err, testNodeID)
+	err := f.client().ReserveOn(context.Background(), ledgerNS, testNodeID, req)
+	if err != nil {
+		t.Fatalf("ReserveOn: %v; want an exact fit on %s", err, testNodeID)
 	}
 	items, _, writes, _ := v.snapshot()
 	if len(writes) != 1 || writes[0].CAS != 8 {
@@ -379,7 +379,7 @@ func TestReserveOnNode(t *testing.T) {
 
 func TestReserveOnNodeNotEnough(t *testing.T) {
 	f, v := reserveFixture(t)
-	_, err := f.client().ReserveNode(context.Background(), ledgerNS, NodeReservationRequest{Name: "new", NodeID: testNodeID, Request: res(0, 6273, 0)})
+	err := f.client().ReserveOn(context.Background(), ledgerNS, testNodeID, NodeReservationRequest{Name: "new", Request: res(0, 6273, 0)})
 	var ne *ledger.NotEnoughError
 	if !errors.As(err, &ne) || ne.Dimension != capacity.Memory || ne.Reserved != 1536 || ne.Allocated != 192 {
 		t.Fatalf("err = %v, want a memory *ledger.NotEnoughError with reserved 1536, allocated 192", err)
@@ -412,7 +412,7 @@ func TestCheckNodeReservation(t *testing.T) {
 	}
 }
 
-func TestReserveSchedules(t *testing.T) {
+func TestNodeCandidatesForPick(t *testing.T) {
 	f := newFakeNomad(t)
 	big, _ := nodeRes(res(8000, 16384, 20000), capacity.Resources{})
 	small, _ := nodeRes(res(2000, 2048, 2000), capacity.Resources{})
@@ -425,11 +425,16 @@ func TestReserveSchedules(t *testing.T) {
 	f.handle("GET /v1/node/node-small", replyJSON(&api.Node{ID: "node-small", Name: "small", NodeResources: small}))
 	v := newFakeVar(f, ledgerNS, LedgerPath("node-small"), nil, 0)
 
-	node, err := f.client().ReserveNode(context.Background(), ledgerNS, NodeReservationRequest{
-		Name: "db", Request: res(1000, 1024, 0), Placement: Placement{Datacenter: "dc1", Strategy: ledger.Binpack},
-	})
+	cands, err := f.client().NodeCandidates(context.Background(), ledgerNS, Placement{Datacenter: "dc1", Strategy: ledger.Binpack})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := ledger.Pick(cands, res(1000, 1024, 0), ledger.Binpack)
 	if err != nil || node != "node-small" {
-		t.Fatalf("Reserve = %q, %v; want binpack onto node-small", node, err)
+		t.Fatalf("Pick = %q, %v; want binpack onto node-small", node, err)
+	}
+	if err := f.client().ReserveOn(context.Background(), ledgerNS, node, NodeReservationRequest{Name: "db", Request: res(1000, 1024, 0)}); err != nil {
+		t.Fatal(err)
 	}
 	if _, _, writes, _ := v.snapshot(); len(writes) != 1 || writes[0].CAS != 0 {
 		t.Errorf("writes = %+v, want one create", writes)

@@ -70,7 +70,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems)
 	if err != nil {
 		addWorkflowError(&resp.Diagnostics, ec, err)
-		if nomadclient.OutcomeUnknown(err) {
+		if workflow.Uncertain(err) {
 			// The job may exist: keep it (tainted) with its charge.
 			setStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
 		}

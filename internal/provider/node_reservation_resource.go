@@ -20,6 +20,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/names"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
 var (
@@ -152,18 +153,22 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	opCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	rr.Create, rr.CreatedAt = true, time.Now().UTC()
-	nodeID, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr)
-	if err != nil {
-		addNodeReservationError(&resp.Diagnostics, "Could not reserve capacity", err)
-		if nodeID != "" && writeOutcomeUnknown(err) {
-			r.recordMaybeMade(ctx, &resp.State, plan, nodeID, rr.CreatedAt, &resp.Diagnostics)
-		}
-		return
+	out, err := r.reservations().Create(opCtx, rr)
+	if addWarnings(&resp.Diagnostics, out.Warnings); err != nil {
+		addWorkflowError(&resp.Diagnostics, errorContext{}, err)
 	}
-	tflog.Info(ctx, "Reserved node capacity", map[string]any{"node": nodeID, "name": rr.Name})
-	plan.NodeID = types.StringValue(nodeID)
-	r.holdInScheduler(opCtx, nodeID, rr.Name, &resp.Diagnostics)
-	r.recordWritten(ctx, &resp.State, &plan, "made", &resp.Diagnostics)
+	switch {
+	case out.Unsettled:
+		r.recordMaybeMade(ctx, &resp.State, plan, out.NodeID, rr.CreatedAt, &resp.Diagnostics)
+	case out.Reserved:
+		plan.NodeID = types.StringValue(out.NodeID)
+		r.recordWritten(ctx, &resp.State, &plan, "made", &resp.Diagnostics)
+	}
+}
+
+// reservations is berth_node_reservation's workflow.
+func (r *nodeReservationResource) reservations() workflow.NodeReservations {
+	return workflow.NodeReservations{Nomad: r.data.Nomad, Namespace: r.data.LedgerNamespace}
 }
 
 // planHoldRepair plans an update when the last read found the hold job out
@@ -214,23 +219,6 @@ func (r *nodeReservationResource) recordMaybeMade(ctx context.Context, st *tfsdk
 		made.CreatedAt = timetypes.NewRFC3339TimeValue(stamp)
 		setStateUnknownsNull(ctx, st, &made, diags)
 	}
-}
-
-// holdInScheduler brings the reservation's hold job in line with its
-// ledger item. A hold that cannot be written is an error: without it the
-// reservation holds nothing against other work. The reservation itself
-// exists either way, so the caller still records it (Terraform taints it
-// after an error at create).
-func (r *nodeReservationResource) holdInScheduler(ctx context.Context, nodeID, name string, diags *diag.Diagnostics) {
-	st, err := r.data.Nomad.SyncHold(ctx, r.data.LedgerNamespace, nodeID, name)
-	if err != nil {
-		addNomadError(diags, "Could not hold the reservation in Nomad's scheduler",
-			fmt.Errorf("the reservation is in the ledger, but its hold job %q could not be written: %w. Check that the "+
-				"provider's hold_driver is enabled on the node and that the token may register jobs in the ledger namespace, "+
-				"then apply again", st.JobID, err))
-		return
-	}
-	reportHold(ctx, nodeID+"/"+name, st, diags)
 }
 
 // recordWritten reads the reservation back after a write that succeeded,
@@ -315,20 +303,21 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		return
 	}
-	if !sameLedgerItem {
-		if _, err := r.data.Nomad.ReserveNode(opCtx, r.data.LedgerNamespace, rr); err != nil {
-			addNodeReservationError(&resp.Diagnostics, "Could not resize the reservation", err)
-			// State must say what the ledger holds now, whether or not
-			// the failed write landed: read it back with a fresh bound.
-			state.Timeouts = plan.Timeouts
-			if r.refresh(cleanupContext(ctx), &state, &diag.Diagnostics{}) != objectGone {
-				resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-			}
-			return
-		}
+	out, err := r.reservations().Update(opCtx, rr, !sameLedgerItem)
+	if addWarnings(&resp.Diagnostics, out.Warnings); err != nil {
+		addWorkflowError(&resp.Diagnostics, errorContext{}, err)
 	}
-	r.holdInScheduler(opCtx, plan.NodeID.ValueString(), plan.Name.ValueString(), &resp.Diagnostics)
-	r.recordWritten(ctx, &resp.State, &plan, "resized", &resp.Diagnostics)
+	switch {
+	case out.Unsettled:
+		// State must say what the ledger holds now, whether or not the
+		// failed write landed: read it back with a fresh bound.
+		state.Timeouts = plan.Timeouts
+		if r.refresh(cleanupContext(ctx), &state, &diag.Diagnostics{}) != objectGone {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		}
+	case out.Reserved:
+		r.recordWritten(ctx, &resp.State, &plan, "resized", &resp.Diagnostics)
+	}
 }
 
 func (r *nodeReservationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -350,15 +339,8 @@ func (r *nodeReservationResource) Delete(ctx context.Context, req resource.Delet
 	if t, d := state.CreatedAt.ValueRFC3339Time(); !d.HasError() && !state.CreatedAt.IsNull() && !state.CreatedAt.IsUnknown() {
 		createdAt = t
 	}
-	if err := r.data.Nomad.ReleaseNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name, createdAt); err != nil {
-		addNodeReservationError(&resp.Diagnostics, "Could not release the reservation", err)
-		return
-	}
-	// With the ledger item gone, syncing removes the hold job.
-	if st, err := r.data.Nomad.SyncHold(ctx, r.data.LedgerNamespace, nodeID, name); err != nil {
-		addNomadError(&resp.Diagnostics, "Could not remove the reservation's hold job",
-			fmt.Errorf("the reservation was released from the ledger, but its hold job %q is still in Nomad: %w. "+
-				"Run terraform destroy again to remove it", st.JobID, err))
+	if err := r.reservations().Delete(ctx, nodeID, name, createdAt); err != nil {
+		addWorkflowError(&resp.Diagnostics, errorContext{}, err)
 	}
 }
 

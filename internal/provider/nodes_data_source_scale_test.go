@@ -54,8 +54,8 @@ func TestAccNodesDataSource_scale(t *testing.T) {
 	// Reservations, with their holds, on three of the five.
 	name := "scale-" + sfx
 	for _, node := range fiveIDs[:3] {
-		if _, err := client.ReserveNode(t.Context(), "default", nomadclient.NodeReservationRequest{
-			Name: name, NodeID: node, Request: capacity.Resources{CPU: 10, MemoryMB: 16}, Create: true,
+		if err := client.ReserveOn(t.Context(), "default", node, nomadclient.NodeReservationRequest{
+			Name: name, Request: capacity.Resources{CPU: 10, MemoryMB: 16}, Create: true,
 		}); err != nil {
 			t.Fatal(err)
 		}

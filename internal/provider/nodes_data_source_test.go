@@ -217,8 +217,8 @@ func TestAccNodesDataSource_constantAPICalls(t *testing.T) {
 	suffix := randomHex(3)
 	for _, node := range []string{f.resvA.NodeID, f.resvB.NodeID} {
 		name := "count-" + suffix
-		if _, err := client.ReserveNode(t.Context(), "default", nomadclient.NodeReservationRequest{
-			Name: name, NodeID: node, Request: capacity.Resources{CPU: 10, MemoryMB: 16}, Create: true,
+		if err := client.ReserveOn(t.Context(), "default", node, nomadclient.NodeReservationRequest{
+			Name: name, Request: capacity.Resources{CPU: 10, MemoryMB: 16}, Create: true,
 		}); err != nil {
 			t.Fatal(err)
 		}

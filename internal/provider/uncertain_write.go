@@ -6,8 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // A create whose write failed without a definite answer (the agent died or
@@ -17,10 +15,6 @@ import (
 // kept in state, which Terraform marks tainted because Create also reports
 // the error; the next plan's refresh then finds the object (and replaces
 // it) or drops it from state (and creates it).
-
-// writeOutcomeUnknown reports whether a failed write may still have been
-// carried out (see nomadclient.OutcomeUnknown).
-func writeOutcomeUnknown(err error) bool { return nomadclient.OutcomeUnknown(err) }
 
 // addUncertainWriteError reports a create whose outcome is unknown as one
 // diagnostic that says what berth does about it.

@@ -40,7 +40,7 @@ func statusBodyErr(t *testing.T, code int, body string) error {
 
 func ptrTo[T any](v T) *T { return &v }
 
-func TestWriteOutcomeUnknown(t *testing.T) {
+func TestOutcomeUnknown(t *testing.T) {
 	wrap := func(err error) error {
 		return &nomadclient.ConnectError{Address: "http://127.0.0.1:4646", Err: &url.Error{Op: "Put", URL: "http://127.0.0.1:4646/v1/jobs", Err: err}}
 	}
@@ -59,8 +59,8 @@ func TestWriteOutcomeUnknown(t *testing.T) {
 		{"409 conflict", statusErr(t, 409), false},
 		{"other error", errors.New("boom"), true},
 	} {
-		if got := writeOutcomeUnknown(tc.err); got != tc.want {
-			t.Errorf("%s: writeOutcomeUnknown(%v) = %t, want %t", tc.name, tc.err, got, tc.want)
+		if got := nomadclient.OutcomeUnknown(tc.err); got != tc.want {
+			t.Errorf("%s: OutcomeUnknown(%v) = %t, want %t", tc.name, tc.err, got, tc.want)
 		}
 	}
 }

@@ -174,7 +174,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	ec := volumeErrors("Could not place the volume into its node reservation")
 	if addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
 		addWorkflowError(&resp.Diagnostics, ec, err)
-		if nomadclient.OutcomeUnknown(err) {
+		if workflow.Uncertain(err) {
 			// The volume may exist under an ID berth never learnt: keep it
 			// (tainted, no ID) with its charge; Read finds it by name.
 			setStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)

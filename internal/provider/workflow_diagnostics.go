@@ -46,10 +46,23 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 		inUse      *workflow.VolumeInUseError
 		vanished   *workflow.LeaseVanishedError
 		unknownReg *workflow.RegistrationUnknownError
+		reserveErr *workflow.ReserveError
+		holdErr    *workflow.HoldError
 	)
 	switch {
 	case errors.As(err, &chargeErr):
 		addChargeError(diags, ec.chargeSummary, ec.chargeFix, chargeErr.Err)
+	case errors.As(err, &reserveErr):
+		addNodeReservationError(diags, reserveErr.Summary, reserveErr.Err)
+	case errors.As(err, &holdErr) && holdErr.Released:
+		addNomadError(diags, "Could not remove the reservation's hold job",
+			fmt.Errorf("the reservation was released from the ledger, but its hold job %q is still in Nomad: %w. "+
+				"Run terraform destroy again to remove it", holdErr.JobID, holdErr.Err))
+	case errors.As(err, &holdErr):
+		addNomadError(diags, "Could not hold the reservation in Nomad's scheduler",
+			fmt.Errorf("the reservation is in the ledger, but its hold job %q could not be written: %w. Check that the "+
+				"provider's hold_driver is enabled on the node and that the token may register jobs in the ledger namespace, "+
+				"then apply again", holdErr.JobID, holdErr.Err))
 	case errors.As(err, &releaseErr):
 		addNodeReservationError(diags, releaseErr.Summary, releaseErr.Err)
 	case errors.As(err, &writeErr) && writeErr.Uncertain && ec.updating:
@@ -122,6 +135,13 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 		addNomadError(diags, nomadErr.Summary, nomadErr.Err)
 	default:
 		addNomadError(diags, "Could not write to Nomad", err)
+	}
+}
+
+// addWarnings adds a workflow's warnings to diags.
+func addWarnings(diags *diag.Diagnostics, warnings []workflow.Warning) {
+	for _, w := range warnings {
+		diags.AddWarning(w.Summary, w.Detail)
 	}
 }
 

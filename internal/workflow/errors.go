@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -48,6 +49,13 @@ type WriteError struct {
 
 func (e *WriteError) Error() string { return e.Summary + ": " + e.Err.Error() }
 func (e *WriteError) Unwrap() error { return e.Err }
+
+// Uncertain reports whether err is a write Nomad may have carried out
+// although it failed: the caller keeps what may exist in state.
+func Uncertain(err error) bool {
+	var we *WriteError
+	return errors.As(err, &we) && we.Uncertain
+}
 
 // JobExistsError refuses a create whose job name Nomad already has. Berth
 // says whether berth registered that job (from another state).
