@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -79,18 +78,6 @@ func planUnmanaged(ctx context.Context, req resource.ModifyPlanRequest, resp *re
 	} {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), unknown)...)
 	}
-}
-
-// newUnmanaged lists what live holds that was not recorded when the plan
-// was made, for Update's check that the job did not change under it.
-func newUnmanaged(live, recorded []string) []string {
-	var out []string
-	for _, u := range live {
-		if !slices.Contains(recorded, u) {
-			out = append(out, u)
-		}
-	}
-	return out
 }
 
 // privateHasUnmanaged reports whether raw private state (as the protocol

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // leasePlan is what time and tampering mean for the plan of an existing

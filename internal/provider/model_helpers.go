@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -14,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
 // anyUnknown reports whether any of vs is, or contains, an unknown value
