@@ -89,6 +89,20 @@ func (c Charges) HandBack(ctx context.Context, reservation, consumer string, rem
 	return c.WaitHandedBack(ctx, reservation, st), nil, nil
 }
 
+// ReleaseOf releases what consumer (an instance, volume or lease, named by
+// kind) is charged on the reservation ("" none) and grows its hold back.
+// A failure is a *ReleaseError.
+func (c Charges) ReleaseOf(ctx context.Context, reservation, kind, consumer string) ([]Warning, error) {
+	if reservation == "" {
+		return nil, nil
+	}
+	ws, err := c.Release(ctx, reservation, consumer)
+	if err != nil {
+		return nil, &ReleaseError{"Could not release the " + kind + "'s charge on its node reservation", err}
+	}
+	return ws, nil
+}
+
 // Remove removes a consumer (kind names it in errors) with remove, and
 // when it is placed into a node reservation ("" none) hands its room back
 // without a gap (HandBack). A release that fails is a problem beside the

@@ -42,15 +42,11 @@ func (w Instances) charge(ctx context.Context, out *InstanceOutcome, reservation
 // release releases the instance's charge on the node reservation (if
 // any) and grows its hold back; a failure is a problem of the outcome.
 func (w Instances) release(ctx context.Context, out *InstanceOutcome, reservation string, spec instance.Spec) {
-	if reservation == "" {
-		return
-	}
-	ws, err := w.Charges.Release(ctx, reservation, nomadclient.InstanceConsumer(spec.Namespace, spec.Name))
-	if err != nil {
-		out.Problems = append(out.Problems, &ReleaseError{"Could not release the instance's charge on its node reservation", err})
-		return
-	}
+	ws, err := w.Charges.ReleaseOf(ctx, reservation, "instance", nomadclient.InstanceConsumer(spec.Namespace, spec.Name))
 	out.warn(ws...)
+	if err != nil {
+		out.Problems = append(out.Problems, err)
+	}
 }
 
 // restoreCharge gives the instance back the charge it had before an update

@@ -144,17 +144,6 @@ func webSpec(replicas int, secrets ...int) instance.Spec {
 
 var bothSecrets = map[string]map[string]string{"web": {"PASSWORD": "hunter22"}, "side": {"TOKEN": "s3cr3t-token"}}
 
-// errKinds names the typed errors of an outcome for comparison.
-func errKinds(errs ...error) []string {
-	var out []string
-	for _, err := range errs {
-		if err != nil {
-			out = append(out, fmt.Sprintf("%T", err))
-		}
-	}
-	return out
-}
-
 type instanceCase struct {
 	nomad    fakeInstanceNomad
 	in       InstanceWrite
@@ -176,15 +165,7 @@ func runInstanceCases(t *testing.T, cases map[string]instanceCase, run func(Inst
 				f.fakeLedger = &fakeLedger{}
 			}
 			out, err := run(NewInstances(&f, "berth"), context.Background(), tc.in)
-			if got := strings.Join(f.steps, ", "); got != strings.Join(tc.steps, ", ") {
-				t.Errorf("steps:\n got %s\nwant %s", got, strings.Join(tc.steps, ", "))
-			}
-			if got := strings.Join(errKinds(err), ""); got != tc.err {
-				t.Errorf("error %q (%v), want %q", got, err, tc.err)
-			}
-			if got := errKinds(out.Problems...); !slices.Equal(got, tc.problems) {
-				t.Errorf("problems %v (%v), want %v", got, out.Problems, tc.problems)
-			}
+			wantRun{tc.steps, tc.err, tc.problems}.check(t, f.steps, err, out.Problems)
 			if got := summaries(out.Warnings); !slices.Equal(got, tc.warnings) {
 				t.Errorf("warnings %v, want %v", got, tc.warnings)
 			}
@@ -436,15 +417,7 @@ func TestInstanceDelete(t *testing.T) {
 				f.fakeLedger = &fakeLedger{}
 			}
 			out, err := NewInstances(&f, "berth").Delete(context.Background(), tc.in)
-			if got := strings.Join(f.steps, ", "); got != strings.Join(tc.steps, ", ") {
-				t.Errorf("steps:\n got %s\nwant %s", got, strings.Join(tc.steps, ", "))
-			}
-			if got := strings.Join(errKinds(err), ""); got != tc.err {
-				t.Errorf("error %q (%v), want %q", got, err, tc.err)
-			}
-			if got := errKinds(out.Problems...); !slices.Equal(got, tc.problems) {
-				t.Errorf("problems %v, want %v", got, tc.problems)
-			}
+			wantRun{tc.steps, tc.err, tc.problems}.check(t, f.steps, err, out.Problems)
 			for _, p := range out.Problems {
 				if de := (*SecretDeleteError)(nil); errors.As(p, &de) && !de.Fatal {
 					t.Errorf("a Variable left on destroy must fail it: %+v", de)

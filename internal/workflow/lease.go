@@ -203,13 +203,9 @@ func (w Leases) Delete(ctx context.Context, ns, name, reservation string) (Lease
 }
 
 func (w Leases) release(ctx context.Context, out *LeaseOutcome, in LeaseWrite) {
-	if in.Reservation == "" {
-		return
-	}
-	ws, err := w.Charges.Release(ctx, in.Reservation, nomadclient.LeaseConsumer(in.Lease.Namespace, in.Lease.Name))
-	if err != nil {
-		out.Problems = append(out.Problems, &ReleaseError{"Could not release the lease's charge on its node reservation", err})
-		return
-	}
+	ws, err := w.Charges.ReleaseOf(ctx, in.Reservation, "lease", nomadclient.LeaseConsumer(in.Lease.Namespace, in.Lease.Name))
 	out.Warnings = append(out.Warnings, ws...)
+	if err != nil {
+		out.Problems = append(out.Problems, err)
+	}
 }

@@ -122,17 +122,9 @@ func TestLeaseWrites(t *testing.T) {
 				run = w.Update
 			}
 			out, err := run(context.Background(), in)
-			if got := strings.Join(f.steps, ", "); got != strings.Join(tc.steps, ", ") {
-				t.Errorf("steps:\n got %s\nwant %s", got, strings.Join(tc.steps, ", "))
-			}
+			wantRun{tc.steps, tc.err, tc.problems}.check(t, f.steps, err, out.Problems)
 			if !slices.Equal(records, tc.records) {
 				t.Errorf("recorded at %v, want %v", records, tc.records)
-			}
-			if got := strings.Join(errKinds(err), ""); got != tc.err {
-				t.Errorf("error %q (%v), want %q", got, err, tc.err)
-			}
-			if got := errKinds(out.Problems...); !slices.Equal(got, tc.problems) {
-				t.Errorf("problems %v, want %v", got, tc.problems)
 			}
 			if out.Written != tc.written {
 				t.Errorf("written = %v, want %v", out.Written, tc.written)
@@ -186,15 +178,7 @@ func TestLeaseDelete(t *testing.T) {
 			ledger := tc.ledger
 			f := &fakeLeaseNomad{fakeLedger: &ledger, fail: tc.fail}
 			out, err := NewLeases(f, "berth", "raw_exec").Delete(context.Background(), "default", "ci", tc.reservation)
-			if got := strings.Join(f.steps, ", "); got != strings.Join(tc.steps, ", ") {
-				t.Errorf("steps: %s, want %s", got, strings.Join(tc.steps, ", "))
-			}
-			if got := strings.Join(errKinds(err), ""); got != tc.err {
-				t.Errorf("error %q, want %q", got, tc.err)
-			}
-			if got := errKinds(out.Problems...); !slices.Equal(got, tc.problems) {
-				t.Errorf("problems %v, want %v", got, tc.problems)
-			}
+			wantRun{tc.steps, tc.err, tc.problems}.check(t, f.steps, err, out.Problems)
 		})
 	}
 }

@@ -145,12 +145,7 @@ func TestNodeReservationWrites(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := tc.nomad
 			out, err := tc.run(NodeReservations{Nomad: &f, Namespace: "berth"})
-			if got := strings.Join(f.steps, ", "); got != strings.Join(tc.steps, ", ") {
-				t.Errorf("steps:\n got %s\nwant %s", got, strings.Join(tc.steps, ", "))
-			}
-			if got := strings.Join(errKinds(err), ""); got != tc.err {
-				t.Errorf("error %q (%v), want %q", got, err, tc.err)
-			}
+			wantRun{steps: tc.steps, err: tc.err}.check(t, f.steps, err, nil)
 			got := out
 			got.Warnings = nil
 			if fmt.Sprint(got) != fmt.Sprint(tc.out) {

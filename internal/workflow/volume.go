@@ -218,15 +218,11 @@ func (w Volumes) charge(ctx context.Context, out *VolumeOutcome, in VolumeWrite,
 }
 
 func (w Volumes) release(ctx context.Context, out *VolumeOutcome, in VolumeWrite) {
-	if in.Reservation == "" {
-		return
-	}
-	ws, err := w.Charges.Release(ctx, in.Reservation, nomadclient.VolumeConsumer(in.Volume.Namespace, in.Volume.Name))
-	if err != nil {
-		out.Problems = append(out.Problems, &ReleaseError{"Could not release the volume's charge on its node reservation", err})
-		return
-	}
+	ws, err := w.Charges.ReleaseOf(ctx, in.Reservation, "volume", nomadclient.VolumeConsumer(in.Volume.Namespace, in.Volume.Name))
 	out.warn(ws...)
+	if err != nil {
+		out.Problems = append(out.Problems, err)
+	}
 }
 
 // restoreCharge puts the volume's charge back to what it was after a

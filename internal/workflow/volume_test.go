@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -140,15 +138,7 @@ func TestVolumeWrites(t *testing.T) {
 				run = w.Update
 			}
 			out, err := run(context.Background(), tc.in)
-			if got := strings.Join(f.steps, ", "); got != strings.Join(tc.steps, ", ") {
-				t.Errorf("steps:\n got %s\nwant %s", got, strings.Join(tc.steps, ", "))
-			}
-			if got := strings.Join(errKinds(err), ""); got != tc.err {
-				t.Errorf("error %q (%v), want %q", got, err, tc.err)
-			}
-			if got := errKinds(out.Problems...); !slices.Equal(got, tc.problems) {
-				t.Errorf("problems %v, want %v", got, tc.problems)
-			}
+			wantRun{tc.steps, tc.err, tc.problems}.check(t, f.steps, err, out.Problems)
 			if (out.Written != nil) != tc.written {
 				t.Errorf("written = %v, want %v", out.Written != nil, tc.written)
 			}
@@ -190,15 +180,7 @@ func TestVolumeDelete(t *testing.T) {
 				f.fakeLedger = &fakeLedger{}
 			}
 			out, err := NewVolumes(&f, "berth").Delete(context.Background(), tc.in)
-			if got := strings.Join(f.steps, ", "); got != strings.Join(tc.steps, ", ") {
-				t.Errorf("steps:\n got %s\nwant %s", got, strings.Join(tc.steps, ", "))
-			}
-			if got := strings.Join(errKinds(err), ""); got != tc.err {
-				t.Errorf("error %q (%v), want %q", got, err, tc.err)
-			}
-			if got := errKinds(out.Problems...); !slices.Equal(got, tc.problems) {
-				t.Errorf("problems %v, want %v", got, tc.problems)
-			}
+			wantRun{tc.steps, tc.err, tc.problems}.check(t, f.steps, err, out.Problems)
 		})
 	}
 }
