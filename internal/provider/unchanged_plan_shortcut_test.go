@@ -284,3 +284,47 @@ func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
 		},
 	})
 }
+
+// What the shortcut skips of ModifyPlan changes no unchanged plan, for
+// every job type (planJobType takes a batch job's update and a system
+// job's replicas out of the plan): with verification on, the framework
+// plans each case as well, and any difference is an error diagnostic. A
+// ModifyPlan step added later that changes an unchanged plan fails here.
+// A batch job's null update is not the schema's default, so the shortcut
+// steps aside for it and the framework's plan (through planJobType) must
+// still be the prior state.
+func TestUnchangedPlans_modifyPlanChangesNoUnchangedPlan(t *testing.T) {
+	p := newPlanProbe(t, newServer("test", true))
+	shortcut := p.srv.(*server).unchanged
+	typ := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	null := func(name string) tftypes.Value { return tftypes.NewValue(valueAt(t, p.state, name).Type(), nil) }
+	for name, tc := range map[string]struct {
+		set   map[string]tftypes.Value
+		taken int64
+	}{
+		"service": {map[string]tftypes.Value{"type": typ("service")}, 1},
+		"batch":   {map[string]tftypes.Value{"type": typ("batch"), "update": null("update")}, 0},
+		"system":  {map[string]tftypes.Value{"type": typ("system"), "replicas": null("replicas")}, 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			config, state := p.config, p.state
+			for attr, v := range tc.set {
+				config, state = withValueAt(t, config, v, attr), withValueAt(t, state, v, attr)
+			}
+			before := shortcut.taken.Load()
+			resp, err := p.srv.PlanResourceChange(context.Background(), p.planRequest(p.dv(config), p.dv(state), p.dv(state)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range resp.Diagnostics {
+				t.Errorf("diagnostic: %s: %s", d.Summary, d.Detail)
+			}
+			if got := shortcut.taken.Load() - before; got != tc.taken {
+				t.Errorf("shortcut taken %d times, want %d", got, tc.taken)
+			}
+			if planned, err := resp.PlannedState.Unmarshal(p.typ); err != nil || !planned.Equal(state) {
+				t.Errorf("planned state is not the prior state (%v)", err)
+			}
+		})
+	}
+}
