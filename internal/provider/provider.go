@@ -281,6 +281,7 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewInstanceResource,
+		NewJobResource,
 		NewVolumeResource,
 		NewNodeReservationResource,
 		NewLeaseResource,

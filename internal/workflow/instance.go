@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -204,36 +203,12 @@ func (w Instances) Delete(ctx context.Context, in InstanceDelete) (InstanceOutco
 	return out, nil
 }
 
-// settle waits for the outcome of a registration: a healthy deployment for
-// a running service job, completion for a batch job, every node for a
-// system job, all allocations stopped for a stopped one.
+// settle waits for the outcome of an instance's registration (Settle).
 func (w Instances) settle(ctx context.Context, out *InstanceOutcome, spec instance.Spec, evalID string, wait bool) error {
-	ns, name := spec.Namespace, spec.Name
-	switch {
-	case !spec.Running:
-		return w.Nomad.WaitAllocationsStopped(ctx, ns, name)
-	case !wait:
-		return nil
-	case spec.JobType() == instance.TypeBatch:
-		return w.Nomad.WaitBatchComplete(ctx, ns, name, evalID)
-	case spec.JobType() == instance.TypeSystem:
-		return w.Nomad.WaitSystemRunning(ctx, ns, name, evalID)
-	}
-	// With allocations marked healthy by hand (health_check "manual"),
-	// only the placement: nothing berth could wait for ends the deployment.
-	var dep *nomadclient.Deployment
-	var err error
-	if instance.HealthCheckOf(spec) == instance.HealthCheckManual {
-		dep, err = w.Nomad.WaitForPlacement(ctx, ns, name, evalID)
-	} else {
-		dep, err = w.Nomad.WaitForRollout(ctx, ns, name, evalID)
-	}
+	dep, err := Settle(ctx, w.Nomad, Settling{Namespace: spec.Namespace, Name: spec.Name, Type: spec.JobType(), EvalID: evalID,
+		Stopped: !spec.Running, Wait: wait, ManualHealth: instance.HealthCheckOf(spec) == instance.HealthCheckManual})
 	if dep != nil {
-		out.Deployment = &Deployment{dep.ID, DeploymentStatusOf(dep)}
-	}
-	var re *nomadclient.RolloutError
-	if errors.As(err, &re) && re.DeploymentID != "" {
-		out.Deployment = &Deployment{re.DeploymentID, instance.DeploymentFailed}
+		out.Deployment = dep
 	}
 	return err
 }

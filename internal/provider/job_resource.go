@@ -1,0 +1,345 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = &jobResource{}
+	_ resource.ResourceWithImportState    = &jobResource{}
+	_ resource.ResourceWithValidateConfig = &jobResource{}
+	_ resource.ResourceWithModifyPlan     = &jobResource{}
+	_ resource.ResourceWithIdentity       = &jobResource{}
+)
+
+// NewJobResource builds the berth_job resource.
+func NewJobResource() resource.Resource { return &jobResource{} }
+
+type jobResource struct{ data *ProviderData }
+
+var jobIdentity = resourceIdentity{
+	{name: "namespace", doc: "Nomad namespace of the job; default: the provider's namespace.", optional: true},
+	{name: "name", doc: "Job ID."},
+}
+
+func (r *jobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_job"
+}
+
+func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = jobSchema(ctx)
+}
+
+func (r *jobResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = jobIdentity.Schema()
+}
+
+func (r *jobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// ValidateConfig parses the jobspec offline with Nomad's own parser, so a
+// mistake is one diagnostic naming its line at `terraform validate`.
+func (r *jobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m jobModel
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
+	}
+	if s, ok := m.spec(ctx, &resp.Diagnostics); ok {
+		_, err := jobspec.Describe(s)
+		addJobspecError(&resp.Diagnostics, err)
+	}
+}
+
+// addJobspecError reports a jobspec Nomad's parser refuses at `jobspec`.
+func addJobspecError(diags *diag.Diagnostics, err error) {
+	if err == nil {
+		return
+	}
+	diags.AddAttributeError(path.Root("jobspec"), "Invalid jobspec",
+		fmt.Sprintf("Nomad's jobspec parser refused it: %v. Fix the jobspec (`nomad job validate` reads it the same way).", err))
+}
+
+// ModifyPlan reads the job's ID, namespace and type from the jobspec (a
+// new ID or namespace is another job: it replaces this one), and plans any
+// drift the last refresh found away.
+func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan jobModel
+	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+		return
+	}
+	plan.setDrift(nil)
+	s, known := plan.spec(ctx, &resp.Diagnostics)
+	if known {
+		sum, err := jobspec.Describe(s)
+		if addJobspecError(&resp.Diagnostics, err); err != nil {
+			return
+		}
+		ns := sum.Namespace
+		if ns == "" {
+			ns = r.data.Nomad.Namespace()
+		}
+		plan.Name, plan.Namespace, plan.Type = types.StringValue(sum.ID), types.StringValue(ns), types.StringValue(sum.Type)
+		if sum.Type == "" {
+			plan.Type = types.StringValue("service")
+		}
+		plan.ID = types.StringValue(ns + "/" + sum.ID)
+	} else {
+		plan.ID, plan.Name, plan.Namespace, plan.Type = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+	}
+	if !req.State.Raw.IsNull() {
+		var state jobModel
+		if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+			return
+		}
+		if !known || !plan.Name.Equal(state.Name) || !plan.Namespace.Equal(state.Namespace) {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("jobspec"))
+		}
+		if !sameJobSettings(plan, state) {
+			// Registering again gives a new modify index (and a version
+			// when something changed).
+			plan.JobModifyIndex, plan.JobVersion = types.Int64Unknown(), types.Int64Unknown()
+			plan.DeploymentID = types.StringUnknown()
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// sameJobSettings: nothing an apply registers changes, and no drift.
+func sameJobSettings(plan, state jobModel) bool {
+	return plan.Jobspec.Equal(state.Jobspec) && plan.Format.Equal(state.Format) && plan.Variables.Equal(state.Variables) &&
+		plan.Drift.Equal(state.Drift)
+}
+
+func (r *jobResource) jobs() workflow.Jobs { return workflow.Jobs{Nomad: r.data.Nomad} }
+
+// writeInput is the workflow's input for plan (and state, on update).
+func (r *jobResource) writeInput(ctx context.Context, plan, state *jobModel, diags *diag.Diagnostics) (workflow.JobWrite, bool) {
+	s, ok := plan.spec(ctx, diags)
+	if !ok {
+		diags.AddError("Unknown values at apply", "berth_job got unknown values at apply time; this is a bug in berth.")
+		return workflow.JobWrite{}, false
+	}
+	sum, err := jobspec.Describe(s)
+	if addJobspecError(diags, err); err != nil {
+		return workflow.JobWrite{}, false
+	}
+	in := workflow.JobWrite{Spec: s, Job: sum, Namespace: plan.Namespace.ValueString(), Wait: plan.WaitForHealthy.ValueBool()}
+	if state != nil {
+		in.Index = uint64(state.JobModifyIndex.ValueInt64())
+		diags.Append(state.Drift.ElementsAs(ctx, &in.Drift, false)...)
+	}
+	return in, !diags.HasError()
+}
+
+func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer jobIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var plan jobModel
+	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	in, ok := r.writeInput(ctx, &plan, nil, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	out, err := r.jobs().Create(ctx, in)
+	addWarnings(&resp.Diagnostics, out.Warnings)
+	if err != nil {
+		addWorkflowError(&resp.Diagnostics, jobErrors(), err)
+		if workflow.Uncertain(err) {
+			setStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics) // tainted: the next apply reads it back
+		}
+		return
+	}
+	r.recordOutcome(ctx, &plan, out, &resp.State, &resp.Diagnostics)
+}
+
+func jobErrors() errorContext {
+	return errorContext{object: "job", writeRefused: func(diags *diag.Diagnostics, err *workflow.WriteError) {
+		addNomadError(diags, err.Summary, err.Err)
+	}}
+}
+
+// recordOutcome reads the job back after a registration (with a fresh
+// deadline) and stores it, then reports a rollout that failed.
+func (r *jobResource) recordOutcome(ctx context.Context, m *jobModel, out workflow.JobOutcome, st *tfsdk.State, diags *diag.Diagnostics) {
+	m.DeploymentID = types.StringValue("")
+	if out.Deployment != nil {
+		m.DeploymentID = types.StringValue(out.Deployment.ID)
+	}
+	if r.refresh(cleanupContext(ctx), m, diags) == objectUnread && out.Written != nil {
+		m.JobModifyIndex = types.Int64Value(int64(out.Written.JobModifyIndex))
+	}
+	if drift := m.Drift.Elements(); len(drift) > 0 {
+		// Nomad holds what was just registered: a difference now is Nomad
+		// normalizing a value berth compares as written. State says what
+		// was planned (no drift); the next refresh reports it again.
+		diags.AddWarning("Job reads back differently from its jobspec",
+			fmt.Sprintf("Right after registering job %q, Nomad holds these fields differently from the jobspec:\n  - %s\n"+
+				"Nomad normalizes them; write them in the jobspec as Nomad holds them (`nomad job inspect`) to keep plans "+
+				"empty, and report it to berth's maintainers.", m.Name.ValueString(), joinValues(drift)))
+	}
+	m.setDrift(nil)
+	setStateUnknownsNull(ctx, st, m, diags)
+	if out.RolloutErr != nil {
+		addRolloutError(diags, "The job did not reach the state its type runs to", m.Name.ValueString(), out.RolloutErr)
+	}
+}
+
+// refresh reads the job into m: its index, version, type and drift.
+func (r *jobResource) refresh(ctx context.Context, m *jobModel, diags *diag.Diagnostics) readOutcome {
+	job, err := r.data.Nomad.GetJob(ctx, m.Namespace.ValueString(), m.Name.ValueString())
+	if err != nil {
+		addNomadError(diags, "Could not read the job", err)
+		return objectUnread
+	}
+	if job == nil {
+		return objectGone
+	}
+	m.JobModifyIndex, m.JobVersion = types.Int64Value(int64(job.ModifyIndex())), types.Int64Value(int64(job.Version()))
+	m.Type = types.StringValue(job.Type())
+	if m.Jobspec.IsNull() || m.Jobspec.IsUnknown() {
+		// Imported: the job as Nomad holds it is its jobspec.
+		src, err := job.JSON()
+		if err != nil {
+			diags.AddError("Could not record the job", "berth could not encode the job as JSON: "+err.Error())
+			return objectUnread
+		}
+		m.Jobspec, m.Format = types.StringValue(src), types.StringValue(jobspec.FormatJSON)
+	}
+	s, _ := m.spec(ctx, diags)
+	drift, err := job.JobspecDrift(s)
+	if err != nil {
+		addJobspecError(diags, err)
+		return objectUnread
+	}
+	if len(drift) > 0 {
+		tflog.Info(ctx, "Job differs in Nomad from its jobspec", map[string]any{"job": m.Name.ValueString(), "fields": strings.Join(drift, "; ")})
+	}
+	m.setDrift(drift)
+	return objectRead
+}
+
+func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer jobIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var state jobModel
+	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+		return
+	}
+	switch r.refresh(ctx, &state, &resp.Diagnostics) {
+	case objectUnread:
+		return
+	case objectGone:
+		tflog.Info(ctx, "Job is gone from Nomad; removing it from state", map[string]any{"job": state.Name.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if state.WaitForHealthy.IsNull() {
+		state.WaitForHealthy, state.PurgeOnDestroy = types.BoolValue(true), types.BoolValue(true) // imported: the defaults
+	}
+	if state.DeploymentID.IsNull() {
+		state.DeploymentID = types.StringValue("")
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *jobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer jobIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var plan, state jobModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+		return
+	}
+	if sameJobSettings(plan, state) {
+		// Only wait_for_healthy, purge_on_destroy or timeouts changed:
+		// nothing to register.
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
+	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	in, ok := r.writeInput(ctx, &plan, &state, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	out, err := r.jobs().Update(ctx, in)
+	if addWarnings(&resp.Diagnostics, out.Warnings); err != nil {
+		addWorkflowError(&resp.Diagnostics, jobErrors(), err)
+		return
+	}
+	r.recordOutcome(ctx, &plan, out, &resp.State, &resp.Diagnostics)
+}
+
+func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx = r.data.Nomad.MaskSecrets(ctx)
+	var state jobModel
+	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	purge := state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool()
+	if err := r.jobs().Delete(ctx, state.Namespace.ValueString(), state.Name.ValueString(), purge); err != nil {
+		addWorkflowError(&resp.Diagnostics, jobErrors(), err)
+	}
+}
+
+// ImportState accepts `name` or `namespace/name`; the job as Nomad holds
+// it becomes the jobspec (format "json").
+func (r *jobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importID := jobIdentity.ImportID(ctx, req, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ns, name, found := strings.Cut(importID, "/")
+	if !found {
+		ns, name = r.data.Nomad.Namespace(), importID
+	}
+	if ns == "" || name == "" || strings.Contains(name, "/") {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected `name` or `namespace/name`, got %q.", importID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), ns+"/"+name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+}
+
+// joinValues lists string values one per line, as a bulleted detail
+// continues.
+func joinValues(vs []attr.Value) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		if s, ok := v.(types.String); ok {
+			out[i] = s.ValueString()
+		}
+	}
+	return strings.Join(out, "\n  - ")
+}

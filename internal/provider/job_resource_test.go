@@ -1,0 +1,278 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+const jobAddr = "berth_job.t"
+
+// jobConfig is a berth_job with jobspec as a heredoc.
+func jobConfig(jobspec, extra string) string {
+	return fmt.Sprintf(`
+resource "berth_job" "t" {
+  %s
+  jobspec = <<-EOT
+%s
+  EOT
+}
+`, extra, jobspec)
+}
+
+// twoGroupJobspec is a raw_exec job with two groups: web (count web,
+// memory mem) and worker.
+func twoGroupJobspec(name string, web, mem int) string {
+	return fmt.Sprintf(`
+job %q {
+  group "web" {
+    count = %d
+    task "app" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/sleep"
+        args    = ["3600"]
+      }
+      env { ROLE = "web" }
+      resources {
+        cpu    = 20
+        memory = %d
+      }
+    }
+  }
+  group "worker" {
+    task "run" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/sleep"
+        args    = ["3600"]
+      }
+      resources {
+        cpu    = 20
+        memory = 16
+      }
+    }
+  }
+}`, name, web, mem)
+}
+
+// expectDriftBefore checks that the plan's prior state (the refresh) names
+// want among the resource's drift.
+type expectDriftBefore struct{ want string }
+
+func (e expectDriftBefore) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != jobAddr {
+			continue
+		}
+		before, _ := rc.Change.Before.(map[string]any)
+		drift, _ := before["drift"].([]any)
+		for _, d := range drift {
+			if s, _ := d.(string); strings.Contains(s, e.want) {
+				return
+			}
+		}
+		resp.Error = fmt.Errorf("drift before the apply is %v, want an entry naming %q", drift, e.want)
+		return
+	}
+	resp.Error = fmt.Errorf("no change planned for %s", jobAddr)
+}
+
+// TestAccJob_twoGroupsLifecycle: a two-group raw_exec job runs in Nomad
+// (every allocation of both groups running); its next plan is empty; a
+// field changed through Nomad's API shows in the next plan by name and the
+// apply puts it back; a count change registers a new version; import by
+// ID reads the job back with no drift; destroy purges it.
+func TestAccJob_twoGroupsLifecycle(t *testing.T) {
+	testAccPreCheck(t)
+	name := "berth-acc-job-" + randomHex(3)
+	nomad := testNomad(t)
+	groups := func(web int) resource.TestCheckFunc {
+		return withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+			if len(job.TaskGroups) != 2 || *job.TaskGroups[0].Count != web {
+				return fmt.Errorf("%d groups, web count %d; want 2 groups, web %d", len(job.TaskGroups), *job.TaskGroups[0].Count, web)
+			}
+			if got := runningAllocs(allocs); got != web+1 {
+				return fmt.Errorf("%d running allocations, want %d", got, web+1)
+			}
+			return nil
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: jobConfig(twoGroupJobspec(name, 2, 32), ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("name"), knownvalue.StringExact(name)),
+					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("type"), knownvalue.StringExact("service")),
+					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("drift"), knownvalue.ListSizeExact(0)),
+				},
+				Check: groups(2),
+			},
+			{
+				// Changed behind Terraform's back: memory and the env.
+				PreConfig: func() {
+					job, _, err := nomad.Jobs().Info(name, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					task := job.TaskGroups[0].Tasks[0]
+					task.Resources.MemoryMB = ptrTo(48)
+					task.Env["ROLE"] = "changed"
+					if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: jobConfig(twoGroupJobspec(name, 2, 32), ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate),
+					expectDriftBefore{`group "web" / task "app" / resources.memory: 48 → 32`},
+					expectDriftBefore{`group "web" / task "app" / env`},
+				}},
+				Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					task := job.TaskGroups[0].Tasks[0]
+					if *task.Resources.MemoryMB != 32 || task.Env["ROLE"] != "web" {
+						return fmt.Errorf("memory %d, ROLE %q in Nomad; want 32 and web put back", *task.Resources.MemoryMB, task.Env["ROLE"])
+					}
+					return nil
+				}),
+			},
+			{
+				Config: jobConfig(twoGroupJobspec(name, 1, 32), ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: groups(1),
+			},
+			{
+				ResourceName:  jobAddr,
+				ImportState:   true,
+				ImportStateId: "default/" + name,
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					attrs := states[0].Attributes
+					if attrs["format"] != "json" || attrs["drift.#"] != "0" || attrs["name"] != name {
+						return fmt.Errorf("imported format %q, %s drifted fields, name %q", attrs["format"], attrs["drift.#"], attrs["name"])
+					}
+					return nil
+				},
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			if _, _, err := nomad.Jobs().Info(name, nil); err == nil || !strings.Contains(err.Error(), "404") {
+				return fmt.Errorf("job %s still in Nomad after destroy (err %v)", name, err)
+			}
+			return nil
+		},
+	})
+}
+
+// TestAccJob_periodicAndSysbatch: a periodic batch job is registered (its
+// runs are Nomad's to launch) and reads back as periodic; a sysbatch job
+// runs to completion on the node before the apply returns.
+func TestAccJob_periodicAndSysbatch(t *testing.T) {
+	testAccPreCheck(t)
+	periodic, sysbatch := "berth-acc-job-cron-"+randomHex(3), "berth-acc-job-sys-"+randomHex(3)
+	config := fmt.Sprintf(`
+resource "berth_job" "cron" {
+  jobspec = <<-EOT
+    job %q {
+      type = "batch"
+      periodic {
+        crons            = ["0 3 * * *"]
+        prohibit_overlap = true
+      }
+      group "g" {
+        task "t" {
+          driver = "raw_exec"
+          config { command = "/bin/true" }
+          resources {
+            cpu    = 20
+            memory = 16
+          }
+        }
+      }
+    }
+  EOT
+}
+
+resource "berth_job" "sys" {
+  jobspec = <<-EOT
+    job %q {
+      type = "sysbatch"
+      group "g" {
+        task "t" {
+          driver = "raw_exec"
+          config {
+            command = "/bin/sh"
+            args    = ["-c", "echo done"]
+          }
+          resources {
+            cpu    = 20
+            memory = 16
+          }
+        }
+      }
+    }
+  EOT
+}
+`, periodic, sysbatch)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("berth_job.sys", tfjsonpath.New("type"), knownvalue.StringExact("sysbatch")),
+			},
+			Check: resource.ComposeTestCheckFunc(
+				withJob(t, periodic, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					if job.Periodic == nil || len(job.Periodic.Specs) != 1 || job.Periodic.Specs[0] != "0 3 * * *" || len(allocs) != 0 {
+						return fmt.Errorf("periodic %+v, %d allocations; want the cron and none launched", job.Periodic, len(allocs))
+					}
+					return nil
+				}),
+				withJob(t, sysbatch, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					done := 0
+					for _, a := range allocs {
+						if a.ClientStatus == api.AllocClientStatusComplete {
+							done++
+						}
+					}
+					if done == 0 || done != len(allocs) {
+						return fmt.Errorf("%d of %d allocations complete; want all, at least one", done, len(allocs))
+					}
+					return nil
+				}),
+			),
+		}, {
+			Config:   config,
+			PlanOnly: true, // nothing drifts: Nomad's defaults are not the jobspec's
+		}},
+	})
+}
+
+// A jobspec Nomad's parser refuses is one error at validate, naming the
+// line, and nothing reaches Nomad.
+func TestAccJob_invalidJobspec(t *testing.T) {
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      jobConfig("job \"x\" {\n  group \"g\" {\n    bogus = 1\n  }\n}", ""),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Invalid jobspec.*line 3.*bogus`),
+		}},
+	})
+}

@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+)
+
+func jobSchema(ctx context.Context) schema.Schema {
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	return schema.Schema{
+		MarkdownDescription: "Any Nomad job, from its jobspec: HCL2 exactly as `nomad job run` reads it, or the JSON of " +
+			"Nomad's API job. The jobspec is parsed by Nomad's own parser at validate time (no Nomad needed), the apply " +
+			"waits for what the job's type runs to, and every refresh compares the job in Nomad with what the jobspec " +
+			"sets: a field changed in Nomad shows in the next plan by name (`drift`), and the apply puts it back. Fields " +
+			"Nomad fills in itself never show. Use `berth_instance` for a typed application; use `berth_job` for any " +
+			"other job (several groups, periodic, parameterized, sysbatch, Connect, CSI, …).",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, PlanModifiers: keep,
+				MarkdownDescription: "`<namespace>/<name>`."},
+			"jobspec": schema.StringAttribute{Required: true,
+				MarkdownDescription: "The job: HCL2 (a `job` block, with `variable` blocks if it has any) or JSON of Nomad's " +
+					"API job, bare or wrapped as `nomad job inspect` prints it (`{\"Job\": {…}}`). The job's ID (the " +
+					"`job` block's label) and namespace are read from it; changing either replaces the job."},
+			"format": schema.StringAttribute{Optional: true,
+				Validators: []validator.String{stringvalidator.OneOf(jobspec.Formats()...)},
+				MarkdownDescription: "How `jobspec` is written: " + backtickList(jobspec.Formats()) + ". Default: JSON when " +
+					"it starts with `{`, HCL2 otherwise."},
+			"variables": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Values of the jobspec's HCL2 `variable` blocks, as `nomad job run -var` gives them. " +
+					"They are kept in state: put secrets in Nomad Variables instead."},
+			"name": schema.StringAttribute{Computed: true, PlanModifiers: keep,
+				MarkdownDescription: "The job's ID, from the jobspec."},
+			"namespace": schema.StringAttribute{Computed: true, PlanModifiers: keep,
+				MarkdownDescription: "The job's namespace: the jobspec's, or the provider's when it names none."},
+			"type": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "The job's type in Nomad: `service`, `batch`, `system` or `sysbatch`."},
+			"wait_for_healthy": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Wait, after each registration, for what the job runs to: a service job's deployment " +
+					"healthy (its placement, with `health_check = \"manual\"`), a batch or sysbatch job's allocations " +
+					"complete, a system job on every eligible node. Periodic and parameterized jobs only register. A " +
+					"failure quotes Nomad's task events. Bounded by `timeouts`. Default `true`."},
+			"purge_on_destroy": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Purge the job from Nomad on destroy (otherwise it is stopped and kept as dead until " +
+					"Nomad garbage-collects it). Default `true`."},
+			"job_modify_index": schema.Int64Attribute{Computed: true,
+				MarkdownDescription: "The job's modify index in Nomad when berth last read it."},
+			"job_version": schema.Int64Attribute{Computed: true,
+				MarkdownDescription: "The job's version in Nomad."},
+			"deployment_id": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "ID of the deployment the last apply followed; empty when none."},
+			"drift": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Where the job in Nomad differs from what the jobspec sets, one field per entry, " +
+					"named as the jobspec names it (`group \"web\" / task \"app\" / resources.memory: 256 → 512`, Nomad's " +
+					"value first). Filled by each refresh; a plan with drift shows it going to `[]`, and the apply " +
+					"registers the jobspec again."},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
