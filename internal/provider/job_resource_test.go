@@ -120,6 +120,8 @@ func TestAccJob_twoGroupsLifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("name"), knownvalue.StringExact(name)),
 					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("type"), knownvalue.StringExact("service")),
 					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("drift"), knownvalue.ListSizeExact(0)),
+					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("scheduler").AtMapKey("web").AtMapKey("place"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("scheduler").AtMapKey("worker").AtMapKey("place"), knownvalue.Int64Exact(1)),
 				},
 				Check: groups(2),
 			},
@@ -274,5 +276,68 @@ func TestAccJob_invalidJobspec(t *testing.T) {
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)Invalid jobspec.*line 3.*bogus`),
 		}},
+	})
+}
+
+// unplaceableJobspec is a job whose group "big" no node can take: memory
+// beyond any node, or a constraint no node meets.
+func unplaceableJobspec(name, resources, constraint string) string {
+	return fmt.Sprintf(`
+job %q {
+  group "big" {
+    %s
+    task "t" {
+      driver = "raw_exec"
+      config { command = "/bin/true" }
+      resources {
+        %s
+      }
+    }
+  }
+}`, name, constraint, resources)
+}
+
+// TestAccJob_cannotBePlaced: a job the scheduler cannot place fails the
+// plan, naming the group and why (memory exhausted, a constraint that
+// filters every node), and nothing is registered; with plan_failures =
+// "warn" and no wait, the plan warns and the job registers, blocked.
+func TestAccJob_cannotBePlaced(t *testing.T) {
+	testAccPreCheck(t)
+	name := "berth-acc-job-big-" + randomHex(3)
+	nomad := testNomad(t)
+	huge := "cpu = 20\n memory = 100000000"
+	windows := `constraint {
+      attribute = "$${attr.kernel.name}"
+      value     = "windows"
+    }`
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      jobConfig(unplaceableJobspec(name, huge, ""), ""),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)The job cannot be placed.*group "big": 1 allocation\(s\) not placed.*memory exhausted on [1-9]`),
+			},
+			{
+				Config:      jobConfig(unplaceableJobspec(name, "cpu = 20\n memory = 16", windows), ""),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)The job cannot be placed.*constraint .\$\{attr.kernel.name\} = windows. filtered [1-9]`),
+			},
+			{
+				PreConfig: func() {
+					if _, _, err := nomad.Jobs().Info(name, nil); err == nil {
+						t.Fatalf("job %s was registered by a plan that failed", name)
+					}
+				},
+				Config: jobConfig(unplaceableJobspec(name, huge, ""), `plan_failures = "warn"
+  wait_for_healthy = false`),
+				Check: withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					if len(allocs) != 0 {
+						return fmt.Errorf("%d allocations of a job no node can take", len(allocs))
+					}
+					return nil
+				}),
+			},
+		},
 	})
 }

@@ -15,6 +15,12 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 )
 
+// The values of plan_failures.
+const (
+	planFailuresError = "error"
+	planFailuresWarn  = "warn"
+)
+
 func jobSchema(ctx context.Context) schema.Schema {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	return schema.Schema{
@@ -63,6 +69,24 @@ func jobSchema(ctx context.Context) schema.Schema {
 					"named as the jobspec names it (`group \"web\" / task \"app\" / resources.memory: 256 → 512`, Nomad's " +
 					"value first). Filled by each refresh; a plan with drift shows it going to `[]`, and the apply " +
 					"registers the jobspec again."},
+			"plan_failures": schema.StringAttribute{Optional: true,
+				Validators: []validator.String{stringvalidator.OneOf(planFailuresError, planFailuresWarn)},
+				MarkdownDescription: "What a plan does when Nomad's scheduler says it could not place part of the job " +
+					"(a dry run of the registration, as `nomad job plan`): `error` (the default) fails the plan of a new " +
+					"job that the apply would wait for, naming each group and why (\"memory exhausted on 3 nodes\", " +
+					"\"constraint `${attr.kernel.name} = windows` filtered 4 nodes\"); `warn` only warns. A change to an " +
+					"existing job, or one with `wait_for_healthy = false`, always warns: an error there could keep " +
+					"`terraform destroy` from running."},
+			"scheduler": schema.MapNestedAttribute{Computed: true,
+				MarkdownDescription: "What Nomad's scheduler planned for the last change, per group (the dry run's " +
+					"annotations): allocations to place, stop, update in place, replace, and canaries.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"place":       schema.Int64Attribute{Computed: true, MarkdownDescription: "New allocations."},
+					"stop":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Allocations stopped."},
+					"in_place":    schema.Int64Attribute{Computed: true, MarkdownDescription: "Allocations updated in place."},
+					"destructive": schema.Int64Attribute{Computed: true, MarkdownDescription: "Allocations replaced."},
+					"canary":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Canaries placed."},
+				}}},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}

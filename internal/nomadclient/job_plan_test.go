@@ -1,0 +1,32 @@
+package nomadclient
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+func TestPlanOfNamesGroupsAndReasons(t *testing.T) {
+	got := planOf(&api.JobPlanResponse{
+		Annotations: &api.PlanAnnotations{DesiredTGUpdates: map[string]*api.DesiredUpdates{
+			"web": {Place: 2, DestructiveUpdate: 1, Canary: 1}, "big": {Place: 3},
+		}},
+		FailedTGAllocs: map[string]*api.AllocationMetric{
+			"big": {NodesEvaluated: 4, NodesInPool: 4, CoalescedFailures: 2,
+				ConstraintFiltered: map[string]int{"${attr.kernel.name} = windows": 1},
+				DimensionExhausted: map[string]int{"memory": 3}},
+			"lost": {NodePool: "gpu"},
+		},
+	})
+	if got.Groups["web"] != (GroupChanges{Place: 2, Destructive: 1, Canary: 1}) || got.Groups["big"].Place != 3 {
+		t.Errorf("groups %+v", got.Groups)
+	}
+	want := []PlacementFailure{
+		{Group: "big", Unplaced: 3, Reasons: []string{"constraint `${attr.kernel.name} = windows` filtered 1 nodes", "memory exhausted on 3 nodes"}},
+		{Group: "lost", Unplaced: 1, Reasons: []string{`no nodes in node pool "gpu"`}},
+	}
+	if !reflect.DeepEqual(got.Failures, want) {
+		t.Errorf("failures\n got %+v\nwant %+v", got.Failures, want)
+	}
+}

@@ -1,0 +1,135 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+)
+
+// ValidateConfig parses the jobspec offline with Nomad's own parser, so a
+// mistake is one diagnostic naming its line at `terraform validate`.
+func (r *jobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m jobModel
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
+	}
+	if s, ok := m.spec(ctx, &resp.Diagnostics); ok {
+		_, err := jobspec.Describe(s)
+		addJobspecError(&resp.Diagnostics, err)
+	}
+}
+
+// addJobspecError reports a jobspec Nomad's parser refuses at `jobspec`.
+func addJobspecError(diags *diag.Diagnostics, err error) {
+	if err == nil {
+		return
+	}
+	diags.AddAttributeError(path.Root("jobspec"), "Invalid jobspec",
+		fmt.Sprintf("Nomad's jobspec parser refused it: %v. Fix the jobspec (`nomad job validate` reads it the same way).", err))
+}
+
+// ModifyPlan reads the job's ID, namespace and type from the jobspec (a
+// new ID or namespace is another job: it replaces this one), and plans any
+// drift the last refresh found away.
+func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan jobModel
+	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+		return
+	}
+	plan.setDrift(nil)
+	s, known := plan.spec(ctx, &resp.Diagnostics)
+	if known {
+		sum, err := jobspec.Describe(s)
+		if addJobspecError(&resp.Diagnostics, err); err != nil {
+			return
+		}
+		ns := sum.Namespace
+		if ns == "" {
+			ns = r.data.Nomad.Namespace()
+		}
+		plan.Name, plan.Namespace, plan.Type = types.StringValue(sum.ID), types.StringValue(ns), types.StringValue(sum.Type)
+		if sum.Type == "" {
+			plan.Type = types.StringValue("service")
+		}
+		plan.ID = types.StringValue(ns + "/" + sum.ID)
+	} else {
+		plan.ID, plan.Name, plan.Namespace, plan.Type = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+	}
+	creating := req.State.Raw.IsNull()
+	changing := creating
+	if !creating {
+		var state jobModel
+		if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+			return
+		}
+		if !known || !plan.Name.Equal(state.Name) || !plan.Namespace.Equal(state.Namespace) {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("jobspec"))
+		}
+		if changing = !sameJobSettings(plan, state); changing {
+			// Registering again gives a new modify index (and a version
+			// when something changed).
+			plan.JobModifyIndex, plan.JobVersion = types.Int64Unknown(), types.Int64Unknown()
+			plan.DeploymentID = types.StringUnknown()
+		}
+	}
+	switch {
+	case changing && known:
+		r.dryRun(ctx, &plan, s, creating, &resp.Diagnostics)
+	case changing:
+		plan.Scheduler = types.MapUnknown(schedulerGroupType)
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// sameJobSettings: nothing an apply registers changes, and no drift.
+func sameJobSettings(plan, state jobModel) bool {
+	return plan.Jobspec.Equal(state.Jobspec) && plan.Format.Equal(state.Format) && plan.Variables.Equal(state.Variables) &&
+		plan.Drift.Equal(state.Drift)
+}
+
+// dryRun asks Nomad's scheduler what registering s would do (`nomad job
+// plan`): its per-group changes go into scheduler, and groups it could
+// not place are an error for a new job the apply would wait for (unless
+// plan_failures is "warn"), a warning otherwise. A check that reads the
+// cluster must not fail the plan of an existing job: `terraform destroy`
+// runs such a plan first (DESIGN, "Plan-time checks never block a
+// destroy"); a new job has nothing to destroy yet.
+func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec, creating bool, diags *diag.Diagnostics) {
+	plan.Scheduler = types.MapUnknown(schedulerGroupType)
+	p, err := r.data.Nomad.PlanJobspec(ctx, s, plan.Namespace.ValueString())
+	if err != nil {
+		var d diag.Diagnostics
+		addNomadError(&d, "Could not ask Nomad's scheduler", err)
+		diags.AddWarning("Could not ask Nomad's scheduler", d[0].Detail()+"\n\nThe plan does not say whether the job can be placed.")
+		return
+	}
+	plan.setScheduler(p.Groups)
+	if len(p.Failures) == 0 {
+		return
+	}
+	lines := make([]string, len(p.Failures))
+	for i, f := range p.Failures {
+		lines[i] = f.String()
+	}
+	detail := fmt.Sprintf("Nomad's scheduler could not place job %q (a dry run, as `nomad job plan`):\n  - %s\n",
+		plan.Name.ValueString(), strings.Join(lines, "\n  - "))
+	asError := creating && plan.WaitForHealthy.ValueBool() && plan.PlanFailures.ValueString() != planFailuresWarn
+	if asError {
+		diags.AddAttributeError(path.Root("jobspec"), "The job cannot be placed", detail+"Nothing was registered. Add "+
+			"capacity or nodes that meet the job's constraints, lower what it asks for, or set plan_failures = \"warn\" "+
+			"to register it anyway (Nomad places it when room appears).")
+		return
+	}
+	diags.AddAttributeWarning(path.Root("jobspec"), "The job cannot be placed now", detail+"Nomad keeps what it cannot "+
+		"place blocked and places it when room appears. An apply that waits for the job fails, naming the same reasons.")
+}
