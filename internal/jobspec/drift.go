@@ -1,6 +1,7 @@
 package jobspec
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -18,13 +19,63 @@ import (
 // default, an index, a status) never drifts, and any field the jobspec
 // sets that differs in Nomad does. Fields are those with an `hcl` tag in
 // Nomad's API types (what a jobspec can say); blocks that repeat with a
-// label (groups, tasks) are matched by their label, other lists and maps
-// compare whole. want and live must both be as Nomad's JSON API carries
+// label (groups, tasks) are matched by their label, other lists of blocks
+// element by element, constraints as a set (Nomad adds its own), maps and
+// lists of values whole. want and live must both be as Nomad's JSON API carries
 // them (Parse returns that).
 func Drift(want, live *api.Job) []string {
 	var out []string
-	walk(&out, nil, reflect.ValueOf(want), reflect.ValueOf(live))
+	walk(&out, nil, reflect.ValueOf(asNomadHolds(want)), reflect.ValueOf(live))
 	return out
+}
+
+// asNomadHolds moves what the jobspec sets where Nomad keeps it once
+// registered: a job-level update, migrate or reschedule block is folded
+// into every group (a group's own values win), leaving only the job-wide
+// stagger and max_parallel of update at the job level; a task's
+// resources.disk (the pre-0.5 spelling) becomes the group's ephemeral
+// disk, and a group's max_client_disconnect is ignored by Nomad 1.10: both
+// are compared as if the jobspec did not set them. want is not modified.
+func asNomadHolds(want *api.Job) *api.Job {
+	j := *want
+	j.TaskGroups = make([]*api.TaskGroup, len(want.TaskGroups))
+	for i, g := range want.TaskGroups {
+		tg := *g
+		if want.Update != nil {
+			u := want.Update.Copy()
+			u.Merge(g.Update)
+			tg.Update = u
+		}
+		if want.Reschedule != nil {
+			r := want.Reschedule.Copy()
+			r.Merge(g.ReschedulePolicy)
+			tg.ReschedulePolicy = r
+		}
+		tg.MaxClientDisconnect = nil // deprecated, and ignored by Nomad 1.10
+		if want.Migrate != nil {
+			m := want.Migrate.Copy()
+			if g.Migrate != nil {
+				m.Merge(g.Migrate) // unlike UpdateStrategy's, it takes no nil
+			}
+			tg.Migrate = m
+		}
+		tg.Tasks = make([]*api.Task, len(g.Tasks))
+		for k, t := range g.Tasks {
+			task := *t
+			if t.Resources != nil && t.Resources.DiskMB != nil {
+				r := *t.Resources
+				r.DiskMB = nil
+				task.Resources = &r
+			}
+			tg.Tasks[k] = &task
+		}
+		j.TaskGroups[i] = &tg
+	}
+	if want.Update != nil {
+		j.Update = &api.UpdateStrategy{Stagger: want.Update.Stagger, MaxParallel: want.Update.MaxParallel}
+	}
+	j.Migrate, j.Reschedule = nil, nil
+	return &j
 }
 
 func walk(out *[]string, at []string, want, live reflect.Value) {
@@ -66,6 +117,20 @@ func walk(out *[]string, at []string, want, live reflect.Value) {
 			walkLabeled(out, at, want, live)
 			return
 		}
+		if implied[at[len(at)-1]] {
+			walkSubset(out, at, want, live)
+			return
+		}
+		if isBlock(want.Type().Elem()) && live.IsValid() && live.Len() == want.Len() {
+			// Unlabeled blocks (network, service, template, …): element by
+			// element, so what Nomad fills in inside each does not count.
+			last := len(at) - 1
+			for i := range want.Len() {
+				here := append(slices.Clone(at[:last]), fmt.Sprintf("%s[%d]", at[last], i))
+				walk(out, here, want.Index(i), live.Index(i))
+			}
+			return
+		}
 		compare(out, at, want, live)
 	case reflect.Map:
 		if want.Len() == 0 {
@@ -75,6 +140,10 @@ func walk(out *[]string, at []string, want, live reflect.Value) {
 	default:
 		if want.IsZero() {
 			return // a non-pointer zero value cannot be told from unset
+		}
+		if want.Kind() == reflect.String && strings.HasSuffix(at[len(at)-1], "signal") && live.IsValid() &&
+			strings.EqualFold(want.String(), live.String()) {
+			return // Nomad spells signals in capitals
 		}
 		compare(out, at, want, live)
 	}
@@ -139,7 +208,7 @@ func show(v reflect.Value) string {
 		}
 		v = v.Elem()
 	}
-	if !v.IsValid() {
+	if !v.IsValid() || ((v.Kind() == reflect.Slice || v.Kind() == reflect.Map) && v.IsNil()) {
 		return "(unset)"
 	}
 	if v.Kind() == reflect.String {
@@ -147,6 +216,12 @@ func show(v reflect.Value) string {
 	}
 	if d, ok := v.Interface().(time.Duration); ok {
 		return d.String()
+	}
+	switch v.Kind() {
+	case reflect.Slice, reflect.Map, reflect.Struct:
+		if b, err := json.Marshal(v.Interface()); err == nil {
+			return string(b)
+		}
 	}
 	return fmt.Sprintf("%v", v.Interface())
 }
@@ -163,6 +238,33 @@ func hclName(f reflect.StructField) (string, bool) {
 		return "", false
 	}
 	return name, true
+}
+
+// implied are the blocks Nomad adds to on its own (a constraint for a
+// kill signal, a CNI plugin, a service provider's Nomad version): each one
+// the jobspec sets must be in Nomad, and those Nomad added are not drift.
+var implied = map[string]bool{"constraint": true}
+
+// walkSubset reports the entries of want that live lacks.
+func walkSubset(out *[]string, at []string, want, live reflect.Value) {
+	for i := range want.Len() {
+		w := want.Index(i).Interface()
+		found := false
+		for k := 0; live.IsValid() && k < live.Len() && !found; k++ {
+			found = reflect.DeepEqual(w, live.Index(k).Interface())
+		}
+		if !found {
+			*out = append(*out, fmt.Sprintf("%s: %s missing in Nomad", path(at), show(want.Index(i))))
+		}
+	}
+}
+
+// isBlock reports a struct type (or a pointer to one): a block.
+func isBlock(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct
 }
 
 // labeled reports a block type with a label (hcl:"…,label"), such as a

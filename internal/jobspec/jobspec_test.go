@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 )
@@ -129,10 +130,10 @@ func TestDrift(t *testing.T) {
 	got := Drift(want, live)
 	for _, w := range []string{
 		`group "web" / task "app" / resources.memory: 256 → 64`,
-		`group "web" / task "app" / env: map[EXTRA:1 LOG_LEVEL:info] → map[LOG_LEVEL:info]`,
+		`group "web" / task "app" / env: {"EXTRA":"1","LOG_LEVEL":"info"} → {"LOG_LEVEL":"info"}`,
 		`group "web" / task "app" / config: `,
 		`group "worker": missing in Nomad`,
-		`meta: map[] → map[owner:payments]`,
+		`meta: (unset) → {"owner":"payments"}`,
 	} {
 		if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, w) }) {
 			t.Errorf("drift %q not reported in:\n%s", w, strings.Join(got, "\n"))
@@ -144,3 +145,61 @@ func TestDrift(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Where Nomad keeps what a jobspec says elsewhere, or adds to it, no
+// drift; what the jobspec sets and Nomad lost still drifts.
+func TestDriftFollowsNomadsPlacement(t *testing.T) {
+	want := parse(t, Spec{Source: `
+job "j" {
+  update { min_healthy_time = "30s" }
+  migrate { max_parallel = 2 }
+  reschedule { delay = "5s" }
+  group "g" {
+    constraint {
+      attribute = "${attr.kernel.name}"
+      value     = "linux"
+    }
+    task "t" {
+      driver      = "raw_exec"
+      kill_signal = "sigint"
+      config { command = "/bin/true" }
+      resources { disk = 100 }
+    }
+  }
+}`})
+	live := parse(t, Spec{Source: `
+job "j" {
+  update { max_parallel = 1 }
+  group "g" {
+    update { min_healthy_time = "30s" }
+    migrate { max_parallel = 2 }
+    reschedule { delay = "5s" }
+    ephemeral_disk { size = 100 }
+    constraint {
+      attribute = "${attr.kernel.name}"
+      value     = "linux"
+    }
+    constraint {
+      attribute = "${attr.os.signals}"
+      operator  = "set_contains"
+      value     = "SIGINT"
+    }
+    task "t" {
+      driver      = "raw_exec"
+      kill_signal = "SIGINT"
+      config { command = "/bin/true" }
+    }
+  }
+}`})
+	if d := Drift(want, live); len(d) != 0 {
+		t.Fatalf("Nomad's placement of the same settings drifts:\n%s", strings.Join(d, "\n"))
+	}
+	live.TaskGroups[0].Constraints = live.TaskGroups[0].Constraints[1:]
+	live.TaskGroups[0].Update.MinHealthyTime = ptr(time.Minute)
+	got := Drift(want, live)
+	for _, w := range []string{`group "g" / constraint: {"LTarget":"${attr.kernel.name}"`, `group "g" / update.min_healthy_time: 1m0s → 30s`} {
+		if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, w) }) {
+			t.Errorf("drift %q not reported in:\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+}
