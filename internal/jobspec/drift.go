@@ -51,7 +51,7 @@ func asNomadHolds(want *api.Job) *api.Job {
 			r.Merge(g.ReschedulePolicy)
 			tg.ReschedulePolicy = r
 		}
-		tg.MaxClientDisconnect = nil // deprecated, and ignored by Nomad 1.10
+		tg.MaxClientDisconnect = nil //nolint:staticcheck // deprecated and ignored by Nomad 1.10: never compared
 		if want.Migrate != nil {
 			m := want.Migrate.Copy()
 			if g.Migrate != nil {

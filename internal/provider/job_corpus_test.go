@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 )
 
 // nomadCorpus lists the jobspecs in the pinned Nomad module (e2e/, demo/,
@@ -24,7 +25,7 @@ func nomadCorpus(t *testing.T) map[string]string {
 	root := strings.TrimSpace(string(out))
 	files := map[string]string{}
 	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".nomad") || strings.HasSuffix(p, ".hcl")) {
+		if err != nil || d.IsDir() || (!strings.HasSuffix(p, ".nomad") && !strings.HasSuffix(p, ".hcl")) {
 			return err
 		}
 		b, err := os.ReadFile(p)
