@@ -12,7 +12,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 # Tests that only run on newer CLIs, by name.
-tests='Identity_|Query_|Action_'
+tests='Identity_|Query_|Action_|Moved_'
 
 bin="$(scripts/tf-newer.sh)"
 if [[ -z "$bin" ]]; then
