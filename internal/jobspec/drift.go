@@ -35,7 +35,8 @@ func Drift(want, live *api.Job) []string {
 // stagger and max_parallel of update at the job level; a task's
 // resources.disk (the pre-0.5 spelling) becomes the group's ephemeral
 // disk, and a group's max_client_disconnect is ignored by Nomad 1.10: both
-// are compared as if the jobspec did not set them. want is not modified.
+// are compared as if the jobspec did not set them; a service's
+// check_restart goes into each of its checks. want is not modified.
 func asNomadHolds(want *api.Job) *api.Job {
 	j := *want
 	j.TaskGroups = make([]*api.TaskGroup, len(want.TaskGroups))
@@ -59,9 +60,11 @@ func asNomadHolds(want *api.Job) *api.Job {
 			}
 			tg.Migrate = m
 		}
+		tg.Services = servicesAsNomadHolds(g.Services)
 		tg.Tasks = make([]*api.Task, len(g.Tasks))
 		for k, t := range g.Tasks {
 			task := *t
+			task.Services = servicesAsNomadHolds(t.Services)
 			if t.Resources != nil && t.Resources.DiskMB != nil {
 				r := *t.Resources
 				r.DiskMB = nil
@@ -257,6 +260,25 @@ func walkSubset(out *[]string, at []string, want, live reflect.Value) {
 			*out = append(*out, fmt.Sprintf("%s: %s missing in Nomad", path(at), show(want.Index(i))))
 		}
 	}
+}
+
+// servicesAsNomadHolds folds a service's check_restart into each of its
+// checks (a check's own values win), as Nomad does.
+func servicesAsNomadHolds(services []*api.Service) []*api.Service {
+	out := make([]*api.Service, len(services))
+	for i, svc := range services {
+		s := *svc
+		if svc.CheckRestart != nil {
+			s.Checks = make([]api.ServiceCheck, len(svc.Checks))
+			for k, c := range svc.Checks {
+				c.CheckRestart = svc.CheckRestart.Merge(c.CheckRestart)
+				s.Checks[k] = c
+			}
+			s.CheckRestart = nil
+		}
+		out[i] = &s
+	}
+	return out
 }
 
 // isBlock reports a struct type (or a pointer to one): a block.

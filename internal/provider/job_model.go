@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
-	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // jobModel is berth_job's state.
@@ -28,7 +27,8 @@ type jobModel struct {
 	DeploymentID   types.String   `tfsdk:"deployment_id"`
 	Drift          types.List     `tfsdk:"drift"`
 	PlanFailures   types.String   `tfsdk:"plan_failures"`
-	Scheduler      types.Map      `tfsdk:"scheduler"`
+	VariablesWO    types.Map      `tfsdk:"variables_wo"`
+	VariablesWOVer types.Int64    `tfsdk:"variables_wo_version"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -56,22 +56,4 @@ func (m *jobModel) setDrift(drift []string) {
 		elems[i] = types.StringValue(d)
 	}
 	m.Drift = types.ListValueMust(types.StringType, elems)
-}
-
-// schedulerGroupType is one group of the scheduler attribute.
-var schedulerGroupType = types.ObjectType{AttrTypes: map[string]attr.Type{
-	"place": types.Int64Type, "stop": types.Int64Type, "in_place": types.Int64Type, "destructive": types.Int64Type, "canary": types.Int64Type,
-}}
-
-// setScheduler records what the scheduler's dry run planned per group.
-func (m *jobModel) setScheduler(groups map[string]nomadclient.GroupChanges) {
-	elems := make(map[string]attr.Value, len(groups))
-	for g, c := range groups {
-		elems[g] = types.ObjectValueMust(schedulerGroupType.AttrTypes, map[string]attr.Value{
-			"place": types.Int64Value(int64(c.Place)), "stop": types.Int64Value(int64(c.Stop)),
-			"in_place": types.Int64Value(int64(c.InPlace)), "destructive": types.Int64Value(int64(c.Destructive)),
-			"canary": types.Int64Value(int64(c.Canary)),
-		})
-	}
-	m.Scheduler = types.MapValueMust(schedulerGroupType, elems)
 }

@@ -55,7 +55,7 @@ func (r *jobResource) Configure(_ context.Context, req resource.ConfigureRequest
 func (r *jobResource) jobs() workflow.Jobs { return workflow.Jobs{Nomad: r.data.Nomad} }
 
 // writeInput is the workflow's input for plan (and state, on update).
-func (r *jobResource) writeInput(ctx context.Context, plan, state *jobModel, diags *diag.Diagnostics) (workflow.JobWrite, bool) {
+func (r *jobResource) writeInput(ctx context.Context, cfg tfsdk.Config, plan, state *jobModel, diags *diag.Diagnostics) (workflow.JobWrite, bool) {
 	s, ok := plan.spec(ctx, diags)
 	if !ok {
 		diags.AddError("Unknown values at apply", "berth_job got unknown values at apply time; this is a bug in berth.")
@@ -65,8 +65,17 @@ func (r *jobResource) writeInput(ctx context.Context, plan, state *jobModel, dia
 	if addJobspecError(diags, err); err != nil {
 		return workflow.JobWrite{}, false
 	}
-	in := workflow.JobWrite{Spec: s, Job: sum, Namespace: plan.Namespace.ValueString(), Wait: plan.WaitForHealthy.ValueBool()}
+	in := workflow.JobWrite{Spec: s, Job: sum, Namespace: plan.Namespace.ValueString(), Wait: plan.WaitForHealthy.ValueBool(),
+		SecretsVersion: plan.VariablesWOVer.ValueInt64Pointer()}
+	if in.SecretsVersion != nil {
+		var secrets types.Map
+		diags.Append(cfg.GetAttribute(ctx, path.Root("variables_wo"), &secrets)...)
+		if !secrets.IsNull() && !secrets.IsUnknown() {
+			diags.Append(secrets.ElementsAs(ctx, &in.Secrets, false)...)
+		}
+	}
 	if state != nil {
+		in.HadVersion = state.VariablesWOVer.ValueInt64Pointer()
 		in.Index = uint64(state.JobModifyIndex.ValueInt64())
 		diags.Append(state.Drift.ElementsAs(ctx, &in.Drift, false)...)
 	}
@@ -84,13 +93,12 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	in, ok := r.writeInput(ctx, &plan, nil, &resp.Diagnostics)
+	in, ok := r.writeInput(ctx, req.Config, &plan, nil, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	out, err := r.jobs().Create(ctx, in)
-	addWarnings(&resp.Diagnostics, out.Warnings)
-	if err != nil {
+	if addOutcome(&resp.Diagnostics, jobErrors(), out.Warnings, out.Problems); err != nil {
 		addWorkflowError(&resp.Diagnostics, jobErrors(), err)
 		if workflow.Uncertain(err) {
 			setStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics) // tainted: the next apply reads it back
@@ -208,12 +216,12 @@ func (r *jobResource) Update(ctx context.Context, req resource.UpdateRequest, re
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	in, ok := r.writeInput(ctx, &plan, &state, &resp.Diagnostics)
+	in, ok := r.writeInput(ctx, req.Config, &plan, &state, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	out, err := r.jobs().Update(ctx, in)
-	if addWarnings(&resp.Diagnostics, out.Warnings); err != nil {
+	if addOutcome(&resp.Diagnostics, jobErrors(), out.Warnings, out.Problems); err != nil {
 		addWorkflowError(&resp.Diagnostics, jobErrors(), err)
 		return
 	}
@@ -231,7 +239,8 @@ func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	purge := state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool()
-	if err := r.jobs().Delete(ctx, state.Namespace.ValueString(), state.Name.ValueString(), purge); err != nil {
+	secrets := !state.VariablesWOVer.IsNull()
+	if err := r.jobs().Delete(ctx, state.Namespace.ValueString(), state.Name.ValueString(), purge, secrets); err != nil {
 		addWorkflowError(&resp.Diagnostics, jobErrors(), err)
 	}
 }

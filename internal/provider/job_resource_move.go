@@ -46,8 +46,9 @@ func (r *jobResource) MoveState(context.Context) []resource.StateMover {
 			return
 		}
 		m := jobModel{Jobspec: types.StringValue(src.Jobspec), Format: types.StringNull(), Variables: types.MapNull(types.StringType),
+			VariablesWO: types.MapNull(types.StringType), VariablesWOVer: types.Int64Null(),
 			WaitForHealthy: types.BoolValue(true), PurgeOnDestroy: types.BoolValue(true), PlanFailures: types.StringNull(),
-			DeploymentID: types.StringValue(""), Scheduler: types.MapNull(schedulerGroupType), Timeouts: timeouts.Value{Object: types.ObjectNull(jobTimeoutTypes)}}
+			DeploymentID: types.StringValue(""), Timeouts: timeouts.Value{Object: types.ObjectNull(jobTimeoutTypes)}}
 		if src.JSON {
 			m.Format = types.StringValue(jobspec.FormatJSON)
 		}

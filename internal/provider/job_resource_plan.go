@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 )
@@ -20,6 +21,7 @@ func (r *jobResource) ValidateConfig(ctx context.Context, req resource.ValidateC
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
+	validateVariablesWO(req, &resp.Diagnostics)
 	if s, ok := m.spec(ctx, &resp.Diagnostics); ok {
 		_, err := jobspec.Describe(s)
 		addJobspecError(&resp.Diagnostics, err)
@@ -82,30 +84,52 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 			plan.DeploymentID = types.StringUnknown()
 		}
 	}
-	switch {
-	case changing && known:
+	if changing && known {
 		r.dryRun(ctx, &plan, s, creating, &resp.Diagnostics)
-	case changing:
-		plan.Scheduler = types.MapUnknown(schedulerGroupType)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// sameJobSettings: nothing an apply registers changes, and no drift.
+// sameJobSettings: nothing an apply registers or writes changes, and no
+// drift.
 func sameJobSettings(plan, state jobModel) bool {
 	return plan.Jobspec.Equal(state.Jobspec) && plan.Format.Equal(state.Format) && plan.Variables.Equal(state.Variables) &&
-		plan.Drift.Equal(state.Drift)
+		plan.Drift.Equal(state.Drift) && plan.VariablesWOVer.Equal(state.VariablesWOVer)
+}
+
+// validateVariablesWO checks what only the configuration shows, since the
+// plan never holds variables_wo: it goes with variables_wo_version, and it
+// is not empty (Nomad keeps no empty Variable).
+func validateVariablesWO(req resource.ValidateConfigRequest, diags *diag.Diagnostics) {
+	secrets, version := rawAttr(req.Config.Raw, "variables_wo"), rawAttr(req.Config.Raw, "variables_wo_version")
+	elems, known := rawElements(secrets)
+	switch {
+	case !secrets.IsNull() && version.IsNull():
+		diags.AddAttributeError(path.Root("variables_wo_version"), "Missing variables_wo_version",
+			"variables_wo is write-only, so Terraform cannot tell when it changes: set variables_wo_version with it "+
+				"(for example 1), and change the version whenever the values change.")
+	case secrets.IsNull() && !version.IsNull():
+		diags.AddAttributeError(path.Root("variables_wo"), "Missing variables_wo",
+			"variables_wo_version is set but variables_wo is not: set both, or remove both to delete the job's Variable.")
+	case known && len(elems) == 0 && !secrets.IsNull():
+		diags.AddAttributeError(path.Root("variables_wo"), "No variables",
+			"variables_wo is empty, and Nomad keeps no empty Variable: give at least one, or remove variables_wo and "+
+				"variables_wo_version.")
+	}
 }
 
 // dryRun asks Nomad's scheduler what registering s would do (`nomad job
-// plan`): its per-group changes go into scheduler, and groups it could
-// not place are an error for a new job the apply would wait for (unless
+// plan`): groups it could not place are an error for a new job the apply would wait for (unless
 // plan_failures is "warn"), a warning otherwise. A check that reads the
 // cluster must not fail the plan of an existing job: `terraform destroy`
 // runs such a plan first (DESIGN, "Plan-time checks never block a
 // destroy"); a new job has nothing to destroy yet.
+//
+// Its per-group changes (place, stop, in-place, replace, canaries) are
+// logged, not planned as an attribute: Terraform plans again at apply,
+// when a deployment under way may have moved them, and a known planned
+// value that changed would fail the apply.
 func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec, creating bool, diags *diag.Diagnostics) {
-	plan.Scheduler = types.MapUnknown(schedulerGroupType)
 	p, err := r.data.Nomad.PlanJobspec(ctx, s, plan.Namespace.ValueString())
 	if err != nil {
 		var d diag.Diagnostics
@@ -113,7 +137,10 @@ func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec
 		diags.AddWarning("Could not ask Nomad's scheduler", d[0].Detail()+"\n\nThe plan does not say whether the job can be placed.")
 		return
 	}
-	plan.setScheduler(p.Groups)
+	for g, c := range p.Groups {
+		tflog.Info(ctx, "Nomad's scheduler plans", map[string]any{"job": plan.Name.ValueString(), "group": g, "place": c.Place,
+			"stop": c.Stop, "in_place": c.InPlace, "destructive": c.Destructive, "canary": c.Canary})
+	}
 	if len(p.Failures) == 0 {
 		return
 	}

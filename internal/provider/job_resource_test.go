@@ -120,8 +120,6 @@ func TestAccJob_twoGroupsLifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("name"), knownvalue.StringExact(name)),
 					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("type"), knownvalue.StringExact("service")),
 					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("drift"), knownvalue.ListSizeExact(0)),
-					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("scheduler").AtMapKey("web").AtMapKey("place"), knownvalue.Int64Exact(2)),
-					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("scheduler").AtMapKey("worker").AtMapKey("place"), knownvalue.Int64Exact(1)),
 				},
 				Check: groups(2),
 			},

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -44,6 +45,17 @@ func jobSchema(ctx context.Context) schema.Schema {
 			"variables": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Values of the jobspec's HCL2 `variable` blocks, as `nomad job run -var` gives them. " +
 					"They are kept in state: put secrets in Nomad Variables instead."},
+			"variables_wo": schema.MapAttribute{Optional: true, WriteOnly: true, Sensitive: true, ElementType: types.StringType,
+				MarkdownDescription: "Secrets for the job, **write-only**: needs Terraform 1.11 or later, and the values are " +
+					"never stored in the plan or state. berth writes them to the job's Nomad Variable `nomad/jobs/<name>` " +
+					"(which every task of the job may read through its workload identity, with no ACL policy) before it " +
+					"registers the job, so the jobspec's templates read them: " +
+					"`{{ with nomadVar \"nomad/jobs/<name>\" }}{{ .password }}{{ end }}`. Requires `variables_wo_version`; " +
+					"**bump the version to rotate** them. Removing both deletes the Variable after the job is registered " +
+					"without them; destroy deletes it after the job is gone."},
+			"variables_wo_version": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{int64validator.AtLeast(0)},
+				MarkdownDescription: "Version of `variables_wo`, stored in state: set it with `variables_wo`, and change it " +
+					"whenever they change; only then are they written again."},
 			"name": schema.StringAttribute{Computed: true, PlanModifiers: keep,
 				MarkdownDescription: "The job's ID, from the jobspec."},
 			"namespace": schema.StringAttribute{Computed: true, PlanModifiers: keep,
@@ -77,16 +89,6 @@ func jobSchema(ctx context.Context) schema.Schema {
 					"\"constraint `${attr.kernel.name} = windows` filtered 4 nodes\"); `warn` only warns. A change to an " +
 					"existing job, or one with `wait_for_healthy = false`, always warns: an error there could keep " +
 					"`terraform destroy` from running."},
-			"scheduler": schema.MapNestedAttribute{Computed: true,
-				MarkdownDescription: "What Nomad's scheduler planned for the last change, per group (the dry run's " +
-					"annotations): allocations to place, stop, update in place, replace, and canaries.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"place":       schema.Int64Attribute{Computed: true, MarkdownDescription: "New allocations."},
-					"stop":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Allocations stopped."},
-					"in_place":    schema.Int64Attribute{Computed: true, MarkdownDescription: "Allocations updated in place."},
-					"destructive": schema.Int64Attribute{Computed: true, MarkdownDescription: "Allocations replaced."},
-					"canary":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Canaries placed."},
-				}}},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}

@@ -93,6 +93,11 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 			fmt.Sprintf("%s %q was modified outside Terraform after the plan was made (modify index %d, expected %d):\n  - %s\n"+
 				"Run terraform plan again to see the drift, then apply.", what, changedErr.Name, changedErr.Index, changedErr.Expected,
 				strings.Join(changedErr.Changed, "\n  - ")))
+	case errors.As(err, &secretErr) && secretErr.Service == "" && secretErr.Missing:
+		diags.AddAttributeError(path.Root("variables_wo"), "Missing variables_wo",
+			"variables_wo_version changed, but the configuration gives no variables_wo to write.")
+	case errors.As(err, &secretErr) && secretErr.Service == "":
+		addNomadError(diags, "Could not write the job's Variable", secretErr.Err)
 	case errors.As(err, &secretErr) && secretErr.Missing:
 		diags.AddAttributeError(path.Root("services").AtMapKey(secretErr.Service).AtName("secret_env_wo"), "Missing secret_env_wo",
 			"secret_env_wo_version changed, but the configuration gives no secret_env_wo to write.")

@@ -17,6 +17,8 @@ type JobNomad interface {
 	GetJob(ctx context.Context, ns, name string) (*nomadclient.Job, error)
 	RegisterJobspec(ctx context.Context, s jobspec.Spec, namespace string, index uint64) (*nomadclient.RegisterResult, error)
 	RemoveJob(ctx context.Context, ns, name string, purge bool) error
+	PutSecretEnv(ctx context.Context, ns, path string, items map[string]string) error
+	DeleteSecretEnv(ctx context.Context, ns, path string) error
 }
 
 // Jobs runs berth_job's writes: register the jobspec (check-and-set) →
@@ -32,10 +34,48 @@ type JobWrite struct {
 	Namespace string
 	// Wait is wait_for_healthy.
 	Wait bool
+	// Secrets are variables_wo (write-only: from the configuration only),
+	// written to the job's Nomad Variable (JobVariablePath) before the job
+	// is registered whenever SecretsVersion is new or changed; HadVersion
+	// is the version state recorded (nil: none, as on create).
+	Secrets                    map[string]string
+	SecretsVersion, HadVersion *int64
 	// For an update: the job modify index and the drift the last refresh
 	// recorded (the plan showed the apply overwrites it).
 	Index uint64
 	Drift []string
+}
+
+// JobVariablePath is the Nomad Variable every task of job may read without
+// an ACL policy, where variables_wo goes.
+func JobVariablePath(job string) string { return "nomad/jobs/" + job }
+
+// secretsChanged: the Variable must be written before the registration.
+func (in JobWrite) secretsChanged() bool {
+	return in.SecretsVersion != nil && (in.HadVersion == nil || *in.HadVersion != *in.SecretsVersion)
+}
+
+// writeSecrets writes variables_wo to the job's Variable, its values
+// masked in every log line.
+func (w Jobs) writeSecrets(ctx context.Context, in JobWrite) error {
+	if !in.secretsChanged() {
+		return nil
+	}
+	if len(in.Secrets) == 0 {
+		return &SecretError{Missing: true}
+	}
+	var masked []string
+	for _, v := range in.Secrets {
+		if len(v) >= minMaskedSecret {
+			masked = append(masked, v)
+		}
+	}
+	ctx = tflog.MaskAllFieldValuesStrings(tflog.MaskMessageStrings(ctx, masked...), masked...)
+	if err := w.Nomad.PutSecretEnv(ctx, in.Namespace, JobVariablePath(in.Job.ID), in.Secrets); err != nil {
+		return &SecretError{Err: err}
+	}
+	tflog.Info(ctx, "Wrote the job's Variable", map[string]any{"path": JobVariablePath(in.Job.ID), "variables": len(in.Secrets)})
+	return nil
 }
 
 // JobOutcome is what a jobspec write did.
@@ -46,13 +86,34 @@ type JobOutcome struct {
 	// RolloutErr: the job was registered but did not settle.
 	RolloutErr error
 	Warnings   []Warning
+	// Problems are clean-up steps that failed (a Variable left behind).
+	Problems []error
 }
 
 // Create registers a new job: the registration refuses a job that exists
 // (check-and-set at index 0).
 func (w Jobs) Create(ctx context.Context, in JobWrite) (JobOutcome, error) {
 	var out JobOutcome
+	if in.secretsChanged() {
+		// Never write a Variable another job of that name reads.
+		existing, err := w.Nomad.GetJob(ctx, in.Namespace, in.Job.ID)
+		if err != nil {
+			return out, &NomadError{"Could not check for an existing job", err}
+		}
+		if existing != nil {
+			return out, &JobExistsError{Namespace: in.Namespace, Name: in.Job.ID}
+		}
+	}
+	if err := w.writeSecrets(ctx, in); err != nil {
+		return out, err
+	}
 	res, err := w.Nomad.RegisterJobspec(ctx, in.Spec, in.Namespace, 0)
+	if err != nil && !nomadclient.OutcomeUnknown(err) && in.secretsChanged() {
+		// Refused: nothing reads the Variable.
+		if derr := w.Nomad.DeleteSecretEnv(CleanupContext(ctx), in.Namespace, JobVariablePath(in.Job.ID)); derr != nil {
+			out.Problems = append(out.Problems, &SecretDeleteError{Namespace: in.Namespace, Path: JobVariablePath(in.Job.ID), Err: derr})
+		}
+	}
 	switch {
 	case nomadclient.OutcomeUnknown(err):
 		return out, &WriteError{Summary: "Could not register the job", Err: err, Uncertain: true}
@@ -96,6 +157,9 @@ func (w Jobs) Update(ctx context.Context, in JobWrite) (JobOutcome, error) {
 			return out, &JobChangedError{Name: in.Job.ID, Index: index, Expected: in.Index, Changed: unseen}
 		}
 	}
+	if err := w.writeSecrets(ctx, in); err != nil {
+		return out, err
+	}
 	res, err := w.Nomad.RegisterJobspec(ctx, in.Spec, in.Namespace, job.ModifyIndex())
 	switch {
 	case nomadclient.OutcomeUnknown(err):
@@ -106,6 +170,12 @@ func (w Jobs) Update(ctx context.Context, in JobWrite) (JobOutcome, error) {
 		return out, &NomadError{"Could not register the job", err}
 	}
 	w.settled(ctx, &out, in, res)
+	if in.SecretsVersion == nil && in.HadVersion != nil {
+		// variables_wo removed: the job registered now no longer needs it.
+		if err := w.Nomad.DeleteSecretEnv(CleanupContext(ctx), in.Namespace, JobVariablePath(in.Job.ID)); err != nil {
+			out.Problems = append(out.Problems, &SecretDeleteError{Namespace: in.Namespace, Path: JobVariablePath(in.Job.ID), Err: err})
+		}
+	}
 	return out, nil
 }
 
@@ -118,11 +188,18 @@ func (w Jobs) settled(ctx context.Context, out *JobOutcome, in JobWrite, res *no
 		EvalID: res.EvalID, Wait: in.Wait, Launched: in.Job.Periodic || in.Job.Parameterized, ManualHealth: in.Job.ManualHealth})
 }
 
-// Delete stops the job (purged when purge) and waits until its
-// allocations stopped.
-func (w Jobs) Delete(ctx context.Context, namespace, id string, purge bool) error {
+// Delete stops the job (purged when purge), waits until its allocations
+// stopped, then deletes its variables_wo Variable (secrets: one was
+// written); one left behind fails the destroy, which then runs again.
+func (w Jobs) Delete(ctx context.Context, namespace, id string, purge, secrets bool) error {
 	if err := w.Nomad.RemoveJob(ctx, namespace, id, purge); err != nil {
 		return &NomadError{"Could not delete the job", err}
+	}
+	if !secrets {
+		return nil
+	}
+	if err := w.Nomad.DeleteSecretEnv(ctx, namespace, JobVariablePath(id)); err != nil {
+		return &SecretDeleteError{Namespace: namespace, Path: JobVariablePath(id), Fatal: true, Err: err}
 	}
 	return nil
 }
