@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
 
@@ -113,4 +114,15 @@ func (c *Client) RegisterLease(ctx context.Context, l lease.Lease, driver string
 func (c *Client) ActiveDeployment(ctx context.Context, job *Job) (*Deployment, error) {
 	d, err := c.activeDeployment(ctx, job.job)
 	return deploymentOf(d), err
+}
+
+// JobspecJob is the job Nomad holds once s is registered at modify index
+// index, as GetJob returns it; for the same tests as InstanceJob.
+func JobspecJob(s jobspec.Spec, index uint64) (*Job, error) {
+	j, err := jobspec.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	j.JobModifyIndex = &index
+	return jobOf(j), nil
 }

@@ -1,0 +1,190 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+// fakeJobNomad stands in for Nomad behind the jobspec workflow.
+type fakeJobNomad struct {
+	steps []string
+	fail  map[string]error
+	job   *nomadclient.Job
+}
+
+func (f *fakeJobNomad) step(s string) error {
+	f.steps = append(f.steps, s)
+	return f.fail[s]
+}
+
+func (f *fakeJobNomad) GetJob(context.Context, string, string) (*nomadclient.Job, error) {
+	return f.job, f.step("get-job")
+}
+
+func (f *fakeJobNomad) RegisterJobspec(_ context.Context, _ jobspec.Spec, _ string, index uint64) (*nomadclient.RegisterResult, error) {
+	if err := f.step(fmt.Sprintf("register @%d", index)); err != nil {
+		return nil, err
+	}
+	return &nomadclient.RegisterResult{EvalID: "e1", JobModifyIndex: index + 3}, nil
+}
+
+func (f *fakeJobNomad) RemoveJob(_ context.Context, _, _ string, purge bool) error {
+	return f.step(fmt.Sprintf("remove purge=%t", purge))
+}
+
+func (f *fakeJobNomad) PutSecretEnv(_ context.Context, _, path string, _ map[string]string) error {
+	return f.step("put " + path)
+}
+
+func (f *fakeJobNomad) DeleteSecretEnv(_ context.Context, _, path string) error {
+	return f.step("delete " + path)
+}
+
+func (f *fakeJobNomad) WaitAllocationsStopped(context.Context, string, string) error {
+	return f.step("wait-stopped")
+}
+
+func (f *fakeJobNomad) WaitBatchComplete(context.Context, string, string, string) error {
+	return f.step("wait-batch")
+}
+
+func (f *fakeJobNomad) WaitSystemRunning(context.Context, string, string, string) error {
+	return f.step("wait-system")
+}
+
+func (f *fakeJobNomad) WaitForPlacement(context.Context, string, string, string) (*nomadclient.Deployment, error) {
+	return nil, f.step("wait-placement")
+}
+
+func (f *fakeJobNomad) WaitForRollout(context.Context, string, string, string) (*nomadclient.Deployment, error) {
+	return &nomadclient.Deployment{ID: "d1", Status: "successful"}, f.step("wait-rollout")
+}
+
+func i64(n int64) *int64 { return &n }
+
+func TestJobWrites(t *testing.T) {
+	const varPath = "nomad/jobs/shop"
+	refused := nomadAnswers(t, http.StatusBadRequest, "group web: invalid")
+	conflict := nomadAnswers(t, http.StatusBadRequest, "Enforcing job modify index 0: job already exists")
+	spec := jobspec.Spec{Source: `job "shop" {
+  group "web" {
+    task "app" {
+      driver = "raw_exec"
+      config { command = "/bin/sleep" }
+      resources { cpu = 20 }
+    }
+  }
+}`}
+	sum, err := jobspec.Describe(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(typ string, mod func(*JobWrite)) JobWrite {
+		in := JobWrite{Spec: spec, Job: sum, Namespace: "default", Wait: true}
+		in.Job.Type = typ
+		if mod != nil {
+			mod(&in)
+		}
+		return in
+	}
+	withSecrets := func(in *JobWrite) { in.SecretsVersion, in.Secrets = i64(1), map[string]string{"password": "hunter22"} }
+	live := func(index uint64, cpu int) *nomadclient.Job {
+		t.Helper()
+		s := spec
+		s.Source = fmt.Sprintf(`job "shop" {
+  group "web" {
+    task "app" {
+      driver = "raw_exec"
+      config { command = "/bin/sleep" }
+      resources { cpu = %d }
+    }
+  }
+}`, cpu)
+		j, err := nomadclient.JobspecJob(s, index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	cases := map[string]struct {
+		nomad  fakeJobNomad
+		update bool
+		in     JobWrite
+		want   wantRun
+	}{
+		"service: registered, rollout followed": {in: write("service", nil),
+			want: wantRun{steps: []string{"register @0", "wait-rollout"}}},
+		"batch waits for completion": {in: write("batch", nil), want: wantRun{steps: []string{"register @0", "wait-batch"}}},
+		"sysbatch too":               {in: write("sysbatch", nil), want: wantRun{steps: []string{"register @0", "wait-batch"}}},
+		"system: every node":         {in: write("system", nil), want: wantRun{steps: []string{"register @0", "wait-system"}}},
+		"periodic: only registered":  {in: write("batch", func(in *JobWrite) { in.Job.Periodic = true }), want: wantRun{steps: []string{"register @0"}}},
+		"manual health: placement":   {in: write("service", func(in *JobWrite) { in.Job.ManualHealth = true }), want: wantRun{steps: []string{"register @0", "wait-placement"}}},
+		"no wait":                    {in: write("service", func(in *JobWrite) { in.Wait = false }), want: wantRun{steps: []string{"register @0"}}},
+		"name taken":                 {in: write("service", nil), nomad: fakeJobNomad{fail: map[string]error{"register @0": conflict}}, want: wantRun{steps: []string{"register @0"}, err: "*workflow.JobExistsError"}},
+		"refused":                    {in: write("service", nil), nomad: fakeJobNomad{fail: map[string]error{"register @0": refused}}, want: wantRun{steps: []string{"register @0"}, err: "*workflow.WriteError"}},
+		"secrets: name checked, written first": {in: write("service", withSecrets),
+			want: wantRun{steps: []string{"get-job", "put " + varPath, "register @0", "wait-rollout"}}},
+		"secrets for a name taken: nothing written": {in: write("service", withSecrets), nomad: fakeJobNomad{job: live(5, 20)},
+			want: wantRun{steps: []string{"get-job"}, err: "*workflow.JobExistsError"}},
+		"secrets, refused: the Variable deleted": {in: write("service", withSecrets), nomad: fakeJobNomad{fail: map[string]error{"register @0": refused}},
+			want: wantRun{steps: []string{"get-job", "put " + varPath, "register @0", "delete " + varPath}, err: "*workflow.WriteError"}},
+		"secrets, Variable write fails: no job": {in: write("service", withSecrets), nomad: fakeJobNomad{fail: map[string]error{"put " + varPath: errNomad}},
+			want: wantRun{steps: []string{"get-job", "put " + varPath}, err: "*workflow.SecretError"}},
+		"update at the index read": {update: true, in: write("service", func(in *JobWrite) { in.Index = 5 }), nomad: fakeJobNomad{job: live(5, 20)},
+			want: wantRun{steps: []string{"get-job", "register @5", "wait-rollout"}}},
+		"update over the drift the plan showed": {update: true,
+			in: write("service", func(in *JobWrite) {
+				in.Index = 5
+				in.Drift = []string{`group "web" / task "app" / resources.cpu: 30 → 20`}
+			}),
+			nomad: fakeJobNomad{job: live(7, 30)}, want: wantRun{steps: []string{"get-job", "register @7", "wait-rollout"}}},
+		"changed again after the plan: refused": {update: true, in: write("service", func(in *JobWrite) { in.Index = 5 }),
+			nomad: fakeJobNomad{job: live(7, 40)}, want: wantRun{steps: []string{"get-job"}, err: "*workflow.JobChangedError"}},
+		"update of a job gone": {update: true, in: write("service", nil), want: wantRun{steps: []string{"get-job"}, err: "*workflow.JobGoneError"}},
+		"secrets rotated before the registration": {update: true,
+			in:    write("service", func(in *JobWrite) { withSecrets(in); in.SecretsVersion, in.HadVersion, in.Index = i64(2), i64(1), 5 }),
+			nomad: fakeJobNomad{job: live(5, 20)}, want: wantRun{steps: []string{"get-job", "put " + varPath, "register @5", "wait-rollout"}}},
+		"secrets kept: not written again": {update: true,
+			in:    write("service", func(in *JobWrite) { withSecrets(in); in.HadVersion, in.Index = i64(1), 5 }),
+			nomad: fakeJobNomad{job: live(5, 20)}, want: wantRun{steps: []string{"get-job", "register @5", "wait-rollout"}}},
+		"secrets removed: deleted after the registration": {update: true,
+			in:    write("service", func(in *JobWrite) { in.HadVersion, in.Index = i64(1), 5 }),
+			nomad: fakeJobNomad{job: live(5, 20)}, want: wantRun{steps: []string{"get-job", "register @5", "wait-rollout", "delete " + varPath}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := tc.nomad
+			run := Jobs{Nomad: &f}.Create
+			if tc.update {
+				run = Jobs{Nomad: &f}.Update
+			}
+			out, err := run(context.Background(), tc.in)
+			tc.want.check(t, f.steps, err, out.Problems)
+		})
+	}
+}
+
+func TestJobDelete(t *testing.T) {
+	for name, tc := range map[string]struct {
+		secrets bool
+		fail    map[string]error
+		want    wantRun
+	}{
+		"purged":                      {want: wantRun{steps: []string{"remove purge=true"}}},
+		"and its Variable":            {secrets: true, want: wantRun{steps: []string{"remove purge=true", "delete nomad/jobs/shop"}}},
+		"remove fails: Variable kept": {secrets: true, fail: map[string]error{"remove purge=true": errNomad}, want: wantRun{steps: []string{"remove purge=true"}, err: "*workflow.NomadError"}},
+		"Variable left: the destroy fails": {secrets: true, fail: map[string]error{"delete nomad/jobs/shop": errNomad},
+			want: wantRun{steps: []string{"remove purge=true", "delete nomad/jobs/shop"}, err: "*workflow.SecretDeleteError"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := fakeJobNomad{fail: tc.fail}
+			err := Jobs{Nomad: &f}.Delete(context.Background(), "default", "shop", true, tc.secrets)
+			tc.want.check(t, f.steps, err, nil)
+		})
+	}
+}
