@@ -234,7 +234,10 @@ var serverFields = []string{"Stop", "ParentID", "Dispatched", "DispatchIdempoten
 	"VaultNamespace", "NomadTokenID", "Status", "StatusDescription", "Stable", "Version", "SubmitTime", "CreateIndex",
 	"ModifyIndex", "JobModifyIndex", "VersionTag"}
 
-// JSONOf is job as an indented JSON jobspec, without the fields Nomad sets.
+// JSONOf is job as a JSON jobspec, without the fields Nomad sets: compact,
+// keys sorted, as Terraform's jsonencode writes it, so the configuration
+// `terraform query` generates (which uses jsonencode for a JSON string)
+// holds the same text.
 func JSONOf(job *api.Job) (string, error) {
 	raw, err := json.Marshal(job)
 	if err != nil {
@@ -247,6 +250,6 @@ func JSONOf(job *api.Job) (string, error) {
 	for _, k := range serverFields {
 		delete(m, k)
 	}
-	out, err := json.MarshalIndent(m, "", "  ")
+	out, err := json.Marshal(m)
 	return string(out), err
 }

@@ -102,7 +102,8 @@ func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest,
 		tflog.Debug(ctx, "Job cannot be a berth_instance", map[string]any{"job": j.ID, "namespace": j.Namespace})
 		var diags diag.Diagnostics
 		diags.AddWarning("Job skipped: berth_instance cannot represent it",
-			fmt.Sprintf("Job %q in namespace %q uses what berth_instance cannot manage, so it is not listed:\n  - %s",
+			fmt.Sprintf("Job %q in namespace %q uses what berth_instance cannot manage, so it is not listed:\n  - %s\n"+
+				"The berth_job list resource finds it, to manage from its jobspec.",
 				j.ID, j.Namespace, strings.Join(unsupported, "\n  - ")))
 		return list.ListResult{Diagnostics: diags}, true
 	}

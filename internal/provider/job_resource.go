@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -150,6 +151,19 @@ func (r *jobResource) refresh(ctx context.Context, m *jobModel, diags *diag.Diag
 	if job == nil {
 		return objectGone
 	}
+	return r.recordJob(ctx, m, job, diags)
+}
+
+// recordImported records a job found by `terraform query` into m, as an
+// import would.
+func (r *jobResource) recordImported(ctx context.Context, m *jobModel, job *nomadclient.Job, diags *diag.Diagnostics) {
+	m.Jobspec = types.StringNull()
+	r.recordJob(ctx, m, job, diags)
+}
+
+// recordJob reads job into m: its index, version, type and drift; an
+// imported job (no jobspec yet) as its JSON jobspec, with the defaults.
+func (r *jobResource) recordJob(ctx context.Context, m *jobModel, job *nomadclient.Job, diags *diag.Diagnostics) readOutcome {
 	m.JobModifyIndex, m.JobVersion = types.Int64Value(int64(job.ModifyIndex())), types.Int64Value(int64(job.Version()))
 	m.Type = types.StringValue(job.Type())
 	if m.Jobspec.IsNull() || m.Jobspec.IsUnknown() {
@@ -160,6 +174,7 @@ func (r *jobResource) refresh(ctx context.Context, m *jobModel, diags *diag.Diag
 			return objectUnread
 		}
 		m.Jobspec, m.Format = types.StringValue(src), types.StringValue(jobspec.FormatJSON)
+		m.WaitForHealthy, m.PurgeOnDestroy, m.DeploymentID = types.BoolValue(true), types.BoolValue(true), types.StringValue("")
 	}
 	s, _ := m.spec(ctx, diags)
 	drift, err := job.JobspecDrift(s)
@@ -188,12 +203,6 @@ func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 		tflog.Info(ctx, "Job is gone from Nomad; removing it from state", map[string]any{"job": state.Name.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
-	}
-	if state.WaitForHealthy.IsNull() {
-		state.WaitForHealthy, state.PurgeOnDestroy = types.BoolValue(true), types.BoolValue(true) // imported: the defaults
-	}
-	if state.DeploymentID.IsNull() {
-		state.DeploymentID = types.StringValue("")
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

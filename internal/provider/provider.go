@@ -291,6 +291,7 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 // ListResources are what `terraform query` lists (Terraform 1.14+).
 func (p *berthProvider) ListResources(context.Context) []func() list.ListResource {
 	return []func() list.ListResource{
+		NewJobListResource,
 		NewInstanceListResource,
 		NewVolumeListResource,
 		NewNodeReservationListResource,
