@@ -3,6 +3,8 @@ package nomadclient
 import (
 	"context"
 
+	"github.com/hashicorp/nomad/api"
+
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 )
 
@@ -40,3 +42,22 @@ func (j *Job) Type() string { return deref(j.job.Type) }
 // JSON is the job as Nomad's API carries it, the form a jobspec of format
 // "json" takes: what an import records.
 func (j *Job) JSON() (string, error) { return jobspec.JSONOf(j.job) }
+
+// Parameterized reports whether the job is parameterized: it runs only
+// when dispatched.
+func (j *Job) Parameterized() bool { return j.job.ParameterizedJob != nil }
+
+// Dispatched is one run of a parameterized job.
+type Dispatched struct{ JobID, EvalID string }
+
+// DispatchJob starts a run of parameterized job id with meta and payload.
+// A dispatch is not idempotent, so it is not retried: an answer that was
+// lost may still have started a run.
+func (c *Client) DispatchJob(ctx context.Context, namespace, id string, meta map[string]string, payload []byte) (*Dispatched, error) {
+	resp, _, err := c.api.Jobs().DispatchOpts(&api.DispatchOptions{JobID: id, Meta: meta, Payload: payload},
+		(&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+	if err != nil {
+		return nil, c.writeError(err)
+	}
+	return &Dispatched{JobID: resp.DispatchedJobID, EvalID: resp.EvalID}, nil
+}

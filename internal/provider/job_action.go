@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	actionschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -57,8 +58,11 @@ func openJobAction(ctx context.Context, data *ProviderData, thing string, req ac
 		return ctx, noop, jobActionTarget{}, false
 	}
 	ctx = data.Nomad.MaskSecrets(ctx)
+	// Attribute by attribute: an action may declare more of its own.
 	var m jobActionModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &m.Name)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("namespace"), &m.Namespace)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeout"), &m.Timeout)...)
 	timeout := defaultActionTimeout
 	if !m.Timeout.IsNull() {
 		d, diags := m.Timeout.ValueGoDuration()

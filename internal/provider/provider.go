@@ -304,6 +304,7 @@ func (p *berthProvider) Actions(context.Context) []func() action.Action {
 		NewInstanceRestartAction,
 		NewLeaseRenewAction,
 		NewInstancePromoteAction,
+		NewJobDispatchAction,
 	}
 }
 
