@@ -1,15 +1,20 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 )
@@ -125,3 +130,160 @@ func changedInNomad(t *testing.T, nomad *api.Client, file string, want, live *ap
 
 // firstLine is err's message on one line.
 func firstLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// corpusJob is one of Nomad's jobspecs renamed for a test: its file, the
+// job ID, and the first task's cpu when the jobspec sets it (0 otherwise).
+type corpusJob struct {
+	file, id string
+	cpu      int
+}
+
+// acceptedCorpus renames every corpus jobspec that parses with its
+// defaults and names no other namespace or region, and keeps those the
+// dev agent registers (tried once through the API, then purged), written
+// to files in dir.
+func acceptedCorpus(t *testing.T, dir, prefix string) []corpusJob {
+	t.Helper()
+	nomad := testNomad(t)
+	files := nomadCorpus(t)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	label := regexp.MustCompile(`(?m)^\s*job\s+"[^"]*"`)
+	var out []corpusJob
+	for i, file := range names {
+		id := fmt.Sprintf("%s-%03d", prefix, i)
+		src := label.ReplaceAllString(files[file], fmt.Sprintf("job %q", id))
+		job, err := jobspec.Parse(jobspec.Spec{Source: src})
+		if err != nil || *job.ID != id || (job.Namespace != nil && *job.Namespace != "default") ||
+			(job.Region != nil && *job.Region != "global") {
+			continue
+		}
+		if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
+			continue // refused by the dev agent (TestAccJob_corpusReadsBackWithoutDrift lists why)
+		}
+		if _, _, err := nomad.Jobs().Deregister(id, true, nil); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("%03d.nomad.hcl", i))
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := corpusJob{file: path, id: id}
+		if r := job.TaskGroups[0].Tasks[0].Resources; r != nil && r.CPU != nil {
+			c.cpu = *r.CPU
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// TestAccJob_corpusThroughTerraform applies every jobspec of Nomad's own
+// corpus that a dev agent registers as a berth_job (without waiting: most
+// need Docker), requires the next plan to be empty, then changes the first
+// task's cpu through Nomad's API in every job that sets it: the next plan
+// updates exactly those jobs, naming resources.cpu in their drift, and the
+// apply puts each back.
+func TestAccJob_corpusThroughTerraform(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	nomad := testNomad(t)
+	dir := t.TempDir()
+	jobs := acceptedCorpus(t, dir, "tfc-"+randomHex(3))
+	if len(jobs) < 150 {
+		t.Fatalf("only %d corpus jobs register; the corpus or the agent changed", len(jobs))
+	}
+	var config strings.Builder
+	withCPU := 0
+	for i, j := range jobs {
+		fmt.Fprintf(&config, "resource \"berth_job\" \"c%03d\" {\n  jobspec          = file(%q)\n  wait_for_healthy = false\n  plan_failures    = \"warn\"\n}\n", i, j.file)
+		if j.cpu > 0 {
+			withCPU++
+		}
+	}
+	t.Logf("corpus through Terraform: %d jobs, %d set the first task's cpu", len(jobs), withCPU)
+	changeCPU := func() {
+		for _, j := range jobs {
+			if j.cpu == 0 {
+				continue
+			}
+			live, _, err := nomad.Jobs().Info(j.id, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			live.TaskGroups[0].Tasks[0].Resources.CPU = ptrTo(j.cpu + 1)
+			if _, _, err := nomad.Jobs().Register(live, nil); err != nil {
+				t.Fatalf("%s: changing cpu: %v", j.file, err)
+			}
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config.String(),
+				Check: func(*terraform.State) error {
+					for _, j := range jobs {
+						if _, _, err := nomad.Jobs().Info(j.id, nil); err != nil {
+							return fmt.Errorf("%s: not in Nomad after the apply: %v", j.file, err)
+						}
+					}
+					return nil
+				},
+			},
+			{Config: config.String(), PlanOnly: true},
+			{
+				PreConfig: changeCPU,
+				Config:    config.String(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					corpusDriftCheck{jobs: jobs},
+				}},
+				Check: func(*terraform.State) error {
+					for _, j := range jobs {
+						if j.cpu == 0 {
+							continue
+						}
+						live, _, err := nomad.Jobs().Info(j.id, nil)
+						if err != nil || *live.TaskGroups[0].Tasks[0].Resources.CPU != j.cpu {
+							return fmt.Errorf("%s: cpu not put back (err %v)", j.file, err)
+						}
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// corpusDriftCheck requires an update of exactly the jobs whose cpu was
+// changed, each with a drift entry naming resources.cpu.
+type corpusDriftCheck struct{ jobs []corpusJob }
+
+func (c corpusDriftCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	changed := map[string]bool{}
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Change.Actions.NoOp() {
+			continue
+		}
+		before, _ := rc.Change.Before.(map[string]any)
+		drift, _ := before["drift"].([]any)
+		named := false
+		for _, d := range drift {
+			s, _ := d.(string)
+			named = named || strings.Contains(s, "resources.cpu")
+		}
+		if !rc.Change.Actions.Update() || !named {
+			resp.Error = fmt.Errorf("%s: actions %v, drift %v; want an update naming resources.cpu", rc.Address, rc.Change.Actions, drift)
+			return
+		}
+		changed[rc.Address] = true
+	}
+	for i, j := range c.jobs {
+		if want := j.cpu > 0; changed[fmt.Sprintf("berth_job.c%03d", i)] != want {
+			resp.Error = fmt.Errorf("%s (%s): updated %v, want %v", j.file, j.id, !want, want)
+			return
+		}
+	}
+}
