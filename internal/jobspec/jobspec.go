@@ -19,6 +19,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/nomad/jobspec2"
+
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 )
 
 // The formats a jobspec is written in.
@@ -200,6 +202,10 @@ type Summary struct {
 	// nothing berth could wait for ends its deployment.
 	ManualHealth bool
 	Groups       []string
+	// Charge is what the job takes from a node reservation: every group's
+	// tasks' cpu and memory and its ephemeral disk, times its count, with
+	// Nomad's defaults where the jobspec sets none.
+	Charge capacity.Resources
 }
 
 // Describe parses s and summarizes it.
@@ -216,6 +222,7 @@ func Describe(s Spec) (Summary, error) {
 		sum.Groups = append(sum.Groups, deref(g.Name))
 		sum.ManualHealth = sum.ManualHealth || manual(g.Update)
 	}
+	sum.Charge = chargeOf(job)
 	return sum, nil
 }
 
@@ -252,4 +259,33 @@ func JSONOf(job *api.Job) (string, error) {
 	}
 	out, err := json.Marshal(m)
 	return string(out), err
+}
+
+// chargeOf sums what job's groups take, on a canonicalized copy, so that
+// Nomad's defaults (task cpu and memory, the group's ephemeral disk, a
+// count of 1) count as the scheduler counts them.
+func chargeOf(job *api.Job) capacity.Resources {
+	j, err := roundTrip(job)
+	if err != nil {
+		return capacity.Resources{}
+	}
+	j.Canonicalize()
+	var total capacity.Resources
+	for _, g := range j.TaskGroups {
+		var per capacity.Resources
+		for _, t := range g.Tasks {
+			if t.Resources != nil {
+				per.CPU += int64(deref(t.Resources.CPU))
+				per.MemoryMB += int64(deref(t.Resources.MemoryMB))
+			}
+		}
+		if g.EphemeralDisk != nil {
+			per.DiskMB = int64(deref(g.EphemeralDisk.SizeMB))
+		}
+		n := int64(deref(g.Count))
+		total.CPU += per.CPU * n
+		total.MemoryMB += per.MemoryMB * n
+		total.DiskMB += per.DiskMB * n
+	}
+	return total
 }

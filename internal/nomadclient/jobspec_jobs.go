@@ -9,16 +9,21 @@ import (
 )
 
 // RegisterJobspec parses s (jobspec.Parse) and registers the job in
-// namespace when the jobspec names none, with check-and-set at
-// modifyIndex (0: the job must not exist), settling a lost answer as
-// RegisterJob does.
-func (c *Client) RegisterJobspec(ctx context.Context, s jobspec.Spec, namespace string, modifyIndex uint64) (*RegisterResult, error) {
+// namespace when the jobspec names none, pinned to node pin when set (a
+// job placed into a node reservation), with check-and-set at modifyIndex
+// (0: the job must not exist), settling a lost answer as RegisterJob does.
+// The pin is a constraint of the job's own, which drift does not report
+// (constraints compare as a set).
+func (c *Client) RegisterJobspec(ctx context.Context, s jobspec.Spec, namespace, pin string, modifyIndex uint64) (*RegisterResult, error) {
 	job, err := jobspec.Parse(s)
 	if err != nil {
 		return nil, &WriteNotAppliedError{Err: err}
 	}
 	if job.Namespace == nil || *job.Namespace == "" {
 		job.Namespace = &namespace
+	}
+	if pin != "" {
+		job.Constraints = append(job.Constraints, api.NewConstraint("${node.unique.id}", "=", pin))
 	}
 	return c.RegisterJob(ctx, job, modifyIndex)
 }

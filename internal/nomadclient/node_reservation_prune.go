@@ -25,10 +25,11 @@ const (
 	instanceConsumerKind consumerKind = "instance"
 	leaseConsumerKind    consumerKind = "lease"
 	volumeConsumerKind   consumerKind = "volume"
+	jobConsumerKind      consumerKind = "job"
 )
 
 // parseConsumer splits a consumer key ("instance:<ns>/<job>",
-// "lease:<ns>/<job>", "volume:<ns>/<name>"); ok is false for any other
+// "lease:<ns>/<job>", "job:<ns>/<job>", "volume:<ns>/<name>"); ok is false for any other
 // shape, whose charge berth then never drops.
 func parseConsumer(key string) (kind consumerKind, namespace, name string, ok bool) {
 	k, rest, found := strings.Cut(key, ":")
@@ -40,7 +41,7 @@ func parseConsumer(key string) (kind consumerKind, namespace, name string, ok bo
 		return "", "", "", false
 	}
 	switch kind = consumerKind(k); kind {
-	case instanceConsumerKind, leaseConsumerKind, volumeConsumerKind:
+	case instanceConsumerKind, leaseConsumerKind, volumeConsumerKind, jobConsumerKind:
 		return kind, namespace, name, true
 	}
 	return "", "", "", false

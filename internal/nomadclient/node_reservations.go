@@ -28,6 +28,9 @@ func VolumeConsumer(namespace, name string) string { return "volume:" + namespac
 // LeaseConsumer names a lease (berth_reservation) charged to a node reservation.
 func LeaseConsumer(namespace, name string) string { return "lease:" + namespace + "/" + name }
 
+// JobConsumer names a berth_job charged to a node reservation.
+func JobConsumer(namespace, job string) string { return "job:" + namespace + "/" + job }
+
 // Placement narrows where a node reservation without a node may go.
 type Placement struct {
 	Datacenter, NodePool, NodeClass string
@@ -94,7 +97,8 @@ func allocatedOutside(allocs []*api.AllocationListStub, l ledger.Ledger) capacit
 	for _, a := range allocs {
 		// Instances and leases are jobs: their allocations are inside the
 		// reservation they are charged to.
-		if charged[InstanceConsumer(a.Namespace, a.JobID)] || charged[LeaseConsumer(a.Namespace, a.JobID)] {
+		if charged[InstanceConsumer(a.Namespace, a.JobID)] || charged[LeaseConsumer(a.Namespace, a.JobID)] ||
+			charged[JobConsumer(a.Namespace, a.JobID)] {
 			continue
 		}
 		res := AllocResources(a.AllocatedResources)

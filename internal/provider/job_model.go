@@ -13,23 +13,24 @@ import (
 
 // jobModel is berth_job's state.
 type jobModel struct {
-	ID             types.String   `tfsdk:"id"`
-	Jobspec        types.String   `tfsdk:"jobspec"`
-	Format         types.String   `tfsdk:"format"`
-	Variables      types.Map      `tfsdk:"variables"`
-	Name           types.String   `tfsdk:"name"`
-	Namespace      types.String   `tfsdk:"namespace"`
-	Type           types.String   `tfsdk:"type"`
-	WaitForHealthy types.Bool     `tfsdk:"wait_for_healthy"`
-	PurgeOnDestroy types.Bool     `tfsdk:"purge_on_destroy"`
-	JobModifyIndex types.Int64    `tfsdk:"job_modify_index"`
-	JobVersion     types.Int64    `tfsdk:"job_version"`
-	DeploymentID   types.String   `tfsdk:"deployment_id"`
-	Drift          types.List     `tfsdk:"drift"`
-	PlanFailures   types.String   `tfsdk:"plan_failures"`
-	VariablesWO    types.Map      `tfsdk:"variables_wo"`
-	VariablesWOVer types.Int64    `tfsdk:"variables_wo_version"`
-	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+	ID              types.String   `tfsdk:"id"`
+	Jobspec         types.String   `tfsdk:"jobspec"`
+	Format          types.String   `tfsdk:"format"`
+	Variables       types.Map      `tfsdk:"variables"`
+	Name            types.String   `tfsdk:"name"`
+	Namespace       types.String   `tfsdk:"namespace"`
+	Type            types.String   `tfsdk:"type"`
+	WaitForHealthy  types.Bool     `tfsdk:"wait_for_healthy"`
+	PurgeOnDestroy  types.Bool     `tfsdk:"purge_on_destroy"`
+	JobModifyIndex  types.Int64    `tfsdk:"job_modify_index"`
+	JobVersion      types.Int64    `tfsdk:"job_version"`
+	DeploymentID    types.String   `tfsdk:"deployment_id"`
+	Drift           types.List     `tfsdk:"drift"`
+	PlanFailures    types.String   `tfsdk:"plan_failures"`
+	NodeReservation types.String   `tfsdk:"node_reservation"`
+	VariablesWO     types.Map      `tfsdk:"variables_wo"`
+	VariablesWOVer  types.Int64    `tfsdk:"variables_wo_version"`
+	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 }
 
 // spec is the model's jobspec; ok is false while a value is unknown.

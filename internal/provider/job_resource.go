@@ -53,7 +53,9 @@ func (r *jobResource) Configure(_ context.Context, req resource.ConfigureRequest
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-func (r *jobResource) jobs() workflow.Jobs { return workflow.Jobs{Nomad: r.data.Nomad} }
+func (r *jobResource) jobs() workflow.Jobs {
+	return workflow.NewJobs(r.data.Nomad, r.data.LedgerNamespace)
+}
 
 // writeInput is the workflow's input for plan (and state, on update).
 func (r *jobResource) writeInput(ctx context.Context, cfg tfsdk.Config, plan, state *jobModel, diags *diag.Diagnostics) (workflow.JobWrite, bool) {
@@ -67,7 +69,7 @@ func (r *jobResource) writeInput(ctx context.Context, cfg tfsdk.Config, plan, st
 		return workflow.JobWrite{}, false
 	}
 	in := workflow.JobWrite{Spec: s, Job: sum, Namespace: plan.Namespace.ValueString(), Wait: plan.WaitForHealthy.ValueBool(),
-		SecretsVersion: plan.VariablesWOVer.ValueInt64Pointer()}
+		SecretsVersion: plan.VariablesWOVer.ValueInt64Pointer(), Reservation: plan.NodeReservation.ValueString()}
 	if in.SecretsVersion != nil {
 		var secrets types.Map
 		diags.Append(cfg.GetAttribute(ctx, path.Root("variables_wo"), &secrets)...)
@@ -77,6 +79,11 @@ func (r *jobResource) writeInput(ctx context.Context, cfg tfsdk.Config, plan, st
 	}
 	if state != nil {
 		in.HadVersion = state.VariablesWOVer.ValueInt64Pointer()
+		if had, ok := state.spec(ctx, diags); ok {
+			if prior, err := jobspec.Describe(had); err == nil {
+				in.HadCharge = prior.Charge
+			}
+		}
 		in.Index = uint64(state.JobModifyIndex.ValueInt64())
 		diags.Append(state.Drift.ElementsAs(ctx, &in.Drift, false)...)
 	}
@@ -110,9 +117,10 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 }
 
 func jobErrors() errorContext {
-	return errorContext{object: "job", writeRefused: func(diags *diag.Diagnostics, err *workflow.WriteError) {
-		addNomadError(diags, err.Summary, err.Err)
-	}}
+	return errorContext{object: "job", chargeSummary: "Could not place the job into its node reservation", chargeFix: jobBudgetFix,
+		writeRefused: func(diags *diag.Diagnostics, err *workflow.WriteError) {
+			addNomadError(diags, err.Summary, err.Err)
+		}}
 }
 
 // recordOutcome reads the job back after a registration (with a fresh
@@ -249,7 +257,9 @@ func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 	defer cancel()
 	purge := state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool()
 	secrets := !state.VariablesWOVer.IsNull()
-	if err := r.jobs().Delete(ctx, state.Namespace.ValueString(), state.Name.ValueString(), purge, secrets); err != nil {
+	out, err := r.jobs().Delete(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.NodeReservation.ValueString(),
+		purge, secrets)
+	if addOutcome(&resp.Diagnostics, jobErrors(), out.Warnings, out.Problems); err != nil {
 		addWorkflowError(&resp.Diagnostics, jobErrors(), err)
 	}
 }

@@ -47,7 +47,7 @@ func (r *jobResource) MoveState(context.Context) []resource.StateMover {
 		}
 		m := jobModel{Jobspec: types.StringValue(src.Jobspec), Format: types.StringNull(), Variables: types.MapNull(types.StringType),
 			VariablesWO: types.MapNull(types.StringType), VariablesWOVer: types.Int64Null(),
-			WaitForHealthy: types.BoolValue(true), PurgeOnDestroy: types.BoolValue(true), PlanFailures: types.StringNull(),
+			WaitForHealthy: types.BoolValue(true), PurgeOnDestroy: types.BoolValue(true), PlanFailures: types.StringNull(), NodeReservation: types.StringNull(),
 			DeploymentID: types.StringValue(""), Timeouts: timeouts.Value{Object: types.ObjectNull(jobTimeoutTypes)}}
 		if src.JSON {
 			m.Format = types.StringValue(jobspec.FormatJSON)

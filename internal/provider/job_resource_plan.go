@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // ValidateConfig parses the jobspec offline with Nomad's own parser, so a
@@ -85,6 +86,7 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 		}
 	}
 	if changing && known {
+		r.checkReservation(ctx, &plan, s, &resp.Diagnostics)
 		r.dryRun(ctx, &plan, s, creating, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -159,4 +161,28 @@ func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec
 	}
 	diags.AddAttributeWarning(path.Root("jobspec"), "The job cannot be placed now", detail+"Nomad keeps what it cannot "+
 		"place blocked and places it when room appears. An apply that waits for the job fails, naming the same reasons.")
+}
+
+// checkReservation refuses a node reservation for a job that spans nodes
+// (the jobspec says so: an error) and checks that the job fits in what the
+// reservation has left (the cluster says so: a warning at plan, and the
+// apply's charge refuses it before anything is written).
+func (r *jobResource) checkReservation(ctx context.Context, plan *jobModel, s jobspec.Spec, diags *diag.Diagnostics) {
+	if plan.NodeReservation.IsNull() || plan.NodeReservation.IsUnknown() {
+		return
+	}
+	sum, err := jobspec.Describe(s)
+	if err != nil {
+		return // reported by the caller
+	}
+	if sum.Type == "system" || sum.Type == "sysbatch" {
+		diags.AddAttributeError(path.Root("node_reservation"), "node_reservation on a job that spans nodes",
+			fmt.Sprintf("Job %q is a %s job: it runs on every eligible node, so it cannot be placed into one node's "+
+				"reservation. Remove node_reservation, or make it a service or batch job.", sum.ID, sum.Type))
+		return
+	}
+	var found diag.Diagnostics
+	checkReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.JobConsumer(plan.Namespace.ValueString(), sum.ID),
+		sum.Charge, jobBudgetFix, &found)
+	warnAtPlan(diags, found)
 }

@@ -56,6 +56,16 @@ func jobSchema(ctx context.Context) schema.Schema {
 			"variables_wo_version": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{int64validator.AtLeast(0)},
 				MarkdownDescription: "Version of `variables_wo`, stored in state: set it with `variables_wo`, and change it " +
 					"whenever they change; only then are they written again."},
+			"node_reservation": schema.StringAttribute{Optional: true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{reservationIDValidator()},
+				MarkdownDescription: "ID of a `berth_node_reservation` to place the whole job into: the job is pinned to the " +
+					"reservation's node (a constraint on `${node.unique.id}` added at registration, which drift does not " +
+					"report), and what it takes (every group's tasks' cpu and memory and its ephemeral disk, times its count, " +
+					"with Nomad's defaults where the jobspec sets none) is charged to the reservation's budget before the job " +
+					"is registered and released after it is destroyed; it takes its room from the reservation's hold, so no " +
+					"other job can. A plan that would not fit warns and the apply refuses before writing anything. Not " +
+					"allowed on `system` and `sysbatch` jobs, which span nodes. Changing it replaces the job."},
 			"name": schema.StringAttribute{Computed: true, PlanModifiers: keep,
 				MarkdownDescription: "The job's ID, from the jobspec."},
 			"namespace": schema.StringAttribute{Computed: true, PlanModifiers: keep,

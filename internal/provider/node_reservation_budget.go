@@ -110,6 +110,7 @@ func addChargeError(diags *diag.Diagnostics, summary, fix string, err error) {
 const (
 	instanceBudgetFix = "Lower replicas, the services' cpu and memory or policies.ephemeral_disk.size, or grow the node reservation."
 	volumeBudgetFix   = "Lower capacity_max (or capacity_min), or grow the node reservation's disk."
+	jobBudgetFix      = "Lower the jobspec's counts or its tasks' cpu, memory or ephemeral disk, or grow the node reservation."
 )
 
 var leaseBudgetFix = fmt.Sprintf("Lower the workload's cpu, memory or disk (the lease timer task adds %d MHz and %d MiB), or grow the node reservation.",

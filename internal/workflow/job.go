@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -14,16 +15,27 @@ import (
 // has it.
 type JobNomad interface {
 	Waiter
+	Ledger
 	GetJob(ctx context.Context, ns, name string) (*nomadclient.Job, error)
-	RegisterJobspec(ctx context.Context, s jobspec.Spec, namespace string, index uint64) (*nomadclient.RegisterResult, error)
+	RegisterJobspec(ctx context.Context, s jobspec.Spec, namespace, pin string, index uint64) (*nomadclient.RegisterResult, error)
 	RemoveJob(ctx context.Context, ns, name string, purge bool) error
 	PutSecretEnv(ctx context.Context, ns, path string, items map[string]string) error
 	DeleteSecretEnv(ctx context.Context, ns, path string) error
 }
 
-// Jobs runs berth_job's writes: register the jobspec (check-and-set) →
-// wait for what its type runs to, and remove.
-type Jobs struct{ Nomad JobNomad }
+// Jobs runs berth_job's writes: charge a node reservation → write the
+// job's Variable → register the jobspec (check-and-set) → wait for what its
+// type runs to; and remove, handing the room back.
+type Jobs struct {
+	Nomad   JobNomad
+	Charges Charges
+}
+
+// NewJobs is the jobspec workflow on nomad, with node reservation ledgers
+// in ledgerNamespace.
+func NewJobs(nomad JobNomad, ledgerNamespace string) Jobs {
+	return Jobs{Nomad: nomad, Charges: Charges{Nomad: nomad, Namespace: ledgerNamespace}}
+}
 
 // JobWrite is one create or update of a jobspec job.
 type JobWrite struct {
@@ -34,6 +46,11 @@ type JobWrite struct {
 	Namespace string
 	// Wait is wait_for_healthy.
 	Wait bool
+	// Reservation is the node reservation the job is placed into ("" none):
+	// it is charged Job.Charge (HadCharge before an update) and the job is
+	// pinned to its node.
+	Reservation string
+	HadCharge   capacity.Resources
 	// Secrets are variables_wo (write-only: from the configuration only),
 	// written to the job's Nomad Variable (JobVariablePath) before the job
 	// is registered whenever SecretsVersion is new or changed; HadVersion
@@ -94,8 +111,9 @@ type JobOutcome struct {
 // (check-and-set at index 0).
 func (w Jobs) Create(ctx context.Context, in JobWrite) (JobOutcome, error) {
 	var out JobOutcome
-	if in.secretsChanged() {
-		// Never write a Variable another job of that name reads.
+	if in.secretsChanged() || in.Reservation != "" {
+		// Never write a Variable another job of that name reads, nor a
+		// charge for it.
 		existing, err := w.Nomad.GetJob(ctx, in.Namespace, in.Job.ID)
 		if err != nil {
 			return out, &NomadError{"Could not check for an existing job", err}
@@ -104,15 +122,23 @@ func (w Jobs) Create(ctx context.Context, in JobWrite) (JobOutcome, error) {
 			return out, &JobExistsError{Namespace: in.Namespace, Name: in.Job.ID}
 		}
 	}
-	if err := w.writeSecrets(ctx, in); err != nil {
+	if err := w.charge(ctx, &out, in, in.Job.Charge); err != nil {
 		return out, err
 	}
-	res, err := w.Nomad.RegisterJobspec(ctx, in.Spec, in.Namespace, 0)
-	if err != nil && !nomadclient.OutcomeUnknown(err) && in.secretsChanged() {
-		// Refused: nothing reads the Variable.
-		if derr := w.Nomad.DeleteSecretEnv(CleanupContext(ctx), in.Namespace, JobVariablePath(in.Job.ID)); derr != nil {
-			out.Problems = append(out.Problems, &SecretDeleteError{Namespace: in.Namespace, Path: JobVariablePath(in.Job.ID), Err: derr})
+	if err := w.writeSecrets(ctx, in); err != nil {
+		w.release(CleanupContext(ctx), &out, in)
+		return out, err
+	}
+	res, err := w.Nomad.RegisterJobspec(ctx, in.Spec, in.Namespace, w.pin(in), 0)
+	if err != nil && !nomadclient.OutcomeUnknown(err) {
+		// Refused: nothing reads the Variable, nothing uses the charge.
+		undo := CleanupContext(ctx)
+		if in.secretsChanged() {
+			if derr := w.Nomad.DeleteSecretEnv(undo, in.Namespace, JobVariablePath(in.Job.ID)); derr != nil {
+				out.Problems = append(out.Problems, &SecretDeleteError{Namespace: in.Namespace, Path: JobVariablePath(in.Job.ID), Err: derr})
+			}
 		}
+		w.release(undo, &out, in)
 	}
 	switch {
 	case nomadclient.OutcomeUnknown(err):
@@ -157,10 +183,24 @@ func (w Jobs) Update(ctx context.Context, in JobWrite) (JobOutcome, error) {
 			return out, &JobChangedError{Name: in.Job.ID, Index: index, Expected: in.Index, Changed: unseen}
 		}
 	}
+	// A new charge comes first: a refused budget leaves everything as it
+	// was.
+	recharge := in.Job.Charge != in.HadCharge
+	if recharge {
+		if err := w.charge(ctx, &out, in, in.Job.Charge); err != nil {
+			return out, err
+		}
+	}
 	if err := w.writeSecrets(ctx, in); err != nil {
+		if recharge {
+			w.restoreCharge(CleanupContext(ctx), &out, in)
+		}
 		return out, err
 	}
-	res, err := w.Nomad.RegisterJobspec(ctx, in.Spec, in.Namespace, job.ModifyIndex())
+	res, err := w.Nomad.RegisterJobspec(ctx, in.Spec, in.Namespace, w.pin(in), job.ModifyIndex())
+	if err != nil && !nomadclient.OutcomeUnknown(err) && recharge {
+		w.restoreCharge(CleanupContext(ctx), &out, in)
+	}
 	switch {
 	case nomadclient.OutcomeUnknown(err):
 		return out, &WriteError{Summary: "Could not register the job", Err: err, Uncertain: true}
@@ -189,17 +229,57 @@ func (w Jobs) settled(ctx context.Context, out *JobOutcome, in JobWrite, res *no
 }
 
 // Delete stops the job (purged when purge), waits until its allocations
-// stopped, then deletes its variables_wo Variable (secrets: one was
-// written); one left behind fails the destroy, which then runs again.
-func (w Jobs) Delete(ctx context.Context, namespace, id string, purge, secrets bool) error {
-	if err := w.Nomad.RemoveJob(ctx, namespace, id, purge); err != nil {
-		return &NomadError{"Could not delete the job", err}
+// stopped, hands its room back to its node reservation (reservation, ""
+// none) without a gap, then deletes its variables_wo Variable (secrets:
+// one was written); one left behind fails the destroy, which then runs
+// again.
+func (w Jobs) Delete(ctx context.Context, namespace, id, reservation string, purge, secrets bool) (JobOutcome, error) {
+	var out JobOutcome
+	remove := func(ctx context.Context) error { return w.Nomad.RemoveJob(ctx, namespace, id, purge) }
+	ws, problems, err := w.Charges.Remove(ctx, reservation, "job", nomadclient.JobConsumer(namespace, id), remove)
+	out.Warnings, out.Problems = ws, problems
+	if err != nil {
+		return out, &NomadError{"Could not delete the job", err}
 	}
 	if !secrets {
-		return nil
+		return out, nil
 	}
 	if err := w.Nomad.DeleteSecretEnv(ctx, namespace, JobVariablePath(id)); err != nil {
-		return &SecretDeleteError{Namespace: namespace, Path: JobVariablePath(id), Fatal: true, Err: err}
+		return out, &SecretDeleteError{Namespace: namespace, Path: JobVariablePath(id), Fatal: true, Err: err}
+	}
+	return out, nil
+}
+
+// pin is the node a job placed into a node reservation runs on.
+func (w Jobs) pin(in JobWrite) string {
+	node, _, _ := nomadclient.ParseNodeReservationID(in.Reservation)
+	return node
+}
+
+func (w Jobs) charge(ctx context.Context, out *JobOutcome, in JobWrite, amount capacity.Resources) error {
+	if in.Reservation == "" {
+		return nil
+	}
+	ws, err := w.Charges.ChargeAndHold(ctx, in.Reservation, nomadclient.JobConsumer(in.Namespace, in.Job.ID), amount)
+	out.Warnings = append(out.Warnings, ws...)
+	if err != nil {
+		return &ChargeError{err}
 	}
 	return nil
+}
+
+func (w Jobs) release(ctx context.Context, out *JobOutcome, in JobWrite) {
+	ws, err := w.Charges.ReleaseOf(ctx, in.Reservation, "job", nomadclient.JobConsumer(in.Namespace, in.Job.ID))
+	out.Warnings = append(out.Warnings, ws...)
+	if err != nil {
+		out.Problems = append(out.Problems, err)
+	}
+}
+
+// restoreCharge charges what the job had before an update that wrote no
+// job.
+func (w Jobs) restoreCharge(ctx context.Context, out *JobOutcome, in JobWrite) {
+	if err := w.charge(ctx, out, in, in.HadCharge); err != nil {
+		out.Problems = append(out.Problems, err)
+	}
 }

@@ -12,9 +12,9 @@ import (
 
 // fakeJobNomad stands in for Nomad behind the jobspec workflow.
 type fakeJobNomad struct {
-	steps []string
-	fail  map[string]error
-	job   *nomadclient.Job
+	*fakeLedger
+	fail map[string]error
+	job  *nomadclient.Job
 }
 
 func (f *fakeJobNomad) step(s string) error {
@@ -26,8 +26,12 @@ func (f *fakeJobNomad) GetJob(context.Context, string, string) (*nomadclient.Job
 	return f.job, f.step("get-job")
 }
 
-func (f *fakeJobNomad) RegisterJobspec(_ context.Context, _ jobspec.Spec, _ string, index uint64) (*nomadclient.RegisterResult, error) {
-	if err := f.step(fmt.Sprintf("register @%d", index)); err != nil {
+func (f *fakeJobNomad) RegisterJobspec(_ context.Context, _ jobspec.Spec, _, pin string, index uint64) (*nomadclient.RegisterResult, error) {
+	step := fmt.Sprintf("register @%d", index)
+	if pin != "" {
+		step += " pin=" + pin
+	}
+	if err := f.step(step); err != nil {
 		return nil, err
 	}
 	return &nomadclient.RegisterResult{EvalID: "e1", JobModifyIndex: index + 3}, nil
@@ -66,6 +70,9 @@ func (f *fakeJobNomad) WaitForRollout(context.Context, string, string, string) (
 }
 
 func i64(n int64) *int64 { return &n }
+
+// testNode is testReservation's node.
+const testNode = "0b1c2d3e-0000-4000-8000-000000000001"
 
 func TestJobWrites(t *testing.T) {
 	const varPath = "nomad/jobs/shop"
@@ -145,6 +152,25 @@ func TestJobWrites(t *testing.T) {
 			nomad: fakeJobNomad{job: live(7, 30)}, want: wantRun{steps: []string{"get-job", "register @7", "wait-rollout"}}},
 		"changed again after the plan: refused": {update: true, in: write("service", func(in *JobWrite) { in.Index = 5 }),
 			nomad: fakeJobNomad{job: live(7, 40)}, want: wantRun{steps: []string{"get-job"}, err: "*workflow.JobChangedError"}},
+		"into a node reservation: charged, then pinned": {in: write("service", func(in *JobWrite) { in.Reservation = testReservation }),
+			want: wantRun{steps: []string{"get-job", "charge", "sync", "register @0 pin=" + testNode, "wait-rollout"}}},
+		"charge refused: nothing registered": {in: write("service", func(in *JobWrite) { in.Reservation = testReservation }),
+			nomad: fakeJobNomad{fakeLedger: &fakeLedger{chargeErr: errNomad}},
+			want:  wantRun{steps: []string{"get-job", "charge"}, err: "*workflow.ChargeError"}},
+		"refused: the charge released": {in: write("service", func(in *JobWrite) { in.Reservation = testReservation }),
+			nomad: fakeJobNomad{fail: map[string]error{"register @0 pin=" + testNode: refused}},
+			want:  wantRun{steps: []string{"get-job", "charge", "sync", "register @0 pin=" + testNode, "uncharge", "sync"}, err: "*workflow.WriteError"}},
+		"update: a new charge first, restored on refusal": {update: true,
+			in: write("service", func(in *JobWrite) {
+				in.Reservation, in.Index, in.HadCharge = testReservation, 5, in.Job.Charge
+				in.Job.Charge.CPU += 10
+			}),
+			nomad: fakeJobNomad{job: live(5, 20), fail: map[string]error{"register @5 pin=" + testNode: refused}},
+			want:  wantRun{steps: []string{"get-job", "charge", "sync", "register @5 pin=" + testNode, "charge", "sync"}, err: "*workflow.WriteError"}},
+		"update: the same charge is not written again": {update: true,
+			in:    write("service", func(in *JobWrite) { in.Reservation, in.Index, in.HadCharge = testReservation, 5, in.Job.Charge }),
+			nomad: fakeJobNomad{job: live(5, 20)},
+			want:  wantRun{steps: []string{"get-job", "register @5 pin=" + testNode, "wait-rollout"}}},
 		"update of a job gone": {update: true, in: write("service", nil), want: wantRun{steps: []string{"get-job"}, err: "*workflow.JobGoneError"}},
 		"secrets rotated before the registration": {update: true,
 			in:    write("service", func(in *JobWrite) { withSecrets(in); in.SecretsVersion, in.HadVersion, in.Index = i64(2), i64(1), 5 }),
@@ -159,9 +185,12 @@ func TestJobWrites(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			f := tc.nomad
-			run := Jobs{Nomad: &f}.Create
+			if f.fakeLedger == nil {
+				f.fakeLedger = &fakeLedger{}
+			}
+			run := NewJobs(&f, "berth").Create
 			if tc.update {
-				run = Jobs{Nomad: &f}.Update
+				run = NewJobs(&f, "berth").Update
 			}
 			out, err := run(context.Background(), tc.in)
 			tc.want.check(t, f.steps, err, out.Problems)
@@ -171,10 +200,12 @@ func TestJobWrites(t *testing.T) {
 
 func TestJobDelete(t *testing.T) {
 	for name, tc := range map[string]struct {
-		secrets bool
-		fail    map[string]error
-		want    wantRun
+		secrets     bool
+		reservation string
+		fail        map[string]error
+		want        wantRun
 	}{
+		"room handed back":            {reservation: testReservation, want: wantRun{steps: []string{"uncharge", "sync", "remove purge=true", "wait"}}},
 		"purged":                      {want: wantRun{steps: []string{"remove purge=true"}}},
 		"and its Variable":            {secrets: true, want: wantRun{steps: []string{"remove purge=true", "delete nomad/jobs/shop"}}},
 		"remove fails: Variable kept": {secrets: true, fail: map[string]error{"remove purge=true": errNomad}, want: wantRun{steps: []string{"remove purge=true"}, err: "*workflow.NomadError"}},
@@ -182,9 +213,9 @@ func TestJobDelete(t *testing.T) {
 			want: wantRun{steps: []string{"remove purge=true", "delete nomad/jobs/shop"}, err: "*workflow.SecretDeleteError"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			f := fakeJobNomad{fail: tc.fail}
-			err := Jobs{Nomad: &f}.Delete(context.Background(), "default", "shop", true, tc.secrets)
-			tc.want.check(t, f.steps, err, nil)
+			f := fakeJobNomad{fakeLedger: &fakeLedger{}, fail: tc.fail}
+			out, err := NewJobs(&f, "berth").Delete(context.Background(), "default", "shop", tc.reservation, true, tc.secrets)
+			tc.want.check(t, f.steps, err, out.Problems)
 		})
 	}
 }
