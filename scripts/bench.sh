@@ -11,7 +11,7 @@
 #   RUNS         cycles per variant (default 3)
 #   PARALLELISM  terraform -parallelism (default 10)
 #   PEER_PROVIDER path to terraform-provider-nomad (.gz is fine)
-#   ONLY         comma-separated variants: floor,berth-nowait,berth-wait,peer-detach,peer-wait
+#   ONLY         comma-separated variants: floor,berth-nowait,berth-wait,job-nowait,job-wait,peer-detach,peer-wait
 #   BENCH_JSON   write the results as JSON to this file
 #   BASELINE     JSON of an earlier run: fail a berth figure more than 10% worse
 #   BASE         a git revision (e.g. main~3): built and run beside the working

@@ -123,9 +123,16 @@ func TestTargets(t *testing.T) {
 		row(KeyBerthWait, 20, 5, 1, 21),
 		row(KeyPeerDetach, 10, 10, 1, 20),
 		row(KeyPeerWait, 30, 10, 1, 20),
+		row(KeyJobNoWait, 9, 11, 1, 20),
 	}}
 	got := statuses(rep.Targets(true, nil))
 	want := map[string]string{
+		"job-nowait apply <= 1.0x peer-detach apply":     "PASS", // 0.9
+		"job-nowait plan <= 1.0x peer-detach plan":       "FAIL", // 1.1
+		"job-nowait destroy <= 1.0x peer-detach destroy": "PASS", // 1.0
+		"job-wait apply <= 1.0x peer-wait apply":         "skipped (job-wait not run)",
+		"job-wait plan <= 1.0x peer-wait plan":           "skipped (job-wait not run)",
+		"job-wait destroy <= 1.0x peer-wait destroy":     "skipped (job-wait not run)",
 		"berth-nowait apply <= 0.5x peer-detach apply": "PASS", // 0.4
 		"berth-nowait plan <= 0.5x peer-detach plan":   "FAIL", // 0.6
 		"berth-wait apply <= 0.5x peer-wait apply":     "FAIL", // 0.67

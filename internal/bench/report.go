@@ -120,6 +120,10 @@ const MaxPeerRatio = 0.5
 // berth_instance.
 const MaxPlanRequestsPerInstance = 2
 
+// MaxJobPeerRatio bounds berth_job against nomad_job running the same
+// jobspec (issue 23).
+const MaxJobPeerRatio = 1.0
+
 // MaxRegression is how much worse than BASELINE a berth figure may be.
 const MaxRegression = 1.10
 
@@ -127,8 +131,8 @@ const MaxRegression = 1.10
 // regression gate) on rep.
 func (rep Report) Targets(peerGiven bool, baseline *Report) []Target {
 	var out []Target
-	ratio := func(berth, peer string, ph Phase) {
-		t := Target{Name: fmt.Sprintf("%s %s <= %.1fx %s %s", berth, ph, MaxPeerRatio, peer, ph)}
+	ratio := func(berth, peer string, ph Phase, limit float64) {
+		t := Target{Name: fmt.Sprintf("%s %s <= %.1fx %s %s", berth, ph, limit, peer, ph)}
 		b, okB := rep.row(berth)
 		p, okP := rep.row(peer)
 		switch {
@@ -140,14 +144,19 @@ func (rep Report) Targets(peerGiven bool, baseline *Report) []Target {
 			t.Status = "skipped (" + peer + " not run)"
 		default:
 			r := b.secs(ph) / p.secs(ph)
-			t.Status = passFail(r <= MaxPeerRatio)
+			t.Status = passFail(r <= limit)
 			t.Detail = fmt.Sprintf("%.2fs vs %.2fs: %.2fx", b.secs(ph), p.secs(ph), r)
 		}
 		out = append(out, t)
 	}
-	ratio(KeyBerthNoWait, KeyPeerDetach, Apply)
-	ratio(KeyBerthNoWait, KeyPeerDetach, Plan)
-	ratio(KeyBerthWait, KeyPeerWait, Apply)
+	ratio(KeyBerthNoWait, KeyPeerDetach, Apply, MaxPeerRatio)
+	ratio(KeyBerthNoWait, KeyPeerDetach, Plan, MaxPeerRatio)
+	ratio(KeyBerthWait, KeyPeerWait, Apply, MaxPeerRatio)
+	// berth_job runs the peer's own jobspec: no figure above the peer's.
+	for _, ph := range Phases {
+		ratio(KeyJobNoWait, KeyPeerDetach, ph, MaxJobPeerRatio)
+		ratio(KeyJobWait, KeyPeerWait, ph, MaxJobPeerRatio)
+	}
 	for _, key := range []string{KeyBerthNoWait, KeyBerthWait} {
 		t := Target{Name: fmt.Sprintf("%s plan requests <= %d per instance", key, MaxPlanRequestsPerInstance)}
 		if b, ok := rep.row(key); !ok {

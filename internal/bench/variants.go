@@ -55,6 +55,8 @@ const (
 	KeyPeerWait    = "peer-wait"
 	KeyBaseNoWait  = "base-nowait" // berth-nowait with the -base binary
 	KeyBaseWait    = "base-wait"   // berth-wait with the -base binary
+	KeyJobNoWait   = "job-nowait"  // berth_job, the peer's jobspec
+	KeyJobWait     = "job-wait"
 )
 
 // Variants returns every variant in table order.
@@ -69,6 +71,10 @@ func Variants() []Variant {
 			config: func(n int, addr string) string { return berthConfig(KeyBerthWait, n, addr, true) }},
 		{Key: KeyBaseWait, Label: "berth_instance (base), wait_for_healthy = true", Provider: &berthProvider, Base: KeyBerthWait,
 			config: func(n int, addr string) string { return berthConfig(KeyBaseWait, n, addr, true) }},
+		{Key: KeyJobNoWait, Label: "berth_job, wait_for_healthy = false", Provider: &berthProvider, Peer: KeyPeerDetach,
+			config: func(n int, addr string) string { return jobConfig(KeyJobNoWait, n, addr, false) }},
+		{Key: KeyJobWait, Label: "berth_job, wait_for_healthy = true", Provider: &berthProvider, Peer: KeyPeerWait,
+			config: func(n int, addr string) string { return jobConfig(KeyJobWait, n, addr, true) }},
 		{Key: KeyPeerDetach, Label: "nomad_job, detach = true", Provider: &peerProvider,
 			config: func(n int, addr string) string { return peerConfig(n, addr, true) }},
 		{Key: KeyPeerWait, Label: "nomad_job, detach = false", Provider: &peerProvider,
@@ -138,7 +144,52 @@ func peerConfig(n int, addr string, detach bool) string {
 	if detach {
 		key = KeyPeerDetach
 	}
-	spec := fmt.Sprintf(`job "%s${count.index}" {
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    nomad = { source = %q }
+  }
+}
+
+provider "nomad" {
+  address = %q
+}
+
+resource "nomad_job" "bench" {
+  count            = %d
+  detach           = %t
+  purge_on_destroy = true
+  jobspec          = <<EOT
+%s
+EOT
+}
+`, peerProvider.Source, addr, n, detach, benchJobspec(key))
+}
+
+// jobConfig is the peer's jobspec as berth_job.
+func jobConfig(key string, n int, addr string, wait bool) string {
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    berth = { source = %q }
+  }
+}
+
+provider "berth" {
+  address = %q
+}
+
+resource "berth_job" "bench" {
+  count            = %d
+  wait_for_healthy = %t
+  jobspec          = <<EOT
+%s
+EOT
+}
+`, berthProvider.Source, addr, n, wait, benchJobspec(key))
+}
+
+// benchJobspec is the job every jobspec variant runs, named for key.
+func benchJobspec(key string) string {
+	return fmt.Sprintf(`job "%s${count.index}" {
   datacenters = ["*"]
   type        = "service"
 
@@ -174,25 +225,6 @@ func peerConfig(n int, addr string, detach bool) string {
     }
   }
 }`, jobName(key), jobGroup, minHealthyTime, healthyDL, progressDL, jobTask, jobCommand, jobArg, jobCPU, jobMemory)
-	return fmt.Sprintf(`terraform {
-  required_providers {
-    nomad = { source = %q }
-  }
-}
-
-provider "nomad" {
-  address = %q
-}
-
-resource "nomad_job" "bench" {
-  count            = %d
-  detach           = %t
-  purge_on_destroy = true
-  jobspec          = <<EOT
-%s
-EOT
-}
-`, peerProvider.Source, addr, n, detach, spec)
 }
 
 // CLIConfig returns a Terraform CLI configuration that loads each provider
