@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -181,7 +182,8 @@ func TestAccJob_twoGroupsLifecycle(t *testing.T) {
 }
 
 // TestAccJob_periodicAndSysbatch: a periodic batch job is registered (its
-// runs are Nomad's to launch) and reads back as periodic; a sysbatch job
+// runs are Nomad's to launch) and reads back as periodic, and a forced
+// launch runs to completion without changing it; a sysbatch job
 // runs to completion on the node before the apply returns.
 func TestAccJob_periodicAndSysbatch(t *testing.T) {
 	testAccPreCheck(t)
@@ -258,8 +260,26 @@ resource "berth_job" "sys" {
 				}),
 			),
 		}, {
+			// A launch (forced, as `nomad job periodic force`): a child job
+			// that runs to completion; the periodic job itself is unchanged.
+			PreConfig: func() {
+				if _, _, err := testNomad(t).Jobs().PeriodicForce(periodic, nil); err != nil {
+					t.Fatal(err)
+				}
+				waitFor(t, "the periodic launch to complete", 2*time.Minute, func() (bool, error) {
+					stubs, _, err := testNomad(t).Jobs().PrefixList(periodic + "/periodic-")
+					if err != nil || len(stubs) != 1 {
+						return false, fmt.Errorf("%d launches (%v)", len(stubs), err)
+					}
+					allocs, _, err := testNomad(t).Jobs().Allocations(stubs[0].ID, false, nil)
+					if err != nil || len(allocs) != 1 || allocs[0].ClientStatus != api.AllocClientStatusComplete {
+						return false, fmt.Errorf("launch %s: %d allocations (%v)", stubs[0].ID, len(allocs), err)
+					}
+					return true, nil
+				})
+			},
 			Config:   config,
-			PlanOnly: true, // nothing drifts: Nomad's defaults are not the jobspec's
+			PlanOnly: true, // nothing drifts: Nomad's defaults are not the jobspec's, nor a launch
 		}},
 	})
 }
