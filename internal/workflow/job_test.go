@@ -41,6 +41,10 @@ func (f *fakeJobNomad) RemoveJob(_ context.Context, _, _ string, purge bool) err
 	return f.step(fmt.Sprintf("remove purge=%t", purge))
 }
 
+func (f *fakeJobNomad) StopJob(_ context.Context, _, _ string, purge bool) error {
+	return f.step(fmt.Sprintf("stop purge=%t", purge))
+}
+
 func (f *fakeJobNomad) PutSecretEnv(_ context.Context, _, path string, _ map[string]string) error {
 	return f.step("put " + path)
 }
@@ -205,12 +209,12 @@ func TestJobDelete(t *testing.T) {
 		fail        map[string]error
 		want        wantRun
 	}{
-		"room handed back":            {reservation: testReservation, want: wantRun{steps: []string{"uncharge", "sync", "remove purge=true", "wait"}}},
-		"purged":                      {want: wantRun{steps: []string{"remove purge=true"}}},
-		"and its Variable":            {secrets: true, want: wantRun{steps: []string{"remove purge=true", "delete nomad/jobs/shop"}}},
-		"remove fails: Variable kept": {secrets: true, fail: map[string]error{"remove purge=true": errNomad}, want: wantRun{steps: []string{"remove purge=true"}, err: "*workflow.NomadError"}},
+		"room handed back":          {reservation: testReservation, want: wantRun{steps: []string{"uncharge", "sync", "remove purge=true", "wait"}}},
+		"purged in one request":     {want: wantRun{steps: []string{"stop purge=true"}}},
+		"and its Variable":          {secrets: true, want: wantRun{steps: []string{"stop purge=true", "delete nomad/jobs/shop"}}},
+		"stop fails: Variable kept": {secrets: true, fail: map[string]error{"stop purge=true": errNomad}, want: wantRun{steps: []string{"stop purge=true"}, err: "*workflow.NomadError"}},
 		"Variable left: the destroy fails": {secrets: true, fail: map[string]error{"delete nomad/jobs/shop": errNomad},
-			want: wantRun{steps: []string{"remove purge=true", "delete nomad/jobs/shop"}, err: "*workflow.SecretDeleteError"}},
+			want: wantRun{steps: []string{"stop purge=true", "delete nomad/jobs/shop"}, err: "*workflow.SecretDeleteError"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := fakeJobNomad{fakeLedger: &fakeLedger{}, fail: tc.fail}
