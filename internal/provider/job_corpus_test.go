@@ -3,11 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,11 +57,7 @@ func TestAccJob_corpusReadsBackWithoutDrift(t *testing.T) {
 	t.Parallel()
 	nomad := testNomad(t)
 	files := nomadCorpus(t)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(files))
 	var parsed, registered, refused, detected int
 	suffix := "-" + randomHex(3)
 	for _, file := range names {
@@ -146,11 +143,7 @@ func acceptedCorpus(t *testing.T, dir, prefix string) []corpusJob {
 	t.Helper()
 	nomad := testNomad(t)
 	files := nomadCorpus(t)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(files))
 	label := regexp.MustCompile(`(?m)^\s*job\s+"[^"]*"`)
 	var out []corpusJob
 	for i, file := range names {
