@@ -11,8 +11,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -279,4 +281,54 @@ func (c corpusDriftCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 			return
 		}
 	}
+}
+
+// TestAccJob_corpusImportsToEmptyPlan registers every accepted corpus job
+// through the API, as `nomad job run` would, writes an import block for
+// each, and lets Terraform generate their configuration (`terraform plan
+// -generate-config-out`): the plan of what it generated is imports only,
+// with no change, and the jobs keep their modify index in Nomad.
+func TestAccJob_corpusImportsToEmptyPlan(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	nomad := testNomad(t)
+	jobs := acceptedCorpus(t, t.TempDir(), "imp-"+randomHex(3))
+	var config strings.Builder
+	config.WriteString("provider \"berth\" {}\n")
+	before := map[string]uint64{}
+	for i, j := range jobs {
+		src, err := os.ReadFile(j.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job, err := jobspec.Parse(jobspec.Spec{Source: string(src)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
+			t.Fatalf("%s: %v", j.file, err)
+		}
+		t.Cleanup(func() { _, _, _ = nomad.Jobs().Deregister(j.id, true, nil) })
+		live, _, err := nomad.Jobs().Info(j.id, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[j.id] = *live.JobModifyIndex
+		fmt.Fprintf(&config, "import {\n  to = berth_job.c%03d\n  id = \"default/%s\"\n}\n", i, j.id)
+	}
+	c := newTFCLI(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c.init(ctx, config.String())
+	if _, err := c.tf.Plan(ctx, tfexec.Reattach(c.reattach), tfexec.GenerateConfigOut("generated.tf")); err != nil {
+		t.Fatalf("plan -generate-config-out: %v\n%s", err, c.out.take())
+	}
+	expectImportsOnly(ctx, t, c, len(jobs))
+	for id, index := range before {
+		live, _, err := nomad.Jobs().Info(id, nil)
+		if err != nil || *live.JobModifyIndex != index {
+			t.Errorf("%s: modify index %v after the import plan, was %d (%v)", id, live.JobModifyIndex, index, err)
+		}
+	}
+	t.Logf("corpus import: %d jobs generated and planned as imports with no change", len(jobs))
 }
