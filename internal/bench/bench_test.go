@@ -133,11 +133,11 @@ func TestTargets(t *testing.T) {
 		"job-wait apply <= 1.0x peer-wait apply":         "skipped (job-wait not run)",
 		"job-wait plan <= 1.0x peer-wait plan":           "skipped (job-wait not run)",
 		"job-wait destroy <= 1.0x peer-wait destroy":     "skipped (job-wait not run)",
-		"berth-nowait apply <= 0.5x peer-detach apply": "PASS", // 0.4
-		"berth-nowait plan <= 0.5x peer-detach plan":   "FAIL", // 0.6
-		"berth-wait apply <= 0.5x peer-wait apply":     "FAIL", // 0.67
-		"berth-nowait plan requests <= 2 per instance": "PASS",
-		"berth-wait plan requests <= 2 per instance":   "FAIL", // 2.1
+		"berth-nowait apply <= 0.5x peer-detach apply":   "PASS", // 0.4
+		"berth-nowait plan <= 0.5x peer-detach plan":     "FAIL", // 0.6
+		"berth-wait apply <= 0.5x peer-wait apply":       "FAIL", // 0.67
+		"berth-nowait plan requests <= 2 per instance":   "PASS",
+		"berth-wait plan requests <= 2 per instance":     "FAIL", // 2.1
 	}
 	for name, st := range want {
 		if got[name] != st {
