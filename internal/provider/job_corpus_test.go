@@ -71,6 +71,7 @@ func TestAccJob_corpusReadsBackWithoutDrift(t *testing.T) {
 		// A short ID: Nomad derives service names from it, at most 63 characters.
 		id := fmt.Sprintf("corpus-%03d%s", parsed, suffix)
 		job.ID, job.Name, job.Namespace, job.Region = &id, &id, ptrTo("default"), nil
+		job.Constraints = append(job.Constraints, api.NewConstraint("${meta.berth_corpus_never}", "is_set", ""))
 		if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
 			refused++
 			t.Logf("refused by the dev agent: %s: %v", file, firstLine(err.Error()))
@@ -130,6 +131,15 @@ func changedInNomad(t *testing.T, nomad *api.Client, file string, want, live *ap
 // firstLine is err's message on one line.
 func firstLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// unplaceable is a constraint no node meets, added to every corpus job:
+// the jobs register and compare as they are, but none takes room on the
+// nodes the other tests share, nor runs what its tasks say.
+const unplaceable = `  constraint {
+    attribute = "${meta.berth_corpus_never}"
+    operator  = "is_set"
+  }
+`
+
 // corpusJob is one of Nomad's jobspecs renamed for a test: its file, the
 // job ID, and the first task's cpu when the jobspec sets it (0 otherwise).
 type corpusJob struct {
@@ -146,11 +156,11 @@ func acceptedCorpus(t *testing.T, dir, prefix string) []corpusJob {
 	nomad := testNomad(t)
 	files := nomadCorpus(t)
 	names := slices.Sorted(maps.Keys(files))
-	label := regexp.MustCompile(`(?m)^\s*job\s+"[^"]*"`)
+	label := regexp.MustCompile(`(?m)^\s*job\s+"[^"]*"\s*\{`)
 	var out []corpusJob
 	for i, file := range names {
 		id := fmt.Sprintf("%s-%03d", prefix, i)
-		src := label.ReplaceAllString(files[file], fmt.Sprintf("job %q", id))
+		src := label.ReplaceAllString(files[file], fmt.Sprintf("job %q {\n%s", id, unplaceable))
 		job, err := jobspec.Parse(jobspec.Spec{Source: src})
 		if err != nil || *job.ID != id || (job.Namespace != nil && *job.Namespace != "default") ||
 			(job.Region != nil && *job.Region != "global") {
