@@ -359,3 +359,52 @@ func TestAccJob_cannotBePlaced(t *testing.T) {
 		},
 	})
 }
+
+// A jobspec known only at apply (built from another resource's output)
+// plans its job's name and type as unknown and registers at apply.
+func TestAccJob_jobspecKnownAtApply(t *testing.T) {
+	testAccPreCheck(t)
+	name := "berth-acc-job-late-" + randomHex(3)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+resource "terraform_data" "name" {
+  input = %q
+}
+resource "berth_job" "t" {
+  jobspec = <<-EOT
+    job "${terraform_data.name.output}" {
+      group "g" {
+        task "t" {
+          driver = "raw_exec"
+          config {
+            command = "/bin/sleep"
+            args    = ["3600"]
+          }
+          resources {
+            cpu    = 20
+            memory = 16
+          }
+        }
+      }
+    }
+  EOT
+}
+`, name),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue(jobAddr, tfjsonpath.New("name")),
+				plancheck.ExpectUnknownValue(jobAddr, tfjsonpath.New("type")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("name"), knownvalue.StringExact(name)),
+			},
+			Check: withJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
+				if runningAllocs(allocs) != 1 {
+					return fmt.Errorf("%d running allocations, want 1", runningAllocs(allocs))
+				}
+				return nil
+			}),
+		}},
+	})
+}
