@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -40,41 +41,44 @@ func addJobspecError(diags *diag.Diagnostics, err error) {
 
 // ModifyPlan reads the job's ID, namespace and type from the jobspec (a
 // new ID or namespace is another job: it replaces this one), and plans any
-// drift the last refresh found away.
+// drift the last refresh found away. A jobspec state already holds is not
+// parsed again (ValidateConfig parsed it): a refresh plan of an unchanged
+// job costs no parse here.
 func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
 	}
-	var plan jobModel
+	var plan, state jobModel
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	plan.setDrift(nil)
-	s, known := plan.spec(ctx, &resp.Diagnostics)
-	if known {
-		sum, err := jobspec.Describe(s)
-		if addJobspecError(&resp.Diagnostics, err); err != nil {
-			return
-		}
-		ns := sum.Namespace
-		if ns == "" {
-			ns = r.data.Nomad.Namespace()
-		}
-		plan.Name, plan.Namespace, plan.Type = types.StringValue(sum.ID), types.StringValue(ns), types.StringValue(sum.Type)
-		if sum.Type == "" {
-			plan.Type = types.StringValue("service")
-		}
-		plan.ID = types.StringValue(ns + "/" + sum.ID)
-	} else {
-		plan.ID, plan.Name, plan.Namespace, plan.Type = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
-	}
 	creating := req.State.Raw.IsNull()
-	changing := creating
 	if !creating {
-		var state jobModel
 		if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 			return
 		}
+	}
+	plan.setDrift(nil)
+	s, known := plan.spec(ctx, &resp.Diagnostics)
+	sameSpec := !creating && plan.Jobspec.Equal(state.Jobspec) && plan.Format.Equal(state.Format) && plan.Variables.Equal(state.Variables)
+	var sum jobspec.Summary
+	switch {
+	case sameSpec:
+		plan.ID, plan.Name, plan.Namespace, plan.Type = state.ID, state.Name, state.Namespace, state.Type
+	case known:
+		var err error
+		if sum, err = jobspec.Describe(s); err != nil {
+			addJobspecError(&resp.Diagnostics, err)
+			return
+		}
+		ns := cmp.Or(sum.Namespace, r.data.Nomad.Namespace())
+		plan.ID, plan.Name, plan.Namespace = types.StringValue(ns+"/"+sum.ID), types.StringValue(sum.ID), types.StringValue(ns)
+		plan.Type = types.StringValue(cmp.Or(sum.Type, "service"))
+	default:
+		plan.ID, plan.Name, plan.Namespace, plan.Type = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+	}
+	changing := creating
+	if !creating {
 		if !known || !plan.Name.Equal(state.Name) || !plan.Namespace.Equal(state.Namespace) {
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("jobspec"))
 		}
@@ -86,7 +90,14 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 		}
 	}
 	if changing && known {
-		r.checkReservation(ctx, &plan, s, &resp.Diagnostics)
+		if sameSpec { // drift or variables_wo_version alone: parsed only now
+			var err error
+			if sum, err = jobspec.Describe(s); err != nil {
+				addJobspecError(&resp.Diagnostics, err)
+				return
+			}
+		}
+		r.checkReservation(ctx, &plan, sum, &resp.Diagnostics)
 		r.dryRun(ctx, &plan, s, creating, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -167,13 +178,9 @@ func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec
 // (the jobspec says so: an error) and checks that the job fits in what the
 // reservation has left (the cluster says so: a warning at plan, and the
 // apply's charge refuses it before anything is written).
-func (r *jobResource) checkReservation(ctx context.Context, plan *jobModel, s jobspec.Spec, diags *diag.Diagnostics) {
+func (r *jobResource) checkReservation(ctx context.Context, plan *jobModel, sum jobspec.Summary, diags *diag.Diagnostics) {
 	if plan.NodeReservation.IsNull() || plan.NodeReservation.IsUnknown() {
 		return
-	}
-	sum, err := jobspec.Describe(s)
-	if err != nil {
-		return // reported by the caller
 	}
 	if sum.Type == "system" || sum.Type == "sysbatch" {
 		diags.AddAttributeError(path.Root("node_reservation"), "node_reservation on a job that spans nodes",
