@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
@@ -65,22 +64,11 @@ func (r *instanceListResource) List(ctx context.Context, req list.ListRequest, s
 	filter := nomadclient.JobFilter{
 		Namespace: cfg.Namespace.ValueString(), Prefix: cfg.NamePrefix.ValueString(), NodePool: cfg.NodePool.ValueString(),
 	}
-	if filter.Namespace == "" {
-		filter.Namespace = r.data.Nomad.Namespace()
-	}
 	if diags := cfg.Meta.ElementsAs(ctx, &filter.Meta, false); diags.HasError() {
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	jobs, err := r.data.Nomad.ListJobs(ctx, filter)
-	if err != nil {
-		listFailed(stream, "Could not list jobs", err)
-		return
-	}
-	stream.Results = listStream(jobs, req.Limit, func(j nomadclient.JobSummary) (list.ListResult, bool) {
-		if j.Kind != "" && j.Kind != instance.KindInstance {
-			return list.ListResult{}, false // a lease or a node reservation's hold: not an instance
-		}
+	streamJobs(ctx, r.data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
 		return r.listed(ctx, req, j)
 	})
 }

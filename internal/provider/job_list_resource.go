@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
@@ -60,18 +59,7 @@ func (r *jobListResource) List(ctx context.Context, req list.ListRequest, stream
 		return
 	}
 	filter := nomadclient.JobFilter{Namespace: cfg.Namespace.ValueString(), Prefix: cfg.NamePrefix.ValueString()}
-	if filter.Namespace == "" {
-		filter.Namespace = r.data.Nomad.Namespace()
-	}
-	jobs, err := r.data.Nomad.ListJobs(ctx, filter)
-	if err != nil {
-		listFailed(stream, "Could not list jobs", err)
-		return
-	}
-	stream.Results = listStream(jobs, req.Limit, func(j nomadclient.JobSummary) (list.ListResult, bool) {
-		if j.Kind != "" && j.Kind != instance.KindInstance {
-			return list.ListResult{}, false // a lease or a node reservation's hold: berth manages those
-		}
+	streamJobs(ctx, r.data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
 		return r.listed(ctx, req, j, cfg.IncludeInstances.ValueBool())
 	})
 }

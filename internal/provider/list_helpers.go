@@ -8,6 +8,9 @@ import (
 	resourceschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // nullResourceModel is a model of the resource schema s with every attribute null,
@@ -74,4 +77,26 @@ func listStream[T any](items []T, limit int64, find func(T) (list.ListResult, bo
 			}
 		}
 	}
+}
+
+// streamJobs lists the jobs filter selects (in the provider's namespace
+// when it names none) and streams what listed makes of each, leaving out
+// berth's own lease and hold jobs: the body of the berth_instance and
+// berth_job list resources.
+func streamJobs(ctx context.Context, data *ProviderData, filter nomadclient.JobFilter, req list.ListRequest,
+	stream *list.ListResultsStream, listed func(nomadclient.JobSummary) (list.ListResult, bool)) {
+	if filter.Namespace == "" {
+		filter.Namespace = data.Nomad.Namespace()
+	}
+	jobs, err := data.Nomad.ListJobs(ctx, filter)
+	if err != nil {
+		listFailed(stream, "Could not list jobs", err)
+		return
+	}
+	stream.Results = listStream(jobs, req.Limit, func(j nomadclient.JobSummary) (list.ListResult, bool) {
+		if j.Kind != "" && j.Kind != instance.KindInstance {
+			return list.ListResult{}, false // a lease or a node reservation's hold: berth manages those
+		}
+		return listed(j)
+	})
 }
