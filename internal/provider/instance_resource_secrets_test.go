@@ -44,13 +44,8 @@ func TestAccInstanceSecret_writeOnly(t *testing.T) {
 	testAccPreCheck(t)
 	skipBelowTerraform(t, tfversion.Version1_11_0)
 	name := "berth-acc-secret-" + randomHex(3)
-	bin := buildProviderBinary(t)
-	dir := t.TempDir()
-	logFile := filepath.Join(dir, "trace.log")
+	dir, logFile, baseEnv := traceCLIEnv(t)
 	varPath := instance.SecretEnvPath(name, instance.GroupName, "app")
-	baseEnv := append(cleanEnv(), "NOMAD_ADDR="+os.Getenv("NOMAD_ADDR"), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
-		"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1",
-		"TF_LOG=TRACE", "TF_LOG_PATH="+logFile)
 	// Each secret has a space and a quote, and a random core to search for.
 	tokens := []string{"tok" + randomHex(8), "tok" + randomHex(8)}
 	secretOf := func(i int) string { return fmt.Sprintf(`pa ss "%s" end`, tokens[i]) }
@@ -459,4 +454,19 @@ resource "berth_instance" "app" {
 			},
 		},
 	})
+}
+
+// traceCLIEnv is a working directory and the environment to run the
+// terraform CLI there against the provider binary (dev_overrides) and this
+// test's Nomad, logging at TRACE to logFile: the secret tests search every
+// output for their secrets.
+func traceCLIEnv(t *testing.T) (dir, logFile string, env []string) {
+	t.Helper()
+	bin := buildProviderBinary(t)
+	dir = t.TempDir()
+	logFile = filepath.Join(dir, "trace.log")
+	env = append(cleanEnv(), "NOMAD_ADDR="+os.Getenv("NOMAD_ADDR"), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
+		"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1",
+		"TF_LOG=TRACE", "TF_LOG_PATH="+logFile)
+	return dir, logFile, env
 }

@@ -28,14 +28,10 @@ func TestAccJobSecret_variablesWriteOnly(t *testing.T) {
 	skipBelowTerraform(t, tfversion.Version1_11_0)
 	name := "berth-acc-jobsecret-" + randomHex(3)
 	varPath := workflow.JobVariablePath(name)
-	bin := buildProviderBinary(t)
-	dir := t.TempDir()
-	logFile := filepath.Join(dir, "trace.log")
+	dir, logFile, env := traceCLIEnv(t)
 	token := "tok" + randomHex(8)
 	secret := fmt.Sprintf(`pa ss "%s" end`, token)
-	env := append(cleanEnv(), "NOMAD_ADDR="+os.Getenv("NOMAD_ADDR"), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
-		"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1",
-		"TF_LOG=TRACE", "TF_LOG_PATH="+logFile, "TF_VAR_secret="+secret)
+	env = append(env, "TF_VAR_secret="+secret)
 	writeFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
 terraform {
   required_providers {
