@@ -57,10 +57,16 @@ type RegisterResult struct {
 // a change to every task, which would turn in-place updates into
 // replacements.
 func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint64) (*RegisterResult, error) {
+	return c.registerJob(ctx, job, nil, modifyIndex)
+}
+
+// registerJob is RegisterJob, keeping sub (when not nil) as the source the
+// job was registered from, as `nomad job run` does.
+func (c *Client) registerJob(ctx context.Context, job *api.Job, sub *api.JobSubmission, modifyIndex uint64) (*RegisterResult, error) {
 	ns, id := deref(job.Namespace), deref(job.ID)
 	ambiguous := false
 	res, err := retry(ctx, c.retry, "register job", func(ctx context.Context, attempt int) (*RegisterResult, bool, error) {
-		resp, _, err := c.api.Jobs().RegisterOpts(job, &api.RegisterOptions{EnforceIndex: true, ModifyIndex: modifyIndex},
+		resp, _, err := c.api.Jobs().RegisterOpts(job, &api.RegisterOptions{EnforceIndex: true, ModifyIndex: modifyIndex, Submission: sub},
 			(&api.WriteOptions{Namespace: ns}).WithContext(ctx))
 		switch {
 		case err == nil:

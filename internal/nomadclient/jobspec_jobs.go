@@ -2,6 +2,8 @@ package nomadclient
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -25,7 +27,43 @@ func (c *Client) RegisterJobspec(ctx context.Context, s jobspec.Spec, namespace,
 	if pin != "" {
 		job.Constraints = append(job.Constraints, api.NewConstraint("${node.unique.id}", "=", pin))
 	}
-	return c.RegisterJob(ctx, job, modifyIndex)
+	return c.registerJob(ctx, job, &api.JobSubmission{Source: s.Source, Format: s.FormatOf(), VariableFlags: s.Variables}, modifyIndex)
+}
+
+// JobSource is the jobspec job's current version was registered from (the
+// source Nomad keeps from `nomad job run`, berth_job, or the web UI), when
+// Nomad has it and berth can hold it: HCL2 or JSON, with -var values but
+// no var-file content. ok is false otherwise (HCL1, a var file, a job
+// registered through the API without its source, or one too large for the
+// server to keep).
+func (c *Client) JobSource(ctx context.Context, j *Job) (s jobspec.Spec, ok bool, err error) {
+	ns, id, version := deref(j.job.Namespace), deref(j.job.ID), int(deref(j.job.Version))
+	sub, err := readRetry(ctx, c, "read job source", func(ctx context.Context) (*api.JobSubmission, error) {
+		out, _, err := c.api.Jobs().Submission(id, version, c.query(ctx, &api.QueryOptions{Namespace: ns}))
+		return out, err
+	})
+	switch {
+	case IsNotFound(err):
+		return s, false, nil
+	case err != nil:
+		return s, false, fmt.Errorf("reading the source of job %q in namespace %q: %w", id, ns, err)
+	case sub == nil || sub.Variables != "" || (sub.Format != jobspec.FormatHCL2 && sub.Format != jobspec.FormatJSON):
+		return s, false, nil
+	}
+	s = jobspec.Spec{Source: sub.Source, Format: sub.Format}
+	for k, v := range sub.VariableFlags {
+		// Nomad keeps -var values query-escaped (so the web UI can
+		// re-submit multi-line values).
+		plain, err := url.QueryUnescape(v)
+		if err != nil {
+			return s, false, nil
+		}
+		if s.Variables == nil {
+			s.Variables = map[string]string{}
+		}
+		s.Variables[k] = plain
+	}
+	return s, true, nil
 }
 
 // JobspecDrift is where the job differs from what s sets (jobspec.Drift).

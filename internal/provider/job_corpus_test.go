@@ -294,10 +294,13 @@ func (c corpusDriftCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 }
 
 // TestAccJob_corpusImportsToEmptyPlan registers every accepted corpus job
-// through the API, as `nomad job run` would, writes an import block for
-// each, and lets Terraform generate their configuration (`terraform plan
-// -generate-config-out`): the plan of what it generated is imports only,
-// with no change, and the jobs keep their modify index in Nomad.
+// through the API and writes an import block for each. Every other job is
+// registered with its source, as `nomad job run` sends it, and its
+// configuration is the hand-written file itself (`jobspec = file(…)`); the
+// rest are registered bare, and Terraform generates their configuration
+// (`terraform plan -generate-config-out`, the job as JSON). The plan is
+// imports only, with no change, and the jobs keep their modify index in
+// Nomad.
 func TestAccJob_corpusImportsToEmptyPlan(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
@@ -315,7 +318,12 @@ func TestAccJob_corpusImportsToEmptyPlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
+		var opts *api.RegisterOptions
+		if i%2 == 0 {
+			opts = &api.RegisterOptions{Submission: &api.JobSubmission{Source: string(src), Format: jobspec.FormatHCL2}}
+			fmt.Fprintf(&config, "resource \"berth_job\" \"c%03d\" {\n  jobspec = file(%q)\n}\n", i, j.file)
+		}
+		if _, _, err := nomad.Jobs().RegisterOpts(job, opts, nil); err != nil {
 			t.Fatalf("%s: %v", j.file, err)
 		}
 		t.Cleanup(func() { _, _, _ = nomad.Jobs().Deregister(j.id, true, nil) })
@@ -340,5 +348,6 @@ func TestAccJob_corpusImportsToEmptyPlan(t *testing.T) {
 			t.Errorf("%s: modify index %v after the import plan, was %d (%v)", id, live.JobModifyIndex, index, err)
 		}
 	}
-	t.Logf("corpus import: %d jobs generated and planned as imports with no change", len(jobs))
+	t.Logf("corpus import: %d jobs (%d from their files, %d generated) planned as imports with no change", len(jobs),
+		(len(jobs)+1)/2, len(jobs)/2)
 }

@@ -175,13 +175,9 @@ func (r *jobResource) recordJob(ctx context.Context, m *jobModel, job *nomadclie
 	m.JobModifyIndex, m.JobVersion = types.Int64Value(int64(job.ModifyIndex())), types.Int64Value(int64(job.Version()))
 	m.Type = types.StringValue(job.Type())
 	if m.Jobspec.IsNull() || m.Jobspec.IsUnknown() {
-		// Imported: the job as Nomad holds it is its jobspec.
-		src, err := job.JSON()
-		if err != nil {
-			diags.AddError("Could not record the job", "berth could not encode the job as JSON: "+err.Error())
+		if !r.recordSource(ctx, m, job, diags) {
 			return objectUnread
 		}
-		m.Jobspec, m.Format = types.StringValue(src), types.StringValue(jobspec.FormatJSON)
 		m.WaitForHealthy, m.PurgeOnDestroy, m.DeploymentID = types.BoolValue(true), types.BoolValue(true), types.StringValue("")
 	}
 	s, _ := m.spec(ctx, diags)
@@ -195,6 +191,43 @@ func (r *jobResource) recordJob(ctx context.Context, m *jobModel, job *nomadclie
 	}
 	m.setDrift(drift)
 	return objectRead
+}
+
+// recordSource gives an imported job its jobspec: the source its version
+// was registered from (by `nomad job run`, berth_job or the web UI) when
+// Nomad kept it and it describes the job exactly, so a configuration holding
+// that same file plans no change; otherwise the job as Nomad holds it, as
+// JSON, which always does.
+func (r *jobResource) recordSource(ctx context.Context, m *jobModel, job *nomadclient.Job, diags *diag.Diagnostics) bool {
+	s, ok, err := r.data.Nomad.JobSource(ctx, job)
+	if err != nil {
+		addNomadError(diags, "Could not read the job's source", err)
+		return false
+	}
+	if ok {
+		drift, err := job.JobspecDrift(s)
+		ok = err == nil && len(drift) == 0
+		if !ok {
+			tflog.Info(ctx, "The job's registered source no longer describes it; importing the job as JSON",
+				map[string]any{"job": job.ID(), "fields": strings.Join(drift, "; "), "error": fmt.Sprint(err)})
+		}
+	}
+	if !ok {
+		src, err := job.JSON()
+		if err != nil {
+			diags.AddError("Could not record the job", "berth could not encode the job as JSON: "+err.Error())
+			return false
+		}
+		s = jobspec.Spec{Source: src, Format: jobspec.FormatJSON}
+	}
+	// format stays unset where berth detects it, as a configuration would
+	// leave it.
+	m.Format = types.StringValue(s.Format)
+	if (jobspec.Spec{Source: s.Source}).FormatOf() == s.Format {
+		m.Format = types.StringNull()
+	}
+	m.Jobspec, m.Variables = types.StringValue(s.Source), mapOrNull(ctx, s.Variables, diags)
+	return !diags.HasError()
 }
 
 func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
