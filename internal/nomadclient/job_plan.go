@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -19,6 +20,11 @@ type JobPlan struct {
 	Groups   map[string]GroupChanges
 	Failures []PlacementFailure
 	Warnings string
+	// Moving says the job was not at rest when asked (an evaluation
+	// pending, an allocation starting, a deployment under way, a batch
+	// allocation running): the counts may differ by the time an apply
+	// registers it.
+	Moving bool
 }
 
 // GroupChanges counts the allocations of one group the scheduler would
@@ -51,10 +57,30 @@ func joinReasons(rs []string) string {
 	return out
 }
 
+// String lists the group's non-zero counts as `nomad job plan` names them
+// ("2 create, 1 in-place update"), "no change" when all are zero.
+func (g GroupChanges) String() string {
+	var out []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{g.Place, "create"}, {g.Destructive, "create/destroy update"}, {g.InPlace, "in-place update"}, {g.Canary, "canary"},
+		{g.Migrate, "migrate"}, {g.Stop, "destroy"}, {g.Preempt, "preempt"}, {g.Ignore, "ignore"}} {
+		if c.n > 0 {
+			out = append(out, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	if len(out) == 0 {
+		return "no change"
+	}
+	return strings.Join(out, ", ")
+}
+
 // PlanJobspec asks Nomad's scheduler what registering s (in namespace
-// when it names none) would do, without registering it. Nothing is
+// when it names none) would do, without registering it, and, for a job
+// that exists, whether it is at rest (JobPlan.Moving). Nothing is
 // written: it is retried like a read.
-func (c *Client) PlanJobspec(ctx context.Context, s jobspec.Spec, namespace string) (*JobPlan, error) {
+func (c *Client) PlanJobspec(ctx context.Context, s jobspec.Spec, namespace string, exists bool) (*JobPlan, error) {
 	job, err := jobspec.Parse(s)
 	if err != nil {
 		return nil, err
@@ -69,7 +95,47 @@ func (c *Client) PlanJobspec(ctx context.Context, s jobspec.Spec, namespace stri
 	if err != nil {
 		return nil, err
 	}
-	return planOf(resp), nil
+	out := planOf(resp)
+	if exists {
+		if out.Moving, err = c.jobMoving(ctx, *job.Namespace, *job.ID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// jobMoving reports whether the job is changing on its own: an evaluation
+// pending, an allocation pending, a batch or sysbatch allocation running
+// (it completes), or a deployment under way. The scheduler's counts for
+// such a job move between a plan and its apply.
+func (c *Client) jobMoving(ctx context.Context, ns, id string) (bool, error) {
+	evals, err := readRetry(ctx, c, "list job evaluations", func(ctx context.Context) ([]*api.Evaluation, error) {
+		out, _, err := c.api.Jobs().Evaluations(id, c.query(ctx, &api.QueryOptions{Namespace: ns}))
+		return out, err
+	})
+	if err != nil {
+		return false, fmt.Errorf("listing the evaluations of job %q: %w", id, err)
+	}
+	for _, e := range evals {
+		if e.Status == api.EvalStatusPending {
+			return true, nil
+		}
+	}
+	allocs, err := c.jobAllocations(ctx, ns, id)
+	if err != nil {
+		return false, err
+	}
+	for _, a := range allocs {
+		if a.DesiredStatus != api.AllocDesiredStatusRun {
+			continue
+		}
+		if a.ClientStatus == api.AllocClientStatusPending ||
+			(a.ClientStatus == api.AllocClientStatusRunning && (a.JobType == "batch" || a.JobType == "sysbatch")) {
+			return true, nil
+		}
+	}
+	d, err := c.latestDeployment(ctx, ns, id)
+	return DeploymentActive(d), err
 }
 
 func planOf(resp *api.JobPlanResponse) *JobPlan {

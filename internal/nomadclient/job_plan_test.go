@@ -30,3 +30,19 @@ func TestPlanOfNamesGroupsAndReasons(t *testing.T) {
 		t.Errorf("failures\n got %+v\nwant %+v", got.Failures, want)
 	}
 }
+
+func TestGroupChangesStringUsesNomadsWords(t *testing.T) {
+	for _, c := range []struct {
+		in   GroupChanges
+		want string
+	}{
+		{GroupChanges{Place: 2}, "2 create"},
+		{GroupChanges{Stop: 1, Ignore: 1}, "1 destroy, 1 ignore"},
+		{GroupChanges{Destructive: 1, Canary: 1, InPlace: 2}, "1 create/destroy update, 2 in-place update, 1 canary"},
+		{GroupChanges{}, "no change"},
+	} {
+		if got := c.in.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -26,6 +26,7 @@ type jobModel struct {
 	JobVersion      types.Int64    `tfsdk:"job_version"`
 	DeploymentID    types.String   `tfsdk:"deployment_id"`
 	Drift           types.List     `tfsdk:"drift"`
+	SchedulerPlan   types.Map      `tfsdk:"scheduler_plan"`
 	PlanFailures    types.String   `tfsdk:"plan_failures"`
 	NodeReservation types.String   `tfsdk:"node_reservation"`
 	VariablesWO     types.Map      `tfsdk:"variables_wo"`

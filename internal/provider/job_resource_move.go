@@ -46,7 +46,7 @@ func (r *jobResource) MoveState(context.Context) []resource.StateMover {
 			return
 		}
 		m := jobModel{Jobspec: types.StringValue(src.Jobspec), Format: types.StringNull(), Variables: types.MapNull(types.StringType),
-			VariablesWO: types.MapNull(types.StringType), VariablesWOVer: types.Int64Null(),
+			VariablesWO: types.MapNull(types.StringType), VariablesWOVer: types.Int64Null(), SchedulerPlan: types.MapNull(types.StringType),
 			WaitForHealthy: types.BoolValue(true), PurgeOnDestroy: types.BoolValue(true), PlanFailures: types.StringNull(), NodeReservation: types.StringNull(),
 			DeploymentID: types.StringValue(""), Timeouts: timeouts.Value{Object: types.ObjectNull(jobTimeoutTypes)}}
 		if src.JSON {

@@ -89,6 +89,11 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 			plan.DeploymentID = types.StringUnknown()
 		}
 	}
+	if !changing {
+		plan.SchedulerPlan = state.SchedulerPlan
+	} else {
+		plan.SchedulerPlan = types.MapUnknown(types.StringType)
+	}
 	if changing && known {
 		if sameSpec { // drift or variables_wo_version alone: parsed only now
 			var err error
@@ -98,7 +103,8 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 			}
 		}
 		r.checkReservation(ctx, &plan, sum, &resp.Diagnostics)
-		r.dryRun(ctx, &plan, s, creating, &resp.Diagnostics)
+		exists := !creating && plan.Name.Equal(state.Name) && plan.Namespace.Equal(state.Namespace)
+		r.dryRun(ctx, &plan, s, creating, exists, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
@@ -138,21 +144,24 @@ func validateVariablesWO(req resource.ValidateConfigRequest, diags *diag.Diagnos
 // runs such a plan first (DESIGN, "Plan-time checks never block a
 // destroy"); a new job has nothing to destroy yet.
 //
-// Its per-group changes (place, stop, in-place, replace, canaries) are
-// logged, not planned as an attribute: Terraform plans again at apply,
-// when a deployment under way may have moved them, and a known planned
-// value that changed would fail the apply.
-func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec, creating bool, diags *diag.Diagnostics) {
-	p, err := r.data.Nomad.PlanJobspec(ctx, s, plan.Namespace.ValueString())
+// Its per-group changes are planned as scheduler_plan, unless the job is
+// moving: Terraform plans again at apply, and a known planned value that
+// changed in between would fail the apply.
+func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec, creating, exists bool, diags *diag.Diagnostics) {
+	p, err := r.data.Nomad.PlanJobspec(ctx, s, plan.Namespace.ValueString(), exists)
 	if err != nil {
 		var d diag.Diagnostics
 		addNomadError(&d, "Could not ask Nomad's scheduler", err)
 		diags.AddWarning("Could not ask Nomad's scheduler", d[0].Detail()+"\n\nThe plan does not say whether the job can be placed.")
 		return
 	}
+	changes := make(map[string]string, len(p.Groups))
 	for g, c := range p.Groups {
-		tflog.Info(ctx, "Nomad's scheduler plans", map[string]any{"job": plan.Name.ValueString(), "group": g, "place": c.Place,
-			"stop": c.Stop, "in_place": c.InPlace, "destructive": c.Destructive, "canary": c.Canary})
+		changes[g] = c.String()
+	}
+	tflog.Info(ctx, "Nomad's scheduler plans", map[string]any{"job": plan.Name.ValueString(), "groups": changes, "moving": p.Moving})
+	if !p.Moving {
+		plan.SchedulerPlan = mapOrNull(ctx, changes, diags)
 	}
 	if len(p.Failures) == 0 {
 		return

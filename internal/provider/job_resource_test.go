@@ -116,6 +116,9 @@ func TestAccJob_twoGroupsLifecycle(t *testing.T) {
 				Config: jobConfig(twoGroupJobspec(name, 2, 32), ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(jobAddr, tfjsonpath.New("scheduler_plan"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"web": knownvalue.StringExact("2 create"), "worker": knownvalue.StringExact("1 create"),
+					})),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("name"), knownvalue.StringExact(name)),
@@ -153,20 +156,49 @@ func TestAccJob_twoGroupsLifecycle(t *testing.T) {
 				}),
 			},
 			{
+				// The apply before waited: the job is at rest, so the
+				// scheduler's counts are planned.
 				Config: jobConfig(twoGroupJobspec(name, 1, 32), ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(jobAddr, tfjsonpath.New("scheduler_plan"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"web": knownvalue.StringExact("1 in-place update, 1 destroy"), "worker": knownvalue.StringExact("1 in-place update"),
+					})),
 				}},
 				Check: groups(1),
 			},
 			{
+				// The hand-written HCL imports to a no-op plan: berth
+				// registered the job with its source, and import reads it.
+				Config:          jobConfig(twoGroupJobspec(name, 1, 32), ""),
+				ResourceName:    jobAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   "default/" + name,
+			},
+			{
+				// A job registered through the API without its source
+				// imports as the JSON Nomad holds.
+				PreConfig: func() {
+					job, _, err := nomad.Jobs().Info(name, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					job.Meta = map[string]string{"via": "api"}
+					if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:        jobConfig(twoGroupJobspec(name, 1, 32), ""),
 				ResourceName:  jobAddr,
 				ImportState:   true,
 				ImportStateId: "default/" + name,
 				ImportStateCheck: func(states []*terraform.InstanceState) error {
 					attrs := states[0].Attributes
-					if attrs["format"] != "json" || attrs["drift.#"] != "0" || attrs["name"] != name {
-						return fmt.Errorf("imported format %q, %s drifted fields, name %q", attrs["format"], attrs["drift.#"], attrs["name"])
+					if attrs["format"] != "" || !strings.HasPrefix(attrs["jobspec"], "{") || !strings.Contains(attrs["jobspec"], `"via":"api"`) ||
+						attrs["drift.#"] != "0" || attrs["name"] != name {
+						return fmt.Errorf("imported format %q, %s drifted fields, name %q, jobspec %.80q", attrs["format"], attrs["drift.#"],
+							attrs["name"], attrs["jobspec"])
 					}
 					return nil
 				},

@@ -91,6 +91,15 @@ func jobSchema(ctx context.Context) schema.Schema {
 					"named as the jobspec names it (`group \"web\" / task \"app\" / resources.memory: 256 → 512`, Nomad's " +
 					"value first). Filled by each refresh; a plan with drift shows it going to `[]`, and the apply " +
 					"registers the jobspec again."},
+			"scheduler_plan": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "What Nomad's scheduler said, in a dry run at plan time, the planned registration " +
+					"does to each group, in `nomad job plan`'s words (`\"web\" = \"2 create\"`, `\"2 in-place update, 1 " +
+					"ignore\"`, `\"1 create/destroy update, 1 canary\"`). Planned for each create or change, kept in " +
+					"state until the next; unknown (`known after apply`) when the jobspec is, when Nomad could not be " +
+					"asked, or when the job is not at rest (an evaluation pending, an allocation starting, a deployment " +
+					"under way, a batch allocation running), since its counts would move before the apply. If the " +
+					"cluster changes between plan and apply so that the counts differ, Terraform stops the apply " +
+					"(\"inconsistent final plan\"): plan again."},
 			"plan_failures": schema.StringAttribute{Optional: true,
 				Validators: []validator.String{stringvalidator.OneOf(planFailuresError, planFailuresWarn)},
 				MarkdownDescription: "What a plan does when Nomad's scheduler says it could not place part of the job " +

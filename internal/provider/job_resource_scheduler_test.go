@@ -1,0 +1,79 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// TestAccJob_schedulerPlanWhileMoving: a change to a job still moving on
+// its own (a batch allocation running, registered without waiting) plans
+// scheduler_plan unknown, since its counts would move before the apply;
+// the apply then records none. A new job's counts are planned.
+func TestAccJob_schedulerPlanWhileMoving(t *testing.T) {
+	testAccPreCheck(t)
+	name := "berth-acc-job-moving-" + randomHex(3)
+	spec := func(role string) string {
+		return fmt.Sprintf(`
+job %q {
+  type = "batch"
+  group "g" {
+    task "t" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/sleep"
+        args    = ["3600"]
+      }
+      env { ROLE = %q }
+      resources {
+        cpu    = 20
+        memory = 16
+      }
+    }
+  }
+}`, name, role)
+	}
+	nomad := testNomad(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: jobConfig(spec("a"), "wait_for_healthy = false"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(jobAddr, tfjsonpath.New("scheduler_plan"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"g": knownvalue.StringExact("1 create"),
+					})),
+				}},
+			},
+			{
+				PreConfig: func() {
+					waitFor(t, "the batch allocation to start", 2*time.Minute, func() (bool, error) {
+						allocs, _, err := nomad.Jobs().Allocations(name, false, nil)
+						return len(allocs) == 1 && allocs[0].ClientStatus == api.AllocClientStatusRunning, err
+					})
+				},
+				Config: jobConfig(spec("b"), "wait_for_healthy = false"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(jobAddr, tfjsonpath.New("scheduler_plan")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("scheduler_plan"), knownvalue.Null()),
+				},
+				Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					if role := job.TaskGroups[0].Tasks[0].Env["ROLE"]; role != "b" {
+						return fmt.Errorf("ROLE %q in Nomad, want b", role)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
