@@ -3,7 +3,6 @@ package nomadclient
 import (
 	"context"
 	"fmt"
-	"net/url"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -50,20 +49,8 @@ func (c *Client) JobSource(ctx context.Context, j *Job) (s jobspec.Spec, ok bool
 	case sub == nil || sub.Variables != "" || (sub.Format != jobspec.FormatHCL2 && sub.Format != jobspec.FormatJSON):
 		return s, false, nil
 	}
-	s = jobspec.Spec{Source: sub.Source, Format: sub.Format}
-	for k, v := range sub.VariableFlags {
-		// Nomad keeps -var values query-escaped (so the web UI can
-		// re-submit multi-line values).
-		plain, err := url.QueryUnescape(v)
-		if err != nil {
-			return s, false, nil
-		}
-		if s.Variables == nil {
-			s.Variables = map[string]string{}
-		}
-		s.Variables[k] = plain
-	}
-	return s, true, nil
+	// Nomad keeps -var values query-escaped and unescapes them when read.
+	return jobspec.Spec{Source: sub.Source, Format: sub.Format, Variables: sub.VariableFlags}, true, nil
 }
 
 // JobspecDrift is where the job differs from what s sets (jobspec.Drift).

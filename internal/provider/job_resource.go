@@ -220,13 +220,7 @@ func (r *jobResource) recordSource(ctx context.Context, m *jobModel, job *nomadc
 		}
 		s = jobspec.Spec{Source: src, Format: jobspec.FormatJSON}
 	}
-	// format stays unset where berth detects it, as a configuration would
-	// leave it.
-	m.Format = types.StringValue(s.Format)
-	if (jobspec.Spec{Source: s.Source}).FormatOf() == s.Format {
-		m.Format = types.StringNull()
-	}
-	m.Jobspec, m.Variables = types.StringValue(s.Source), mapOrNull(ctx, s.Variables, diags)
+	m.Jobspec, m.Format, m.Variables = types.StringValue(s.Source), types.StringValue(s.Format), mapOrNull(ctx, s.Variables, diags)
 	return !diags.HasError()
 }
 

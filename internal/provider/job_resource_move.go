@@ -45,7 +45,7 @@ func (r *jobResource) MoveState(context.Context) []resource.StateMover {
 				"nomad_job being moved: "+err.Error())
 			return
 		}
-		m := jobModel{Jobspec: types.StringValue(src.Jobspec), Format: types.StringNull(), Variables: types.MapNull(types.StringType),
+		m := jobModel{Jobspec: types.StringValue(src.Jobspec), Format: types.StringValue(jobspec.FormatHCL2), Variables: types.MapNull(types.StringType),
 			VariablesWO: types.MapNull(types.StringType), VariablesWOVer: types.Int64Null(), SchedulerPlan: types.MapNull(types.StringType),
 			WaitForHealthy: types.BoolValue(true), PurgeOnDestroy: types.BoolValue(true), PlanFailures: types.StringNull(), NodeReservation: types.StringNull(),
 			DeploymentID: types.StringValue(""), Timeouts: timeouts.Value{Object: types.ObjectNull(jobTimeoutTypes)}}

@@ -59,6 +59,15 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 		}
 	}
 	plan.setDrift(nil)
+	if plan.Format.IsUnknown() && !plan.Jobspec.IsUnknown() {
+		// Not configured (Terraform plans the computed value unknown on
+		// any change): the format berth detects.
+		var configured types.String
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("format"), &configured)...)
+		if configured.IsNull() {
+			plan.Format = types.StringValue(jobspec.Spec{Source: plan.Jobspec.ValueString()}.FormatOf())
+		}
+	}
 	s, known := plan.spec(ctx, &resp.Diagnostics)
 	sameSpec := !creating && plan.Jobspec.Equal(state.Jobspec) && plan.Format.Equal(state.Format) && plan.Variables.Equal(state.Variables)
 	var sum jobspec.Summary

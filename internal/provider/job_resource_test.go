@@ -195,7 +195,7 @@ func TestAccJob_twoGroupsLifecycle(t *testing.T) {
 				ImportStateId: "default/" + name,
 				ImportStateCheck: func(states []*terraform.InstanceState) error {
 					attrs := states[0].Attributes
-					if attrs["format"] != "" || !strings.HasPrefix(attrs["jobspec"], "{") || !strings.Contains(attrs["jobspec"], `"via":"api"`) ||
+					if attrs["format"] != "json" || !strings.HasPrefix(attrs["jobspec"], "{") || !strings.Contains(attrs["jobspec"], `"via":"api"`) ||
 						attrs["drift.#"] != "0" || attrs["name"] != name {
 						return fmt.Errorf("imported format %q, %s drifted fields, name %q, jobspec %.80q", attrs["format"], attrs["drift.#"],
 							attrs["name"], attrs["jobspec"])

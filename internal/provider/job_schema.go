@@ -38,10 +38,10 @@ func jobSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "The job: HCL2 (a `job` block, with `variable` blocks if it has any) or JSON of Nomad's " +
 					"API job, bare or wrapped as `nomad job inspect` prints it (`{\"Job\": {…}}`). The job's ID (the " +
 					"`job` block's label) and namespace are read from it; changing either replaces the job."},
-			"format": schema.StringAttribute{Optional: true,
+			"format": schema.StringAttribute{Optional: true, Computed: true,
 				Validators: []validator.String{stringvalidator.OneOf(jobspec.Formats()...)},
 				MarkdownDescription: "How `jobspec` is written: " + backtickList(jobspec.Formats()) + ". Default: JSON when " +
-					"it starts with `{`, HCL2 otherwise."},
+					"it starts with `{`, HCL2 otherwise; state holds the format in effect."},
 			"variables": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Values of the jobspec's HCL2 `variable` blocks, as `nomad job run -var` gives them. " +
 					"They are kept in state: put secrets in Nomad Variables instead."},
