@@ -283,6 +283,7 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 		NewInstanceResource,
 		NewJobResource,
 		NewVolumeResource,
+		NewNodeSettingsResource,
 		NewNodeReservationResource,
 		NewLeaseResource,
 	}
