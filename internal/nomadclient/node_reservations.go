@@ -75,6 +75,10 @@ type NodeReservationState struct {
 	Datacenter string
 	NodeStatus string
 	NodeGone   bool // the node left the cluster; the reservation is kept
+	// NodeDraining says the node is draining or drained (ineligible after
+	// a drain): the hold's allocation is stopped like any pinned work, so
+	// the reservation's capacity is not held there meanwhile.
+	NodeDraining bool
 	// Hold is what Nomad's scheduler holds for the reservation now, read
 	// from its hold job; HoldInSync says whether that job is what the
 	// ledger asks for (false: the next write, or SyncHold, repairs it).
@@ -297,6 +301,8 @@ func (c *Client) ReadNodeReservation(ctx context.Context, ns, nodeID, name strin
 		return nil, false, err
 	default:
 		out.NodeName, out.Datacenter, out.NodeStatus = node.Name, node.Datacenter, node.Status
+		out.NodeDraining = node.DrainStrategy != nil ||
+			node.SchedulingEligibility != api.NodeSchedulingEligible && node.LastDrain != nil && node.LastDrain.Status == api.DrainStatusComplete
 	}
 	return out, true, nil
 }

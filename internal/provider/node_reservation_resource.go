@@ -255,6 +255,14 @@ func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservatio
 		return objectGone
 	}
 	m.setFrom(ctx, res, diags)
+	if res.NodeDraining {
+		diags.AddWarning("Reservation's node is drained",
+			fmt.Sprintf("Node %s (%s) is draining or drained. Its drain stops reservation %q's hold job like any work "+
+				"pinned to the node, so until the node is eligible again its reserved capacity is not held in Nomad's "+
+				"scheduler (the ledger still keeps it), and work placed into the reservation cannot run there. End the "+
+				"drain (`nomad node drain -disable`, or remove `drain` from its berth_node_settings) to hold it again.",
+				res.NodeName, res.NodeID, res.Name))
+	}
 	return objectRead
 }
 

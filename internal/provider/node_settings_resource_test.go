@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
+	"github.com/berthhq/terraform-provider-berth/internal/hold"
 )
 
 // drainNodes are two client agents in a node pool of their own, for the
@@ -127,7 +128,7 @@ resource "berth_node_settings" "a" {
 			return nil
 		})
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -220,6 +221,53 @@ resource "berth_node_settings" "a" {
 				return fmt.Errorf("after destroy node %s has meta %v; want %s removed and %s_other kept", a, meta.Meta, key, key)
 			}
 			return nil
+		},
+	})
+}
+
+// TestAccNodeSettings_drainStopsReservationHold: a node reservation's hold
+// job is pinned to its node, so a drain stops it like any pinned work
+// (the apply names it as stranded); when the drain is removed the hold
+// runs on the node again.
+func TestAccNodeSettings_drainStopsReservationHold(t *testing.T) {
+	testAccPreCheck(t)
+	nodes, _ := sharedDrainNodes(t)
+	node := nodes[1].NodeID
+	name := "berth-acc-ns-res-" + randomHex(3)
+	config := func(drain string) string {
+		return fmt.Sprintf(`
+resource "berth_node_reservation" "r" {
+  name    = %q
+  node_id = %q
+  cpu     = 100
+  memory  = 64
+  disk    = 100
+}
+resource "berth_node_settings" "n" {
+  node_id    = %q
+  %s
+  depends_on = [berth_node_reservation.r]
+}
+`, name, node, node, drain)
+	}
+	holdJob := hold.JobID(node, name)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      config(`drain = { force = true }`),
+				ExpectError: regexp.MustCompile(`(?s)Drain stopped allocations that could not move.*` + regexp.QuoteMeta(holdJob)),
+			},
+			{
+				Config: config(""),
+				Check: func(*terraform.State) error {
+					waitPlaced(t, "", holdJob, node)
+					if n := nodeOf(t, node); n.SchedulingEligibility != api.NodeSchedulingEligible {
+						return fmt.Errorf("node %s is %s after the drain was removed, want eligible", node, n.SchedulingEligibility)
+					}
+					return nil
+				},
+			},
 		},
 	})
 }
