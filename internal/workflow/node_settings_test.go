@@ -116,7 +116,7 @@ func TestNodeSettingsApply(t *testing.T) {
 			wantSteps: []string{"get", "drain 1m0s", "wait-drained"}, wantErr: new(*DrainStrandedError),
 			wantFound: NodeFound{Eligible: true, ManagesEligibility: true, Meta: map[string]*string{}}},
 		{name: "already drained by berth: nothing", node: drained,
-			in: NodeSettingsWrite{Want: NodeSettingsSpec{Drain: drain}, Had: &NodeSettingsSpec{Drain: drain}, Found: &NodeFound{Eligible: true}},
+			in:        NodeSettingsWrite{Want: NodeSettingsSpec{Drain: drain}, Had: &NodeSettingsSpec{Drain: drain}, Found: &NodeFound{Eligible: true}},
 			wantSteps: []string{"get"},
 			wantFound: NodeFound{Eligible: true, ManagesEligibility: true, Meta: map[string]*string{}}},
 		{name: "drain off: eligible again as found", node: drained,
