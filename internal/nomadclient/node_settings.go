@@ -196,7 +196,7 @@ func (c *Client) WaitDrained(ctx context.Context, id string, began []string) ([]
 		return true, ""
 	})
 	if err != nil {
-		return nil, err
+		return nil, c.withAllocsLeft(ctx, id, err)
 	}
 	if last.LastDrain != nil && last.LastDrain.Status == api.DrainStatusCanceled {
 		return nil, fmt.Errorf("the drain of node %s was canceled before it completed (not by berth: check `nomad node status %s`)", id, id)
@@ -234,6 +234,23 @@ func (c *Client) WaitDrained(ctx context.Context, id string, began []string) ([]
 	}
 	slices.SortFunc(stranded, func(a, b StrandedAllocation) int { return strings.Compare(a.ID, b.ID) })
 	return stranded, nil
+}
+
+// withAllocsLeft adds to a drain wait that ended early the allocations
+// still on the node (read with a fresh deadline: the wait's own may be
+// what ended).
+func (c *Client) withAllocsLeft(ctx context.Context, id string, err error) error {
+	read, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	allocs, lerr := c.NodeAllocations(read, id)
+	if lerr != nil || len(allocs) == 0 {
+		return err
+	}
+	left := make([]string, len(allocs))
+	for i, a := range allocs {
+		left[i] = fmt.Sprintf("allocation %s of job %q (namespace %q, %s)", a.ID, a.JobID, a.Namespace, a.ClientStatus)
+	}
+	return fmt.Errorf("%w; still on the node: %s", err, strings.Join(left, "; "))
 }
 
 // waitStarted waits until each allocation has started (or ended): the

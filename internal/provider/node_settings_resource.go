@@ -191,6 +191,7 @@ func (r *nodeSettingsResource) finish(ctx context.Context, m *nodeSettingsModel,
 	}
 	diags.Append(st.Set(ctx, m)...)
 	var stranded *workflow.DrainStrandedError
+	var unfinished *workflow.DrainUnfinishedError
 	switch {
 	case errors.As(err, &stranded):
 		lines := make([]string, len(stranded.Stranded))
@@ -202,6 +203,11 @@ func (r *nodeSettingsResource) finish(ctx context.Context, m *nodeSettingsModel,
 				"stopped them and their jobs run short of them:\n  - %s\nGive them room on another node (capacity, or "+
 				"nodes their constraints and node pool allow); Nomad places them when it can (`nomad job status <job>` "+
 				"shows them blocked). A longer deadline gives migrations more time.", m.ID.ValueString(), strings.Join(lines, "\n  - ")))
+	case errors.As(err, &unfinished):
+		diags.AddAttributeError(path.Root("drain"), "Drain did not end in time",
+			fmt.Sprintf("berth stopped waiting for node %s's drain: %v.\nThe drain goes on in Nomad, and the next apply "+
+				"waits for it again. Give `timeouts` more time than the drain's `deadline`, or set a shorter deadline "+
+				"(Nomad stops what is left on the node when it passes).", m.ID.ValueString(), unfinished.Err))
 	case err != nil:
 		addWorkflowError(diags, errorContext{object: "node"}, err)
 	}

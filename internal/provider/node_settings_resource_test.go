@@ -226,9 +226,10 @@ resource "berth_node_settings" "a" {
 }
 
 // TestAccNodeSettings_drainStopsReservationHold: a node reservation's hold
-// job is pinned to its node, so a drain stops it like any pinned work
-// (the apply names it as stranded); when the drain is removed the hold
-// runs on the node again.
+// job is pinned to its node, so it cannot move: an apply whose timeout
+// ends before the drain's deadline fails naming it as still on the node;
+// a forced drain stops it (the apply names it as stranded); when the
+// drain is removed the hold runs on the node again.
 func TestAccNodeSettings_drainStopsReservationHold(t *testing.T) {
 	testAccPreCheck(t)
 	nodes, _ := sharedDrainNodes(t)
@@ -254,6 +255,13 @@ resource "berth_node_settings" "n" {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
+			{
+				// The apply's timeout ends before the drain's deadline: it
+				// fails naming what is still on the node.
+				Config: config(`drain = { deadline = "1h" }
+  timeouts = { create = "15s" }`),
+				ExpectError: regexp.MustCompile(`(?s)Drain did not end in time.*still on the node:.*` + regexp.QuoteMeta(holdJob)),
+			},
 			{
 				Config:      config(`drain = { force = true }`),
 				ExpectError: regexp.MustCompile(`(?s)Drain stopped allocations that could not move.*` + regexp.QuoteMeta(holdJob)),

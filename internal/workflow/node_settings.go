@@ -78,6 +78,18 @@ func (e *DrainStrandedError) Error() string {
 		e.NodeID, len(e.Stranded), strings.Join(lines, "; "))
 }
 
+// DrainUnfinishedError is a drain the apply stopped waiting for (its
+// deadline, or a read that failed): the drain goes on in Nomad.
+type DrainUnfinishedError struct {
+	NodeID string
+	Err    error
+}
+
+func (e *DrainUnfinishedError) Error() string {
+	return fmt.Sprintf("the drain of node %s did not end: %v", e.NodeID, e.Err)
+}
+func (e *DrainUnfinishedError) Unwrap() error { return e.Err }
+
 // Apply brings the node to in.Want.
 func (w NodeSettings) Apply(ctx context.Context, in NodeSettingsWrite) (NodeSettingsOutcome, error) {
 	var out NodeSettingsOutcome
@@ -114,7 +126,7 @@ func (w NodeSettings) Apply(ctx context.Context, in NodeSettingsWrite) (NodeSett
 		}
 		stranded, err := w.Nomad.WaitDrained(ctx, in.NodeID, began)
 		if err != nil {
-			return out, &NomadError{Summary: "The node's drain did not complete", Err: err}
+			return out, &DrainUnfinishedError{NodeID: in.NodeID, Err: err}
 		}
 		if len(stranded) > 0 {
 			return out, &DrainStrandedError{NodeID: in.NodeID, Stranded: stranded}
