@@ -314,5 +314,6 @@ func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSou
 		NewNodeDataSource,
 		NewInstanceDataSource,
 		NewVolumeDataSource,
+		NewClusterDataSource,
 	}
 }
