@@ -285,6 +285,7 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 		NewVolumeResource,
 		NewNodeReservationResource,
 		NewLeaseResource,
+		NewNodePoolResource,
 	}
 }
 
@@ -295,6 +296,7 @@ func (p *berthProvider) ListResources(context.Context) []func() list.ListResourc
 		NewInstanceListResource,
 		NewVolumeListResource,
 		NewNodeReservationListResource,
+		NewNodePoolListResource,
 	}
 }
 
