@@ -222,3 +222,20 @@ resource "berth_node_pool" "p" {
 	}
 	cli.destroy(ctx)
 }
+
+// TestAccNodePool_builtInNameRefused: Nomad's built-in pools are refused
+// by terraform validate, before any plan reaches Nomad.
+func TestAccNodePool_builtInNameRefused(t *testing.T) {
+	testAccPreCheck(t)
+	step := func(name string) resource.TestStep {
+		return resource.TestStep{
+			Config:      fmt.Sprintf("resource \"berth_node_pool\" \"p\" {\n  name = %q\n}\n", name),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Built-in node pool.*` + regexp.QuoteMeta(fmt.Sprintf("%q is one of Nomad's built-in", name))),
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps:                    []resource.TestStep{step("all"), step("default")},
+	})
+}
