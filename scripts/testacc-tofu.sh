@@ -10,7 +10,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-tests='TestAccQuickstart_|TestAccInstance_lifecycleAndUpdate|TestAccVolume_lifecycle|TestAccNodeReservation_lifecycle'
+tests='TestAccQuickstart_|TestAccInstance_lifecycleAndUpdate|TestAccVolume_lifecycle|TestAccNodeReservation_lifecycle|TestAccNodePool_lifecycle'
 tests+='|TestAccLease_durationInPlaceAndImport|TestAccNodesDataSource_basic|TestAccInstanceDataSource_basic|Identity_importByIdentity'
 
 TOFU="$(scripts/tofu-bin.sh)"

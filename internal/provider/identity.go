@@ -152,3 +152,64 @@ func (r *leaseResource) IdentitySchema(_ context.Context, _ resource.IdentitySch
 func (r *nodeReservationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
 	resp.IdentitySchema = nodeReservationIdentity.Schema()
 }
+
+// singleIdentity identifies a resource by one string attribute alone (a
+// node pool by its name, which is unique in the region): its import ID is
+// that attribute's value.
+type singleIdentity identityAttr
+
+func (si singleIdentity) Schema() identityschema.Schema {
+	return identityschema.Schema{Attributes: map[string]identityschema.Attribute{
+		si.name: identityschema.StringAttribute{RequiredForImport: true, Description: si.doc},
+	}}
+}
+
+// ImportID is the import ID given, or the identity's value.
+func (si singleIdentity) ImportID(ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics) string {
+	if req.ID != "" || req.Identity == nil {
+		return req.ID
+	}
+	var v types.String
+	diags.Append(req.Identity.GetAttribute(ctx, path.Root(si.name), &v)...)
+	return v.ValueString()
+}
+
+// FromState records the identity from st, as resourceIdentity.FromState
+// does: deferred at the start of Create, Read and Update.
+func (si singleIdentity) FromState(ctx context.Context, st, prior *tfsdk.State, id *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+	if id == nil || st == nil {
+		return
+	}
+	if st.Raw.IsNull() {
+		if prior == nil || prior.Raw.IsNull() {
+			return
+		}
+		st = prior
+	}
+	var v types.String
+	if d := st.GetAttribute(ctx, path.Root(si.name), &v); d.HasError() || v.IsUnknown() || v.ValueString() == "" {
+		return
+	}
+	si.Record(ctx, id, v.ValueString(), diags)
+}
+
+// Record sets the identity to value; nothing when Terraform sent none.
+func (si singleIdentity) Record(ctx context.Context, id *tfsdk.ResourceIdentity, value string, diags *diag.Diagnostics) {
+	if id == nil {
+		return
+	}
+	obj, d := types.ObjectValue(map[string]attr.Type{si.name: types.StringType}, map[string]attr.Value{si.name: types.StringValue(value)})
+	diags.Append(d...)
+	if !d.HasError() {
+		diags.Append(id.Set(ctx, obj)...)
+	}
+}
+
+// nodePoolIdentity identifies a berth_node_pool.
+var nodePoolIdentity = singleIdentity{name: "name", doc: "Node pool name."}
+
+var _ resource.ResourceWithIdentity = &nodePoolResource{}
+
+func (r *nodePoolResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = nodePoolIdentity.Schema()
+}

@@ -198,3 +198,20 @@ func TestAccJobIdentity_importByIdentity(t *testing.T) {
 		},
 	})
 }
+
+func TestAccNodePoolIdentity_importByIdentity(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	name := "berth-acc-pool-identity-" + randomHex(3)
+	testIdentity(t, identityCase{
+		addr: nodePoolAddr,
+		config: fmt.Sprintf(`
+resource "berth_node_pool" "p" {
+  name        = %q
+  description = "imported by identity"
+  meta        = { team = "a" }
+}`, name),
+		identity: map[string]knownvalue.Check{"name": knownvalue.StringExact(name)},
+		inNomad:  checkNodePool(t, name, "imported by identity", map[string]string{"team": "a"}),
+	})
+}

@@ -286,6 +286,7 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 		NewNodeSettingsResource,
 		NewNodeReservationResource,
 		NewLeaseResource,
+		NewNodePoolResource,
 	}
 }
 
@@ -296,6 +297,7 @@ func (p *berthProvider) ListResources(context.Context) []func() list.ListResourc
 		NewInstanceListResource,
 		NewVolumeListResource,
 		NewNodeReservationListResource,
+		NewNodePoolListResource,
 	}
 }
 
@@ -315,5 +317,6 @@ func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSou
 		NewNodeDataSource,
 		NewInstanceDataSource,
 		NewVolumeDataSource,
+		NewClusterDataSource,
 	}
 }

@@ -1,0 +1,54 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestAccNodePoolQuery_generateConfig creates a pool, forgets it, finds it
+// with terraform query and requires the generated configuration to import
+// it with no change.
+func TestAccNodePoolQuery_generateConfig(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	name := "berth-acc-pool-query-" + randomHex(3)
+	adoptAgain(t, fmt.Sprintf(`
+resource "berth_node_pool" "p" {
+  name        = %q
+  description = "found by query"
+  meta        = { team = "a", tier = "gpu" }
+}`, name), nodePoolAddr, fmt.Sprintf(`list "berth_node_pool" "found" {
+  provider         = berth
+  include_resource = true
+  config {
+    name_prefix = %q
+  }
+}
+`, name), name)
+}
+
+// TestAccNodePoolQuery_leavesOutBuiltIn: Nomad's built-in pools cannot be
+// managed, so a query never offers them.
+func TestAccNodePoolQuery_leavesOutBuiltIn(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	c, ctx := newQueryCLI(t)
+	c.init(ctx, `provider "berth" {}`)
+	res := runQuery(ctx, t, c, `list "berth_node_pool" "default" {
+  provider = berth
+  config {
+    name_prefix = "default"
+  }
+}
+
+list "berth_node_pool" "all" {
+  provider = berth
+  config {
+    name_prefix = "all"
+  }
+}
+`)
+	if len(res.found) != 0 {
+		t.Fatalf("query found %v; want Nomad's built-in pools left out", res.found)
+	}
+}
