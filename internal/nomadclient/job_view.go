@@ -52,6 +52,10 @@ func (j *Job) ModifyIndex() uint64 { return deref(j.job.JobModifyIndex) }
 // NodePool is the node pool the job runs in.
 func (j *Job) NodePool() string { return deref(j.job.NodePool) }
 
+// Stopped reports whether someone stopped the job (`nomad job stop`,
+// without purging it).
+func (j *Job) Stopped() bool { return deref(j.job.Stop) }
+
 // Dead reports whether Nomad considers the job dead (stopped, or done).
 func (j *Job) Dead() bool { return deref(j.job.Status) == jobStatusDead }
 

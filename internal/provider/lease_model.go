@@ -62,9 +62,12 @@ const (
 	resultOK      = "ok"
 	resultError   = "error"
 	resultExpired = "expired"
+	// resultDeleted: the workload was stopped or purged before the lease
+	// expired.
+	resultDeleted = "deleted"
 )
 
-var resultStates = []string{resultPending, resultOK, resultError, resultExpired}
+var resultStates = []string{resultPending, resultOK, resultError, resultExpired, resultDeleted}
 
 // leaseObjectTypes are the attribute types of the lease schema's nested
 // objects, read from the schema so they cannot drift from it.
@@ -114,14 +117,22 @@ func workloadObject(ctx context.Context, w lease.Workload, diags *diag.Diagnosti
 // leaseResult derives result from what the newest allocation says about
 // the workload task.
 func leaseResult(ctx context.Context, o nomadclient.TaskOutcome, expired bool, diags *diag.Diagnostics) types.Object {
+	return leaseResultIn(ctx, o, expired, false, diags)
+}
+
+// leaseResultIn is leaseResult for a lease whose workload may have been
+// deleted (stopped or purged) before it expired.
+func leaseResultIn(ctx context.Context, o nomadclient.TaskOutcome, expired, deleted bool, diags *diag.Diagnostics) types.Object {
 	state := resultPending
 	switch {
+	case deleted:
+		state = resultDeleted
 	case o.Failed:
 		state = resultError
 	case o.Running:
 		state = resultOK
 	}
-	if expired && state != resultError {
+	if expired && state != resultError && state != resultDeleted {
 		state = resultExpired
 	}
 	obj, d := types.ObjectValueFrom(ctx, resultAttrTypes(), leaseResultModel{
@@ -130,6 +141,16 @@ func leaseResult(ctx context.Context, o nomadclient.TaskOutcome, expired bool, d
 	})
 	diags.Append(d...)
 	return obj
+}
+
+// priorOutcome is the node and allocation a recorded result names, for a
+// lease whose job is gone and can no longer say.
+func priorOutcome(ctx context.Context, result types.Object) nomadclient.TaskOutcome {
+	var r leaseResultModel
+	if result.IsNull() || result.IsUnknown() || result.As(ctx, &r, basetypes.ObjectAsOptions{}).HasError() {
+		return nomadclient.TaskOutcome{}
+	}
+	return nomadclient.TaskOutcome{NodeID: r.NodeID.ValueString(), AllocationID: r.AllocationID.ValueString()}
 }
 
 func unknownOf(attrName string) attr.Value {

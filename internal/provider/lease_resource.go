@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
@@ -184,15 +185,22 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	}
 	if r.refresh(ctx, &state, &resp.Diagnostics) == objectGone {
 		// A job gone after expiry (Nomad garbage-collects dead batch jobs)
-		// is still an expired lease; a job gone before it was deleted.
-		if end, ok := timeOf(state.ExpiresAt); ok && !end.After(r.clock()) {
-			state.Expired = types.BoolValue(true)
-			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		// is still an expired lease; a job purged before it is a deleted
+		// one. Both stay in state: the next plan renews them (renew =
+		// true) or keeps them as they are. A charge on a node reservation
+		// stays too (a refresh never writes); the replacement's destroy
+		// or the reservation's next resize drops it.
+		end, ok := timeOf(state.ExpiresAt)
+		if !ok {
+			resp.State.RemoveResource(ctx)
 			return
 		}
-		// Its charge on a node reservation stays: a refresh never
-		// writes. The reservation's next resize or release drops it.
-		resp.State.RemoveResource(ctx)
+		state.Expired = types.BoolValue(true)
+		if end.After(r.clock()) {
+			tflog.Info(ctx, "Lease job purged before its expiry: the lease reads deleted", map[string]any{"lease": state.ID.ValueString()})
+			state.Result = leaseResultIn(ctx, priorOutcome(ctx, state.Result), true, true, &resp.Diagnostics)
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

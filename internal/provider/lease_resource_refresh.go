@@ -141,9 +141,10 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 		m.NodeID = stringOrNull(live.NodeID)
 	}
 	m.Workload = keepEmptyWorkloadCollections(ctx, m.Workload, workloadObject(ctx, live.Workload, diags), diags)
-	expired := live.Expired(r.clock()) || job.Dead()
+	byClock := live.Expired(r.clock())
+	expired := byClock || job.Dead()
 	m.Expired = types.BoolValue(expired)
-	m.Result = leaseResult(ctx, allocs.NewestTaskOutcome(lease.WorkloadTask), expired, diags)
+	m.Result = leaseResultIn(ctx, allocs.NewestTaskOutcome(lease.WorkloadTask), expired, job.Stopped() && !byClock, diags)
 	if m.Renew.IsNull() {
 		m.Renew = types.BoolValue(true)
 	}
