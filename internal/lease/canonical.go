@@ -62,7 +62,7 @@ func CanonicalBytes(l Lease) ([]byte, error) {
 	}
 	// encoding/json writes map keys sorted, which gives the canonical order
 	// regardless of how the caller's maps iterate.
-	workload, err := encodeJSON(map[string]any{
+	fields := map[string]any{
 		"args":    args,
 		"command": w.Command,
 		"cpu":     w.CPU,
@@ -71,7 +71,13 @@ func CanonicalBytes(l Lease) ([]byte, error) {
 		"env":     env,
 		"image":   w.Image,
 		"memory":  w.Memory,
-	})
+	}
+	if len(w.Ports) > 0 {
+		// Only when set: leases signed before ports existed keep their
+		// bytes, and so their signatures.
+		fields["ports"] = w.Ports
+	}
+	workload, err := encodeJSON(fields)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +125,9 @@ func checkUTF8(l Lease) error {
 	}
 	for k, v := range w.Env {
 		fields = append(fields, struct{ name, val string }{"workload.env key", k}, struct{ name, val string }{"workload.env value", v})
+	}
+	for i, p := range w.Ports {
+		fields = append(fields, struct{ name, val string }{fmt.Sprintf("workload.ports[%d]", i), p})
 	}
 	for _, f := range fields {
 		if !utf8.ValidString(f.val) {

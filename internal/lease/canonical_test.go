@@ -146,3 +146,24 @@ func TestCanonicalBytesErrors(t *testing.T) {
 		})
 	}
 }
+
+// Ports enter the signed bytes only when set: a lease signed before ports
+// existed keeps its bytes (and signature); one with ports differs.
+func TestCanonicalBytesPortsOnlyWhenSet(t *testing.T) {
+	l := fixture()
+	before, err := CanonicalBytes(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(before), `"ports"`) {
+		t.Errorf("a lease without ports has ports in its bytes:\n%s", before)
+	}
+	l.Workload.Ports = []string{"http"}
+	after, err := CanonicalBytes(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(after), `"ports":["http"]`) {
+		t.Errorf("ports missing from the signed bytes:\n%s", after)
+	}
+}

@@ -63,6 +63,13 @@ func BuildJob(l Lease, timerDriver string, now time.Time) *api.Job {
 			buildTimer(timerDriver, TimerSeconds(l, now)),
 		},
 	}
+	if len(e.Workload.Ports) > 0 {
+		ports := make([]api.Port, len(e.Workload.Ports))
+		for i, label := range e.Workload.Ports {
+			ports[i] = api.Port{Label: label}
+		}
+		group.Networks = []*api.NetworkResource{{DynamicPorts: ports}}
+	}
 	job.TaskGroups = []*api.TaskGroup{group}
 	return job
 }

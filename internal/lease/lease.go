@@ -86,6 +86,9 @@ type Workload struct {
 	CPU     int               `tf:"cpu"`    // MHz
 	Memory  int               `tf:"memory"` // MiB
 	Disk    int               `tf:"disk"`   // MiB of group ephemeral disk; 0 = Nomad's default (DefaultDiskMB)
+	// Ports are labels of dynamic ports Nomad gives the workload (the
+	// task reads NOMAD_PORT_<label>); the result reports where each is.
+	Ports []string `tf:"ports"`
 }
 
 // Lease is a signed grant to run Workload from CreatedAt for Duration.

@@ -75,6 +75,7 @@ func LeaseFromJob(job *api.Job) (Lease, error) {
 	l.NodeID = r.readPins(job, group)
 	r.readGroup(group)
 	l.Workload = r.readWorkload(workload)
+	l.Workload.Ports = dynamicPorts(group)
 	l.Workload.Disk = deref(deref(group.EphemeralDisk).SizeMB)
 	r.readTimer(job, group, timer, l)
 	for _, t := range group.Tasks {
@@ -148,12 +149,48 @@ func (r *reader) readGroup(g *api.TaskGroup) {
 	if len(g.Volumes) > 0 {
 		r.add("group has %d volumes", len(g.Volumes))
 	}
-	if len(g.Networks) > 0 {
-		r.add("group has a network")
-	}
+	r.readNetworks(g)
 	if len(g.Services) > 0 {
 		r.add("group has %d services", len(g.Services))
 	}
+}
+
+// readNetworks reports any network but the one of dynamic ports BuildJob
+// writes for the workload's ports.
+func (r *reader) readNetworks(g *api.TaskGroup) {
+	if len(g.Networks) > 1 {
+		r.add("group has %d networks", len(g.Networks))
+	}
+	for _, n := range g.Networks {
+		if n == nil {
+			continue
+		}
+		if len(n.ReservedPorts) > 0 {
+			r.add("group network reserves %d static ports", len(n.ReservedPorts))
+		}
+		if n.Mode != "" && n.Mode != "host" {
+			r.add("group network mode is %q", n.Mode)
+		}
+		for _, p := range n.DynamicPorts {
+			if p.Value != 0 || p.To != 0 || p.HostNetwork != "" && p.HostNetwork != "default" {
+				r.add("port %q is mapped (value %d, to %d, host network %q)", p.Label, p.Value, p.To, p.HostNetwork)
+			}
+		}
+	}
+}
+
+// dynamicPorts lists the labels of the group's dynamic ports, in order.
+func dynamicPorts(g *api.TaskGroup) []string {
+	var out []string
+	for _, n := range g.Networks {
+		if n == nil {
+			continue
+		}
+		for _, p := range n.DynamicPorts {
+			out = append(out, p.Label)
+		}
+	}
+	return out
 }
 
 func (r *reader) readWorkload(t *api.Task) Workload {

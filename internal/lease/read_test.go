@@ -45,6 +45,7 @@ func TestLeaseFromJobRoundTrip(t *testing.T) {
 		{"image only", func(l *Lease) {
 			l.Workload = Workload{Driver: "docker", Image: "busybox", CPU: 1, Memory: 10, Disk: 11}
 		}, nil},
+		{"ports", func(l *Lease) { l.Workload.Ports = []string{"http", "admin"} }, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,6 +86,12 @@ func TestLeaseFromJobOutOfBand(t *testing.T) {
 		want   string
 	}{
 		{"env value", func(j *api.Job) { workload(j).Env["FOO"] = "b" }, sigMismatch},
+		{"port added", func(j *api.Job) {
+			j.TaskGroups[0].Networks = []*api.NetworkResource{{DynamicPorts: []api.Port{{Label: "ssh"}}}}
+		}, sigMismatch},
+		{"static port", func(j *api.Job) {
+			j.TaskGroups[0].Networks = []*api.NetworkResource{{ReservedPorts: []api.Port{{Label: "ssh", Value: 22}}}}
+		}, "static ports"},
 		{"env added", func(j *api.Job) { workload(j).Env["NEW"] = "1" }, sigMismatch},
 		{"image", func(j *api.Job) { workload(j).Config["image"] = "evil:latest" }, sigMismatch},
 		{"args reordered", func(j *api.Job) { workload(j).Config["args"] = []any{"--epochs", "train.py", "3"} }, sigMismatch},

@@ -3,6 +3,8 @@ package nomadclient
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -179,6 +181,11 @@ type TaskOutcome struct {
 	// Failed: the task or its allocation failed, for the reason in Error.
 	Failed bool
 	Error  string
+	// Address and Ports say where the workload's ports are: the node's
+	// address, and each port label's "<address>:<port>" (filled by
+	// WorkloadPorts).
+	Address string
+	Ports   map[string]string
 }
 
 // NewestTaskOutcome reads task's outcome from the newest allocation.
@@ -200,4 +207,32 @@ func NewestTaskOutcome(allocs []*api.AllocationListStub, task string) TaskOutcom
 		out.Running = true
 	}
 	return out
+}
+
+// WorkloadPorts fills o's Address and Ports from its allocation's ports,
+// for a running workload that has any (one read of the allocation).
+func (c *Client) WorkloadPorts(ctx context.Context, namespace string, o *TaskOutcome) error {
+	if !o.Running || o.AllocationID == "" {
+		return nil
+	}
+	a, err := readRetry(ctx, c, "read allocation", func(ctx context.Context) (*api.Allocation, error) {
+		out, _, err := c.api.Allocations().Info(o.AllocationID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		return out, err
+	})
+	if err != nil {
+		return fmt.Errorf("reading the ports of allocation %s: %w", o.AllocationID, err)
+	}
+	if a.AllocatedResources == nil {
+		return nil
+	}
+	for _, p := range a.AllocatedResources.Shared.Ports {
+		if o.Ports == nil {
+			o.Ports = map[string]string{}
+		}
+		if o.Address == "" {
+			o.Address = p.HostIP
+		}
+		o.Ports[p.Label] = net.JoinHostPort(p.HostIP, strconv.Itoa(p.Value))
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -173,7 +174,7 @@ func TestNewestTaskOutcome(t *testing.T) {
 		}()}, TaskOutcome{NodeID: "n1n1n1n1-0000-4000-8000-000000000000", AllocationID: "a1a1a1a1-0000-4000-8000-000000000000",
 			Failed: true, Error: "allocation a1a1a1a1-0000-4000-8000-000000000000 is lost: node down"}},
 	} {
-		if got := NewestTaskOutcome(tc.allocs, "work"); got != tc.want {
+		if got := NewestTaskOutcome(tc.allocs, "work"); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: NewestTaskOutcome = %+v, want %+v", name, got, tc.want)
 		}
 	}

@@ -46,6 +46,7 @@ type workloadModel struct {
 	CPU     types.Int64  `tfsdk:"cpu"`
 	Memory  types.Int64  `tfsdk:"memory"`
 	Disk    types.Int64  `tfsdk:"disk"`
+	Ports   types.List   `tfsdk:"ports"`
 }
 
 type leaseResultModel struct {
@@ -54,6 +55,7 @@ type leaseResultModel struct {
 	NodeID       types.String `tfsdk:"node_id"`
 	AllocationID types.String `tfsdk:"allocation_id"`
 	Address      types.String `tfsdk:"address"`
+	Data         types.Map    `tfsdk:"data"`
 }
 
 // Lease result states; docs and code use this list.
@@ -109,6 +111,7 @@ func workloadObject(ctx context.Context, w lease.Workload, diags *diag.Diagnosti
 		Driver: types.StringValue(w.Driver), Image: stringOrNull(w.Image), Command: stringOrNull(w.Command),
 		Args: listOrNull(ctx, w.Args, diags), Env: mapOrNull(ctx, w.Env, diags),
 		CPU: types.Int64Value(int64(w.CPU)), Memory: types.Int64Value(int64(w.Memory)), Disk: types.Int64Value(int64(w.Disk)),
+		Ports: listOrNull(ctx, w.Ports, diags),
 	})
 	diags.Append(d...)
 	return obj
@@ -135,9 +138,18 @@ func leaseResultIn(ctx context.Context, o nomadclient.TaskOutcome, expired, dele
 	if expired && state != resultError && state != resultDeleted {
 		state = resultExpired
 	}
+	address, data := "", map[string]string{}
+	if state == resultOK {
+		address = o.Address
+		for label, at := range o.Ports {
+			data[label] = at
+		}
+	}
+	dataValue, d := types.MapValueFrom(ctx, types.StringType, data)
+	diags.Append(d...)
 	obj, d := types.ObjectValueFrom(ctx, resultAttrTypes(), leaseResultModel{
 		State: types.StringValue(state), Error: types.StringValue(o.Error), NodeID: types.StringValue(o.NodeID),
-		AllocationID: types.StringValue(o.AllocationID), Address: types.StringValue(""),
+		AllocationID: types.StringValue(o.AllocationID), Address: types.StringValue(address), Data: dataValue,
 	})
 	diags.Append(d...)
 	return obj
@@ -180,7 +192,7 @@ func keepEmptyWorkloadCollections(ctx context.Context, prior, next types.Object,
 	if diags.HasError() {
 		return next
 	}
-	n.Env, n.Args = keepEmptyMap(p.Env, n.Env), keepEmptyList(p.Args, n.Args)
+	n.Env, n.Args, n.Ports = keepEmptyMap(p.Env, n.Env), keepEmptyList(p.Args, n.Args), keepEmptyList(p.Ports, n.Ports)
 	obj, d := types.ObjectValueFrom(ctx, workloadAttrTypes(), n)
 	diags.Append(d...)
 	return obj

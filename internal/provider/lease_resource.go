@@ -98,6 +98,7 @@ func (m *leaseModel) toLease(ctx context.Context, defaultNS string, diags *diag.
 	}
 	diags.Append(w.Args.ElementsAs(ctx, &l.Workload.Args, false)...)
 	diags.Append(w.Env.ElementsAs(ctx, &l.Workload.Env, false)...)
+	diags.Append(w.Ports.ElementsAs(ctx, &l.Workload.Ports, false)...)
 	if t, ok := timeOf(m.CreatedAt); ok {
 		l.CreatedAt = t.UTC()
 	}

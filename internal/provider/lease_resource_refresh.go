@@ -144,7 +144,14 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 	byClock := live.Expired(r.clock())
 	expired := byClock || job.Dead()
 	m.Expired = types.BoolValue(expired)
-	m.Result = leaseResultIn(ctx, allocs.NewestTaskOutcome(lease.WorkloadTask), expired, job.Stopped() && !byClock, diags)
+	outcome := allocs.NewestTaskOutcome(lease.WorkloadTask)
+	if len(live.Workload.Ports) > 0 && !expired {
+		if err := nomad.WorkloadPorts(ctx, ns, &outcome); err != nil {
+			addNomadError(diags, "Could not read where the lease's workload runs", err)
+			return objectUnread
+		}
+	}
+	m.Result = leaseResultIn(ctx, outcome, expired, job.Stopped() && !byClock, diags)
 	if m.Renew.IsNull() {
 		m.Renew = types.BoolValue(true)
 	}

@@ -3,10 +3,13 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
@@ -18,6 +21,10 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
+
+// portLabelPattern is what Nomad accepts as a port label (it becomes part of
+// environment variable names).
+var portLabelPattern = regexp.MustCompile(`^[a-zA-Z0-9_]+$`)
 
 func leaseSchema(ctx context.Context) schema.Schema {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
@@ -68,6 +75,12 @@ func leaseSchema(ctx context.Context) schema.Schema {
 						MarkdownDescription: "Memory in MiB. Default `300`."},
 					"disk": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(300), Validators: positive,
 						MarkdownDescription: "Ephemeral disk in MiB. Default `300`."},
+					"ports": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+						Validators: []validator.List{listvalidator.UniqueValues(), listvalidator.ValueStringsAre(
+							stringvalidator.RegexMatches(portLabelPattern, "must be letters, digits and underscores"))},
+						MarkdownDescription: "Labels of ports Nomad gives the workload on its node (dynamic ports): the task " +
+							"reads each as `NOMAD_PORT_<label>` and binds it on `NOMAD_IP_<label>`; `result.data` says where " +
+							"each is once it runs."},
 				},
 			},
 			"renew": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -103,7 +116,11 @@ func leaseSchema(ctx context.Context) schema.Schema {
 					"error":         schema.StringAttribute{Computed: true, MarkdownDescription: "Why the lease failed, from placement or task events."},
 					"node_id":       schema.StringAttribute{Computed: true, MarkdownDescription: "Node of the newest allocation."},
 					"allocation_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Newest allocation."},
-					"address":       schema.StringAttribute{Computed: true, MarkdownDescription: "Reserved for the workload's address; empty today."},
+					"address": schema.StringAttribute{Computed: true,
+						MarkdownDescription: "The address of the workload's node its ports are on, once it runs; empty without `ports`."},
+					"data": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+						MarkdownDescription: "Where the workload can be reached once it runs: each port label to `<address>:<port>`. " +
+							"Empty without `ports`, or while it does not run."},
 				}},
 		},
 	}
