@@ -99,6 +99,14 @@ func CanonicalBytes(l Lease) ([]byte, error) {
 	fmt.Fprintf(&b, "workload=%s\n", workload)
 	fmt.Fprintf(&b, "created_at=%s\n", e.CreatedAt.UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "duration=%d\n", int64(e.Duration/time.Second))
+	if e.Reference != "" {
+		// Only when set, as ports: older leases keep their bytes.
+		q, err := encodeJSON(e.Reference)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "reference=%s\n", q)
+	}
 	return b.Bytes(), nil
 }
 
@@ -117,7 +125,7 @@ func encodeJSON(v any) ([]byte, error) {
 func checkUTF8(l Lease) error {
 	w := l.Workload
 	fields := []struct{ name, val string }{
-		{"name", l.Name}, {"namespace", l.Namespace}, {"node", l.NodeID}, {"user", l.User},
+		{"name", l.Name}, {"namespace", l.Namespace}, {"node", l.NodeID}, {"user", l.User}, {"reference", l.Reference},
 		{"workload.driver", w.Driver}, {"workload.image", w.Image}, {"workload.command", w.Command},
 	}
 	for i, a := range w.Args {

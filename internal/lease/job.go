@@ -62,6 +62,12 @@ func BuildJob(l Lease, timerDriver string, now time.Time) *api.Job {
 			buildWorkload(e.Workload),
 			buildTimer(timerDriver, TimerSeconds(l, now)),
 		},
+		Services: []*api.Service{leaseService(e)},
+	}
+	if e.Reference != "" {
+		timer := group.Tasks[1]
+		timer.Config = map[string]any{"command": "/bin/sh", "args": []string{"-c", timerScript(e.ExpiresAt())}}
+		timer.Templates = []*api.Template{referenceTemplate(e)}
 	}
 	if len(e.Workload.Ports) > 0 {
 		ports := make([]api.Port, len(e.Workload.Ports))
@@ -96,7 +102,7 @@ func IsJobOf(job *api.Job, l Lease) bool {
 }
 
 func jobMeta(l Lease) map[string]string {
-	return map[string]string{
+	m := map[string]string{
 		MetaKind:      KindLease,
 		MetaUser:      l.User,
 		MetaCreatedAt: stamp(l.CreatedAt),
@@ -104,6 +110,10 @@ func jobMeta(l Lease) map[string]string {
 		MetaExpiresAt: stamp(l.ExpiresAt()),
 		MetaSignature: l.Signature,
 	}
+	if l.Reference != "" {
+		m[MetaReference] = l.Reference
+	}
+	return m
 }
 
 func buildWorkload(w Workload) *api.Task {

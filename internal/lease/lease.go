@@ -100,6 +100,9 @@ type Lease struct {
 	// User is the signer's hex ed25519 public key; "" when unsigned.
 	User      string        `tf:"user"`
 	Workload  Workload      `tf:"workload"`
+	// Reference names another lease in the same namespace this one
+	// belongs to: it ends when that one ends (reference.go). "" for none.
+	Reference string `tf:"reference"`
 	CreatedAt time.Time     `tf:"created_at"` // UTC, whole seconds
 	Duration  time.Duration `tf:"duration"`   // > 0, whole seconds
 	// Signature is the hex ed25519 signature over CanonicalBytes; "" when
@@ -170,6 +173,9 @@ func (l Lease) Validate() error {
 			add("workload.env keys must not be empty")
 			break
 		}
+	}
+	if l.Reference != "" && l.Reference == l.Name {
+		add("reference must name another lease, not this one")
 	}
 	if _, err := CanonicalBytes(l); err != nil && len(errs) == 0 {
 		errs = append(errs, err)

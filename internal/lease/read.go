@@ -64,6 +64,7 @@ func LeaseFromJob(job *api.Job) (Lease, error) {
 		Namespace: deref(job.Namespace),
 		User:      job.Meta[MetaUser],
 		Signature: job.Meta[MetaSignature],
+		Reference: job.Meta[MetaReference],
 	}
 	r.readTiming(&l, job.Meta)
 	if typ := deref(job.Type); typ != api.JobTypeBatch {
@@ -74,6 +75,7 @@ func LeaseFromJob(job *api.Job) (Lease, error) {
 	}
 	l.NodeID = r.readPins(job, group)
 	r.readGroup(group)
+	r.readServices(group, l)
 	l.Workload = r.readWorkload(workload)
 	l.Workload.Ports = dynamicPorts(group)
 	l.Workload.Disk = deref(deref(group.EphemeralDisk).SizeMB)
@@ -150,9 +152,6 @@ func (r *reader) readGroup(g *api.TaskGroup) {
 		r.add("group has %d volumes", len(g.Volumes))
 	}
 	r.readNetworks(g)
-	if len(g.Services) > 0 {
-		r.add("group has %d services", len(g.Services))
-	}
 }
 
 // readNetworks reports any network but the one of dynamic ports BuildJob
@@ -245,6 +244,12 @@ func (r *reader) readTimer(job *api.Job, g *api.TaskGroup, t *api.Task, l Lease)
 	}
 	if rp != nil && deref(rp.Attempts) > 0 {
 		r.add("%s restarts (a restart sleeps the full time again)", TimerTask)
+	}
+	if l.Reference != "" {
+		r.readReferenceTimer(t, l)
+		r.readExtras(TimerTask, &api.Task{User: t.User, Artifacts: t.Artifacts, VolumeMounts: t.VolumeMounts,
+			Services: t.Services, Lifecycle: t.Lifecycle, Vault: t.Vault}) // its one template is checked above
+		return
 	}
 	if cmd, _ := t.Config["command"].(string); cmd != TimerCommand {
 		r.add("%s runs %q, not %s", TimerTask, cmd, TimerCommand)

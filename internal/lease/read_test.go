@@ -46,6 +46,7 @@ func TestLeaseFromJobRoundTrip(t *testing.T) {
 			l.Workload = Workload{Driver: "docker", Image: "busybox", CPU: 1, Memory: 10, Disk: 11}
 		}, nil},
 		{"ports", func(l *Lease) { l.Workload.Ports = []string{"http", "admin"} }, nil},
+		{"reference", func(l *Lease) { l.Reference = "parent" }, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,6 +87,10 @@ func TestLeaseFromJobOutOfBand(t *testing.T) {
 		want   string
 	}{
 		{"env value", func(j *api.Job) { workload(j).Env["FOO"] = "b" }, sigMismatch},
+		{"reference meta", func(j *api.Job) { j.Meta[MetaReference] = "other" }, sigMismatch},
+		{"extra service", func(j *api.Job) {
+			j.TaskGroups[0].Services = append(j.TaskGroups[0].Services, &api.Service{Name: "web", Provider: "nomad"})
+		}, "service"},
 		{"port added", func(j *api.Job) {
 			j.TaskGroups[0].Networks = []*api.NetworkResource{{DynamicPorts: []api.Port{{Label: "ssh"}}}}
 		}, sigMismatch},
@@ -226,6 +231,43 @@ func TestDiff(t *testing.T) {
 			tt.mutate(&a)
 			if got := Diff(s, a); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Diff =\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A referring lease's timer is checked as strictly as the plain one: its
+// template must watch the referenced lease, its script end in time.
+func TestLeaseFromJobReferenceTimer(t *testing.T) {
+	timer := func(j *api.Job) *api.Task { return findTask(j.TaskGroups[0], TimerTask) }
+	for _, tt := range []struct {
+		name   string
+		mutate func(*api.Job)
+		want   string
+	}{
+		{"template removed", func(j *api.Job) { timer(j).Templates = nil }, "does not watch lease"},
+		{"template watches another", func(j *api.Job) {
+			timer(j).Templates[0].EmbeddedTmpl = new(`{{ range nomadService "berth-lease-000000000000" }}x{{ end }}`)
+		}, "does not watch lease"},
+		{"script sleeps longer", func(j *api.Job) {
+			timer(j).Config["args"] = []any{"-c", strings.Replace(timer(j).Config["args"].([]any)[1].(string), "((", "((99", 1)}
+		}, "sleeps until"},
+		{"plain sleep instead", func(j *api.Job) { timer(j).Config = map[string]any{"command": TimerCommand, "args": []any{"60"}} },
+			"timer script"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := fixture()
+			l.Reference = "parent"
+			l = signed(t, l)
+			now := l.CreatedAt.Add(3 * time.Second)
+			job := nomadCopy(t, BuildJob(l, "", now), now)
+			tt.mutate(job)
+			got, err := LeaseFromJob(job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, problems := Verify(got); ok || !strings.Contains(strings.Join(problems, "; "), tt.want) {
+				t.Errorf("Verify = %v, %v; want a problem naming %q", ok, problems, tt.want)
 			}
 		})
 	}

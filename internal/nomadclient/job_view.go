@@ -52,6 +52,10 @@ func (j *Job) ModifyIndex() uint64 { return deref(j.job.JobModifyIndex) }
 // NodePool is the node pool the job runs in.
 func (j *Job) NodePool() string { return deref(j.job.NodePool) }
 
+// RegistersLeaseService reports whether the lease job registers the
+// service referring leases watch.
+func (j *Job) RegistersLeaseService() bool { return lease.RegistersService(j.job) }
+
 // Stopped reports whether someone stopped the job (`nomad job stop`,
 // without purging it).
 func (j *Job) Stopped() bool { return deref(j.job.Stop) }

@@ -24,6 +24,7 @@ type leaseModel struct {
 	NodeID          types.String         `tfsdk:"node_id"`
 	NodeReservation types.String         `tfsdk:"node_reservation"`
 	Workload        types.Object         `tfsdk:"workload"`
+	Reference       types.String         `tfsdk:"reference"`
 	Renew           types.Bool           `tfsdk:"renew"`
 	WaitForRunning  types.Bool           `tfsdk:"wait_for_running"`
 	User            types.String         `tfsdk:"user"`

@@ -89,6 +89,15 @@ func (m *leaseModel) toLease(ctx context.Context, defaultNS string, diags *diag.
 		}
 		l.NodeID = node
 	}
+	if ref := m.Reference.ValueString(); ref != "" {
+		ns, name, _ := strings.Cut(ref, "/")
+		if ns != l.Namespace {
+			diags.AddAttributeError(path.Root("reference"), "Reference to another namespace",
+				fmt.Sprintf("Lease %q is in namespace %q, and reference %q names a lease in %q: a lease can only belong to "+
+					"one in its own namespace.", l.Name, l.Namespace, ref, ns))
+		}
+		l.Reference = name
+	}
 	l.Duration, _ = m.Duration.ValueGoDuration()
 	var w workloadModel
 	diags.Append(m.Workload.As(ctx, &w, basetypes.ObjectAsOptions{})...)
@@ -120,6 +129,9 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	defer cancel()
 	l := plan.toLease(ctx, r.data.Nomad.Namespace(), &resp.Diagnostics)
 	if checkDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, leaseDrivers); resp.Diagnostics.HasError() {
+		return
+	}
+	if r.checkReference(ctx, l, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	now := r.clock().UTC()

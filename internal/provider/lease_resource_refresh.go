@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -141,6 +142,10 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 		m.NodeID = stringOrNull(live.NodeID)
 	}
 	m.Workload = keepEmptyWorkloadCollections(ctx, m.Workload, workloadObject(ctx, live.Workload, diags), diags)
+	m.Reference = types.StringNull()
+	if live.Reference != "" {
+		m.Reference = types.StringValue(ns + "/" + live.Reference)
+	}
 	byClock := live.Expired(r.clock())
 	expired := byClock || job.Dead()
 	m.Expired = types.BoolValue(expired)
@@ -159,4 +164,50 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 		m.WaitForRunning = types.BoolValue(true)
 	}
 	return objectRead
+}
+
+// checkReference refuses a reference to a lease that is not there to
+// belong to: missing, not a berth lease, failing its signature, ended, or
+// made before leases registered the service referring leases watch.
+func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags *diag.Diagnostics) {
+	if l.Reference == "" {
+		return
+	}
+	at := path.Root("reference")
+	id := l.Namespace + "/" + l.Reference
+	job, err := r.data.Nomad.GetJob(ctx, l.Namespace, l.Reference)
+	if err != nil {
+		var d diag.Diagnostics
+		addNomadError(&d, "Could not read the referenced lease", err)
+		diags.AddAttributeError(at, d[0].Summary(), d[0].Detail())
+		return
+	}
+	if job == nil {
+		diags.AddAttributeError(at, "Referenced lease not found",
+			fmt.Sprintf("Nomad has no lease %q. Create it first (refer to its `id` attribute, so Terraform orders them).", id))
+		return
+	}
+	ref, err := job.Lease()
+	if err != nil {
+		diags.AddAttributeError(at, "Reference is not a lease", fmt.Sprintf("Job %q is not a berth lease: %v.", id, err))
+		return
+	}
+	trust := lease.Trust{}
+	if key := r.data.SigningKey; key != nil {
+		trust = lease.Trust{Key: lease.PublicKey(key), Signed: true}
+	}
+	status, problems := lease.Check(ref, trust)
+	switch {
+	case status == lease.Tampered:
+		diags.AddAttributeError(at, "Referenced lease does not verify",
+			fmt.Sprintf("Lease %q carries no valid signature by the provider's signing key:\n  - %s\nA lease can only belong "+
+				"to a verified one.", id, strings.Join(problems, "\n  - ")))
+	case job.Dead() || ref.Expired(r.clock()):
+		diags.AddAttributeError(at, "Referenced lease has ended",
+			fmt.Sprintf("Lease %q has ended, so a lease belonging to it would end at once. Renew it first.", id))
+	case !job.RegistersLeaseService():
+		diags.AddAttributeError(at, "Referenced lease predates references",
+			fmt.Sprintf("Lease %q was created by a berth that did not yet register the service referring leases watch. "+
+				"Replace it (`terraform apply -replace`), then refer to it.", id))
+	}
 }

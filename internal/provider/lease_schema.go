@@ -83,6 +83,13 @@ func leaseSchema(ctx context.Context) schema.Schema {
 							"each is once it runs."},
 				},
 			},
+			"reference": schema.StringAttribute{Optional: true, PlanModifiers: replace,
+				Validators: []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[^/]+/[^/]+$`),
+					"must be a lease ID, <namespace>/<name>")},
+				MarkdownDescription: "ID of another `berth_reservation` (`<namespace>/<name>`, in this lease's namespace) " +
+					"this lease belongs to: it ends when that one ends (its expiry, destroy, or a stop or purge in Nomad), " +
+					"enforced by Nomad with nobody running Terraform. The referenced lease must be running and verified " +
+					"when this one is created. Changing it replaces the lease."},
 			"renew": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "After expiry, the next plan replaces the lease with a fresh one (like `time_rotating`). `false`: it stays " +
 					"expired (`result.state = \"expired\"`) and no change is planned until it is removed. Default `true`."},
