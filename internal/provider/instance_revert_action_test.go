@@ -13,14 +13,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
 
-// revertConfig is an instance whose app task has env REV = rev, and, when
-// actionConfig is not empty, a berth_instance_revert with that config
-// body run once from an action_trigger.
-func revertConfig(name, rev, actionConfig string) string {
-	cfg := instanceConfig{name: name, app: fmt.Sprintf(`env = { REV = %q }`, rev)}.String()
-	if actionConfig == "" {
-		return cfg
-	}
+// revertConfig is an instance whose app task has env REV = rev.
+func revertConfig(name, rev string) string {
+	return instanceConfig{name: name, app: fmt.Sprintf(`env = { REV = %q }`, rev)}.String()
+}
+
+// withRevertAction adds to cfg a berth_instance_revert whose config block
+// holds name and more ("" for no more), run once from an action_trigger.
+func withRevertAction(cfg, more string) string {
 	return cfg + fmt.Sprintf(`
 action "berth_instance_revert" "r" {
   config {
@@ -36,7 +36,7 @@ resource "terraform_data" "revert" {
       actions = [action.berth_instance_revert.r]
     }
   }
-}`, actionConfig)
+}`, more)
 }
 
 // revertSteps: version 0 runs REV = "a", version 1 REV = "b"; the action
@@ -44,10 +44,10 @@ resource "terraform_data" "revert" {
 // which the instance's next plan wants to update back to the configuration.
 func revertSteps(t *testing.T, name, actionConfig string) []resource.TestStep {
 	return []resource.TestStep{
-		{Config: revertConfig(name, "a", "")},
-		{Config: revertConfig(name, "b", "")},
+		{Config: revertConfig(name, "a")},
+		{Config: revertConfig(name, "b")},
 		{
-			Config: revertConfig(name, "b", actionConfig),
+			Config: withRevertAction(revertConfig(name, "b"), actionConfig),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionNoop)},
 				// The revert is drift from the configuration: the next plan
@@ -58,7 +58,7 @@ func revertSteps(t *testing.T, name, actionConfig string) []resource.TestStep {
 			Check:              checkReverted(t, name, 2, 0),
 		},
 		{
-			Config: revertConfig(name, "b", actionConfig),
+			Config: withRevertAction(revertConfig(name, "b"), actionConfig),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
 			}},
@@ -167,17 +167,17 @@ func TestAccInstanceRevertAction_refusedVersions(t *testing.T) {
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
 		CheckDestroy:             checkInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
-			{Config: revertConfig(name, "a", "")},
+			{Config: revertConfig(name, "a")},
 			{
-				Config:      revertConfig(name, "a", "version = 7"),
+				Config:      withRevertAction(revertConfig(name, "a"), "version = 7"),
 				ExpectError: regexp.MustCompile(`(?s)Cannot revert to that version.*has\s+no\s+version\s+7:\s+Nomad\s+keeps\s+versions\s+0`),
 			},
-			{Config: revertConfig(name, "a", ""), Check: unchanged},
+			{Config: revertConfig(name, "a"), Check: unchanged},
 			{
-				Config:      revertConfig(name, "a", "version = 0"),
+				Config:      withRevertAction(revertConfig(name, "a"), "version = 0"),
 				ExpectError: regexp.MustCompile(`(?s)Cannot revert to that version.*version\s+0\s+is\s+the\s+job's\s+current\s+version`),
 			},
-			{Config: revertConfig(name, "a", ""), Check: unchanged},
+			{Config: revertConfig(name, "a"), Check: unchanged},
 		},
 	})
 }
