@@ -81,7 +81,7 @@ func (c *Client) RevertJob(ctx context.Context, namespace, jobID string, request
 		case err == nil:
 			return &RevertResult{From: from, To: to, EvalID: resp.EvalID}, false, nil
 		case isRevertRefused(err) && !isRevertConflict(err):
-			return nil, false, &WriteNotAppliedError{Err: fmt.Errorf("Nomad refused to revert job %q to version %d: %s",
+			return nil, false, &WriteNotAppliedError{Err: fmt.Errorf("reverting job %q to version %d: Nomad refused: %s",
 				jobID, to, NomadMessage(err))}
 		case isRevertConflict(err) && !ambiguous:
 			return nil, false, &WriteNotAppliedError{Err: &RevertConflictError{JobID: jobID, Expected: from, Nomad: NomadMessage(err)}}
