@@ -98,11 +98,11 @@ type Lease struct {
 	// NodeID is the requested node; "" lets Nomad place the lease.
 	NodeID string `tf:"node"`
 	// User is the signer's hex ed25519 public key; "" when unsigned.
-	User      string        `tf:"user"`
-	Workload  Workload      `tf:"workload"`
+	User     string   `tf:"user"`
+	Workload Workload `tf:"workload"`
 	// Reference names another lease in the same namespace this one
 	// belongs to: it ends when that one ends (reference.go). "" for none.
-	Reference string `tf:"reference"`
+	Reference string        `tf:"reference"`
 	CreatedAt time.Time     `tf:"created_at"` // UTC, whole seconds
 	Duration  time.Duration `tf:"duration"`   // > 0, whole seconds
 	// Signature is the hex ed25519 signature over CanonicalBytes; "" when

@@ -307,6 +307,7 @@ func (p *berthProvider) Actions(context.Context) []func() action.Action {
 		NewInstanceRestartAction,
 		NewLeaseRenewAction,
 		NewInstancePromoteAction,
+		NewInstanceRevertAction,
 		NewJobDispatchAction,
 	}
 }
