@@ -107,8 +107,10 @@ func (p *Plugin) ValidateVolumeCapabilities(_ context.Context, req *csi.Validate
 	if _, err := os.Stat(dir); err != nil {
 		return nil, status.Errorf(codes.NotFound, "volume %s: %v", req.GetVolumeId(), err)
 	}
-	if err := checkCapabilities(req.GetVolumeCapabilities()); err != nil {
-		return &csi.ValidateVolumeCapabilitiesResponse{Message: err.Error()}, nil
+	// An unsupported capability is an answer (unconfirmed, with the
+	// reason), not an RPC failure.
+	if msg := capabilitiesProblem(req.GetVolumeCapabilities()); msg != "" {
+		return &csi.ValidateVolumeCapabilitiesResponse{Message: msg}, nil
 	}
 	return &csi.ValidateVolumeCapabilitiesResponse{Confirmed: &csi.ValidateVolumeCapabilitiesResponse_Confirmed{
 		VolumeContext:      req.GetVolumeContext(),
@@ -134,4 +136,12 @@ func checkCapabilities(caps []*csi.VolumeCapability) error {
 		}
 	}
 	return nil
+}
+
+// capabilitiesProblem is checkCapabilities' reason, or "" when supported.
+func capabilitiesProblem(caps []*csi.VolumeCapability) string {
+	if err := checkCapabilities(caps); err != nil {
+		return err.Error()
+	}
+	return ""
 }

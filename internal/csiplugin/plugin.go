@@ -38,7 +38,7 @@ type Plugin struct {
 	csi.UnimplementedNodeServer
 
 	cfg Config
-	// mu serialises volume operations: CSI allows concurrent calls, and a
+	// mu serializes volume operations: CSI allows concurrent calls, and a
 	// directory plugin gains nothing from running them in parallel.
 	mu sync.Mutex
 }
