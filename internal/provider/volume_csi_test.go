@@ -191,7 +191,7 @@ func TestAccVolumeCSI_createdMountedDeleted(t *testing.T) {
 				// Replacing the volume deletes it first: refused while claimed.
 				Config: plugin.Config() + csiVolumeConfig(plugin, name, "2") +
 					csiUserConfig(job, name, "cat /data/greeting > /alloc/read.txt && exec sleep 3600"),
-				ExpectError: regexp.MustCompile(`(?s)CSI volume "` + name + `" is used by.*` + job),
+				ExpectError: regexp.MustCompile(`(?s)CSI volume "` + name + `".*is\s+used\s+by.*"` + job + `"`),
 			},
 		},
 		CheckDestroy: func(*terraform.State) error {
