@@ -28,6 +28,11 @@ type volumeModel struct {
 	NodeReservation types.String   `tfsdk:"node_reservation"`
 	Constraints     types.List     `tfsdk:"constraints"`
 	Parameters      types.Map      `tfsdk:"parameters"`
+	Type            types.String   `tfsdk:"type"`
+	Capabilities    types.List     `tfsdk:"capabilities"`
+	MountOptions    types.Object   `tfsdk:"mount_options"`
+	SecretsWO       types.Map      `tfsdk:"secrets_wo"`
+	ExternalID      types.String   `tfsdk:"external_id"`
 	ForceDestroy    types.Bool     `tfsdk:"force_destroy"`
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 	NodeName        types.String   `tfsdk:"node_name"`
@@ -45,7 +50,7 @@ type constraintModel struct {
 
 // volumeComputed names the attributes only Nomad sets (by tfsdk tag).
 // Every other attribute of volumeModel is a setting sameSettings compares.
-var volumeComputed = []string{"id", "node_name", "host_path", "capacity_bytes", "state", "allocations"}
+var volumeComputed = []string{"id", "node_name", "host_path", "capacity_bytes", "state", "allocations", "external_id"}
 
 // sameSettings reports whether plan and state agree on every attribute
 // the user sets. It walks volumeModel's fields, so an attribute added
@@ -79,6 +84,10 @@ func (m *volumeModel) toVolume(ctx context.Context, diags *diag.Diagnostics) *vo
 		Name: m.Name.ValueString(), Namespace: m.Namespace.ValueString(), PluginID: m.PluginID.ValueString(),
 		CapacityMinBytes: m.CapacityMin.Bytes(), CapacityMaxBytes: m.CapacityMax.Bytes(),
 		AccessMode: m.AccessMode.ValueString(), AttachmentMode: m.AttachmentMode.ValueString(),
+		Type: m.Type.ValueString(),
+	}
+	if v.IsCSI() {
+		m.toCSI(ctx, v, diags)
 	}
 	if !m.ID.IsUnknown() {
 		v.ID = m.ID.ValueString()
@@ -103,6 +112,15 @@ func (m *volumeModel) toVolume(ctx context.Context, diags *diag.Diagnostics) *vo
 // fromVolume writes what Nomad reports into m; nodeName is the name of
 // v's node. Requested values that match state keep state's spelling.
 func (m *volumeModel) fromVolume(ctx context.Context, v *volume.Volume, nodeName string, diags *diag.Diagnostics) {
+	if v.IsCSI() {
+		m.fromCSI(ctx, v, diags)
+		return
+	}
+	m.Type = types.StringValue(volume.TypeHost)
+	m.ExternalID = types.StringNull()
+	m.Capabilities = types.ListNull(capabilityType(ctx))
+	m.MountOptions = types.ObjectNull(mountOptionsTypes())
+	m.SecretsWO = types.MapNull(types.StringType) // write-only: never in state
 	m.ID = types.StringValue(v.ID)
 	m.Name = types.StringValue(v.Name)
 	m.Namespace = types.StringValue(v.Namespace)
@@ -168,7 +186,7 @@ func volumeDiskMB(m volumeModel) int64 {
 // nullUnknownVolume replaces the computed values still unknown with null.
 func nullUnknownVolume(m *volumeModel) {
 	for _, v := range []*types.String{&m.NodeID, &m.NodePool, &m.NodeName, &m.HostPath, &m.State, &m.PluginID,
-		&m.AccessMode, &m.AttachmentMode, &m.Namespace} {
+		&m.AccessMode, &m.AttachmentMode, &m.Namespace, &m.Type, &m.ExternalID} {
 		if v.IsUnknown() {
 			*v = types.StringNull()
 		}

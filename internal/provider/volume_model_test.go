@@ -36,6 +36,10 @@ func fullVolumeModel(t *testing.T) volumeModel {
 		ForceDestroy: types.BoolValue(true), Timeouts: timeouts.Value{Object: to},
 		NodeName: types.StringValue("n1"), HostPath: types.StringValue("/srv"), CapacityBytes: types.Int64Value(1),
 		State: types.StringValue("ready"), Allocations: listOf(ctx, []string{"a1"}, &diags),
+		Type: types.StringValue(volume.TypeHost), ExternalID: types.StringValue("ext-1"),
+		Capabilities: csiCapabilities(ctx, &diags, "single-node-writer"),
+		MountOptions: csiMountOptions(ctx, &diags, "ext4", "noatime"),
+		SecretsWO:    mapOrNull(ctx, map[string]string{"token": "s"}, &diags),
 	}
 	if diags.HasError() {
 		t.Fatal(diags)
@@ -125,6 +129,9 @@ func TestVolumeModel_roundTrip(t *testing.T) {
 	ctx := t.Context()
 	var diags diag.Diagnostics
 	m := fullVolumeModel(t)
+	// A host volume: no CSI settings, and write-only secrets never read back.
+	m.ExternalID, m.SecretsWO = types.StringNull(), types.MapNull(types.StringType)
+	m.Capabilities, m.MountOptions = types.ListNull(capabilityType(ctx)), types.ObjectNull(mountOptionsTypes())
 	m.Constraints = constraintsValue(ctx, []volume.Constraint{
 		{Attribute: "${attr.kernel.name}", Operator: "=", Value: "linux"}, {Attribute: "${meta.x}", Operator: "is_set"}}, &diags)
 	v := m.toVolume(ctx, &diags)
@@ -132,7 +139,7 @@ func TestVolumeModel_roundTrip(t *testing.T) {
 		ID: m.ID.ValueString(), Name: "data", Namespace: "default", PluginID: "mkdir", NodeID: "node", NodePool: "default",
 		CapacityMinBytes: 10 << 20, CapacityMaxBytes: 20 << 20, AccessMode: volume.DefaultAccessMode, AttachmentMode: volume.DefaultAttachmentMode,
 		Constraints: []volume.Constraint{{Attribute: "${attr.kernel.name}", Operator: "=", Value: "linux"}, {Attribute: "${meta.x}", Operator: "is_set"}},
-		Parameters:  map[string]string{"mode": "0755"},
+		Parameters:  map[string]string{"mode": "0755"}, Type: volume.TypeHost,
 	}
 	if !reflect.DeepEqual(v, want) {
 		t.Fatalf("toVolume = %+v\nwant %+v", v, want)

@@ -58,6 +58,11 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 		resp.Diagnostics.AddAttributeError(path.Root("capacity_max"), "capacity_max below capacity_min",
 			fmt.Sprintf("capacity_max (%s) must be at least capacity_min (%s).", m.CapacityMax.ValueString(), m.CapacityMin.ValueString()))
 	}
+	if m.Type.ValueString() == volume.TypeCSI {
+		validateCSIConfig(m, &resp.Diagnostics)
+		return
+	}
+	validateHostConfig(m, &resp.Diagnostics)
 	plugin := m.PluginID.ValueString()
 	if (m.PluginID.IsNull() || plugin == volume.DefaultPlugin) && !m.Parameters.IsNull() && !m.Parameters.IsUnknown() {
 		for key := range m.Parameters.Elements() {
@@ -170,6 +175,13 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	if !ok {
 		return
 	}
+	if in.Volume.IsCSI() {
+		// Write-only: only the configuration has them.
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("secrets_wo"), &in.Volume.Secrets)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	out, err := r.volumes().Create(ctx, in)
 	ec := volumeErrors("Could not place the volume into its node reservation")
 	if addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
@@ -186,9 +198,14 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	vol := r.readBack(ctx, out.WaitErr, in.Volume.Namespace, out.Written.ID, out.Ready, out.Written, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if out.WaitErr != nil {
+		check := fmt.Sprintf("Check the node's plugin with `nomad volume status -type host %s`", vol.ID)
+		if in.Volume.IsCSI() {
+			check = fmt.Sprintf("Check its plugin's controllers and nodes with `nomad plugin status %s`", in.Volume.PluginID)
+		}
 		resp.Diagnostics.AddError("Volume did not become ready",
-			fmt.Sprintf("Host volume %s (%q) was created but is %s: %v. Check the node's plugin with `nomad volume status -type host %s`; "+
-				"the volume is kept in state as tainted and will be replaced on the next apply.", vol.ID, vol.Name, vol.State, out.WaitErr, vol.ID))
+			fmt.Sprintf("%s %s (%q) was created but is %s: %v. %s; "+
+				"the volume is kept in state as tainted and will be replaced on the next apply.",
+				capitalize(in.Volume.Kind()), vol.ID, vol.Name, vol.State, out.WaitErr, check))
 	}
 }
 
@@ -208,7 +225,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if v == nil {
 		// Its charge on a node reservation stays: a refresh never writes.
 		// The reservation's next resize or release drops it.
-		tflog.Info(ctx, "Host volume is gone from Nomad; removing it from state", map[string]any{"id": state.ID.ValueString()})
+		tflog.Info(ctx, "Volume is gone from Nomad; removing it from state", map[string]any{"id": state.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -258,7 +275,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out, err := r.volumes().Delete(ctx, workflow.VolumeDelete{Namespace: state.Namespace.ValueString(), ID: state.ID.ValueString(),
+	out, err := r.volumes().Delete(ctx, workflow.VolumeDelete{Type: state.Type.ValueString(), Namespace: state.Namespace.ValueString(), ID: state.ID.ValueString(),
 		Name: state.Name.ValueString(), Reservation: state.NodeReservation.ValueString(), Force: state.ForceDestroy.ValueBool()})
 	ec := volumeErrors("")
 	if addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
@@ -270,6 +287,13 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 // whose answer was lost left no ID (see setStateUnknownsNull).
 func (r *volumeResource) lookup(ctx context.Context, state volumeModel) (*volume.Volume, error) {
 	ns := state.Namespace.ValueString()
+	if state.Type.ValueString() == volume.TypeCSI {
+		id := state.ID.ValueString()
+		if id == "" {
+			id = state.Name.ValueString() // a CSI volume's ID is its name
+		}
+		return r.data.Nomad.GetCSIVolume(ctx, ns, id)
+	}
 	if id := state.ID.ValueString(); id != "" {
 		return r.data.Nomad.GetVolume(ctx, ns, id)
 	}
@@ -278,6 +302,10 @@ func (r *volumeResource) lookup(ctx context.Context, state volumeModel) (*volume
 
 // record writes v into m, with the name of the node it lives on.
 func (r *volumeResource) record(ctx context.Context, v *volume.Volume, m *volumeModel, diags *diag.Diagnostics) {
+	if v.IsCSI() {
+		m.fromVolume(ctx, v, "", diags)
+		return
+	}
 	name, err := r.data.Nomad.NodeName(ctx, v.NodeID)
 	if err != nil {
 		addNomadError(diags, "Could not read the volume's node", err)

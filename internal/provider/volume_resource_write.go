@@ -57,12 +57,16 @@ func (r *volumeResource) readBack(ctx context.Context, waitErr error, ns, id str
 	fresh := cleanupContext(ctx)
 	vol := seen
 	if waitErr != nil || vol == nil {
-		v, err := r.data.Nomad.GetVolume(fresh, ns, id)
+		get := r.data.Nomad.GetVolume
+		if m.Type.ValueString() == volume.TypeCSI {
+			get = r.data.Nomad.GetCSIVolume
+		}
+		v, err := get(fresh, ns, id)
 		switch {
 		case err != nil:
 			// A warning: the volume exists, and an error would taint it.
 			diags.AddWarning("Could not read the volume back",
-				fmt.Sprintf("Host volume %s was written, but reading it back failed: %v. State records the last copy berth saw; "+
+				fmt.Sprintf("Volume %s was written, but reading it back failed: %v. State records the last copy berth saw; "+
 					"the next terraform plan reads it from Nomad.", id, err))
 		case v != nil:
 			vol = v
@@ -75,7 +79,7 @@ func (r *volumeResource) readBack(ctx context.Context, waitErr error, ns, id str
 		// Nothing to go by: record what is known, the next refresh reads the rest.
 		m.ID = types.StringValue(id)
 		nullUnknownVolume(m)
-		return &volume.Volume{ID: id, Namespace: ns, Name: m.Name.ValueString()}
+		return &volume.Volume{ID: id, Namespace: ns, Name: m.Name.ValueString(), Type: m.Type.ValueString()}
 	}
 	r.record(fresh, vol, m, diags)
 	return vol

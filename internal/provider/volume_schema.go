@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -24,6 +25,8 @@ var (
 	volumeStates          = volume.States()
 	constraintOperators   = volume.ConstraintOperators()
 	mkdirParameters       = volume.MkdirParameters()
+	volumeTypes           = volume.Types()
+	csiAccessModes        = volume.CSIAccessModes()
 )
 
 func volumeSchema(ctx context.Context) schema.Schema {
@@ -33,14 +36,15 @@ func volumeSchema(ctx context.Context) schema.Schema {
 	size := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{
 			CustomType: sizeType{}, Optional: true,
-			PlanModifiers:       []planmodifier.String{keepEqualSize{}},
+			PlanModifiers:       []planmodifier.String{keepEqualSize{}, replaceIfCSI()},
 			MarkdownDescription: desc + " " + sizeDoc,
 		}
 	}
 	return schema.Schema{
-		MarkdownDescription: "A persistent volume placed on a Nomad node: a dynamic host volume created by a plugin " +
-			"(`mkdir` is built in). Instances mount it through their `volumes` attribute. Create waits until it is ready; " +
-			"destroy refuses while allocations use it (see `force_destroy`).",
+		MarkdownDescription: "A persistent volume: a dynamic host volume placed on a Nomad node and created by a host volume plugin " +
+			"(`mkdir` is built in), or, with `type = \"csi\"`, a CSI volume created by a CSI plugin's controller. Instances mount host " +
+			"volumes through their `volumes` attribute; jobs mount CSI volumes with a `volume { type = \"csi\" }` block. Create waits " +
+			"until it is ready (schedulable, for CSI); destroy refuses while allocations use it.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "Volume ID.", PlanModifiers: keep},
 			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
@@ -49,19 +53,27 @@ func volumeSchema(ctx context.Context) schema.Schema {
 			"namespace": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
 				MarkdownDescription: "Namespace. Default: the provider's `namespace`. Changing it replaces the volume." + namespaceRuleDoc,
 				Validators:          []validator.String{namespaceValidator()}},
+			"type": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.TypeHost),
+				PlanModifiers: []planmodifier.String{replaceTypeChange{}},
+				MarkdownDescription: "Volume type: `host` (a dynamic host volume) or `csi` (a CSI volume; needs `plugin_id` and " +
+					"`capabilities`, and replaces the volume on any change). Default `host`. Changing it replaces the volume.",
+				Validators: []validator.String{stringvalidator.OneOf(volumeTypes...)}},
 			"plugin_id": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.DefaultPlugin),
-				PlanModifiers:       replace,
-				MarkdownDescription: "Host volume plugin. Default `mkdir` (built in). Changing it replaces the volume."},
+				PlanModifiers: replace,
+				MarkdownDescription: "Plugin: for `host`, the host volume plugin (default `mkdir`, built in); for `csi`, required, the ID of a " +
+					"CSI plugin with a healthy controller (a job's `csi_plugin { id }`). Changing it replaces the volume."},
 			"capacity_min": size("Smallest acceptable capacity."),
 			"capacity_max": size("Largest acceptable capacity. Changed in place; lowering it below the current capacity is refused (a warning in the plan, an error at apply)."),
 			"access_mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.DefaultAccessMode),
-				PlanModifiers:       replace,
-				MarkdownDescription: "How allocations may use it: " + backtickList(volumeAccessModes) + ". Default `single-node-writer`.",
-				Validators:          []validator.String{stringvalidator.OneOf(volumeAccessModes...)}},
+				PlanModifiers: replace,
+				MarkdownDescription: "How allocations may use a host volume: " + backtickList(volumeAccessModes) + ". Default `single-node-writer`. " +
+					"CSI volumes use `capabilities` instead.",
+				Validators: []validator.String{stringvalidator.OneOf(volumeAccessModes...)}},
 			"attachment_mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.DefaultAttachmentMode),
-				PlanModifiers:       replace,
-				MarkdownDescription: "How it is presented: " + backtickList(volumeAttachmentModes) + ". Default `file-system`.",
-				Validators:          []validator.String{stringvalidator.OneOf(volumeAttachmentModes...)}},
+				PlanModifiers: replace,
+				MarkdownDescription: "How a host volume is presented: " + backtickList(volumeAttachmentModes) + ". Default `file-system`. " +
+					"CSI volumes use `capabilities` instead.",
+				Validators: []validator.String{stringvalidator.OneOf(volumeAttachmentModes...)}},
 			"node_id": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
 				MarkdownDescription: "Full ID of the node to create it on. When unset Nomad places it (using `node_pool` and `constraints`) and this reports the node chosen.",
 				Validators:          []validator.String{nodeIDValidator()}},
@@ -86,15 +98,47 @@ func volumeSchema(ctx context.Context) schema.Schema {
 				}},
 			},
 			"parameters": schema.MapAttribute{ElementType: types.StringType, Optional: true,
-				MarkdownDescription: "Plugin parameters, changed in place. The `mkdir` plugin accepts only " + backtickList(mkdirParameters) + "."},
+				PlanModifiers: []planmodifier.Map{replaceMapIfCSI()},
+				MarkdownDescription: "Plugin parameters, changed in place for host volumes (a change replaces a CSI volume). The `mkdir` plugin " +
+					"accepts only " + backtickList(mkdirParameters) + "."},
+			"capabilities": schema.ListNestedAttribute{
+				Optional: true, PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
+				MarkdownDescription: "CSI only, required there: the ways allocations may use the volume; the plugin must support each. " +
+					"Changing them replaces the volume.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"access_mode": schema.StringAttribute{Required: true,
+						MarkdownDescription: "Access mode: " + backtickList(csiAccessModes) + ".",
+						Validators:          []validator.String{stringvalidator.OneOf(csiAccessModes...)}},
+					"attachment_mode": schema.StringAttribute{Required: true,
+						MarkdownDescription: "Attachment mode: " + backtickList(volumeAttachmentModes) + ".",
+						Validators:          []validator.String{stringvalidator.OneOf(volumeAttachmentModes...)}},
+				}},
+			},
+			"mount_options": schema.SingleNestedAttribute{
+				Optional: true, PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				MarkdownDescription: "CSI only: how the plugin mounts a `file-system` volume by default (a job's volume block may override " +
+					"them). Changing them replaces the volume.",
+				Attributes: map[string]schema.Attribute{
+					"fs_type": schema.StringAttribute{Optional: true, MarkdownDescription: "File system type, e.g. `ext4`."},
+					"mount_flags": schema.ListAttribute{ElementType: types.StringType, Optional: true, Sensitive: true,
+						MarkdownDescription: "Mount flags, e.g. `[\"noatime\"]`. Sensitive: they may hold credentials, and Nomad redacts them."},
+				},
+			},
+			"secrets_wo": schema.MapAttribute{ElementType: types.StringType, Optional: true, WriteOnly: true, Sensitive: true,
+				MarkdownDescription: "CSI only: secrets the plugin needs, **write-only** (Terraform 1.11 or later; never stored in the plan " +
+					"or state, nor logged). They go with the create request; Nomad keeps them (redacted from its API) and passes them to " +
+					"the plugin's later calls, including the delete. A change alone does not update the volume."},
 			"force_destroy": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				MarkdownDescription: "Delete even while allocations use the volume, where Nomad allows it (e.g. its node is gone). Default `false`."},
+				MarkdownDescription: "Delete a host volume even while allocations use it, where Nomad allows it (e.g. its node is gone). " +
+					"Default `false`. Not for CSI volumes: Nomad must release their claims first."},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 
 			"node_name":      schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the node it lives on."},
-			"host_path":      schema.StringAttribute{Computed: true, MarkdownDescription: "Path on the node."},
+			"host_path":      schema.StringAttribute{Computed: true, MarkdownDescription: "Path on the node (host volumes)."},
+			"external_id":    schema.StringAttribute{Computed: true, MarkdownDescription: "The CSI plugin's ID for the volume (CSI volumes)."},
 			"capacity_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Capacity the plugin reports (the `mkdir` plugin reports 0)."},
-			"state":          schema.StringAttribute{Computed: true, MarkdownDescription: "State: " + backtickList(volumeStates) + "."},
+			"state": schema.StringAttribute{Computed: true, MarkdownDescription: "State: " + backtickList(volumeStates) + ". A CSI volume " +
+				"is `ready` while Nomad reports it schedulable (its plugin has healthy controllers and nodes), else `unavailable`."},
 			"allocations": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "IDs of the allocations using it that may still run (`pending`, `running`, or `unknown` on a disconnected client)."},
 		},

@@ -112,6 +112,11 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 		} else {
 			diags.AddWarning(summary, detail)
 		}
+	case errors.As(err, &volExists) && volExists.Kind == "CSI volume":
+		diags.AddAttributeError(path.Root("name"), "Volume already exists",
+			fmt.Sprintf("Namespace %q already has a CSI volume with ID %q (berth uses the name as the ID). Give this volume "+
+				"another name, or, if nothing needs the existing one, delete it with `nomad volume delete -namespace=%s %s` "+
+				"and apply again.", volExists.Namespace, volExists.ID, volExists.Namespace, volExists.ID))
 	case errors.As(err, &volExists):
 		diags.AddAttributeError(path.Root("name"), "Volume already exists",
 			fmt.Sprintf("Namespace %q already has a host volume named %q (ID %s on node %s). To manage it here, import it: "+
@@ -123,10 +128,15 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 				"the servers record it). Nomad's API cannot remove it. Give this volume another name, or remove the "+
 				"leftover on the node (its directory and its entry in the client's state) and apply again.", nameTaken.Err, nameTaken.Name))
 	case errors.As(err, &inUse):
+		// CSI volumes have no force: Nomad deletes them only once unclaimed.
+		kind, orForce := "Host volume", "; or set force_destroy = true where Nomad allows it"
+		if inUse.Kind == "CSI volume" {
+			kind, orForce = "CSI volume", ""
+		}
 		diags.AddError("Volume is in use",
-			fmt.Sprintf("Host volume %q (%s) is used by %s. Stop them first (remove or stop the instances that mount it, "+
-				"e.g. `nomad job stop <job>`), then destroy again; or set force_destroy = true where Nomad allows it.",
-				inUse.Name, inUse.ID, inUse.Users))
+			fmt.Sprintf("%s %q (%s) is used by %s. Stop them first (remove or stop the jobs and instances that mount it, "+
+				"e.g. `nomad job stop <job>`), then destroy again%s.",
+				kind, inUse.Name, inUse.ID, inUse.Users, orForce))
 	case errors.As(err, &vanished):
 		diags.AddError("Lease job vanished",
 			fmt.Sprintf("Job %q in namespace %q was %s but is gone from Nomad: something deleted it during the apply. "+

@@ -1,8 +1,32 @@
-// Package volume is berth's dynamic host volume (berth_volume): the
-// settings a user asks for, what Nomad reports back, the enumerations
-// Nomad accepts, and the mapping to and from Nomad's api.HostVolume.
-// It knows nothing of Terraform.
+// Package volume is berth's volume (berth_volume): a dynamic host volume
+// or a CSI volume. It holds the settings a user asks for, what Nomad
+// reports back, the enumerations Nomad accepts, and the mapping to and
+// from Nomad's api.HostVolume and api.CSIVolume. It knows nothing of
+// Terraform.
 package volume
+
+// Volume types: Nomad's dynamic host volumes and CSI volumes.
+const (
+	TypeHost = "host"
+	TypeCSI  = "csi"
+)
+
+// Types lists the volume types; the first is the default.
+func Types() []string { return []string{TypeHost, TypeCSI} }
+
+// Access modes a CSI volume may be asked for (api.CSIVolumeAccessMode*);
+// the single-node ones are shared with host volumes.
+const (
+	AccessModeMultiNodeReader       = "multi-node-reader-only"
+	AccessModeMultiNodeSingleWriter = "multi-node-single-writer"
+	AccessModeMultiNodeMultiWriter  = "multi-node-multi-writer"
+)
+
+// CSIAccessModes lists the access modes of CSI volumes.
+func CSIAccessModes() []string {
+	return []string{AccessModeSingleNodeReader, AccessModeSingleNodeWriter,
+		AccessModeMultiNodeReader, AccessModeMultiNodeSingleWriter, AccessModeMultiNodeMultiWriter}
+}
 
 // Access modes Nomad accepts for host volumes and claims on them
 // (nomad/structs/host_volumes.go HostVolumeAccessMode*).
@@ -76,11 +100,49 @@ type Volume struct {
 	Constraints      []Constraint
 	Parameters       map[string]string
 
+	// Type is TypeHost ("" means host) or TypeCSI. The fields below are
+	// CSI only. A CSI volume's ID is its name: Nomad wants the ID chosen
+	// by whoever creates it, and berth looks volumes up by name.
+	Type         string
+	Capabilities []Capability
+	MountOptions *MountOptions
+	// Secrets go to the plugin with the create request; Nomad never
+	// returns them, and berth never stores them.
+	Secrets map[string]string
+
 	// Reported by Nomad.
 	HostPath      string
 	CapacityBytes int64
 	State         string
 	Allocations   []Allocation
+	// ExternalID is the plugin's ID for a CSI volume; Claims counts the
+	// claims Nomad still holds on it (released a little after the
+	// allocations stop).
+	ExternalID string
+	Claims     int
+}
+
+// IsCSI reports whether v is a CSI volume.
+func (v *Volume) IsCSI() bool { return v.Type == TypeCSI }
+
+// Kind names the volume's type in messages: "host volume" or "CSI volume".
+func (v *Volume) Kind() string {
+	if v.IsCSI() {
+		return "CSI volume"
+	}
+	return "host volume"
+}
+
+// Capability is one way a CSI volume may be used.
+type Capability struct {
+	AccessMode     string
+	AttachmentMode string
+}
+
+// MountOptions are how a CSI plugin mounts a file-system volume.
+type MountOptions struct {
+	FSType     string
+	MountFlags []string
 }
 
 // Constraint is one placement constraint.

@@ -23,6 +23,13 @@ type VolumeNomad interface {
 	WaitVolumeReady(ctx context.Context, ns, id string) (*volume.Volume, error)
 	DeleteVolume(ctx context.Context, ns, id string, force bool) error
 	WaitVolumeGone(ctx context.Context, ns, id string) error
+
+	GetCSIVolume(ctx context.Context, ns, id string) (*volume.Volume, error)
+	CreateCSIVolume(ctx context.Context, v *volume.Volume) (*volume.Volume, string, error)
+	WaitCSIVolumeReady(ctx context.Context, ns, id string) (*volume.Volume, error)
+	WaitCSIVolumeUnclaimed(ctx context.Context, ns, id string) error
+	DeleteCSIVolume(ctx context.Context, ns, id string) error
+	WaitCSIVolumeGone(ctx context.Context, ns, id string) error
 }
 
 // Volumes runs berth_volume's writes: charge → create (or resize) → wait
@@ -63,10 +70,14 @@ type VolumeOutcome struct {
 
 // VolumeExistsError refuses a create whose name the namespace already
 // has.
-type VolumeExistsError struct{ Namespace, Name, ID, NodeID string }
+type VolumeExistsError struct{ Namespace, Name, ID, NodeID, Kind string }
 
 func (e *VolumeExistsError) Error() string {
-	return fmt.Sprintf("namespace %q already has a host volume named %q", e.Namespace, e.Name)
+	kind := e.Kind
+	if kind == "" {
+		kind = "host volume"
+	}
+	return fmt.Sprintf("namespace %q already has a %s named %q", e.Namespace, kind, e.Name)
 }
 
 // VolumeNameTakenOnNodeError is Nomad's refusal to create a volume whose
@@ -83,10 +94,14 @@ func (e *VolumeNameTakenOnNodeError) Error() string { return e.Err.Error() }
 func (e *VolumeNameTakenOnNodeError) Unwrap() error { return e.Err }
 
 // VolumeInUseError refuses to delete a volume live allocations use.
-type VolumeInUseError struct{ Name, ID, Users string }
+type VolumeInUseError struct{ Name, ID, Users, Kind string }
 
 func (e *VolumeInUseError) Error() string {
-	return fmt.Sprintf("host volume %q is used by %s", e.Name, e.Users)
+	kind := e.Kind
+	if kind == "" {
+		kind = "host volume"
+	}
+	return fmt.Sprintf("%s %q is used by %s", kind, e.Name, e.Users)
 }
 
 func (o *VolumeOutcome) warn(ws ...Warning) { o.Warnings = append(o.Warnings, ws...) }
@@ -96,6 +111,9 @@ func (o *VolumeOutcome) warn(ws ...Warning) { o.Warnings = append(o.Warnings, ws
 // refused create gives the charge back; one whose answer was lost keeps it
 // (the volume may exist).
 func (w Volumes) Create(ctx context.Context, in VolumeWrite) (VolumeOutcome, error) {
+	if in.Volume.IsCSI() {
+		return w.createCSI(ctx, in.Volume)
+	}
 	var out VolumeOutcome
 	v := in.Volume
 	existing, err := w.Nomad.VolumesNamed(ctx, v.Namespace, v.Name)
@@ -138,6 +156,11 @@ func (w Volumes) Create(ctx context.Context, in VolumeWrite) (VolumeOutcome, err
 func (w Volumes) Update(ctx context.Context, in VolumeWrite) (VolumeOutcome, error) {
 	var out VolumeOutcome
 	v := in.Volume
+	if v.IsCSI() {
+		// The schema replaces a CSI volume on every change; reaching this
+		// is a bug, and Nomad's create would refuse the existing ID.
+		return out, &NomadError{"Could not update the volume", fmt.Errorf("CSI volume %s cannot be changed in place; replace it", v.ID)}
+	}
 	recharged := in.Reservation != "" && in.DiskMB != in.HadDiskMB
 	if recharged {
 		if err := w.charge(ctx, &out, in, in.DiskMB); err != nil {
@@ -166,6 +189,8 @@ func (w Volumes) Update(ctx context.Context, in VolumeWrite) (VolumeOutcome, err
 // VolumeDelete is one destroy of a volume: by ID, or by name when a
 // create whose answer was lost left no ID.
 type VolumeDelete struct {
+	// Type is volume.TypeCSI for a CSI volume, else a host volume.
+	Type                string
 	Namespace, ID, Name string
 	Reservation         string
 	Force               bool
@@ -175,6 +200,9 @@ type VolumeDelete struct {
 // it, waits until Nomad no longer lists it, and then releases its charge:
 // once destroy returns, the disk is free.
 func (w Volumes) Delete(ctx context.Context, in VolumeDelete) (VolumeOutcome, error) {
+	if in.Type == volume.TypeCSI {
+		return w.deleteCSI(ctx, in)
+	}
 	var out VolumeOutcome
 	var v *volume.Volume
 	var err error

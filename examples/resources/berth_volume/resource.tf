@@ -26,3 +26,24 @@ resource "berth_instance" "postgres" {
     }
   }
 }
+
+# A CSI volume, created by the controller of a running CSI plugin (a job
+# with a csi_plugin block). Jobs mount it with a volume { type = "csi" }
+# block; the secrets go to the plugin and are never stored in state.
+resource "berth_volume" "shared" {
+  name         = "shared"
+  type         = "csi"
+  plugin_id    = "nfs"
+  capacity_min = "5GiB"
+  capabilities = [
+    { access_mode = "multi-node-multi-writer", attachment_mode = "file-system" },
+  ]
+  mount_options = { fs_type = "nfs", mount_flags = ["noatime"] }
+  secrets_wo    = { password = var.nfs_password }
+}
+
+variable "nfs_password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
