@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/container-storage-interface/spec v1.11.0
 	github.com/dustin/go-humanize v1.0.1
+	github.com/go-jose/go-jose/v4 v4.1.4
 	github.com/hashicorp/go-cleanhttp v0.5.2
 	github.com/hashicorp/go-envparse v0.1.0
 	github.com/hashicorp/go-hclog v1.6.3

@@ -64,9 +64,10 @@ func BuildJob(l Lease, timerDriver string, now time.Time) *api.Job {
 		},
 		Services: []*api.Service{leaseService(e)},
 	}
+	timer := group.Tasks[1]
+	timer.Config = map[string]any{"command": timerShell, "args": []string{"-c", timerScript(e)}}
+	timer.Identities = []*api.WorkloadIdentity{resultIdentity()}
 	if e.Reference != "" {
-		timer := group.Tasks[1]
-		timer.Config = map[string]any{"command": "/bin/sh", "args": []string{"-c", timerScript(e.ExpiresAt())}}
 		timer.Templates = []*api.Template{referenceTemplate(e)}
 	}
 	if len(e.Workload.Ports) > 0 {

@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"fmt"
 	"maps"
 	"reflect"
 	"testing"
@@ -99,9 +100,14 @@ func TestBuildJobShape(t *testing.T) {
 	if *w.Resources.CPU != 500 || *w.Resources.MemoryMB != 1024 {
 		t.Errorf("workload resources = %d/%d", *w.Resources.CPU, *w.Resources.MemoryMB)
 	}
-	wantTimer := map[string]any{"command": "/bin/sleep", "args": []string{"1800"}}
+	wantScript := fmt.Sprintf(`cat "$NOMAD_SECRETS_DIR/nomad_berth-result.jwt"; echo; left=$((%d - $(date +%%s))); `+
+		`[ "$left" -gt 0 ] || exit 0; exec /bin/sleep "$left"`, l.ExpiresAt().Unix())
+	wantTimer := map[string]any{"command": "/bin/sh", "args": []string{"-c", wantScript}}
 	if timer.Driver != "exec" || !reflect.DeepEqual(timer.Config, wantTimer) {
 		t.Errorf("timer = %s %v", timer.Driver, timer.Config)
+	}
+	if len(timer.Identities) != 1 || timer.Identities[0].Name != ResultIdentity || !timer.Identities[0].File {
+		t.Errorf("timer identities = %+v, want the result identity as a file", timer.Identities)
 	}
 	if *timer.Resources.CPU != 20 || *timer.Resources.MemoryMB != 16 {
 		t.Errorf("timer resources = %d/%d", *timer.Resources.CPU, *timer.Resources.MemoryMB)

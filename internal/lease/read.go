@@ -245,11 +245,14 @@ func (r *reader) readTimer(job *api.Job, g *api.TaskGroup, t *api.Task, l Lease)
 	if rp != nil && deref(rp.Attempts) > 0 {
 		r.add("%s restarts (a restart sleeps the full time again)", TimerTask)
 	}
-	if l.Reference != "" {
-		r.readReferenceTimer(t, l)
+	if cmd, _ := t.Config["command"].(string); cmd == timerShell {
+		r.readScriptTimer(t, l)
 		r.readExtras(TimerTask, &api.Task{User: t.User, Artifacts: t.Artifacts, VolumeMounts: t.VolumeMounts,
-			Services: t.Services, Lifecycle: t.Lifecycle, Vault: t.Vault}) // its one template is checked above
+			Services: t.Services, Lifecycle: t.Lifecycle, Vault: t.Vault}) // its templates are checked above
 		return
+	}
+	if l.Reference != "" {
+		r.add("%s runs no script, so it does not end with lease %q", TimerTask, l.Reference)
 	}
 	if cmd, _ := t.Config["command"].(string); cmd != TimerCommand {
 		r.add("%s runs %q, not %s", TimerTask, cmd, TimerCommand)

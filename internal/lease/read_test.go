@@ -77,6 +77,14 @@ func TestLeaseFromJobRoundTrip(t *testing.T) {
 
 // TestLeaseFromJobOutOfBand edits Nomad's copy of a signed lease job the way
 // an operator could; Verify must fail on each with the named problem.
+// oldTimer turns the job's timer into an older lease's: /bin/sleep with
+// secs, no script, no identity.
+func oldTimer(j *api.Job, secs string) {
+	timer := findTask(j.TaskGroups[0], TimerTask)
+	timer.Config = map[string]any{"command": TimerCommand, "args": []any{secs}}
+	timer.Identities = nil
+}
+
 func TestLeaseFromJobOutOfBand(t *testing.T) {
 	workload := func(j *api.Job) *api.Task { return findTask(j.TaskGroups[0], WorkloadTask) }
 	timer := func(j *api.Job) *api.Task { return findTask(j.TaskGroups[0], TimerTask) }
@@ -130,11 +138,15 @@ func TestLeaseFromJobOutOfBand(t *testing.T) {
 			j.TaskGroups[0].Constraints = []*api.Constraint{{LTarget: PinTarget, Operand: "!=", RTarget: "x"}}
 		}, "extra group constraint on ${node.unique.id} !="},
 		{"timer not leader", func(j *api.Job) { timer(j).Leader = false }, "is not the group leader"},
-		{"timer longer than lease", func(j *api.Job) { timer(j).Config["args"] = []any{"99999"} }, "sleeps 99999s, longer than the 2h0m0s lease"},
-		{"timer not a number", func(j *api.Job) { timer(j).Config["args"] = []any{"1h"} }, "not one positive number of seconds"},
+		// An older lease's timer runs /bin/sleep with the seconds left.
+		{"old timer longer than lease", func(j *api.Job) { oldTimer(j, "99999") }, "sleeps 99999s, longer than the 2h0m0s lease"},
+		{"old timer not a number", func(j *api.Job) { oldTimer(j, "1h") }, "not one positive number of seconds"},
+		{"timer script changed", func(j *api.Job) { timer(j).Config["args"] = []any{"-c", "exec /bin/sleep 99999"} }, "does not run berth's timer script"},
+		{"result identity removed", func(j *api.Job) { timer(j).Identities = nil }, "lacks the \"berth-result\" identity"},
 		{"timer command", func(j *api.Job) { timer(j).Config["command"] = "/bin/true" }, `runs "/bin/true"`},
 		{"timer restarts", func(j *api.Job) { timer(j).RestartPolicy.Attempts = new(5) }, "lease-timer restarts"},
-		{"re-registered late", func(j *api.Job) {
+		{"old timer re-registered late", func(j *api.Job) {
+			oldTimer(j, "7197")
 			*j.SubmitTime += int64(time.Hour) // same 7197 s sleep, an hour later
 		}, "sleeps until 2025-01-02T06:04:05Z, after expires_at 2025-01-02T05:04:05Z"},
 	}
@@ -253,7 +265,7 @@ func TestLeaseFromJobReferenceTimer(t *testing.T) {
 			timer(j).Config["args"] = []any{"-c", strings.Replace(timer(j).Config["args"].([]any)[1].(string), "((", "((99", 1)}
 		}, "sleeps until"},
 		{"plain sleep instead", func(j *api.Job) { timer(j).Config = map[string]any{"command": TimerCommand, "args": []any{"60"}} },
-			"timer script"},
+			"runs no script"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l := fixture()

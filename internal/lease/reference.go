@@ -5,10 +5,14 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/taskconfig"
 )
 
 // A lease may refer to another in its namespace (Reference, the other's
@@ -51,38 +55,84 @@ func referenceTemplate(l Lease) *api.Template {
 	return &api.Template{EmbeddedTmpl: ptr(data), DestPath: ptr(referenceFile), ChangeMode: ptr("restart")}
 }
 
-// timerScript is what a referring lease's timer runs: exit at once when the
-// referenced lease's service is gone, or sleep until expires (a Unix time,
-// so a restart sleeps only what is left).
-func timerScript(expires time.Time) string {
-	return fmt.Sprintf(`test -s %s || exit 0; left=$((%d - $(date +%%s))); [ "$left" -gt 0 ] || exit 0; exec %s "$left"`,
-		referenceFile, expires.Unix(), TimerCommand)
+// The timer of a lease berth creates now runs a script (older leases run
+// TimerCommand directly, and still read back): it prints the lease's result
+// identity (below) to its log, exits at once when the lease refers to
+// another whose service is gone, and otherwise sleeps until the lease's end
+// as a Unix time, so a restart sleeps only what is left.
+const (
+	// ResultIdentity names the workload identity Nomad gives the timer:
+	// a JWT Nomad's keyring signs, naming the namespace, job, allocation
+	// and task, for the audience ResultAudience only (it opens nothing in
+	// Nomad). It is the cluster side's signature over the lease's result.
+	ResultIdentity = "berth-result"
+	ResultAudience = "berth-lease-result"
+	timerShell     = "/bin/sh"
+)
+
+var resultTokenFile = `"$NOMAD_SECRETS_DIR/nomad_` + ResultIdentity + `.jwt"`
+
+func timerScript(l Lease) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cat %s; echo; ", resultTokenFile)
+	if l.Reference != "" {
+		fmt.Fprintf(&b, "test -s %s || exit 0; ", referenceFile)
+	}
+	fmt.Fprintf(&b, `left=$((%d - $(date +%%s))); [ "$left" -gt 0 ] || exit 0; exec %s "$left"`, l.ExpiresAt().Unix(), TimerCommand)
+	return b.String()
 }
 
-var timerScriptPattern = regexp.MustCompile(`^test -s ` + regexp.QuoteMeta(referenceFile) +
-	` \|\| exit 0; left=\$\(\((\d+) - \$\(date \+%s\)\)\); \[ "\$left" -gt 0 \] \|\| exit 0; exec ` +
+var timerScriptPattern = regexp.MustCompile(`^cat ` + regexp.QuoteMeta(resultTokenFile) + `; echo; ` +
+	`(test -s ` + regexp.QuoteMeta(referenceFile) + ` \|\| exit 0; )?` +
+	`left=\$\(\((\d+) - \$\(date \+%s\)\)\); \[ "\$left" -gt 0 \] \|\| exit 0; exec ` +
 	regexp.QuoteMeta(TimerCommand) + ` "\$left"$`)
 
-// readReferenceTimer checks a referring lease's timer: the script with an
-// end no later than the lease's (plus the clock skew allowed) and the one
-// template on the referenced lease's service.
-func (r *reader) readReferenceTimer(t *api.Task, l Lease) {
-	args, _ := t.Config["args"].([]any)
+// resultIdentity is the timer's identity whose token is the result's
+// signature.
+func resultIdentity() *api.WorkloadIdentity {
+	return &api.WorkloadIdentity{Name: ResultIdentity, Audience: []string{ResultAudience}, File: true}
+}
+
+// readScriptTimer checks a timer that runs the script: the script itself,
+// with an end no later than the lease's (plus the clock skew allowed), the
+// reference check and its one template exactly when the lease refers to
+// another, and the result identity.
+func (r *reader) readScriptTimer(t *api.Task, l Lease) {
+	args, _ := taskconfig.StringList(t.Config["args"])
 	script := ""
 	if len(args) == 2 && args[0] == "-c" {
-		script, _ = args[1].(string)
+		script = args[1]
 	}
 	m := timerScriptPattern.FindStringSubmatch(script)
-	if cmd, _ := t.Config["command"].(string); cmd != "/bin/sh" || m == nil {
-		r.add("%s does not run the timer script of a referring lease", TimerTask)
-	} else if end, err := strconv.ParseInt(m[1], 10, 64); err != nil ||
-		(!l.CreatedAt.IsZero() && time.Unix(end, 0).After(l.ExpiresAt().Add(ClockSkewAllowance))) {
-		r.add("%s sleeps until %s, after expires_at %s", TimerTask, m[1], stamp(l.ExpiresAt()))
+	switch {
+	case m == nil:
+		r.add("%s does not run berth's timer script", TimerTask)
+		return
+	case (m[1] != "") != (l.Reference != ""):
+		r.add("%s's reference check does not match the lease's reference %q", TimerTask, l.Reference)
 	}
-	want := referenceTemplate(l)
-	if len(t.Templates) != 1 || deref(t.Templates[0].EmbeddedTmpl) != *want.EmbeddedTmpl ||
-		deref(t.Templates[0].DestPath) != *want.DestPath || deref(t.Templates[0].ChangeMode) != *want.ChangeMode {
-		r.add("%s does not watch lease %q as its reference", TimerTask, l.Reference)
+	if end, err := strconv.ParseInt(m[2], 10, 64); err != nil ||
+		(!l.CreatedAt.IsZero() && time.Unix(end, 0).After(l.ExpiresAt().Add(ClockSkewAllowance))) {
+		r.add("%s sleeps until %s, after expires_at %s", TimerTask, m[2], stamp(l.ExpiresAt()))
+	}
+	if l.Reference != "" {
+		want := referenceTemplate(l)
+		if len(t.Templates) != 1 || deref(t.Templates[0].EmbeddedTmpl) != *want.EmbeddedTmpl ||
+			deref(t.Templates[0].DestPath) != *want.DestPath || deref(t.Templates[0].ChangeMode) != *want.ChangeMode {
+			r.add("%s does not watch lease %q as its reference", TimerTask, l.Reference)
+		}
+	} else if len(t.Templates) > 0 {
+		r.add("%s task has templates", TimerTask)
+	}
+	want := resultIdentity()
+	found := false
+	for _, id := range t.Identities {
+		if id != nil && id.Name == want.Name {
+			found = slices.Equal(id.Audience, want.Audience) && id.File && !id.Env
+		}
+	}
+	if !found {
+		r.add("%s lacks the %q identity, or it was changed", TimerTask, ResultIdentity)
 	}
 }
 

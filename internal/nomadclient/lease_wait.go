@@ -186,6 +186,9 @@ type TaskOutcome struct {
 	// WorkloadPorts).
 	Address string
 	Ports   map[string]string
+	// Signature is the cluster's signature over the outcome
+	// (LeaseResultSignature); "" when there is none.
+	Signature string
 }
 
 // NewestTaskOutcome reads task's outcome from the newest allocation.

@@ -57,6 +57,7 @@ type leaseResultModel struct {
 	AllocationID types.String `tfsdk:"allocation_id"`
 	Address      types.String `tfsdk:"address"`
 	Data         types.Map    `tfsdk:"data"`
+	Signature    types.String `tfsdk:"signature"`
 }
 
 // Lease result states; docs and code use this list.
@@ -151,6 +152,7 @@ func leaseResultIn(ctx context.Context, o nomadclient.TaskOutcome, expired, dele
 	obj, d := types.ObjectValueFrom(ctx, resultAttrTypes(), leaseResultModel{
 		State: types.StringValue(state), Error: types.StringValue(o.Error), NodeID: types.StringValue(o.NodeID),
 		AllocationID: types.StringValue(o.AllocationID), Address: types.StringValue(address), Data: dataValue,
+		Signature: types.StringValue(o.Signature),
 	})
 	diags.Append(d...)
 	return obj
@@ -163,7 +165,8 @@ func priorOutcome(ctx context.Context, result types.Object) nomadclient.TaskOutc
 	if result.IsNull() || result.IsUnknown() || result.As(ctx, &r, basetypes.ObjectAsOptions{}).HasError() {
 		return nomadclient.TaskOutcome{}
 	}
-	return nomadclient.TaskOutcome{NodeID: r.NodeID.ValueString(), AllocationID: r.AllocationID.ValueString()}
+	return nomadclient.TaskOutcome{NodeID: r.NodeID.ValueString(), AllocationID: r.AllocationID.ValueString(),
+		Signature: r.Signature.ValueString()}
 }
 
 func unknownOf(attrName string) attr.Value {

@@ -156,6 +156,7 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 			return objectUnread
 		}
 	}
+	outcome.Signature = r.resultSignature(ctx, ns, m.Result, outcome.AllocationID)
 	m.Result = leaseResultIn(ctx, outcome, expired, job.Stopped() && !byClock, diags)
 	if m.Renew.IsNull() {
 		m.Renew = types.BoolValue(true)
@@ -210,4 +211,23 @@ func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags
 			fmt.Sprintf("Lease %q was created by a berth that did not yet register the service referring leases watch. "+
 				"Replace it (`terraform apply -replace`), then refer to it.", id))
 	}
+}
+
+// resultSignature is the cluster's signature over the result of
+// allocation allocID: as recorded when it is the same allocation (it never
+// changes), read from the timer's log otherwise. A read that fails leaves
+// it empty for the next refresh: the lease itself was read.
+func (r *leaseResource) resultSignature(ctx context.Context, ns string, recorded types.Object, allocID string) string {
+	if allocID == "" {
+		return ""
+	}
+	if prior := priorOutcome(ctx, recorded); prior.AllocationID == allocID && prior.Signature != "" {
+		return prior.Signature
+	}
+	sig, err := r.data.Nomad.LeaseResultSignature(ctx, ns, allocID)
+	if err != nil {
+		tflog.Warn(ctx, "Could not read the lease result's signature", map[string]any{"allocation": allocID, "error": err.Error()})
+		return ""
+	}
+	return sig
 }

@@ -26,6 +26,9 @@ import (
 // environment variable names).
 var portLabelPattern = regexp.MustCompile(`^[a-zA-Z0-9_]+$`)
 
+// leaseIDPattern is a lease's ID, <namespace>/<name>.
+var leaseIDPattern = regexp.MustCompile(`^[^/]+/[^/]+$`)
+
 func leaseSchema(ctx context.Context) schema.Schema {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
@@ -84,7 +87,7 @@ func leaseSchema(ctx context.Context) schema.Schema {
 				},
 			},
 			"reference": schema.StringAttribute{Optional: true, PlanModifiers: replace,
-				Validators: []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[^/]+/[^/]+$`),
+				Validators: []validator.String{stringvalidator.RegexMatches(leaseIDPattern,
 					"must be a lease ID, <namespace>/<name>")},
 				MarkdownDescription: "ID of another `berth_reservation` (`<namespace>/<name>`, in this lease's namespace) " +
 					"this lease belongs to: it ends when that one ends (its expiry, destroy, or a stop or purge in Nomad), " +
@@ -125,6 +128,13 @@ func leaseSchema(ctx context.Context) schema.Schema {
 					"allocation_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Newest allocation."},
 					"address": schema.StringAttribute{Computed: true,
 						MarkdownDescription: "The address of the workload's node its ports are on, once it runs; empty without `ports`."},
+					"signature": schema.StringAttribute{Computed: true,
+						MarkdownDescription: "The cluster's signature over the result, once the lease's allocation exists: a JWT " +
+							"that Nomad's own keyring signed for the lease's timer task (a workload identity for the audience `" +
+							lease.ResultAudience + "` only, which opens nothing in Nomad), naming the namespace, the lease's job and " +
+							"its allocation. berth's key plays no part, so it shows who answered: verify it with the " +
+							"`berth_lease_result` data source, or with any JOSE library against Nomad's `/.well-known/jwks.json`. " +
+							"Empty for leases created before results were signed."},
 					"data": schema.MapAttribute{Computed: true, ElementType: types.StringType,
 						MarkdownDescription: "Where the workload can be reached once it runs: each port label to `<address>:<port>`. " +
 							"Empty without `ports`, or while it does not run."},

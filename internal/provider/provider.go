@@ -318,6 +318,7 @@ func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSou
 		NewNodeDataSource,
 		NewInstanceDataSource,
 		NewVolumeDataSource,
+		NewLeaseResultDataSource,
 		NewClusterDataSource,
 	}
 }

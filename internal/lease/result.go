@@ -1,0 +1,65 @@
+package lease
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// ResultClaims is what the cluster's signature on a lease result says:
+// Nomad ran allocation AllocationID of job JobID in Namespace, and its
+// timer task asked for the result identity at IssuedAt.
+type ResultClaims struct {
+	Namespace, JobID, AllocationID, Task string
+	IssuedAt                             time.Time
+}
+
+type nomadClaims struct {
+	Namespace    string `json:"nomad_namespace"`
+	JobID        string `json:"nomad_job_id"`
+	AllocationID string `json:"nomad_allocation_id"`
+	Task         string `json:"nomad_task"`
+}
+
+// VerifyResult checks a lease result's signature (the timer's result
+// identity, a JWT) against the cluster's JSON Web Key Set (Nomad serves it
+// at /.well-known/jwks.json): signed by one of its keys, for
+// ResultAudience, naming the lease (namespace and name) and its timer
+// task. Anyone with the key set can check it; berth's key plays no part.
+func VerifyResult(token string, jwks []byte, namespace, name string) (ResultClaims, error) {
+	var keys jose.JSONWebKeySet
+	if err := json.Unmarshal(jwks, &keys); err != nil {
+		return ResultClaims{}, fmt.Errorf("the cluster's key set is not a JSON Web Key Set: %w", err)
+	}
+	tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256, jose.EdDSA})
+	if err != nil {
+		return ResultClaims{}, fmt.Errorf("the signature is not a signed JWT: %w", err)
+	}
+	var std jwt.Claims
+	var nc nomadClaims
+	if err := tok.Claims(keys, &std, &nc); err != nil {
+		return ResultClaims{}, fmt.Errorf("no key of the cluster verifies the signature: %w", err)
+	}
+	if err := std.ValidateWithLeeway(jwt.Expected{AnyAudience: jwt.Audience{ResultAudience}}, ClockSkewAllowance); err != nil {
+		return ResultClaims{}, fmt.Errorf("the signature is not a lease result's: %w", err)
+	}
+	if namespace == "" {
+		namespace = DefaultNamespace
+	}
+	var errs []error
+	if nc.Namespace != namespace || nc.JobID != name {
+		errs = append(errs, fmt.Errorf("it names job %q in namespace %q, not lease %q in %q", nc.JobID, nc.Namespace, name, namespace))
+	}
+	if nc.Task != TimerTask {
+		errs = append(errs, fmt.Errorf("it was issued to task %q, not the lease's %q", nc.Task, TimerTask))
+	}
+	out := ResultClaims{Namespace: nc.Namespace, JobID: nc.JobID, AllocationID: nc.AllocationID, Task: nc.Task}
+	if std.IssuedAt != nil {
+		out.IssuedAt = std.IssuedAt.Time().UTC()
+	}
+	return out, errors.Join(errs...)
+}

@@ -1,0 +1,62 @@
+package nomadclient
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/lease"
+)
+
+// LeaseResultSignature reads the signature of a lease's result: the JWT
+// the lease's timer printed first in its log (lease.ResultIdentity), ""
+// when there is none (a lease from before results were signed, or a log
+// already gone).
+func (c *Client) LeaseResultSignature(ctx context.Context, namespace, allocID string) (string, error) {
+	path := fmt.Sprintf("alloc/logs/%s.stdout.0", lease.TimerTask)
+	first, err := readRetry(ctx, c, "read lease timer log", func(ctx context.Context) (string, error) {
+		alloc, _, err := c.api.Allocations().Info(allocID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		if err != nil {
+			return "", err
+		}
+		r, err := c.api.AllocFS().Cat(alloc, path, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		if err != nil {
+			return "", err
+		}
+		defer r.Close()
+		line, err := bufio.NewReader(io.LimitReader(r, 16<<10)).ReadString('\n')
+		if err != nil && err != io.EOF {
+			return "", err
+		}
+		return strings.TrimSpace(line), nil
+	})
+	if IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading the result signature of allocation %s: %w", allocID, err)
+	}
+	if strings.Count(first, ".") != 2 {
+		return "", nil // not a JWT: an older lease's timer prints nothing
+	}
+	return first, nil
+}
+
+// ClusterKeySet is the JSON Web Key Set of the cluster's keyring, which
+// verifies the workload identities Nomad signs (/.well-known/jwks.json).
+func (c *Client) ClusterKeySet(ctx context.Context) ([]byte, error) {
+	raw, err := readRetry(ctx, c, "read the cluster's key set", func(ctx context.Context) (json.RawMessage, error) {
+		var out json.RawMessage
+		_, err := c.api.Raw().Query("/.well-known/jwks.json", &out, c.query(ctx, nil))
+		return out, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the cluster's key set: %w", err)
+	}
+	return raw, nil
+}
