@@ -82,6 +82,9 @@ func allocNodes(allocs []*api.AllocationListStub) []string {
 // Destroy restores A's and B's eligibility and removes only berth's key.
 func TestAccNodeSettings_drainAndMeta(t *testing.T) {
 	testAccPreCheck(t)
+	// Parallel before taking the nodes: a test paused in t.Parallel while
+	// holding them would block every sequential test waiting for them.
+	t.Parallel()
 	nodes, pool := sharedDrainNodes(t)
 	a, b := nodes[0].NodeID, nodes[1].NodeID
 	sfx := randomHex(3)
@@ -128,7 +131,7 @@ resource "berth_node_settings" "a" {
 			return nil
 		})
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -232,6 +235,7 @@ resource "berth_node_settings" "a" {
 // drain is removed the hold runs on the node again.
 func TestAccNodeSettings_drainStopsReservationHold(t *testing.T) {
 	testAccPreCheck(t)
+	t.Parallel()
 	nodes, _ := sharedDrainNodes(t)
 	node := nodes[1].NodeID
 	name := "berth-acc-ns-res-" + randomHex(3)
@@ -252,7 +256,7 @@ resource "berth_node_settings" "n" {
 `, name, node, node, drain)
 	}
 	holdJob := hold.JobID(node, name)
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
