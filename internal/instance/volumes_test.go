@@ -296,7 +296,7 @@ func TestRoundTripCSIVolumes(t *testing.T) {
 
 // TestSpecFromJobCSIVolumes reads a job written elsewhere (as an HCL
 // jobspec would register it) and checks every CSI request field is
-// modelled, and that a change to any of them is drift.
+// modeled, and that a change to any of them is drift.
 func TestSpecFromJobCSIVolumes(t *testing.T) {
 	imported := func() *api.Job {
 		s := minimalSpec()
