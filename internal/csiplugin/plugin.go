@@ -91,7 +91,7 @@ func Listen(endpoint string) (net.Listener, string, error) {
 // CreateVolume requests, so they must never name anything outside BaseDir.
 func (p *Plugin) volumeDir(id string) (string, error) {
 	if !validID(id) {
-		return "", fmt.Errorf("invalid volume ID %q: use letters, digits, '-', '_' and '.', not '.' or '..' alone", id)
+		return "", fmt.Errorf("invalid volume ID %q: use letters, digits, '-', '_', '.', '[' and ']', not '.' or '..' alone", id)
 	}
 	return filepath.Join(p.cfg.BaseDir, id), nil
 }
@@ -101,7 +101,10 @@ func validID(id string) bool {
 		return false
 	}
 	for _, r := range id {
-		ok := r == '-' || r == '_' || r == '.' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+		// Brackets are for per_alloc volumes ("data[0]"); like the rest,
+		// they cannot leave BaseDir.
+		ok := r == '-' || r == '_' || r == '.' || r == '[' || r == ']' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
 		if !ok {
 			return false
 		}

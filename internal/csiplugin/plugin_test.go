@@ -271,3 +271,14 @@ func TestUnescapeMountPath(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestValidID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"vol-1": true, "data[0]": true, "db.v2[12]": true,
+		"": false, ".": false, "..": false, "a/b": false, "../x": false, "a b": false,
+	} {
+		if got := validID(id); got != want {
+			t.Errorf("validID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}

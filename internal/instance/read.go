@@ -24,7 +24,7 @@ import (
 // (see placement.go).
 //
 // The second result lists, in human-readable form, what berth cannot
-// represent (extra groups, templates, CSI volumes, Consul services,
+// represent (extra groups, templates, sticky volumes, Consul services,
 // task-level placement, …).
 // Lifecycle policies (restart, reschedule, migrate, ephemeral disk, priority,
 // kill timeouts, logs, …) are read in full, defaults included; pass the

@@ -110,7 +110,7 @@ type Spec struct {
 	NetworkMode string             `tf:"network_mode"`
 	Meta        map[string]string  `tf:"meta"` // user meta; keys starting with MetaPrefix are reserved
 	Services    map[string]Service `tf:"services"`
-	// Volumes are the group-level host volume requests, keyed by the request
+	// Volumes are the group-level host and CSI volume requests, keyed by the request
 	// name that mounts refer to (see volumes.go).
 	Volumes map[string]VolumeClaim `tf:"volumes"`
 	Update  Update                 `tf:"update"`

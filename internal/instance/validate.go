@@ -66,7 +66,7 @@ func Validate(s Spec) []FieldError {
 	}
 	v.services(s)
 	v.secretEnv(s)
-	v.volumes(s.Volumes)
+	v.volumes(s)
 	v.update(s.Update)
 	v.policies(s)
 	v.validateUpdateExtras(s.Update)

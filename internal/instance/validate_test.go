@@ -129,7 +129,7 @@ func TestValidateLeavesSingleAttributeRulesToTheSchema(t *testing.T) {
 		"unknown check type":    web(func(s *Service) { c := *s.Check; c.Type = "grpc"; s.Check = &c }),
 		"negative max_parallel": func(s *Spec) { s.Update.MaxParallel = -1 },
 		"negative canary":       func(s *Spec) { s.Update.Canary = -1 },
-		"unknown access mode":   withVolume("data", func(v *VolumeClaim) { v.AccessMode = "multi-node-multi-writer" }),
+		"unknown access mode":   withVolume("data", func(v *VolumeClaim) { v.AccessMode = "any-node-writer" }),
 		"unknown attachment":    withVolume("data", func(v *VolumeClaim) { v.AttachmentMode = "filesystem" }),
 		"empty host volume":     withVolume("data", func(v *VolumeClaim) { v.Source = "" }),
 		// The only main service with an unknown role: the role error is

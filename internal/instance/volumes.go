@@ -9,16 +9,23 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
-// VolumeClaim is one group-level host volume request (a Nomad `volume` block
-// of type "host"); the map key in Spec.Volumes is the request name that
-// Mount.Volume refers to.
+// VolumeClaim is one group-level volume request (a Nomad `volume` block of
+// type "host" or "csi"); the map key in Spec.Volumes is the request name
+// that Mount.Volume refers to.
 type VolumeClaim struct {
-	// Source is the host volume's name on the client: a dynamic host volume
-	// (e.g. one created by berth_volume) or a static one from client config.
-	// The Terraform attribute holding it is named "volume".
+	// Type is VolumeTypeHost or VolumeTypeCSI; "" means VolumeTypeHost.
+	Type string `tf:"type"`
+	// Source is the volume's name: for a host volume its name on the client
+	// (a dynamic host volume, e.g. one created by berth_volume, or a static
+	// one from client config), for a CSI volume its ID. The Terraform
+	// attribute holding it is named "volume".
 	Source   string `tf:"volume"`
 	ReadOnly bool   `tf:"read_only"`
-	// AccessMode is one of VolumeAccessModes(); "" means
+	// PerAlloc makes each allocation claim its own volume: Nomad appends
+	// "[<alloc index>]" to Source, so the volumes are named "<Source>[0]",
+	// "<Source>[1]", ...
+	PerAlloc bool `tf:"per_alloc"`
+	// AccessMode is one of VolumeAccessModesFor(Type); "" means
 	// DefaultVolumeAccessModeFor(ReadOnly).
 	AccessMode string `tf:"access_mode"`
 	// AttachmentMode is one of VolumeAttachmentModes(); "" means
@@ -34,11 +41,31 @@ type Mount struct {
 	ReadOnly    bool   `tf:"read_only"`
 }
 
-// VolumeAccessModes are the access modes Nomad accepts for host volume
-// requests; the volume package owns the list.
-func VolumeAccessModes() []string { return volume.AccessModes() }
+// VolumeTypes are the types of volume requests; the first is the default.
+func VolumeTypes() []string { return []string{VolumeTypeHost, VolumeTypeCSI} }
 
-// VolumeAttachmentModes are the attachment modes of host volume requests.
+// VolumeAccessModes are the access modes Nomad accepts for volume requests
+// of any type (host ones first); the volume package owns the lists.
+func VolumeAccessModes() []string {
+	out := slices.Clone(volume.AccessModes())
+	for _, m := range volume.CSIAccessModes() {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// VolumeAccessModesFor are the access modes Nomad accepts for requests of
+// volume type typ ("" is host).
+func VolumeAccessModesFor(typ string) []string {
+	if typ == VolumeTypeCSI {
+		return volume.CSIAccessModes()
+	}
+	return volume.AccessModes()
+}
+
+// VolumeAttachmentModes are the attachment modes of volume requests.
 func VolumeAttachmentModes() []string { return volume.AttachmentModes() }
 
 const (
@@ -52,8 +79,10 @@ const (
 	// not set one.
 	DefaultVolumeAttachmentMode = volume.AttachmentModeFilesystem
 
-	volumeTypeHost = "host"
-	volumeTypeCSI  = "csi"
+	// VolumeTypeHost requests a host volume; it is the default type.
+	VolumeTypeHost = volume.TypeHost
+	// VolumeTypeCSI requests a CSI volume.
+	VolumeTypeCSI = volume.TypeCSI
 )
 
 // DefaultVolumeAccessModeFor returns the access mode used when a claim sets
@@ -61,7 +90,8 @@ const (
 // with an empty mode (scheduler/feasible.go hostVolumeIsAvailable), and
 // because the alternatives fail: Nomad rejects single-node-reader-only on a
 // writable request, and never places a read-only single-node-writer request
-// on a dynamic host volume.
+// on a dynamic host volume. Both modes are CSI modes too (Nomad requires a
+// CSI request to name one), so CSI claims share the default.
 func DefaultVolumeAccessModeFor(readOnly bool) string {
 	if readOnly {
 		return DefaultVolumeAccessModeReadOnly
@@ -95,6 +125,9 @@ func normalizeVolumes(vols map[string]VolumeClaim) map[string]VolumeClaim {
 	}
 	out := make(map[string]VolumeClaim, len(vols))
 	for name, v := range vols {
+		if v.Type == "" {
+			v.Type = VolumeTypeHost
+		}
 		if v.AccessMode == "" {
 			v.AccessMode = DefaultVolumeAccessModeFor(v.ReadOnly)
 		}
@@ -117,9 +150,10 @@ func buildVolumes(vols map[string]VolumeClaim) map[string]*api.VolumeRequest {
 	for name, v := range normalizeVolumes(vols) {
 		out[name] = &api.VolumeRequest{
 			Name:           name,
-			Type:           volumeTypeHost,
+			Type:           v.Type,
 			Source:         v.Source,
 			ReadOnly:       v.ReadOnly,
+			PerAlloc:       v.PerAlloc,
 			AccessMode:     v.AccessMode,
 			AttachmentMode: v.AttachmentMode,
 		}
@@ -155,22 +189,17 @@ func (r *reader) readVolumes(g *api.TaskGroup) map[string]VolumeClaim {
 			continue
 		}
 		who := `group volume "` + name + `"`
-		switch v.Type {
-		case volumeTypeHost:
-		case volumeTypeCSI:
-			r.add("%s is a CSI volume (berth mounts host volumes only)", who)
-		default:
-			r.add("%s has type %q (berth mounts host volumes only)", who, v.Type)
-		}
-		if v.PerAlloc {
-			r.add("%s is per_alloc", who)
+		if !slices.Contains(VolumeTypes(), v.Type) {
+			r.add("%s has type %q (berth mounts host and csi volumes only)", who, v.Type)
 		}
 		if v.Sticky {
 			r.add("%s is sticky", who)
 		}
 		out[name] = VolumeClaim{
+			Type:           v.Type,
 			Source:         v.Source,
 			ReadOnly:       v.ReadOnly,
+			PerAlloc:       v.PerAlloc,
 			AccessMode:     v.AccessMode,
 			AttachmentMode: v.AttachmentMode,
 		}

@@ -191,10 +191,11 @@ func TestSpecFromJobVolumeUnsupported(t *testing.T) {
 		mutate func(job *api.Job)
 		want   string
 	}{
-		{"csi", vol(func(v *api.VolumeRequest) { v.Type = "csi" }),
-			`group volume "data" is a CSI volume (berth mounts host volumes only)`},
 		{"unknown type", vol(func(v *api.VolumeRequest) { v.Type = "nfs" }), `group volume "data" has type "nfs"`},
-		{"per_alloc", vol(func(v *api.VolumeRequest) { v.PerAlloc = true }), `group volume "data" is per_alloc`},
+		{"csi sticky", vol(func(v *api.VolumeRequest) { v.Type, v.Sticky = "csi", true }), `group volume "data" is sticky`},
+		{"csi mount options", vol(func(v *api.VolumeRequest) {
+			v.Type, v.MountOptions = "csi", &api.CSIMountOptions{MountFlags: []string{"noatime"}}
+		}), `group "app" volume "data" sets mount_options`},
 		{"sticky", vol(func(v *api.VolumeRequest) { v.Sticky = true }), `group volume "data" is sticky`},
 		{"mount options", vol(func(v *api.VolumeRequest) { v.MountOptions = &api.CSIMountOptions{FSType: "ext4"} }),
 			`group "app" volume "data" sets mount_options`},
@@ -226,4 +227,129 @@ func mountsString(ms []*api.VolumeMount) string {
 		parts = append(parts, deref(m.Volume)+":"+deref(m.Destination)+":"+map[bool]string{true: "ro", false: "rw"}[deref(m.ReadOnly)])
 	}
 	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func TestBuildJobCSIVolumes(t *testing.T) {
+	s := minimalSpec()
+	s.Replicas = ptr(2)
+	s.Volumes = map[string]VolumeClaim{
+		"data":   {Type: "csi", Source: "db", PerAlloc: true},
+		"shared": {Type: "csi", Source: "media", ReadOnly: true, AccessMode: "multi-node-reader-only", AttachmentMode: "block-device"},
+		"host":   {Source: "h", PerAlloc: true},
+	}
+	want := map[string]*api.VolumeRequest{
+		"data": {Name: "data", Type: "csi", Source: "db", PerAlloc: true,
+			AccessMode: "single-node-writer", AttachmentMode: "file-system"},
+		"shared": {Name: "shared", Type: "csi", Source: "media", ReadOnly: true,
+			AccessMode: "multi-node-reader-only", AttachmentMode: "block-device"},
+		"host": {Name: "host", Type: "host", Source: "h", PerAlloc: true,
+			AccessMode: "single-node-writer", AttachmentMode: "file-system"},
+	}
+	if got := BuildJob(s, 1).TaskGroups[0].Volumes; !reflect.DeepEqual(got, want) {
+		t.Errorf("volumes = %+v, want %+v", got, want)
+	}
+}
+
+func TestRoundTripCSIVolumes(t *testing.T) {
+	withVolumes := func(replicas int, vols map[string]VolumeClaim, mounts ...Mount) Spec {
+		s := minimalSpec()
+		s.Replicas = ptr(replicas)
+		s.Volumes = vols
+		svc := s.Services["app"]
+		svc.Mounts = mounts
+		s.Services["app"] = svc
+		return s
+	}
+	tests := []struct {
+		name string
+		spec Spec
+	}{
+		{"per_alloc with default modes", withVolumes(2, map[string]VolumeClaim{"data": {Type: "csi", Source: "db", PerAlloc: true}},
+			Mount{Volume: "data", Destination: "/data"})},
+		{"read-only default mode", withVolumes(1, map[string]VolumeClaim{"ro": {Type: "csi", Source: "db", ReadOnly: true}},
+			Mount{Volume: "ro", Destination: "/ro", ReadOnly: true})},
+		{"multi-node modes", withVolumes(3, map[string]VolumeClaim{
+			"shared": {Type: "csi", Source: "media", AccessMode: "multi-node-multi-writer", AttachmentMode: "block-device"},
+			"single": {Type: "csi", Source: "lock", AccessMode: "multi-node-single-writer", ReadOnly: true},
+		}, Mount{Volume: "shared", Destination: "/dev/shared"}, Mount{Volume: "single", Destination: "/lock", ReadOnly: true})},
+		{"csi next to host", withVolumes(2, map[string]VolumeClaim{
+			"data": {Type: "csi", Source: "db", PerAlloc: true},
+			"logs": {Type: "host", Source: "logs", PerAlloc: true},
+			"etc":  {Source: "etc", ReadOnly: true},
+		}, Mount{Volume: "data", Destination: "/data"}, Mount{Volume: "logs", Destination: "/logs"})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if errs := Validate(tt.spec); len(errs) > 0 {
+				t.Fatalf("test spec is invalid: %+v", errs)
+			}
+			got, unsupported := readBack(simulateNomad(t, BuildJob(tt.spec, 1)), tt.spec)
+			if len(unsupported) > 0 {
+				t.Errorf("unsupported = %q", unsupported)
+			}
+			if want := Normalize(tt.spec); !reflect.DeepEqual(got, want) {
+				t.Errorf("round trip differs:\n%s\ngot  %+v\nwant %+v", strings.Join(Diff(want, got), "\n"), got.Volumes, want.Volumes)
+			}
+		})
+	}
+}
+
+// TestSpecFromJobCSIVolumes reads a job written elsewhere (as an HCL
+// jobspec would register it) and checks every CSI request field is
+// modeled, and that a change to any of them is drift.
+func TestSpecFromJobCSIVolumes(t *testing.T) {
+	imported := func() *api.Job {
+		s := minimalSpec()
+		s.Replicas = ptr(2)
+		svc := s.Services["app"]
+		svc.Mounts = []Mount{{Volume: "data", Destination: "/data"}}
+		s.Services["app"] = svc
+		job := BuildJob(s, 1)
+		job.TaskGroups[0].Volumes = map[string]*api.VolumeRequest{
+			"data": {Name: "data", Type: "csi", Source: "db", PerAlloc: true,
+				AccessMode: "single-node-writer", AttachmentMode: "file-system"},
+		}
+		return simulateNomad(t, job)
+	}
+	got, unsupported := SpecFromJob(imported())
+	if len(unsupported) > 0 {
+		t.Fatalf("unsupported = %q", unsupported)
+	}
+	want := VolumeClaim{Type: "csi", Source: "db", PerAlloc: true, AccessMode: "single-node-writer", AttachmentMode: "file-system"}
+	if v := got.Volumes["data"]; v != want {
+		t.Fatalf("volume = %+v, want %+v", v, want)
+	}
+
+	vol := func(f func(v *api.VolumeRequest)) func(*api.Job) {
+		return func(j *api.Job) { f(j.TaskGroups[0].Volumes["data"]) }
+	}
+	tests := []struct {
+		name   string
+		mutate func(*api.Job)
+		want   []string
+	}{
+		{"per_alloc off", vol(func(v *api.VolumeRequest) { v.PerAlloc = false }),
+			[]string{"volumes.data.per_alloc: true -> false"}},
+		{"type host", vol(func(v *api.VolumeRequest) { v.Type = "host" }),
+			[]string{`volumes.data.type: "csi" -> "host"`}},
+		{"access mode", vol(func(v *api.VolumeRequest) { v.AccessMode = "multi-node-multi-writer" }),
+			[]string{`volumes.data.access_mode: "single-node-writer" -> "multi-node-multi-writer"`}},
+		{"attachment mode", vol(func(v *api.VolumeRequest) { v.AttachmentMode = "block-device" }),
+			[]string{`volumes.data.attachment_mode: "file-system" -> "block-device"`}},
+		{"source", vol(func(v *api.VolumeRequest) { v.Source = "db2" }),
+			[]string{`volumes.data.volume: "db" -> "db2"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			job := imported()
+			tt.mutate(job)
+			changed, unsupported := SpecFromJob(job)
+			if len(unsupported) > 0 {
+				t.Errorf("unsupported = %q", unsupported)
+			}
+			if d := Diff(got, changed); !reflect.DeepEqual(d, tt.want) {
+				t.Errorf("Diff =\n%q\nwant\n%q", d, tt.want)
+			}
+		})
+	}
 }

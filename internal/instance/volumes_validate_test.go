@@ -153,3 +153,106 @@ func TestDiffVolumes(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateCSIVolumes(t *testing.T) {
+	csi := func(v VolumeClaim) func(*Spec) {
+		return func(s *Spec) {
+			v.Type = VolumeTypeCSI
+			s.Volumes["data"] = v
+			s.Update.Canary = 0 // fullSpec's canary rules out per_alloc
+		}
+	}
+	// fullSpec has replicas = 3; each row expects exactly one error.
+	tests := []struct {
+		name    string
+		mutate  func(*Spec)
+		path    []any
+		summary string
+		detail  string
+	}{
+		{"csi mode on a host volume", withVolume("data", func(v *VolumeClaim) { v.AccessMode = "multi-node-multi-writer" }),
+			path("volumes", "data", "access_mode"), "Access mode of CSI volumes only", `type = "csi"`},
+		{"host mode on a csi volume", csi(VolumeClaim{Source: "d", PerAlloc: true, AccessMode: "single-node-multi-writer"}),
+			path("volumes", "data", "access_mode"), "Access mode of host volumes only", `"multi-node-multi-writer"`},
+		{"single-node-writer shared by replicas", csi(VolumeClaim{Source: "d"}),
+			path("volumes", "data", "access_mode"), "Access mode allows one allocation", "per_alloc = true"},
+		{"single-node-reader shared by replicas", csi(VolumeClaim{Source: "d", ReadOnly: true}),
+			path("volumes", "data", "access_mode"), "Access mode allows one allocation", "replicas is 3"},
+		{"multi-node reader writable", csi(VolumeClaim{Source: "d", AccessMode: "multi-node-reader-only"}),
+			path("volumes", "data", "access_mode"), "Access mode needs read_only", "read_only = true"},
+		{"multi-node single writer shared by replicas", csi(VolumeClaim{Source: "d", AccessMode: "multi-node-single-writer"}),
+			path("volumes", "data", "access_mode"), "Access mode allows one writer", "multi-node-multi-writer"},
+		{"per_alloc with canaries", func(s *Spec) {
+			csi(VolumeClaim{Source: "d", PerAlloc: true})(s)
+			s.Update.Canary = 1
+		}, path("volumes", "data", "per_alloc"), "per_alloc with canaries", "update.canary = 0"},
+		{"per_alloc on a system job", func(s *Spec) {
+			csi(VolumeClaim{Source: "d", PerAlloc: true, AccessMode: "multi-node-multi-writer"})(s)
+			s.Type, s.Replicas, s.PinNode = TypeSystem, nil, ""
+		}, path("volumes", "data", "per_alloc"), "per_alloc on a system job", "service job"},
+		{"raw_exec cannot mount csi", func(s *Spec) {
+			csi(VolumeClaim{Source: "d", PerAlloc: true})(s)
+			withService("web", func(s *Service) { s.Driver = "raw_exec" })(s)
+		}, path("services", "web", "mounts"), "Driver cannot mount volumes", "does not support CSI"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fullSpec()
+			tt.mutate(&s)
+			errs := Validate(s)
+			if len(errs) != 1 {
+				t.Fatalf("got %d errors, want 1: %+v", len(errs), errs)
+			}
+			if !reflect.DeepEqual(errs[0].Path, tt.path) {
+				t.Errorf("path = %#v, want %#v", errs[0].Path, tt.path)
+			}
+			if errs[0].Summary != tt.summary || !strings.Contains(errs[0].Detail, tt.detail) {
+				t.Errorf("summary = %q, want %q; detail %q should contain %q", errs[0].Summary, tt.summary, errs[0].Detail, tt.detail)
+			}
+		})
+	}
+}
+
+func TestValidateAllowsCSIVolumes(t *testing.T) {
+	csi := func(v VolumeClaim) func(*Spec) {
+		return func(s *Spec) {
+			v.Type = VolumeTypeCSI
+			s.Volumes["data"] = v
+			s.Update.Canary = 0 // fullSpec's canary rules out per_alloc
+		}
+	}
+	tests := []struct {
+		name   string
+		mutate func(*Spec)
+	}{
+		{"per_alloc with default modes", csi(VolumeClaim{Source: "d", PerAlloc: true})},
+		{"single-node-writer with one replica", func(s *Spec) {
+			csi(VolumeClaim{Source: "d"})(s)
+			s.Replicas = ptr(1)
+		}},
+		{"single-node-writer with an unmanaged count", func(s *Spec) {
+			csi(VolumeClaim{Source: "d"})(s)
+			s.Replicas = nil
+		}},
+		{"read-only single-node-writer", func(s *Spec) {
+			csi(VolumeClaim{Source: "d", ReadOnly: true, AccessMode: "single-node-writer"})(s)
+			s.Replicas = ptr(1)
+		}},
+		{"multi-node-multi-writer shared", csi(VolumeClaim{Source: "d", AccessMode: "multi-node-multi-writer"})},
+		{"multi-node-single-writer read-only shared", csi(VolumeClaim{Source: "d", ReadOnly: true, AccessMode: "multi-node-single-writer"})},
+		{"multi-node-reader-only read-only", csi(VolumeClaim{Source: "d", ReadOnly: true, AccessMode: "multi-node-reader-only"})},
+		{"host per_alloc", func(s *Spec) {
+			withVolume("data", func(v *VolumeClaim) { v.PerAlloc = true })(s)
+			s.Update.Canary = 0
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fullSpec()
+			tt.mutate(&s)
+			if errs := Validate(s); len(errs) > 0 {
+				t.Errorf("unexpected errors %+v", errs)
+			}
+		})
+	}
+}

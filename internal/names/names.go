@@ -54,6 +54,41 @@ func Check(name string) error {
 	return nil
 }
 
+// CSIVolumeRule is the rule for CSI volume names: Rule, optionally
+// followed by the "[<n>]" suffix Nomad appends to a per_alloc request's
+// source, so "data[0]" and "data[1]" can be the volumes of allocations 0
+// and 1. Host volumes keep to Rule. The brackets are safe where CSI volume
+// names go: Nomad accepts any CSI volume ID, "[" and "]" need no escaping
+// in a URL path, and they are neither "/" nor a path segment of their own.
+const CSIVolumeRule = Rule + ", optionally followed by a per-allocation index such as `[0]`"
+
+// CheckCSIVolume reports whether name follows CSIVolumeRule.
+func CheckCSIVolume(name string) error {
+	base := name
+	if i := strings.LastIndexByte(name, '['); i > 0 && strings.HasSuffix(name, "]") && isDigits(name[i+1:len(name)-1]) {
+		base = name[:i]
+		if n := utf8.RuneCountInString(name); n > MaxLength {
+			return fmt.Errorf("the name is %d characters long; CSI volume names are %s", n, CSIVolumeRule)
+		}
+	}
+	if err := Check(base); err != nil {
+		return fmt.Errorf("%w (for CSI volumes, optionally followed by a per-allocation index such as `[0]`)", err)
+	}
+	return nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 func firstHint(i int, r rune) string {
 	if i == 0 && (r == '-' || r == '_' || r == '.') {
 		return " as the first character"

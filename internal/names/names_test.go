@@ -203,3 +203,42 @@ func FuzzCheckNodeID(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckCSIVolume(t *testing.T) {
+	cases := []struct {
+		name string
+		want string // "" = valid; else a substring of the error
+	}{
+		{"data", ""},
+		{"data[0]", ""},
+		{"data[12]", ""},
+		{"db.v2[3]", ""},
+		{strings.Repeat("a", 125) + "[0]", ""},
+		{strings.Repeat("a", 126) + "[0]", "129 characters long"},
+		{"[0]", "'[' at position 1"},
+		{"data[]", "'[' at position 5"},
+		{"data[x]", "'[' at position 5"},
+		{"data[0][1]", "'[' at position 5"},
+		{"data[0", "'[' at position 5"},
+		{"da]ta", "']' at position 3"},
+		{"a/b[0]", "'/' at position 2"},
+		{"", "the name is empty"},
+	}
+	for _, tc := range cases {
+		err := CheckCSIVolume(tc.name)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("CheckCSIVolume(%q) = %v, want valid", tc.name, err)
+		case tc.want != "" && err == nil:
+			t.Errorf("CheckCSIVolume(%q) = nil, want an error with %q", tc.name, tc.want)
+		case tc.want != "" && !strings.Contains(err.Error(), tc.want):
+			t.Errorf("CheckCSIVolume(%q) = %q, want it to contain %q", tc.name, err, tc.want)
+		case err != nil && !strings.Contains(err.Error(), "[0]"):
+			t.Errorf("CheckCSIVolume(%q) = %q does not state the suffix rule", tc.name, err)
+		}
+	}
+	// Host volume names keep the plain rule.
+	if err := Check("data[0]"); err == nil {
+		t.Error(`Check("data[0]") = nil, want an error`)
+	}
+}

@@ -38,6 +38,7 @@ func TestSpecModelRoundTrip(t *testing.T) {
 		},
 		Volumes: map[string]instance.VolumeClaim{
 			"data": {Source: "vol", ReadOnly: true, AccessMode: "single-node-reader-only", AttachmentMode: "file-system"},
+			"db":   {Type: "csi", Source: "db", PerAlloc: true, AccessMode: "multi-node-multi-writer", AttachmentMode: "block-device"},
 		},
 		Update: instance.Update{MaxParallel: 0, MinHealthyTime: time.Second, HealthyDeadline: time.Minute, ProgressDeadline: 0, AutoRevert: true, Canary: 1},
 		Policies: &instance.Policies{

@@ -147,17 +147,27 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			},
 			"volumes": schema.MapNestedAttribute{
 				Optional: true,
-				MarkdownDescription: "Host volumes the instance claims, keyed by the name its services' `mounts` use. " +
+				MarkdownDescription: "Host and CSI volumes the instance claims, keyed by the name its services' `mounts` use. " +
 					"Nomad places the allocations on a node that has the volume (for example a `berth_volume`).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"type": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(instance.VolumeTypeHost),
+						MarkdownDescription: "Volume type: `host` (a host volume) or `csi` (a CSI volume, e.g. a `berth_volume` with `type = \"csi\"`). Default `host`.",
+						Validators:          []validator.String{stringvalidator.OneOf(instance.VolumeTypes()...)}},
 					"volume": schema.StringAttribute{Required: true,
-						MarkdownDescription: "Name of the host volume, e.g. `berth_volume.data.name`; it must be in the instance's namespace." + lookupRuleDoc,
-						Validators:          []validator.String{lookupNameValidator()}},
+						MarkdownDescription: "Name of the volume, e.g. `berth_volume.data.name`; it must be in the instance's namespace. " +
+							"With `per_alloc`, the name without the `[<index>]` suffix." + lookupRuleDoc,
+						Validators: []validator.String{lookupNameValidator()}},
 					"read_only": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 						MarkdownDescription: "Claim the volume read-only. Default `false`."},
+					"per_alloc": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+						MarkdownDescription: "Give each allocation its own volume: Nomad appends `[<allocation index>]` to `volume`, so allocation 0 " +
+							"claims `<volume>[0]`, allocation 1 `<volume>[1]`, and so on; those volumes must exist. " +
+							"Not allowed on `system` jobs or with `update.canary`. Default `false`."},
 					"access_mode": schema.StringAttribute{Optional: true,
-						MarkdownDescription: "Access mode to claim: " + backtickList(instance.VolumeAccessModes()) +
-							". Default: `single-node-writer`, or `single-node-reader-only` when `read_only`. It must be one the volume offers.",
+						MarkdownDescription: "Access mode to claim. Host volumes: " + backtickList(instance.VolumeAccessModesFor(instance.VolumeTypeHost)) +
+							"; CSI volumes: " + backtickList(instance.VolumeAccessModesFor(instance.VolumeTypeCSI)) +
+							". Default: `single-node-writer`, or `single-node-reader-only` when `read_only`. It must be one the volume offers; " +
+							"a CSI volume claimed by more than one allocation needs `per_alloc` or a `multi-node-*` mode.",
 						Validators: []validator.String{stringvalidator.OneOf(instance.VolumeAccessModes()...)}},
 					"attachment_mode": schema.StringAttribute{Optional: true,
 						MarkdownDescription: "Attachment mode: " + backtickList(instance.VolumeAttachmentModes()) + ". Default `file-system`.",

@@ -48,8 +48,10 @@ func volumeSchema(ctx context.Context) schema.Schema {
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "Volume ID.", PlanModifiers: keep},
 			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
-				MarkdownDescription: "Volume name; instances mount it by this name. Changing it replaces the volume." + nameRuleDoc,
-				Validators:          []validator.String{nameValidator()}},
+				MarkdownDescription: "Volume name; instances mount it by this name. Changing it replaces the volume." + nameRuleDoc +
+					" A CSI volume's name may end in a per-allocation index, e.g. `data[0]`, `data[1]`: the volumes an instance's " +
+					"`per_alloc` request claims, one per allocation.",
+				Validators: []validator.String{volumeNameValidator()}},
 			"namespace": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
 				MarkdownDescription: "Namespace. Default: the provider's `namespace`. Changing it replaces the volume." + namespaceRuleDoc,
 				Validators:          []validator.String{namespaceValidator()}},
