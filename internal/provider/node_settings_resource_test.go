@@ -228,43 +228,53 @@ resource "berth_node_settings" "a" {
 	})
 }
 
-// TestAccNodeSettings_drainStopsReservationHold: a node reservation's hold
-// job is pinned to its node, so it cannot move: an apply whose timeout
-// ends before the drain's deadline fails naming it as still on the node;
-// a forced drain stops it (the apply names it as stranded); when the
-// drain is removed the hold runs on the node again.
+// TestAccNodeSettings_drainStopsReservationHold: an apply whose timeout
+// ends before the drain does fails at drain, naming what is still on the
+// node (two replicas pinned to it: Nomad migrates one at a time and waits
+// for its replacement, which can never be placed, so the second stays
+// until the deadline, an hour away). A node reservation's hold job is
+// pinned to its node too: a forced drain stops it, and the apply names it
+// as stranded. When the drain is removed, the hold runs there again.
 func TestAccNodeSettings_drainStopsReservationHold(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
-	nodes, _ := sharedDrainNodes(t)
+	nodes, pool := sharedDrainNodes(t)
 	node := nodes[1].NodeID
 	name := "berth-acc-ns-res-" + randomHex(3)
+	pinned := name + "-pin"
 	config := func(drain string) string {
 		return fmt.Sprintf(`
 resource "berth_node_reservation" "r" {
-  name    = %q
-  node_id = %q
+  name    = %[1]q
+  node_id = %[2]q
   cpu     = 100
   memory  = 64
   disk    = 100
 }
-resource "berth_node_settings" "n" {
-  node_id    = %q
-  %s
-  depends_on = [berth_node_reservation.r]
+resource "berth_instance" "pinned" {
+  name      = %[3]q
+  node_pool = %[4]q
+  replicas  = 2
+  placement = { constraints = [{ attribute = "$${node.unique.id}", value = %[2]q }] }
+  services = {
+    app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 20, memory = 16 }
+  }
 }
-`, name, node, node, drain)
+resource "berth_node_settings" "n" {
+  node_id    = %[2]q
+  %[5]s
+  depends_on = [berth_node_reservation.r, berth_instance.pinned]
+}
+`, name, node, pinned, pool, drain)
 	}
 	holdJob := hold.JobID(node, name)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				// The apply's timeout ends before the drain's deadline: it
-				// fails naming what is still on the node.
 				Config: config(`drain = { deadline = "1h" }
   timeouts = { create = "15s" }`),
-				ExpectError: regexp.MustCompile(`(?s)Drain did not end in time.*still on the node:.*` + regexp.QuoteMeta(holdJob)),
+				ExpectError: regexp.MustCompile(`(?s)Drain did not end in time.*still on the node:.*` + regexp.QuoteMeta(pinned)),
 			},
 			{
 				Config:      config(`drain = { force = true }`),
