@@ -19,6 +19,10 @@ import (
 // one test, and where its job keeps volumes.
 type testCSIPlugin struct {
 	ID, JobName, Bin, BaseDir, StateDir string
+	// NodeID is the node of the agent whose StateDir it is: the plugin
+	// runs there (the suite has other client nodes, with other state
+	// dirs), and so does the work that mounts its volumes.
+	NodeID string
 }
 
 // newTestCSIPlugin builds the plugin binary into a temporary directory.
@@ -39,33 +43,40 @@ func newTestCSIPlugin(t *testing.T, nomad *api.Client) testCSIPlugin {
 		t.Fatalf("building the test CSI plugin: %v\n%s", err, out)
 	}
 	suffix := randomHex(3)
+	stateDir, nodeID := clientStateDir(t, nomad)
 	return testCSIPlugin{
 		ID: "berth-acc-csi-" + suffix, JobName: "berth-acc-csi-plugin-" + suffix,
-		Bin: bin, BaseDir: filepath.Join(dir, "volumes"), StateDir: clientStateDir(t, nomad),
+		Bin: bin, BaseDir: filepath.Join(dir, "volumes"), StateDir: stateDir, NodeID: nodeID,
 	}
 }
 
-// clientStateDir is the client's state_dir (data_dir/client unless set):
-// Nomad keeps CSI plugin sockets and mounts under it.
-func clientStateDir(t *testing.T, nomad *api.Client) string {
+// clientStateDir is the state_dir (data_dir/client unless set) and node
+// ID of the client in the agent the API answers from: Nomad keeps CSI
+// plugin sockets and mounts under that directory.
+func clientStateDir(t *testing.T, nomad *api.Client) (string, string) {
 	t.Helper()
 	self, err := nomad.Agent().Self()
 	if err != nil {
 		t.Fatalf("reading the agent's configuration: %v", err)
 	}
+	nodeID := self.Stats["client"]["node_id"]
+	if nodeID == "" {
+		t.Fatal("the agent the tests talk to runs no client")
+	}
 	if client, ok := self.Config["Client"].(map[string]any); ok {
 		if dir, _ := client["StateDir"].(string); dir != "" {
-			return dir
+			return dir, nodeID
 		}
 	}
 	dataDir, _ := self.Config["DataDir"].(string)
 	if dataDir == "" {
 		t.Fatal("the agent reports no DataDir")
 	}
-	return filepath.Join(dataDir, "client")
+	return filepath.Join(dataDir, "client"), nodeID
 }
 
-// Jobspec is a monolith plugin job. Under raw_exec the task sees the host's
+// Jobspec is a monolith plugin job, pinned to NodeID (written for a
+// Terraform heredoc: "$${" is a literal "${"). Under raw_exec the task sees the host's
 // filesystem: Nomad hands it the socket's host path in CSI_ENDPOINT (so
 // mount_dir is unused), and stage_publish_base_dir must be the host
 // directory Nomad keeps the plugin's mounts in, since the plugin is given
@@ -73,6 +84,10 @@ func clientStateDir(t *testing.T, nomad *api.Client) string {
 func (p testCSIPlugin) Jobspec() string {
 	return fmt.Sprintf(`
 job %q {
+  constraint {
+    attribute = "$${node.unique.id}"
+    value     = %q
+  }
   group "plugin" {
     task "plugin" {
       driver = "raw_exec"
@@ -92,7 +107,7 @@ job %q {
       }
     }
   }
-}`, p.JobName, p.Bin, p.BaseDir, p.ID, filepath.Join(p.StateDir, "csi", "monolith", p.ID))
+}`, p.JobName, p.NodeID, p.Bin, p.BaseDir, p.ID, filepath.Join(p.StateDir, "csi", "monolith", p.ID))
 }
 
 // Config is a berth_job resource for the plugin.
