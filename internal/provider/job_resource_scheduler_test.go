@@ -77,3 +77,36 @@ job %q {
 		},
 	})
 }
+
+// waitJobAtRest waits until nothing moves the job on its own: no pending
+// evaluation or allocation, no deployment under way (what berth_job's
+// plan checks before it plans scheduler_plan).
+func waitJobAtRest(t *testing.T, name string) {
+	t.Helper()
+	nomad := testNomad(t)
+	waitFor(t, "job "+name+" at rest", 2*time.Minute, func() (bool, error) {
+		evals, _, err := nomad.Jobs().Evaluations(name, nil)
+		if err != nil {
+			return false, err
+		}
+		for _, e := range evals {
+			if e.Status == api.EvalStatusPending {
+				return false, nil
+			}
+		}
+		allocs, _, err := nomad.Jobs().Allocations(name, false, nil)
+		if err != nil {
+			return false, err
+		}
+		for _, a := range allocs {
+			if a.DesiredStatus == api.AllocDesiredStatusRun && a.ClientStatus == api.AllocClientStatusPending {
+				return false, nil
+			}
+		}
+		d, _, err := nomad.Jobs().LatestDeployment(name, nil)
+		if err != nil {
+			return false, err
+		}
+		return d == nil || (d.Status != "running" && d.Status != "pending" && d.Status != "paused"), nil
+	})
+}

@@ -156,9 +156,11 @@ func TestAccJob_twoGroupsLifecycle(t *testing.T) {
 				}),
 			},
 			{
-				// The apply before waited: the job is at rest, so the
+				// The apply before waited; once Nomad has also finished
+				// its follow-up evaluations the job is at rest, so the
 				// scheduler's counts are planned.
-				Config: jobConfig(twoGroupJobspec(name, 1, 32), ""),
+				PreConfig: func() { waitJobAtRest(t, name) },
+				Config:    jobConfig(twoGroupJobspec(name, 1, 32), ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(jobAddr, tfjsonpath.New("scheduler_plan"), knownvalue.MapExact(map[string]knownvalue.Check{
