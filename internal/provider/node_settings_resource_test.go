@@ -232,9 +232,10 @@ resource "berth_node_settings" "a" {
 // ends before the drain does fails at drain, naming what is still on the
 // node (two replicas pinned to it: Nomad migrates one at a time and waits
 // for its replacement, which can never be placed, so the second stays
-// until the deadline, an hour away). A node reservation's hold job is
-// pinned to its node too: a forced drain stops it, and the apply names it
-// as stranded. When the drain is removed, the hold runs there again.
+// until the deadline, an hour away). When the drain is removed, the node
+// is eligible and the reservation's hold runs there again. The hold job is
+// pinned to its node too: a forced drain, started once the hold runs,
+// stops it, and the apply names it as stranded.
 func TestAccNodeSettings_drainStopsReservationHold(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
@@ -277,10 +278,8 @@ resource "berth_node_settings" "n" {
 				ExpectError: regexp.MustCompile(`(?s)Drain did not end in time.*still on the node:.*` + regexp.QuoteMeta(pinned)),
 			},
 			{
-				Config:      config(`drain = { force = true }`),
-				ExpectError: regexp.MustCompile(`(?s)Drain stopped allocations that could not move.*` + regexp.QuoteMeta(holdJob)),
-			},
-			{
+				// Drain removed: the node is eligible again and the hold
+				// runs there again (Nomad places its blocked replacement).
 				Config: config(""),
 				Check: func(*terraform.State) error {
 					waitPlaced(t, "", holdJob, node)
@@ -289,6 +288,11 @@ resource "berth_node_settings" "n" {
 					}
 					return nil
 				},
+			},
+			{
+				// With the hold running, a forced drain stops it.
+				Config:      config(`drain = { force = true }`),
+				ExpectError: regexp.MustCompile(`(?s)Drain stopped allocations that could not move.*` + regexp.QuoteMeta(holdJob)),
 			},
 		},
 	})
