@@ -204,9 +204,22 @@ func (c *Client) WaitDrained(ctx context.Context, id string, began []string) ([]
 	var stranded []StrandedAllocation
 	var moved []string
 	for _, allocID := range began {
-		a, err := readRetry(ctx, c, "read allocation", func(ctx context.Context) (*api.Allocation, error) {
-			out, _, err := c.api.Allocations().Info(allocID, c.query(ctx, &api.QueryOptions{Namespace: "*"}))
-			return out, err
+		// Nomad can end a drain (a forced one above all) before its
+		// scheduler has stopped what the drain marked: wait until the
+		// allocation is stopped, replaced, or ended on its own.
+		var a *api.Allocation
+		err := poll(ctx, "allocation "+allocID+" to leave the drained node", 250*time.Millisecond, func() (bool, string, error) {
+			var err error
+			a, err = readRetry(ctx, c, "read allocation", func(ctx context.Context) (*api.Allocation, error) {
+				out, _, err := c.api.Allocations().Info(allocID, c.query(ctx, &api.QueryOptions{Namespace: "*"}))
+				return out, err
+			})
+			if err != nil {
+				return false, "", err
+			}
+			settled := a.DesiredStatus != api.AllocDesiredStatusRun || a.NextAllocation != "" || a.ClientTerminalStatus() ||
+				(a.Job != nil && a.Job.Type != nil && (*a.Job.Type == "system" || *a.Job.Type == "sysbatch"))
+			return settled, a.DesiredStatus + "/" + a.ClientStatus, nil
 		})
 		if IsNotFound(err) {
 			continue // garbage-collected: its job is gone
