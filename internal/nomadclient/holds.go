@@ -148,7 +148,7 @@ func (c *Client) writeHold(ctx context.Context, spec hold.Spec, exists bool) (st
 		// Stop, wait until the client stopped it (only then is the room
 		// free), then purge.
 		tflog.Info(ctx, "Removing node reservation hold", map[string]any{"job": id, "namespace": ns})
-		if err := c.RemoveJob(ctx, ns, id, true); err != nil {
+		if err := c.RemoveJob(ctx, ns, id, Removal{Purge: true, UntilStopped: true}); err != nil {
 			return "", false, false, fmt.Errorf("removing hold job %q: %w", id, err)
 		}
 		return "", false, false, nil

@@ -212,29 +212,92 @@ func (c *Client) ScaleJob(ctx context.Context, namespace, id, group string, coun
 // StopJob deregisters a job without purging it; purge removes it from
 // Nomad's state as well. A job that does not exist is not an error.
 func (c *Client) StopJob(ctx context.Context, namespace, id string, purge bool) error {
-	_, _, err := c.api.Jobs().Deregister(id, purge, (&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+	_, _, err := c.deregister(ctx, namespace, id, purge)
+	return err
+}
+
+// deregister stops (purge: and purges) a job and returns the evaluation
+// Nomad created for it ("" for none) and the index it was written at.
+func (c *Client) deregister(ctx context.Context, namespace, id string, purge bool) (string, uint64, error) {
+	evalID, meta, err := c.api.Jobs().Deregister(id, purge, (&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
 	if err != nil && !IsNotFound(err) {
-		return c.classify(err, "stop job")
+		return "", 0, c.classify(err, "stop job")
+	}
+	var index uint64
+	if meta != nil {
+		index = meta.LastIndex
+	}
+	return evalID, index, nil
+}
+
+// Removal says how far RemoveJob goes.
+type Removal struct {
+	// Purge removes the job from Nomad's state (`nomad job stop -purge`).
+	Purge bool
+	// UntilStopped waits until Nomad's clients have stopped the job's
+	// allocations, not only its scheduler: a host volume can be deleted,
+	// and a node reservation's hold placed, only after that.
+	UntilStopped bool
+}
+
+// RemoveJob deregisters a job (purged with r.Purge, in the same request,
+// as `nomad job stop -purge` does) and waits until Nomad's scheduler has
+// stopped its allocations: the deregistration's evaluation is complete,
+// so their room counts as free for every placement from then on. That is
+// one blocking query on the evaluation. With r.UntilStopped it waits on
+// the job's allocations instead, until none may still run
+// (allocstatus.Live). A purged job's allocations stay readable until
+// Nomad's garbage collection, which never takes live ones. Each step's
+// error names the step.
+func (c *Client) RemoveJob(ctx context.Context, namespace, id string, r Removal) error {
+	evalID, index, err := c.deregister(ctx, namespace, id, r.Purge)
+	if err != nil {
+		return fmt.Errorf("stopping job %q: %w", id, err)
+	}
+	if r.UntilStopped {
+		if err := c.WaitAllocationsStopped(ctx, namespace, id); err != nil {
+			return fmt.Errorf("waiting for the allocations of job %q to stop: %w", id, err)
+		}
+		return nil
+	}
+	if evalID == "" {
+		return nil // nothing to stop: Nomad made no evaluation
+	}
+	if err := c.waitEvalDone(ctx, namespace, id, evalID, index); err != nil {
+		return fmt.Errorf("waiting for Nomad to stop the allocations of job %q: %w", id, err)
 	}
 	return nil
 }
 
-// RemoveJob stops a job, waits until none of its allocations may still run
-// (allocstatus.Live), then purges it when purge is set. Purging at once
-// would drop the allocations from the servers while the client is still
-// killing their tasks. Each step's error names the step.
-func (c *Client) RemoveJob(ctx context.Context, namespace, id string, purge bool) error {
-	if err := c.StopJob(ctx, namespace, id, false); err != nil {
-		return fmt.Errorf("stopping job %q: %w", id, err)
+// waitEvalDone waits until evaluation evalID of job jobID, written at
+// index, is no longer pending and fails unless it completed. Starting the
+// blocking query at the write's index makes it one request in the usual
+// case: the evaluation's next change is its end. An evaluation already
+// garbage-collected ended long ago.
+func (c *Client) waitEvalDone(ctx context.Context, namespace, jobID, evalID string, index uint64) error {
+	var eval *api.Evaluation
+	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", idPrefix(evalID), jobID), blockingPause, func() (bool, string, error) {
+		e, err := readRetry(ctx, c, "read evaluation", func(ctx context.Context) (*api.Evaluation, error) {
+			out, meta, err := c.api.Evaluations().Info(evalID, c.query(ctx, blocking(ctx, namespace, index)))
+			if meta != nil {
+				index = meta.LastIndex
+			}
+			return out, err
+		})
+		if IsNotFound(err) {
+			return true, "", nil
+		}
+		if err != nil {
+			return false, "", fmt.Errorf("reading evaluation %s: %w", evalID, err)
+		}
+		eval = e
+		return e.Status != "pending", e.Status, nil
+	})
+	if err != nil || eval == nil {
+		return err
 	}
-	if err := c.WaitAllocationsStopped(ctx, namespace, id); err != nil {
-		return fmt.Errorf("waiting for the allocations of job %q to stop: %w", id, err)
-	}
-	if !purge {
-		return nil
-	}
-	if err := c.StopJob(ctx, namespace, id, true); err != nil {
-		return fmt.Errorf("purging job %q: %w", id, err)
+	if eval.Status != "complete" {
+		return fmt.Errorf("evaluation %s ended %q: %s", idPrefix(evalID), eval.Status, eval.StatusDescription)
 	}
 	return nil
 }

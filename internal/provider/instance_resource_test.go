@@ -59,15 +59,30 @@ func testInstanceName(t *testing.T) string {
 }
 
 // checkInstanceDestroyed asserts in Nomad that the job is purged.
+// checkInstanceDestroyed checks that the job is purged and that Nomad's
+// scheduler had stopped every allocation of it by the time destroy
+// returned (their room is free); a purged job's allocations stay readable
+// until Nomad's garbage collection.
 func checkInstanceDestroyed(t *testing.T, name string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		_, _, err := testNomad(t).Jobs().Info(name, nil)
+		c := testNomad(t)
+		_, _, err := c.Jobs().Info(name, nil)
 		if err == nil {
 			return fmt.Errorf("job %q still exists in Nomad after destroy", name)
 		}
 		var ure api.UnexpectedResponseError
 		if !errors.As(err, &ure) || ure.StatusCode() != 404 {
 			return fmt.Errorf("reading job %q after destroy: %v", name, err)
+		}
+		allocs, _, err := c.Jobs().Allocations(name, true, nil)
+		if err != nil {
+			return fmt.Errorf("listing the allocations of job %q after destroy: %v", name, err)
+		}
+		for _, a := range allocs {
+			if a.DesiredStatus == api.AllocDesiredStatusRun {
+				return fmt.Errorf("allocation %s of job %q is still desired running after destroy returned (client status %s)",
+					a.ID, name, a.ClientStatus)
+			}
 		}
 		return nil
 	}

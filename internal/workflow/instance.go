@@ -17,7 +17,7 @@ type InstanceNomad interface {
 	RegisterInstance(ctx context.Context, spec instance.Spec, count int, index uint64) (*nomadclient.RegisterResult, error)
 	ActiveDeployment(ctx context.Context, job *nomadclient.Job) (*nomadclient.Deployment, error)
 	ScaleJob(ctx context.Context, ns, name, group string, count int, reason string, index uint64) (*nomadclient.RegisterResult, error)
-	RemoveJob(ctx context.Context, ns, name string, purge bool) error
+	RemoveJob(ctx context.Context, ns, name string, r nomadclient.Removal) error
 	WaitAllocationsStopped(ctx context.Context, ns, name string) error
 	WaitBatchComplete(ctx context.Context, ns, name, evalID string) error
 	WaitSystemRunning(ctx context.Context, ns, name, evalID string) error
@@ -188,10 +188,15 @@ type InstanceDelete struct {
 }
 
 // Delete removes the instance's job, gives its capacity back to its node
-// reservation without a gap, and deletes its secrets Variables.
+// reservation without a gap, and deletes its secrets Variables. It returns
+// once Nomad's scheduler has stopped the allocations (their room is free);
+// an instance that mounts volumes (or whose volumes state cannot say)
+// waits until the clients stopped them too, so the volume's own destroy,
+// next in the same apply, finds it released.
 func (w Instances) Delete(ctx context.Context, in InstanceDelete) (InstanceOutcome, error) {
 	var out InstanceOutcome
-	remove := func(ctx context.Context) error { return w.Nomad.RemoveJob(ctx, in.Namespace, in.Name, in.Purge) }
+	removal := nomadclient.Removal{Purge: in.Purge, UntilStopped: in.Had == nil || len(in.Had.Volumes) > 0}
+	remove := func(ctx context.Context) error { return w.Nomad.RemoveJob(ctx, in.Namespace, in.Name, removal) }
 	var err error
 	out.Warnings, out.Problems, err = w.Charges.Remove(ctx, in.Reservation, "instance", nomadclient.InstanceConsumer(in.Namespace, in.Name), remove)
 	if err != nil {

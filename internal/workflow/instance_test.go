@@ -63,8 +63,11 @@ func (f *fakeInstanceNomad) ScaleJob(_ context.Context, _, _, _ string, count in
 	return &nomadclient.RegisterResult{EvalID: "eval-2", JobModifyIndex: index + 1}, nil
 }
 
-func (f *fakeInstanceNomad) RemoveJob(_ context.Context, _, _ string, purge bool) error {
-	return f.step("remove", fmt.Sprint(purge))
+func (f *fakeInstanceNomad) RemoveJob(_ context.Context, _, _ string, r nomadclient.Removal) error {
+	if r.UntilStopped {
+		return f.step("remove", fmt.Sprint(r.Purge)+" until-stopped")
+	}
+	return f.step("remove", fmt.Sprint(r.Purge))
 }
 
 func (f *fakeInstanceNomad) WaitAllocationsStopped(context.Context, string, string) error {
@@ -387,6 +390,8 @@ func TestInstanceUpdate(t *testing.T) {
 
 func TestInstanceDelete(t *testing.T) {
 	secrets := webSpec(1, 1, 1)
+	plain := instance.Spec{Name: "web"}
+	mounts := instance.Spec{Name: "web", Volumes: map[string]instance.VolumeClaim{"data": {Source: "data"}}}
 	cases := map[string]struct {
 		nomad    fakeInstanceNomad
 		in       InstanceDelete
@@ -394,11 +399,15 @@ func TestInstanceDelete(t *testing.T) {
 		err      string
 		problems []string
 	}{
-		"removed and purged":  {in: InstanceDelete{Name: "web", Purge: true}, steps: []string{"remove true"}},
-		"removed, not purged": {in: InstanceDelete{Name: "web"}, steps: []string{"remove false"}},
-		"room handed back without a gap": {in: InstanceDelete{Name: "web", Purge: true, Reservation: testReservation},
+		"removed and purged":  {in: InstanceDelete{Name: "web", Purge: true, Had: &plain}, steps: []string{"remove true"}},
+		"removed, not purged": {in: InstanceDelete{Name: "web", Had: &plain}, steps: []string{"remove false"}},
+		"volumes: waits until the clients stopped it": {in: InstanceDelete{Name: "web", Purge: true, Had: &mounts},
+			steps: []string{"remove true until-stopped"}},
+		"state cannot say: waits until the clients stopped it": {in: InstanceDelete{Name: "web", Purge: true},
+			steps: []string{"remove true until-stopped"}},
+		"room handed back without a gap": {in: InstanceDelete{Name: "web", Purge: true, Reservation: testReservation, Had: &plain},
 			steps: []string{"uncharge", "sync", "remove true", "wait"}},
-		"release fails: still removed": {in: InstanceDelete{Name: "web", Purge: true, Reservation: testReservation},
+		"release fails: still removed": {in: InstanceDelete{Name: "web", Purge: true, Reservation: testReservation, Had: &plain},
 			nomad: fakeInstanceNomad{fakeLedger: &fakeLedger{unchgErr: errNomad}},
 			steps: []string{"uncharge", "remove true"}, problems: []string{"*workflow.ReleaseError"}},
 		"secrets deleted after the job": {in: InstanceDelete{Name: "web", Purge: true, Had: &secrets},

@@ -18,7 +18,7 @@ type JobNomad interface {
 	Ledger
 	GetJob(ctx context.Context, ns, name string) (*nomadclient.Job, error)
 	RegisterJobspec(ctx context.Context, s jobspec.Spec, namespace, pin string, index uint64) (*nomadclient.RegisterResult, error)
-	RemoveJob(ctx context.Context, ns, name string, purge bool) error
+	RemoveJob(ctx context.Context, ns, name string, r nomadclient.Removal) error
 	StopJob(ctx context.Context, ns, name string, purge bool) error
 	PutSecretEnv(ctx context.Context, ns, path string, items map[string]string) error
 	DeleteSecretEnv(ctx context.Context, ns, path string) error
@@ -232,13 +232,13 @@ func (w Jobs) settled(ctx context.Context, out *JobOutcome, in JobWrite, res *no
 // Delete stops the job (purged when purge) and deletes its variables_wo
 // Variable (secrets: one was written); one left behind fails the destroy,
 // which then runs again. In a node reservation (reservation, "" none) it
-// waits until the job's allocations stopped and hands their room back to
-// the reservation's hold without a gap; otherwise one request stops (and
-// purges) the job, as `nomad job stop -purge` does, and Nomad's clients
-// stop the tasks: nothing waits for that room.
+// waits until Nomad's scheduler stopped the job's allocations and hands
+// their room back to the reservation's hold without a gap; otherwise one
+// request stops (and purges) the job, as `nomad job stop -purge` does, and
+// Nomad stops the tasks: nothing waits for that room.
 func (w Jobs) Delete(ctx context.Context, namespace, id, reservation string, purge, secrets bool) (JobOutcome, error) {
 	var out JobOutcome
-	remove := func(ctx context.Context) error { return w.Nomad.RemoveJob(ctx, namespace, id, purge) }
+	remove := func(ctx context.Context) error { return w.Nomad.RemoveJob(ctx, namespace, id, nomadclient.Removal{Purge: purge}) }
 	if reservation == "" {
 		remove = func(ctx context.Context) error { return w.Nomad.StopJob(ctx, namespace, id, purge) }
 	}

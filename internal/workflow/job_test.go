@@ -37,8 +37,8 @@ func (f *fakeJobNomad) RegisterJobspec(_ context.Context, _ jobspec.Spec, _, pin
 	return &nomadclient.RegisterResult{EvalID: "e1", JobModifyIndex: index + 3}, nil
 }
 
-func (f *fakeJobNomad) RemoveJob(_ context.Context, _, _ string, purge bool) error {
-	return f.step(fmt.Sprintf("remove purge=%t", purge))
+func (f *fakeJobNomad) RemoveJob(_ context.Context, _, _ string, r nomadclient.Removal) error {
+	return f.step(fmt.Sprintf("remove purge=%t", r.Purge))
 }
 
 func (f *fakeJobNomad) StopJob(_ context.Context, _, _ string, purge bool) error {

@@ -18,7 +18,7 @@ type LeaseNomad interface {
 	GetJob(ctx context.Context, ns, name string) (*nomadclient.Job, error)
 	RegisterLease(ctx context.Context, l lease.Lease, driver string, now time.Time, index uint64) (*nomadclient.RegisterResult, error)
 	WaitTaskRunning(ctx context.Context, ns, name, evalID, task string) error
-	RemoveJob(ctx context.Context, ns, name string, purge bool) error
+	RemoveJob(ctx context.Context, ns, name string, r nomadclient.Removal) error
 }
 
 // Leases runs the writes of leases: charge → register → wait for the
@@ -189,11 +189,12 @@ func (w Leases) Update(ctx context.Context, in LeaseWrite) (LeaseOutcome, error)
 	return out, nil
 }
 
-// Delete stops and purges the lease job and gives its room back to its
-// node reservation without a gap.
+// Delete stops and purges the lease job, waits until Nomad's scheduler
+// stopped its allocations, and gives its room back to its node
+// reservation without a gap.
 func (w Leases) Delete(ctx context.Context, ns, name, reservation string) (LeaseOutcome, error) {
 	var out LeaseOutcome
-	remove := func(ctx context.Context) error { return w.Nomad.RemoveJob(ctx, ns, name, true) }
+	remove := func(ctx context.Context) error { return w.Nomad.RemoveJob(ctx, ns, name, nomadclient.Removal{Purge: true}) }
 	ws, problems, err := w.Charges.Remove(ctx, reservation, "lease", nomadclient.LeaseConsumer(ns, name), remove)
 	out.Warnings, out.Problems = ws, problems
 	if err != nil {

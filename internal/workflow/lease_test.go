@@ -47,8 +47,8 @@ func (f *fakeLeaseNomad) WaitTaskRunning(context.Context, string, string, string
 	return f.step("wait-running")
 }
 
-func (f *fakeLeaseNomad) RemoveJob(_ context.Context, _, _ string, purge bool) error {
-	return f.step(fmt.Sprintf("remove purge=%t", purge))
+func (f *fakeLeaseNomad) RemoveJob(_ context.Context, _, _ string, r nomadclient.Removal) error {
+	return f.step(fmt.Sprintf("remove purge=%t", r.Purge))
 }
 
 func TestLeaseWrites(t *testing.T) {
