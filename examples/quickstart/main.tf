@@ -92,7 +92,7 @@ data "berth_instance" "hello" {
 
 output "hello" {
   value = {
-    status      = berth_instance.hello.status
+    status      = data.berth_instance.hello.status
     version     = berth_instance.hello.job_version
     allocations = [for a in data.berth_instance.hello.allocations : "${a.name} ${a.client_status} on ${a.node_name}"]
   }

@@ -46,6 +46,9 @@ func LeaseJob(l lease.Lease, driver string, now time.Time, index uint64) *Job {
 // ID is the job's ID.
 func (j *Job) ID() string { return deref(j.job.ID) }
 
+// Namespace is the job's namespace.
+func (j *Job) Namespace() string { return deref(j.job.Namespace) }
+
 // ModifyIndex is the job's modify index, what check-and-set writes compare.
 func (j *Job) ModifyIndex() uint64 { return deref(j.job.JobModifyIndex) }
 

@@ -101,15 +101,10 @@ func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest,
 	if !req.IncludeResource {
 		return result, true
 	}
-	allocs, err := r.data.Nomad.JobAllocations(ctx, j.Namespace, j.ID)
-	if err != nil {
-		addNomadError(&result.Diagnostics, "Could not read the allocations of job "+result.DisplayName, err)
-		return result, true
-	}
 	m, diags := nullResourceModel[instanceModel](ctx, instanceSchema(ctx))
 	m.Name, m.Namespace = types.StringValue(j.ID), types.StringValue(j.Namespace)
 	(&instanceResource{data: r.data}).mergeLive(ctx, &m, live, true, &diags)
-	diags.Append(setComputed(ctx, &m, job.ObserveInstance(allocs))...)
+	setComputed(&m, job)
 	if !diags.HasError() {
 		diags.Append(result.Resource.Set(ctx, &m)...)
 	}

@@ -44,20 +44,10 @@ type instanceModel struct {
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 	JobVersion       types.Int64    `tfsdk:"job_version"`
 	JobModifyIndex   types.Int64    `tfsdk:"job_modify_index"`
-	Status           types.String   `tfsdk:"status"`
 	DeploymentID     types.String   `tfsdk:"deployment_id"`
 	DeploymentStatus types.String   `tfsdk:"deployment_status"`
-	Allocations      types.List     `tfsdk:"allocations"`
 	// Policies (instance_schema_policies.go); null = Nomad's defaults.
 	Policies types.Object `tfsdk:"policies"`
-}
-
-// allocationModel is one element of the computed allocations list.
-type allocationModel struct {
-	ID           types.String `tfsdk:"id"`
-	NodeID       types.String `tfsdk:"node_id"`
-	ClientStatus types.String `tfsdk:"client_status"`
-	Healthy      types.Bool   `tfsdk:"healthy"`
 }
 
 // instanceAttributes is the resource schema's attributes: the conversions
@@ -69,14 +59,6 @@ var instanceAttributes = sync.OnceValue(func() map[string]schema.Attribute {
 
 // instanceAttrType is the Terraform type of a top-level attribute.
 func instanceAttrType(name string) attr.Type { return instanceAttributes()[name].GetType() }
-
-// allocationType is the element type of the allocations list.
-func allocationType() attr.Type {
-	if l, ok := instanceAttrType("allocations").(types.ListType); ok {
-		return l.ElemType
-	}
-	return types.ObjectType{}
-}
 
 // readAttr converts the value v of the top-level attribute name into *dst,
 // a domain value with `tf` tags; errUnknown when a value is not known yet.
@@ -180,28 +162,19 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 	return diags
 }
 
-// setComputed fills the attributes Nomad decides.
-func setComputed(ctx context.Context, m *instanceModel, obs instance.Observed) diag.Diagnostics {
-	m.ID = types.StringValue(instanceID(obs.Namespace, obs.Name))
-	m.JobVersion = types.Int64Value(int64(obs.Version))
-	m.JobModifyIndex = types.Int64Value(int64(obs.ModifyIndex))
-	m.Status = types.StringValue(string(obs.Status))
-	list := make([]allocationModel, 0, len(obs.Allocations))
-	for _, a := range obs.Allocations {
-		list = append(list, allocationModel{
-			ID: types.StringValue(a.ID), NodeID: types.StringValue(a.NodeID),
-			ClientStatus: types.StringValue(a.ClientStatus), Healthy: types.BoolPointerValue(a.Healthy),
-		})
-	}
-	var diags diag.Diagnostics
-	m.Allocations, diags = types.ListValueFrom(ctx, allocationType(), list)
+// setComputed fills the attributes Nomad decides, from the job alone: what
+// its allocations do is the berth_instance data source's (status,
+// allocations), so a refresh is one read.
+func setComputed(m *instanceModel, job *nomadclient.Job) {
+	m.ID = types.StringValue(instanceID(job.Namespace(), job.ID()))
+	m.JobVersion = types.Int64Value(int64(job.Version()))
+	m.JobModifyIndex = types.Int64Value(int64(job.ModifyIndex()))
 	if m.DeploymentID.IsNull() || m.DeploymentID.IsUnknown() {
 		m.DeploymentID = types.StringValue("")
 	}
 	if m.DeploymentStatus.IsNull() || m.DeploymentStatus.IsUnknown() {
 		m.DeploymentStatus = types.StringValue("")
 	}
-	return diags
 }
 
 func instanceID(namespace, name string) string { return namespace + "/" + name }

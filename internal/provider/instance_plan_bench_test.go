@@ -134,8 +134,6 @@ func benchInstanceValues(typ tftypes.Object) (config, state tftypes.Value) {
 	svcMap := typ.AttributeTypes["services"].(tftypes.Map)
 	svcType := svcMap.ElementType.(tftypes.Object)
 	updType := typ.AttributeTypes["update"].(tftypes.Object)
-	allocList := typ.AttributeTypes["allocations"].(tftypes.List)
-	allocType := allocList.ElementType.(tftypes.Object)
 
 	svcConfig := map[string]tftypes.Value{"driver": str("raw_exec"), "command": str("/bin/sleep"), "args": strList("3600"), "cpu": num(20), "memory": num(16)}
 	svcState := map[string]tftypes.Value{"role": str("main")}
@@ -151,11 +149,7 @@ func benchInstanceValues(typ tftypes.Object) (config, state tftypes.Value) {
 	topState := map[string]tftypes.Value{
 		"id": str("default/bench-1"), "namespace": str("default"), "datacenters": strList("*"), "node_pool": str("default"),
 		"replicas": num(1), "running": boolean(true), "network_mode": str("host"), "purge_on_destroy": boolean(true),
-		"job_version": num(0), "job_modify_index": num(42), "status": str("running"), "deployment_id": str(""), "deployment_status": str(""),
-		"allocations": tftypes.NewValue(allocList, []tftypes.Value{objectWith(allocType, map[string]tftypes.Value{
-			"id": str("0b7e5b54-7d7e-4c43-9d3e-6a8c1b3f2a10"), "node_id": str("5d3c1b2a-0f9e-4d8c-b7a6-958473625140"),
-			"client_status": str("running"), "healthy": boolean(true),
-		})}),
+		"job_version": num(0), "job_modify_index": num(42), "deployment_id": str(""), "deployment_status": str(""),
 	}
 	for k, v := range top {
 		topState[k] = v

@@ -76,7 +76,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 		}
 		return
 	}
-	r.recordOutcome(ctx, &plan, out, &resp.State, &resp.Diagnostics, rolloutSummary(spec))
+	r.recordOutcome(ctx, &plan, out, &resp.State, resp.Private, &resp.Diagnostics, rolloutSummary(spec))
 }
 
 // plannedSpec converts the plan and applies berth's validation once more,
@@ -101,10 +101,10 @@ func (r *instanceResource) plannedSpec(ctx context.Context, plan *instanceModel,
 	return spec, !diags.HasError()
 }
 
-// refreshComputed reads the job and its allocations into m's computed
-// attributes (two API calls) and the count Nomad runs. It returns an error
-// (and sets nothing) when Nomad could not be read.
-func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel) error {
+// refreshComputed reads the job into m's computed attributes and the count
+// Nomad runs, and records a batch job's completion in private. It returns
+// an error (and sets nothing) when Nomad could not be read.
+func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel, private privateData) error {
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
 	job, err := r.data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
@@ -113,8 +113,7 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 	if job == nil {
 		return fmt.Errorf("job %q disappeared from namespace %q", name, ns)
 	}
-	allocs, err := r.data.Nomad.JobAllocations(ctx, ns, name)
-	if err != nil {
+	if err := r.recordBatchComplete(ctx, job, private); err != nil {
 		return err
 	}
 	// A count planned as known (kept from state while unmanaged) stays as
@@ -135,9 +134,7 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 	if m.NodePool.IsUnknown() || m.NodePool.IsNull() {
 		m.NodePool = types.StringValue(job.NodePool())
 	}
-	if d := setComputed(ctx, m, job.ObserveInstance(allocs)); d.HasError() {
-		return fmt.Errorf("%s: %s", d[0].Summary(), d[0].Detail())
-	}
+	setComputed(m, job)
 	return nil
 }
 
@@ -156,7 +153,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		addNomadError(&resp.Diagnostics, "Could not read the job", err)
 		return
 	}
-	if job == nil && collectedBatch(&state) {
+	if job == nil && collectedBatch(ctx, &state, req.Private) {
 		tflog.Info(ctx, "The completed batch job was garbage-collected by Nomad; keeping it in state", map[string]any{"job": name, "namespace": ns})
 		return
 	}
@@ -167,8 +164,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	allocs, err := r.data.Nomad.JobAllocations(ctx, ns, name)
-	if err != nil {
+	if err := r.recordBatchComplete(ctx, job, resp.Private); err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the job's allocations", err)
 		return
 	}
@@ -188,7 +184,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	// The plan warns and plans an update while Nomad holds them.
 	recordUnmanaged(ctx, resp.Private, unsupported, &resp.Diagnostics)
 	r.mergeLive(ctx, &state, live, importing, &resp.Diagnostics)
-	resp.Diagnostics.Append(setComputed(ctx, &state, job.ObserveInstance(allocs))...)
+	setComputed(&state, job)
 	if sameModel(&read, &state) {
 		return // resp.State already holds it
 	}
@@ -263,7 +259,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	} else {
 		recordUnmanaged(ctx, resp.Private, nil, &resp.Diagnostics) // the write removed them
 	}
-	r.recordOutcome(ctx, &plan, out, &resp.State, &resp.Diagnostics, "The instance update did not complete")
+	r.recordOutcome(ctx, &plan, out, &resp.State, resp.Private, &resp.Diagnostics, "The instance update did not complete")
 }
 
 func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

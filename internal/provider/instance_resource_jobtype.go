@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // jobTypeAttribute is the instance's `type`. Unset means "service" and
@@ -133,13 +135,46 @@ func typeToModel(ctx context.Context, s instance.Spec, m *instanceModel) {
 	}
 }
 
+// batchCompleteKey is the private state key recording that a batch
+// instance's job ran to completion ("true"; absent otherwise).
+const batchCompleteKey = "batch_complete"
+
 // collectedBatch reports whether state is a batch instance that ran to
-// completion and whose job Nomad has since garbage-collected (Nomad
-// collects dead batch jobs after its job_gc_threshold). Such an instance
-// stays in state as it was: dropping it would make the next plan create
-// it, which runs the job again.
-func collectedBatch(state *instanceModel) bool {
-	return state.Type.ValueString() == instance.TypeBatch && state.Status.ValueString() == string(instance.StatusComplete)
+// completion (private state says so), so a job Nomad no longer has was
+// garbage-collected (Nomad collects dead batch jobs after its
+// job_gc_threshold). Such an instance stays in state as it was: dropping
+// it would make the next plan create it, which runs the job again.
+func collectedBatch(ctx context.Context, state *instanceModel, private privateData) bool {
+	if state.Type.ValueString() != instance.TypeBatch || private == nil {
+		return false
+	}
+	raw, d := private.GetKey(ctx, batchCompleteKey)
+	return !d.HasError() && string(raw) == "true"
+}
+
+// recordBatchComplete records in private state whether a batch job ran to
+// completion. Only a batch job Nomad reports dead has its allocations read
+// to tell completion from failure: every other refresh is one read.
+func (r *instanceResource) recordBatchComplete(ctx context.Context, job *nomadclient.Job, private privateData) error {
+	if job.Type() != instance.TypeBatch {
+		return nil
+	}
+	complete := false
+	if job.Dead() && !job.Stopped() {
+		allocs, err := r.data.Nomad.JobAllocations(ctx, job.Namespace(), job.ID())
+		if err != nil {
+			return err
+		}
+		complete = job.ObserveInstance(allocs).Status == instance.StatusComplete
+	}
+	var value []byte
+	if complete {
+		value = []byte("true")
+	}
+	if d := private.SetKey(ctx, batchCompleteKey, value); d.HasError() {
+		return fmt.Errorf("%s: %s", d[0].Summary(), d[0].Detail())
+	}
+	return nil
 }
 
 // rolloutSummary names a failed create's outcome by job type.

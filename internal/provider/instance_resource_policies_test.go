@@ -224,7 +224,6 @@ func TestAccInstancePolicies_lifecycleRoles(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("status"), knownvalue.StringExact("running")),
 				statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
 			},
 			Check: withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {

@@ -140,10 +140,8 @@ func TestAccInstance_lifecycleAndUpdate(t *testing.T) {
 					plancheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("id"), knownvalue.StringExact("default/"+name)),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("status"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("job_version"), knownvalue.Int64Exact(0)),
 					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("allocations"), knownvalue.ListSizeExact(1)),
 				},
 				Check: withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 					if job.Meta["berth.kind"] != "instance" || job.Meta["team"] != "acc" {

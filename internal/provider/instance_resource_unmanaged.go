@@ -72,9 +72,8 @@ func planUnmanaged(ctx context.Context, req resource.ModifyPlanRequest, resp *re
 	// The job is written again: what a write changes is unknown, as in any
 	// update the framework plans.
 	for attr, unknown := range map[string]any{
-		"job_modify_index": types.Int64Unknown(), "job_version": types.Int64Unknown(), "status": types.StringUnknown(),
+		"job_modify_index": types.Int64Unknown(), "job_version": types.Int64Unknown(),
 		"deployment_id": types.StringUnknown(), "deployment_status": types.StringUnknown(),
-		"allocations": types.ListUnknown(allocationType()),
 	} {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), unknown)...)
 	}

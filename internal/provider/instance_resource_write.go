@@ -57,7 +57,7 @@ func (r *instanceResource) updateInput(ctx context.Context, req resource.UpdateR
 		Secrets: secretEnvConfig(ctx, req.Config, diags), Index: uint64(state.JobModifyIndex.ValueInt64()),
 		Unmanaged: recordedUnmanaged(ctx, req.Private), Promote: promoteRequested(plan, state),
 		Restart:        !plan.RestartTriggers.Equal(state.RestartTriggers) && !state.RestartTriggers.IsNull(),
-		CollectedBatch: collectedBatch(state)}
+		CollectedBatch: collectedBatch(ctx, state, req.Private)}
 	if !state.Replicas.IsNull() && !state.Replicas.IsUnknown() {
 		n := int(state.Replicas.ValueInt64())
 		in.Replicas = &n
@@ -71,11 +71,11 @@ func (r *instanceResource) updateInput(ctx context.Context, req resource.UpdateR
 // tainted or updated resource and never an orphaned job; then the
 // rollout's failure, if any.
 func (r *instanceResource) recordOutcome(ctx context.Context, m *instanceModel, out workflow.InstanceOutcome, st *tfsdk.State,
-	diags *diag.Diagnostics, rolloutSummary string) {
+	private privateData, diags *diag.Diagnostics, rolloutSummary string) {
 	if out.Deployment != nil {
 		m.DeploymentID, m.DeploymentStatus = types.StringValue(out.Deployment.ID), types.StringValue(out.Deployment.Status)
 	}
-	r.recordWritten(cleanupContext(ctx), m, out.Written, diags)
+	r.recordWritten(cleanupContext(ctx), m, out.Written, private, diags)
 	diags.Append(st.Set(ctx, m)...)
 	if out.RolloutErr != nil {
 		addRolloutError(diags, rolloutSummary, m.Name.ValueString(), out.RolloutErr)
@@ -117,14 +117,15 @@ func addWriteError(diags *diag.Diagnostics, want instance.Spec, err error) {
 // on unknown values; the next refresh fills in the rest. A warning, not an
 // error: the write happened, and an error would taint a new instance and
 // replace it on the next apply.
-func (r *instanceResource) recordWritten(ctx context.Context, m *instanceModel, written *nomadclient.RegisterResult, diags *diag.Diagnostics) {
-	err := r.refreshComputed(ctx, m)
+func (r *instanceResource) recordWritten(ctx context.Context, m *instanceModel, written *nomadclient.RegisterResult,
+	private privateData, diags *diag.Diagnostics) {
+	err := r.refreshComputed(ctx, m, private)
 	if err == nil {
 		return
 	}
 	diags.AddWarning("Could not read the job back",
 		fmt.Sprintf("Job %q was written to Nomad, but reading it back failed: %v. State records what berth knows "+
-			"(job_version, status and allocations stay empty); the next terraform plan reads them from Nomad.", m.Name.ValueString(), err))
+			"(job_version stays empty); the next terraform plan reads them from Nomad.", m.Name.ValueString(), err))
 	if written != nil && written.JobModifyIndex > 0 {
 		m.JobModifyIndex = types.Int64Value(int64(written.JobModifyIndex))
 	}
@@ -142,10 +143,8 @@ func nullUnknownComputed(m *instanceModel, diags *diag.Diagnostics) {
 			*v = types.Int64Null()
 		}
 	}
-	for _, v := range []*types.String{&m.NodePool, &m.Status} {
-		if v.IsUnknown() {
-			*v = types.StringNull()
-		}
+	if m.NodePool.IsUnknown() {
+		m.NodePool = types.StringNull()
 	}
 	for _, v := range []*types.String{&m.DeploymentID, &m.DeploymentStatus} {
 		if v.IsUnknown() {
@@ -154,9 +153,6 @@ func nullUnknownComputed(m *instanceModel, diags *diag.Diagnostics) {
 	}
 	if m.Datacenters.IsUnknown() {
 		m.Datacenters = types.ListNull(types.StringType)
-	}
-	if m.Allocations.IsUnknown() {
-		m.Allocations = types.ListNull(allocationType())
 	}
 	nullUnknownPolicies(context.Background(), m, diags)
 }

@@ -81,12 +81,11 @@ func TestRecordWritten_readFailsAfterWrite(t *testing.T) {
 	m := instanceModel{
 		Name: types.StringValue("web"), Namespace: types.StringValue("default"), ID: types.StringUnknown(),
 		Replicas: types.Int64Unknown(), NodePool: types.StringUnknown(), Datacenters: types.ListUnknown(types.StringType),
-		JobVersion: types.Int64Unknown(), JobModifyIndex: types.Int64Unknown(), Status: types.StringUnknown(),
+		JobVersion: types.Int64Unknown(), JobModifyIndex: types.Int64Unknown(),
 		DeploymentID: types.StringUnknown(), DeploymentStatus: types.StringUnknown(),
-		Allocations: types.ListUnknown(allocationType()),
 	}
 	var diags diag.Diagnostics
-	r.recordWritten(t.Context(), &m, &nomadclient.RegisterResult{JobModifyIndex: 77}, &diags)
+	r.recordWritten(t.Context(), &m, &nomadclient.RegisterResult{JobModifyIndex: 77}, nil, &diags)
 	if diags.HasError() || diags.WarningsCount() != 1 || diags[0].Summary() != "Could not read the job back" {
 		t.Fatalf("diagnostics = %v, want one warning", diags)
 	}
@@ -95,7 +94,7 @@ func TestRecordWritten_readFailsAfterWrite(t *testing.T) {
 	}
 	for name, v := range map[string]attr.Value{
 		"replicas": m.Replicas, "node_pool": m.NodePool, "datacenters": m.Datacenters, "job_version": m.JobVersion,
-		"status": m.Status, "deployment_id": m.DeploymentID, "deployment_status": m.DeploymentStatus, "allocations": m.Allocations,
+		"deployment_id": m.DeploymentID, "deployment_status": m.DeploymentStatus,
 	} {
 		if v.IsUnknown() {
 			t.Errorf("%s is still unknown", name)

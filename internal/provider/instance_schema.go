@@ -202,21 +202,10 @@ func instanceSchema(ctx context.Context) schema.Schema {
 
 			"job_version":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Job version in Nomad."},
 			"job_modify_index": schema.Int64Attribute{Computed: true, MarkdownDescription: "Job modify index; berth registers with check-and-set against it."},
-			"status": schema.StringAttribute{Computed: true,
-				MarkdownDescription: "Status from the current allocations: " + backtickList(instanceStatuses()) + "."},
 			"deployment_id": schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the deployment the last apply followed; empty when none."},
 			"deployment_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Status of that deployment when the apply " +
 				"ended, as Nomad names it (`successful`, `running`, `failed`, ...), or `" + deploymentAwaitingPromotion + "` when its " +
 				"canaries are healthy and wait for a promotion (`update.auto_promote = false`)."},
-			"allocations": schema.ListNestedAttribute{
-				Computed: true, MarkdownDescription: "Current allocations that may still run, by name: `pending`, `running`, and `unknown` (on a disconnected client, whose tasks may still be running).",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":            schema.StringAttribute{Computed: true, MarkdownDescription: "Allocation ID."},
-					"node_id":       schema.StringAttribute{Computed: true, MarkdownDescription: "Node it runs on."},
-					"client_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Client status (`pending`, `running`, ...)."},
-					"healthy":       schema.BoolAttribute{Computed: true, MarkdownDescription: "Deployment health; null until decided."},
-				}},
-			},
 		},
 	}
 	maps.Copy(s.Attributes, policyAttributes())
