@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
@@ -23,6 +24,26 @@ func (c *Client) getJob(ctx context.Context, namespace, id string) (*api.Job, er
 		return nil, fmt.Errorf("reading job %q in namespace %q: %w", id, namespace, err)
 	}
 	return job, nil
+}
+
+// JobModifyIndex reads only the job's modify index, which Nomad moves on
+// every write to the job (register, scale, stop, revert); found is false
+// when Nomad has no such job. The reply is the whole job, as GetJob's, but
+// only that field is decoded.
+func (c *Client) JobModifyIndex(ctx context.Context, namespace, id string) (index uint64, found bool, err error) {
+	type indexOnly struct{ JobModifyIndex uint64 }
+	out, err := readRetry(ctx, c, "read job", func(ctx context.Context) (indexOnly, error) {
+		var out indexOnly
+		_, err := c.api.Raw().Query("/v1/job/"+url.PathEscape(id), &out, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		return out, err
+	})
+	if IsNotFound(err) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("reading job %q in namespace %q: %w", id, namespace, err)
+	}
+	return out.JobModifyIndex, true, nil
 }
 
 // JobAllocations lists a job's allocations, including terminal ones.

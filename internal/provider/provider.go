@@ -24,6 +24,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"os"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
@@ -57,17 +58,19 @@ func New(version string) func() provider.Provider {
 }
 
 // NewServer returns the protocol 6 server berth serves: the framework's,
-// with the plans of unchanged instances answered without its plan pass
-// (unchanged_plan_shortcut.go).
+// with the plans and refreshes of unchanged instances answered without its
+// plan and read passes (unchanged_plan_shortcut.go,
+// unchanged_read_shortcut.go).
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return newServer(version, false)
 }
 
-// newServer is NewServer; with verify, the framework also plans every
-// instance the shortcut answers, and a difference is an error (tests).
+// newServer is NewServer; with verify, the framework also plans and reads
+// every instance the shortcuts answer, and a difference is an error (tests).
 func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
-		fw, err := providerserver.NewProtocol6WithError(New(version)())()
+		configured := &atomic.Pointer[ProviderData]{}
+		fw, err := providerserver.NewProtocol6WithError(&berthProvider{version: version, configured: configured})()
 		if err != nil {
 			return nil, err
 		}
@@ -79,7 +82,11 @@ func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, er
 		if err != nil {
 			return nil, err
 		}
-		return &server{frameworkServer: full, unchanged: unchanged}, nil
+		reads, err := newUnchangedReads(configured, verify)
+		if err != nil {
+			return nil, err
+		}
+		return &server{frameworkServer: full, unchanged: unchanged, reads: reads}, nil
 	}
 }
 
@@ -96,6 +103,7 @@ type frameworkServer interface {
 type server struct {
 	frameworkServer
 	unchanged *unchangedPlans
+	reads     *unchangedReads
 }
 
 var _ frameworkServer = &server{}
@@ -119,8 +127,45 @@ func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanReso
 	return s.unchanged.verifiedAnswer(framework, answer), nil
 }
 
+// ReadResource answers the refresh of an unchanged instance itself
+// (unchangedReads) and records what each full read of one saw.
+func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	if req.TypeName != s.reads.typeName {
+		return s.frameworkServer.ReadResource(ctx, req)
+	}
+	answer := s.reads.answer(ctx, req)
+	if answer != nil {
+		s.reads.taken.Add(1)
+		if !s.reads.verify {
+			return answer, nil
+		}
+	}
+	resp, err := s.frameworkServer.ReadResource(ctx, req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	s.reads.record(resp.NewState, &resp.Private, resp.Diagnostics)
+	if answer != nil {
+		return s.reads.verifiedAnswer(resp, answer), nil
+	}
+	return resp, nil
+}
+
+// ApplyResourceChange records what an instance's apply left, so the next
+// refresh of an unchanged job takes the read shortcut.
+func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
+	if err == nil && resp != nil && req.TypeName == s.reads.typeName {
+		s.reads.record(resp.NewState, &resp.Private, resp.Diagnostics)
+	}
+	return resp, err
+}
+
 type berthProvider struct {
 	version string
+	// configured receives the provider's data once Configure ran (nil when
+	// built by New alone), for the server's read shortcut.
+	configured *atomic.Pointer[ProviderData]
 }
 
 // providerModel is the provider block.
@@ -271,6 +316,9 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 			return
 		}
 		data.SigningKey = key
+	}
+	if p.configured != nil {
+		p.configured.Store(data)
 	}
 	resp.DataSourceData = data
 	resp.ResourceData = data

@@ -220,10 +220,11 @@ func TestUnchangedPlans_verifyCatchesDisagreement(t *testing.T) {
 	}
 }
 
-// Against a real agent and the real CLI: the refresh plan of an unchanged
-// instance is answered by the shortcut (and verified against the
-// framework), and drift in a field the configuration leaves to its default
-// (max_parallel, changed in Nomad) still plans back to the default.
+// Against a real agent and the real CLI: the refresh and the plan of an
+// unchanged instance are answered by the shortcuts (and verified against
+// the framework), and drift in a field the configuration leaves to its
+// default (max_parallel, changed in Nomad) moves the job's modify index, so
+// the refresh reads in full and the plan goes back to the default.
 func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
 	testAccPreCheck(t)
 	name := testInstanceName(t)
@@ -239,35 +240,41 @@ func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
 		}
 		return s, err
 	}
-	taken := func() int64 {
+	taken := func() (plans, reads int64) {
 		mu.Lock()
 		defer mu.Unlock()
-		var n int64
 		for _, s := range servers {
-			n += s.unchanged.taken.Load()
+			plans += s.unchanged.taken.Load()
+			reads += s.reads.taken.Load()
 		}
-		return n
+		return plans, reads
 	}
-	var before int64
+	var plansBefore, readsBefore int64
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"berth": factory},
 		CheckDestroy:             checkInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				PreConfig: func() { before = taken() },
+				PreConfig: func() { plansBefore, readsBefore = taken() },
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
 				Check: func(*terraform.State) error {
-					if taken() == before {
+					plans, reads := taken()
+					if plans == plansBefore {
 						return fmt.Errorf("the plan of the unchanged instance did not take the shortcut")
+					}
+					if reads == readsBefore {
+						return fmt.Errorf("the refresh of the unchanged instance did not take the read shortcut")
 					}
 					return nil
 				},
 			},
 			{
+				// Were the refresh answered from the old state, this plan
+				// would be empty.
 				PreConfig: mutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.MaxParallel = ptr(2) }),
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{

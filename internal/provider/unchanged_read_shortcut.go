@@ -1,0 +1,240 @@
+package provider
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync/atomic"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// An unchanged berth_instance refreshes without the framework's read pass.
+//
+// A refresh reads the instance's job and rebuilds its state from it; when
+// they agree it answers the state it was given (sameModel). Nomad moves a
+// job's modify index on every write to it (register, scale, stop, revert,
+// a deployment's auto-revert), so a job still at the index the last full
+// read (or apply) saw is the job that read saw, and that read's answer
+// stands. After each full read and each apply berth records in private
+// state what it saw (readSeen: the job's index and a hash of the state it
+// answered); a refresh whose state and job still match answers with the
+// prior state, private state and identity as they are, after one request
+// that decodes only the index. That skips most of the plugin's CPU in a
+// refresh plan (decoding the state into the model, the job into a spec,
+// the comparison, the framework's semantic-equality and encoding passes).
+//
+// Never taken for a batch job (its completion is recorded from its
+// allocations, which move without the job) or an instance with secrets
+// Variables (they can be deleted without the job changing), nor on import
+// (no private state). Every acceptance test runs with verify on: the
+// framework reads as well, and any difference fails the test.
+type unchangedReads struct {
+	typeName     string
+	stateType    tftypes.Type
+	identityType tftypes.Type
+	// data is the configured provider's (nil until Configure).
+	data   *atomic.Pointer[ProviderData]
+	verify bool
+	taken  atomic.Int64 // refreshes answered here, for tests
+}
+
+// readSeenKey is the private state key of readSeen.
+const readSeenKey = "read_seen"
+
+// readSeen is what the last full read or apply of an instance saw.
+type readSeen struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Index     uint64 `json:"index"`
+	// State is the SHA-256 of the state it answered (msgpack), so state
+	// changed any other way (state surgery, an upgrade) reads in full.
+	State string `json:"state"`
+}
+
+func newUnchangedReads(data *atomic.Pointer[ProviderData], verify bool) (*unchangedReads, error) {
+	d, err := instanceDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("reading berth_instance's schema: %w", err)
+	}
+	it := instanceIdentity.Schema().Type().TerraformType(context.Background())
+	return &unchangedReads{typeName: d.typeName, stateType: d.stateType, identityType: it, data: data, verify: verify}, nil
+}
+
+// answer returns the refresh of an unchanged instance, or nil when req is
+// not one (then the framework reads it).
+func (u *unchangedReads) answer(ctx context.Context, req *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
+	data := u.data.Load()
+	if data == nil || req.CurrentState == nil || len(req.CurrentState.MsgPack) == 0 {
+		return nil
+	}
+	seen, ok := privateReadSeen(req.Private)
+	if !ok || seen.State != stateHash(req.CurrentState.MsgPack) {
+		return nil
+	}
+	ctx = data.Nomad.MaskSecrets(ctx)
+	index, found, err := data.Nomad.JobModifyIndex(ctx, seen.Namespace, seen.Name)
+	if err != nil || !found || index != seen.Index {
+		return nil // the framework's read says what changed or went wrong
+	}
+	identity, err := tfprotov6.NewDynamicValue(u.identityType, tftypes.NewValue(u.identityType, map[string]tftypes.Value{
+		"namespace": tftypes.NewValue(tftypes.String, seen.Namespace),
+		"name":      tftypes.NewValue(tftypes.String, seen.Name),
+	}))
+	if err != nil {
+		return nil
+	}
+	tflog.Debug(ctx, "Job unchanged since the last read; state stands", map[string]any{"job": seen.Name, "namespace": seen.Namespace, "index": index})
+	return &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private,
+		NewIdentity: &tfprotov6.ResourceIdentityData{IdentityData: &identity}}
+}
+
+// record stores in *private what a full read or an apply that answered
+// state saw, or drops it when state is not one the shortcut may answer.
+func (u *unchangedReads) record(state *tfprotov6.DynamicValue, private *[]byte, diags []*tfprotov6.Diagnostic) {
+	for _, d := range diags {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			return // Terraform keeps nothing of this answer
+		}
+	}
+	var seen *readSeen
+	if state != nil && len(state.MsgPack) > 0 {
+		if v, err := state.Unmarshal(u.stateType); err == nil {
+			seen = readSeenOf(v, state.MsgPack)
+		}
+	}
+	if out, err := withReadSeen(*private, seen); err == nil {
+		*private = out
+	}
+}
+
+// readSeenOf is what to record for state v (msgpack raw), nil when the
+// shortcut must not answer for it.
+func readSeenOf(v tftypes.Value, raw []byte) *readSeen {
+	var attrs map[string]tftypes.Value
+	if v.IsNull() || !v.IsFullyKnown() || v.As(&attrs) != nil {
+		return nil
+	}
+	var ns, name, typ string
+	var index big.Float
+	if attrs["namespace"].As(&ns) != nil || attrs["name"].As(&name) != nil || attrs["type"].As(&typ) != nil ||
+		attrs["job_modify_index"].IsNull() || attrs["job_modify_index"].As(&index) != nil || typ == "batch" {
+		return nil
+	}
+	var services map[string]tftypes.Value
+	if attrs["services"].As(&services) != nil {
+		return nil
+	}
+	for _, svc := range services {
+		var fields map[string]tftypes.Value
+		if svc.As(&fields) != nil || !fields["secret_env_wo_version"].IsNull() {
+			return nil
+		}
+	}
+	i, _ := index.Uint64()
+	return &readSeen{Namespace: ns, Name: name, Index: i, State: stateHash(raw)}
+}
+
+func stateHash(msgpack []byte) string {
+	sum := sha256.Sum256(msgpack)
+	return hex.EncodeToString(sum[:])
+}
+
+// privateReadSeen reads readSeen from raw private state (as the protocol
+// carries it: a JSON object of base64 values).
+func privateReadSeen(raw []byte) (readSeen, bool) {
+	var m map[string][]byte
+	var seen readSeen
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil || len(m[readSeenKey]) == 0 || json.Unmarshal(m[readSeenKey], &seen) != nil {
+		return seen, false
+	}
+	return seen, seen.Name != "" && seen.State != ""
+}
+
+// withReadSeen returns raw private state with readSeen set to seen
+// (removed when nil).
+func withReadSeen(raw []byte, seen *readSeen) ([]byte, error) {
+	m := map[string][]byte{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, err
+		}
+	}
+	if seen == nil {
+		if _, ok := m[readSeenKey]; !ok {
+			return raw, nil
+		}
+		delete(m, readSeenKey)
+	} else {
+		b, err := json.Marshal(seen)
+		if err != nil {
+			return nil, err
+		}
+		m[readSeenKey] = b
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(m)
+}
+
+// differences describes how the framework's refresh of an unchanged
+// instance differs from the shortcut's answer; empty when they agree.
+func (u *unchangedReads) differences(framework, shortcut *tfprotov6.ReadResourceResponse) []string {
+	var out []string
+	for _, d := range framework.Diagnostics {
+		out = append(out, fmt.Sprintf("framework diagnostic %q: %s", d.Summary, d.Detail))
+	}
+	if framework.NewState == nil {
+		return append(out, "framework read no state")
+	}
+	read, err1 := framework.NewState.Unmarshal(u.stateType)
+	answered, err2 := shortcut.NewState.Unmarshal(u.stateType)
+	if err1 != nil || err2 != nil {
+		return append(out, fmt.Sprintf("decoding the states: %v %v", err1, err2))
+	}
+	diffs, err := answered.Diff(read)
+	if err != nil {
+		out = append(out, fmt.Sprintf("comparing the states: %v", err))
+	}
+	for _, d := range diffs {
+		out = append(out, fmt.Sprintf("%s: shortcut %v, framework %v", d.Path, d.Value1, d.Value2))
+	}
+	if string(framework.Private) != string(shortcut.Private) {
+		out = append(out, fmt.Sprintf("private state differs: shortcut %s, framework %s", shortcut.Private, framework.Private))
+	}
+	if !identityEqual(u.identityType, framework.NewIdentity, shortcut.NewIdentity) {
+		out = append(out, "identity differs")
+	}
+	return out
+}
+
+func identityEqual(t tftypes.Type, a, b *tfprotov6.ResourceIdentityData) bool {
+	if a == nil || b == nil || a.IdentityData == nil || b.IdentityData == nil {
+		return a == b
+	}
+	va, err1 := a.IdentityData.Unmarshal(t)
+	vb, err2 := b.IdentityData.Unmarshal(t)
+	return err1 == nil && err2 == nil && va.Equal(vb)
+}
+
+// verifiedAnswer is answer in verify mode: a difference from the
+// framework's read is an error diagnostic naming it (a berth bug).
+func (u *unchangedReads) verifiedAnswer(framework, shortcut *tfprotov6.ReadResourceResponse) *tfprotov6.ReadResourceResponse {
+	diffs := u.differences(framework, shortcut)
+	if len(diffs) == 0 {
+		return shortcut
+	}
+	framework.Diagnostics = append(framework.Diagnostics, &tfprotov6.Diagnostic{
+		Severity: tfprotov6.DiagnosticSeverityError,
+		Summary:  "berth bug: the unchanged-read shortcut disagrees with the framework",
+		Detail:   strings.Join(diffs, "\n"),
+	})
+	return framework
+}

@@ -1,0 +1,74 @@
+package provider
+
+import (
+	"encoding/json"
+	"math/big"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+func TestWithReadSeen_keepsOtherKeys(t *testing.T) {
+	raw, _ := json.Marshal(map[string][]byte{unmanagedKey: []byte(`["x"]`)})
+	seen := &readSeen{Namespace: "default", Name: "web", Index: 42, State: "abc"}
+	out, err := withReadSeen(raw, seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := privateReadSeen(out)
+	if !ok || got != *seen {
+		t.Fatalf("read back %+v %v, want %+v", got, ok, *seen)
+	}
+	if !privateHasUnmanaged(out) {
+		t.Errorf("the other key was lost: %s", out)
+	}
+	out, err = withReadSeen(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := privateReadSeen(out); ok || !privateHasUnmanaged(out) {
+		t.Errorf("after removal: %s", out)
+	}
+	if out, _ := withReadSeen(nil, nil); out != nil {
+		t.Errorf("nothing to record in nothing: %s", out)
+	}
+}
+
+// Batch jobs and instances with secrets Variables never take the shortcut:
+// what a full read answers for them moves without the job.
+func TestReadSeenOf(t *testing.T) {
+	u, err := newUnchangedReads(nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := u.stateType.(tftypes.Object)
+	svcType := obj.AttributeTypes["services"].(tftypes.Map).ElementType.(tftypes.Object)
+	state := func(typ string, secretVersion any) tftypes.Value {
+		vals := map[string]tftypes.Value{}
+		for k, at := range obj.AttributeTypes {
+			vals[k] = tftypes.NewValue(at, nil)
+		}
+		svc := map[string]tftypes.Value{}
+		for k, at := range svcType.AttributeTypes {
+			svc[k] = tftypes.NewValue(at, nil)
+		}
+		svc["secret_env_wo_version"] = tftypes.NewValue(tftypes.Number, secretVersion)
+		vals["namespace"] = tftypes.NewValue(tftypes.String, "default")
+		vals["name"] = tftypes.NewValue(tftypes.String, "web")
+		vals["job_modify_index"] = tftypes.NewValue(tftypes.Number, big.NewFloat(42))
+		if typ != "" {
+			vals["type"] = tftypes.NewValue(tftypes.String, typ)
+		}
+		vals["services"] = tftypes.NewValue(obj.AttributeTypes["services"], map[string]tftypes.Value{"app": tftypes.NewValue(svcType, svc)})
+		return tftypes.NewValue(obj, vals)
+	}
+	if got := readSeenOf(state("", nil), []byte("raw")); got == nil || got.Index != 42 || got.Name != "web" || got.State != stateHash([]byte("raw")) {
+		t.Errorf("service: %+v", got)
+	}
+	if got := readSeenOf(state("batch", nil), nil); got != nil {
+		t.Errorf("batch: %+v, want nil", got)
+	}
+	if got := readSeenOf(state("", big.NewFloat(1)), nil); got != nil {
+		t.Errorf("secrets: %+v, want nil", got)
+	}
+}
