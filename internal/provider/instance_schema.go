@@ -202,7 +202,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 
 			"job_version":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Job version in Nomad."},
 			"job_modify_index": schema.Int64Attribute{Computed: true, MarkdownDescription: "Job modify index; berth registers with check-and-set against it."},
-			"deployment_id": schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the deployment the last apply followed; empty when none."},
+			"deployment_id":    schema.StringAttribute{Computed: true, MarkdownDescription: "ID of the deployment the last apply followed; empty when none."},
 			"deployment_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Status of that deployment when the apply " +
 				"ended, as Nomad names it (`successful`, `running`, `failed`, ...), or `" + deploymentAwaitingPromotion + "` when its " +
 				"canaries are healthy and wait for a promotion (`update.auto_promote = false`)."},

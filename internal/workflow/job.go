@@ -238,7 +238,9 @@ func (w Jobs) settled(ctx context.Context, out *JobOutcome, in JobWrite, res *no
 // Nomad stops the tasks: nothing waits for that room.
 func (w Jobs) Delete(ctx context.Context, namespace, id, reservation string, purge, secrets bool) (JobOutcome, error) {
 	var out JobOutcome
-	remove := func(ctx context.Context) error { return w.Nomad.RemoveJob(ctx, namespace, id, nomadclient.Removal{Purge: purge}) }
+	remove := func(ctx context.Context) error {
+		return w.Nomad.RemoveJob(ctx, namespace, id, nomadclient.Removal{Purge: purge})
+	}
 	if reservation == "" {
 		remove = func(ctx context.Context) error { return w.Nomad.StopJob(ctx, namespace, id, purge) }
 	}

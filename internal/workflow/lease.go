@@ -194,7 +194,9 @@ func (w Leases) Update(ctx context.Context, in LeaseWrite) (LeaseOutcome, error)
 // reservation without a gap.
 func (w Leases) Delete(ctx context.Context, ns, name, reservation string) (LeaseOutcome, error) {
 	var out LeaseOutcome
-	remove := func(ctx context.Context) error { return w.Nomad.RemoveJob(ctx, ns, name, nomadclient.Removal{Purge: true}) }
+	remove := func(ctx context.Context) error {
+		return w.Nomad.RemoveJob(ctx, ns, name, nomadclient.Removal{Purge: true})
+	}
 	ws, problems, err := w.Charges.Remove(ctx, reservation, "lease", nomadclient.LeaseConsumer(ns, name), remove)
 	out.Warnings, out.Problems = ws, problems
 	if err != nil {
