@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -70,5 +71,40 @@ func TestReadSeenOf(t *testing.T) {
 	}
 	if got := readSeenOf(state("", big.NewFloat(1)), nil); got != nil {
 		t.Errorf("secrets: %+v, want nil", got)
+	}
+}
+
+// The verify mode fails a shortcut answer that differs from the framework's
+// read: in state, private state or identity.
+func TestUnchangedReads_verifyCatchesADifference(t *testing.T) {
+	u, err := newUnchangedReads(nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := u.stateType.(tftypes.Object)
+	state := func(index int64) *tfprotov6.DynamicValue {
+		vals := map[string]tftypes.Value{}
+		for k, at := range obj.AttributeTypes {
+			vals[k] = tftypes.NewValue(at, nil)
+		}
+		vals["job_modify_index"] = tftypes.NewValue(tftypes.Number, big.NewFloat(float64(index)))
+		dv, err := tfprotov6.NewDynamicValue(obj, tftypes.NewValue(obj, vals))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &dv
+	}
+	same := &tfprotov6.ReadResourceResponse{NewState: state(42), Private: []byte(`{"a":"e30="}`)}
+	if got := u.verifiedAnswer(&tfprotov6.ReadResourceResponse{NewState: state(42), Private: []byte(`{"a":"e30="}`)}, same); got != same {
+		t.Fatalf("equal answers: %+v", got.Diagnostics)
+	}
+	for name, framework := range map[string]*tfprotov6.ReadResourceResponse{
+		"state":   {NewState: state(43), Private: same.Private},
+		"private": {NewState: state(42), Private: []byte(`{}`)},
+	} {
+		got := u.verifiedAnswer(framework, same)
+		if len(got.Diagnostics) != 1 || got.Diagnostics[0].Severity != tfprotov6.DiagnosticSeverityError {
+			t.Errorf("%s differs: diagnostics %+v, want one error", name, got.Diagnostics)
+		}
 	}
 }
