@@ -144,7 +144,7 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	s.reads.record(resp.NewState, &resp.Private, resp.Diagnostics)
+	s.reads.record(req.CurrentState, resp.NewState, &resp.Private, resp.Diagnostics)
 	if answer != nil {
 		return s.reads.verifiedAnswer(resp, answer), nil
 	}
@@ -156,7 +156,7 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
 	if err == nil && resp != nil && req.TypeName == s.reads.typeName {
-		s.reads.record(resp.NewState, &resp.Private, resp.Diagnostics)
+		s.reads.record(nil, resp.NewState, &resp.Private, resp.Diagnostics)
 	}
 	return resp, err
 }

@@ -97,7 +97,12 @@ func (u *unchangedReads) answer(ctx context.Context, req *tfprotov6.ReadResource
 
 // record stores in *private what a full read or an apply that answered
 // state saw, or drops it when state is not one the shortcut may answer.
-func (u *unchangedReads) record(state *tfprotov6.DynamicValue, private *[]byte, diags []*tfprotov6.Diagnostic) {
+// The hash is of the bytes Terraform will send with the next refresh:
+// Terraform encodes state itself (its encoder orders sets and numbers its
+// own way), so when a read answers the value it was given (prior, nil for
+// an apply), the hash is of what Terraform sent; otherwise of the answer,
+// which a later full read corrects if Terraform encodes it differently.
+func (u *unchangedReads) record(prior, state *tfprotov6.DynamicValue, private *[]byte, diags []*tfprotov6.Diagnostic) {
 	for _, d := range diags {
 		if d.Severity == tfprotov6.DiagnosticSeverityError {
 			return // Terraform keeps nothing of this answer
@@ -106,7 +111,13 @@ func (u *unchangedReads) record(state *tfprotov6.DynamicValue, private *[]byte, 
 	var seen *readSeen
 	if state != nil && len(state.MsgPack) > 0 {
 		if v, err := state.Unmarshal(u.stateType); err == nil {
-			seen = readSeenOf(v, state.MsgPack)
+			raw := state.MsgPack
+			if prior != nil && len(prior.MsgPack) > 0 {
+				if p, err := prior.Unmarshal(u.stateType); err == nil && p.Equal(v) {
+					raw = prior.MsgPack
+				}
+			}
+			seen = readSeenOf(v, raw)
 		}
 	}
 	if out, err := withReadSeen(*private, seen); err == nil {
