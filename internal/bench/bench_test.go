@@ -105,7 +105,7 @@ func TestProxyCounts(t *testing.T) {
 func row(key string, apply, plan, destroy float64, requests int) Row {
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 	return Row{Key: key, Median: map[Phase]Sample{
-		Apply: {Wall: sec(apply)}, Plan: {Wall: sec(plan), Requests: requests}, Destroy: {Wall: sec(destroy)},
+		Apply: {Wall: sec(apply)}, Plan: {Wall: sec(plan), Requests: requests}, Destroy: {Wall: sec(destroy), Requests: requests + 10},
 	}}
 }
 
@@ -119,25 +119,28 @@ func statuses(ts []Target) map[string]string {
 
 func TestTargets(t *testing.T) {
 	rep := Report{N: 10, Rows: []Row{
-		row(KeyBerthNoWait, 4, 6, 1, 20),
+		row(KeyBerthNoWait, 7, 8, 1, 20),
 		row(KeyBerthWait, 20, 5, 1, 21),
-		row(KeyPeerDetach, 10, 10, 1, 20),
+		row(KeyPeerDetach, 10, 10, 0.9, 20),
 		row(KeyPeerWait, 30, 10, 1, 20),
 		row(KeyJobNoWait, 9, 11, 1, 20),
 	}}
 	got := statuses(rep.Targets(true, nil))
 	want := map[string]string{
-		"job-nowait apply <= 1.0x peer-detach apply":     "PASS", // 0.9
-		"job-nowait plan <= 1.0x peer-detach plan":       "FAIL", // 1.1
-		"job-nowait destroy <= 1.0x peer-detach destroy": "PASS", // 1.0
-		"job-wait apply <= 1.0x peer-wait apply":         "skipped (job-wait not run)",
-		"job-wait plan <= 1.0x peer-wait plan":           "skipped (job-wait not run)",
-		"job-wait destroy <= 1.0x peer-wait destroy":     "skipped (job-wait not run)",
-		"berth-nowait apply <= 0.5x peer-detach apply":   "PASS", // 0.4
-		"berth-nowait plan <= 0.5x peer-detach plan":     "FAIL", // 0.6
-		"berth-wait apply <= 0.5x peer-wait apply":       "FAIL", // 0.67
-		"berth-nowait plan requests <= 2 per instance":   "PASS",
-		"berth-wait plan requests <= 2 per instance":     "FAIL", // 2.1
+		"job-nowait apply <= 1.00x peer-detach apply":       "PASS", // 0.9
+		"job-nowait plan <= 1.00x peer-detach plan":         "FAIL", // 1.1
+		"job-nowait destroy <= 1.00x peer-detach destroy":   "FAIL", // 1.11
+		"job-wait apply <= 1.00x peer-wait apply":           "skipped (job-wait not run)",
+		"job-wait plan <= 1.00x peer-wait plan":             "skipped (job-wait not run)",
+		"job-wait destroy <= 1.00x peer-wait destroy":       "skipped (job-wait not run)",
+		"berth-nowait apply <= 0.75x peer-detach apply":     "PASS", // 0.7
+		"berth-nowait plan <= 0.75x peer-detach plan":       "FAIL", // 0.8
+		"berth-nowait destroy <= 1.00x peer-detach destroy": "FAIL", // 1.11
+		"berth-wait apply <= 0.50x peer-wait apply":         "FAIL", // 0.67
+		"berth-nowait plan requests <= 2 per instance":      "PASS",
+		"berth-wait plan requests <= 2 per instance":        "FAIL", // 2.1
+		"berth-nowait destroy requests <= 3 per instance":   "PASS", // 3.0
+		"berth-wait destroy requests <= 3 per instance":     "FAIL", // 3.1
 	}
 	for name, st := range want {
 		if got[name] != st {
@@ -149,7 +152,7 @@ func TestTargets(t *testing.T) {
 	}
 
 	noPeer := statuses(rep.Targets(false, nil))
-	if st := noPeer["berth-nowait apply <= 0.5x peer-detach apply"]; st != "skipped (no PEER_PROVIDER)" {
+	if st := noPeer["berth-nowait apply <= 0.75x peer-detach apply"]; st != "skipped (no PEER_PROVIDER)" {
 		t.Errorf("without a peer: %q", st)
 	}
 	var buf bytes.Buffer

@@ -113,8 +113,21 @@ type Target struct {
 // Failed reports whether the target failed.
 func (t Target) Failed() bool { return t.Status == "FAIL" }
 
-// MaxPeerRatio is the most a berth figure may be of the peer's.
-const MaxPeerRatio = 0.5
+// MaxPeerRatio is the most berth_instance's apply and plan without waiting
+// may be of the peer's (issue 26), and MaxWaitPeerRatio its apply waiting
+// (issue 13).
+const (
+	MaxPeerRatio     = 0.75
+	MaxWaitPeerRatio = 0.5
+)
+
+// MaxDestroyPeerRatio is the most berth_instance's destroy may be of the
+// peer's, and MaxDestroyRequestsPerInstance the requests it may make per
+// instance, its refresh included (issue 26).
+const (
+	MaxDestroyPeerRatio           = 1.0
+	MaxDestroyRequestsPerInstance = 3
+)
 
 // MaxPlanRequestsPerInstance is the most requests a plan may make per
 // berth_instance.
@@ -127,12 +140,12 @@ const MaxJobPeerRatio = 1.0
 // MaxRegression is how much worse than BASELINE a berth figure may be.
 const MaxRegression = 1.10
 
-// Targets evaluates the targets of issue 13 (and, with a baseline, the
-// regression gate) on rep.
+// Targets evaluates the targets of issues 13, 23 and 26 (and, with a
+// baseline, the regression gate) on rep.
 func (rep Report) Targets(peerGiven bool, baseline *Report) []Target {
 	var out []Target
 	ratio := func(berth, peer string, ph Phase, limit float64) {
-		t := Target{Name: fmt.Sprintf("%s %s <= %.1fx %s %s", berth, ph, limit, peer, ph)}
+		t := Target{Name: fmt.Sprintf("%s %s <= %.2fx %s %s", berth, ph, limit, peer, ph)}
 		b, okB := rep.row(berth)
 		p, okP := rep.row(peer)
 		switch {
@@ -151,22 +164,27 @@ func (rep Report) Targets(peerGiven bool, baseline *Report) []Target {
 	}
 	ratio(KeyBerthNoWait, KeyPeerDetach, Apply, MaxPeerRatio)
 	ratio(KeyBerthNoWait, KeyPeerDetach, Plan, MaxPeerRatio)
-	ratio(KeyBerthWait, KeyPeerWait, Apply, MaxPeerRatio)
+	ratio(KeyBerthNoWait, KeyPeerDetach, Destroy, MaxDestroyPeerRatio)
+	ratio(KeyBerthWait, KeyPeerWait, Apply, MaxWaitPeerRatio)
 	// berth_job runs the peer's own jobspec: no figure above the peer's.
 	for _, ph := range Phases {
 		ratio(KeyJobNoWait, KeyPeerDetach, ph, MaxJobPeerRatio)
 		ratio(KeyJobWait, KeyPeerWait, ph, MaxJobPeerRatio)
 	}
-	for _, key := range []string{KeyBerthNoWait, KeyBerthWait} {
-		t := Target{Name: fmt.Sprintf("%s plan requests <= %d per instance", key, MaxPlanRequestsPerInstance)}
+	requests := func(key string, ph Phase, limit int) {
+		t := Target{Name: fmt.Sprintf("%s %s requests <= %d per instance", key, ph, limit)}
 		if b, ok := rep.row(key); !ok {
 			t.Status = "skipped (" + key + " not run)"
 		} else {
-			per := float64(b.Median[Plan].Requests) / float64(rep.N)
-			t.Status = passFail(per <= MaxPlanRequestsPerInstance)
-			t.Detail = fmt.Sprintf("%d requests for %d instances: %.2f each", b.Median[Plan].Requests, rep.N, per)
+			per := float64(b.Median[ph].Requests) / float64(rep.N)
+			t.Status = passFail(per <= float64(limit))
+			t.Detail = fmt.Sprintf("%d requests for %d instances: %.2f each", b.Median[ph].Requests, rep.N, per)
 		}
 		out = append(out, t)
+	}
+	for _, key := range []string{KeyBerthNoWait, KeyBerthWait} {
+		requests(key, Plan, MaxPlanRequestsPerInstance)
+		requests(key, Destroy, MaxDestroyRequestsPerInstance)
 	}
 	if baseline != nil {
 		out = append(out, rep.regressions(*baseline, "baseline")...)
