@@ -296,25 +296,11 @@ func (c *Client) RemoveJob(ctx context.Context, namespace, id string, r Removal)
 // case: the evaluation's next change is its end. An evaluation already
 // garbage-collected ended long ago.
 func (c *Client) waitEvalDone(ctx context.Context, namespace, jobID, evalID string, index uint64) error {
-	var eval *api.Evaluation
-	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", idPrefix(evalID), jobID), blockingPause, func() (bool, string, error) {
-		e, err := readRetry(ctx, c, "read evaluation", func(ctx context.Context) (*api.Evaluation, error) {
-			out, meta, err := c.api.Evaluations().Info(evalID, c.query(ctx, blocking(ctx, namespace, index)))
-			if meta != nil {
-				index = meta.LastIndex
-			}
-			return out, err
-		})
-		if IsNotFound(err) {
-			return true, "", nil
-		}
-		if err != nil {
-			return false, "", fmt.Errorf("reading evaluation %s: %w", evalID, err)
-		}
-		eval = e
-		return e.Status != "pending", e.Status, nil
-	})
-	if err != nil || eval == nil {
+	eval, err := c.waitEval(ctx, namespace, jobID, evalID, index)
+	if IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
 	if eval.Status != "complete" {

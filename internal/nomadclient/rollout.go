@@ -121,8 +121,23 @@ func (c *Client) placedDeployment(ctx context.Context, namespace, jobID, evalID 
 // waitPlaced waits for an evaluation to finish and fails with the
 // scheduler's reasons when it could not place everything.
 func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string) error {
+	eval, err := c.waitEval(ctx, namespace, jobID, evalID, 0)
+	if err != nil {
+		return err
+	}
+	if eval.Status != "complete" {
+		return &RolloutError{JobID: jobID, Reason: fmt.Sprintf("evaluation %s ended %q: %s", idPrefix(evalID), eval.Status, eval.StatusDescription)}
+	}
+	if len(eval.FailedTGAllocs) > 0 {
+		return &RolloutError{JobID: jobID, Reason: "Nomad could not place all allocations", Details: placementFailures(eval.FailedTGAllocs)}
+	}
+	return nil
+}
+
+// waitEval waits with blocking reads, the first at index (0: none), until
+// evaluation evalID of job jobID is no longer pending, and returns it.
+func (c *Client) waitEval(ctx context.Context, namespace, jobID, evalID string, index uint64) (*api.Evaluation, error) {
 	var eval *api.Evaluation
-	var index uint64
 	err := poll(ctx, fmt.Sprintf("evaluation %s of job %q", idPrefix(evalID), jobID), blockingPause, func() (bool, string, error) {
 		e, err := readRetry(ctx, c, "read evaluation", func(ctx context.Context) (*api.Evaluation, error) {
 			out, meta, err := c.api.Evaluations().Info(evalID, c.query(ctx, blocking(ctx, namespace, index)))
@@ -137,16 +152,7 @@ func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string
 		eval = e
 		return e.Status != "pending", e.Status, nil
 	})
-	if err != nil {
-		return err
-	}
-	if eval.Status != "complete" {
-		return &RolloutError{JobID: jobID, Reason: fmt.Sprintf("evaluation %s ended %q: %s", idPrefix(evalID), eval.Status, eval.StatusDescription)}
-	}
-	if len(eval.FailedTGAllocs) > 0 {
-		return &RolloutError{JobID: jobID, Reason: "Nomad could not place all allocations", Details: placementFailures(eval.FailedTGAllocs)}
-	}
-	return nil
+	return eval, err
 }
 
 // waitDeployment waits until dep succeeds (updating *dep as it goes) and

@@ -269,23 +269,31 @@ func (u *unchangedPlans) differences(framework, shortcut *tfprotov6.PlanResource
 	if framework.PlannedState == nil {
 		return append(out, "framework planned no state")
 	}
-	planned, err1 := framework.PlannedState.Unmarshal(u.stateType)
-	proposed, err2 := shortcut.PlannedState.Unmarshal(u.stateType)
-	if err1 != nil || err2 != nil {
-		return append(out, fmt.Sprintf("decoding the plans: %v %v", err1, err2))
-	}
-	diffs, err := proposed.Diff(planned)
-	if err != nil {
-		out = append(out, fmt.Sprintf("comparing the plans: %v", err))
-	}
-	for _, d := range diffs {
-		out = append(out, fmt.Sprintf("%s: shortcut %v, framework %v", d.Path, d.Value1, d.Value2))
-	}
+	out = append(out, valueDifferences(u.stateType, framework.PlannedState, shortcut.PlannedState)...)
 	if !bytes.Equal(framework.PlannedPrivate, shortcut.PlannedPrivate) {
 		out = append(out, "private state differs")
 	}
 	if identityBytes(framework.PlannedIdentity) != identityBytes(shortcut.PlannedIdentity) {
 		out = append(out, "identity differs")
+	}
+	return out
+}
+
+// valueDifferences lists where the shortcut's value (of type t) differs
+// from the framework's.
+func valueDifferences(t tftypes.Type, framework, shortcut *tfprotov6.DynamicValue) []string {
+	fv, err1 := framework.Unmarshal(t)
+	sv, err2 := shortcut.Unmarshal(t)
+	if err1 != nil || err2 != nil {
+		return []string{fmt.Sprintf("decoding the values: %v %v", err1, err2)}
+	}
+	diffs, err := sv.Diff(fv)
+	var out []string
+	if err != nil {
+		out = append(out, fmt.Sprintf("comparing the values: %v", err))
+	}
+	for _, d := range diffs {
+		out = append(out, fmt.Sprintf("%s: shortcut %v, framework %v", d.Path, d.Value1, d.Value2))
 	}
 	return out
 }

@@ -205,18 +205,7 @@ func (u *unchangedReads) differences(framework, shortcut *tfprotov6.ReadResource
 	if framework.NewState == nil {
 		return append(out, "framework read no state")
 	}
-	read, err1 := framework.NewState.Unmarshal(u.stateType)
-	answered, err2 := shortcut.NewState.Unmarshal(u.stateType)
-	if err1 != nil || err2 != nil {
-		return append(out, fmt.Sprintf("decoding the states: %v %v", err1, err2))
-	}
-	diffs, err := answered.Diff(read)
-	if err != nil {
-		out = append(out, fmt.Sprintf("comparing the states: %v", err))
-	}
-	for _, d := range diffs {
-		out = append(out, fmt.Sprintf("%s: shortcut %v, framework %v", d.Path, d.Value1, d.Value2))
-	}
+	out = append(out, valueDifferences(u.stateType, framework.NewState, shortcut.NewState)...)
 	if string(framework.Private) != string(shortcut.Private) {
 		out = append(out, fmt.Sprintf("private state differs: shortcut %s, framework %s", shortcut.Private, framework.Private))
 	}
