@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -100,11 +101,13 @@ func (r *instanceResource) planNamespace(ctx context.Context, req resource.Modif
 	var ns, name types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	set := map[string]tftypes.Value{}
 	if ns.IsUnknown() && configNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
 		ns = types.StringValue(r.data.Nomad.Namespace())
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), ns)...)
+		set["namespace"] = tftypes.NewValue(tftypes.String, ns.ValueString())
 	}
 	if !ns.IsUnknown() && !name.IsUnknown() {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), instanceID(ns.ValueString(), name.ValueString()))...)
+		set["id"] = tftypes.NewValue(tftypes.String, instanceID(ns.ValueString(), name.ValueString()))
 	}
+	resp.Diagnostics.Append(setPlanRoot(&resp.Plan, set)...)
 }

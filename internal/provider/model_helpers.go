@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
@@ -167,4 +169,34 @@ func sameModel[M any](a, b *M) bool {
 		}
 	}
 	return true
+}
+
+// setPlanRoot sets top-level attributes of plan in one rebuild of its root
+// object. SetAttribute walks and rebuilds the whole plan, checking every
+// value against its type, once per call: for berth_instance's type that
+// is about a millisecond each on every create.
+func setPlanRoot(plan *tfsdk.Plan, values map[string]tftypes.Value) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if len(values) == 0 {
+		return diags
+	}
+	obj, ok := plan.Raw.Type().(tftypes.Object)
+	var attrs map[string]tftypes.Value
+	if !ok || !plan.Raw.IsKnown() || plan.Raw.IsNull() || plan.Raw.As(&attrs) != nil {
+		diags.AddError("berth bug: plan is not a known object", fmt.Sprintf("Could not set %d attributes in the plan.", len(values)))
+		return diags
+	}
+	out := make(map[string]tftypes.Value, len(attrs))
+	for k, v := range attrs {
+		out[k] = v
+	}
+	for k, v := range values {
+		if t, ok := obj.AttributeTypes[k]; !ok || !v.Type().Equal(t) {
+			diags.AddError("berth bug: plan attribute of the wrong type", fmt.Sprintf("Attribute %q cannot hold %s.", k, v.Type()))
+			return diags
+		}
+		out[k] = v
+	}
+	plan.Raw = tftypes.NewValue(obj, out)
+	return diags
 }

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -106,5 +107,26 @@ func TestUnchangedReads_verifyCatchesADifference(t *testing.T) {
 		if len(got.Diagnostics) != 1 || got.Diagnostics[0].Severity != tfprotov6.DiagnosticSeverityError {
 			t.Errorf("%s differs: diagnostics %+v, want one error", name, got.Diagnostics)
 		}
+	}
+}
+
+func TestSetPlanRoot(t *testing.T) {
+	obj := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"id": tftypes.String, "n": tftypes.Number}}
+	plan := tfsdk.Plan{Raw: tftypes.NewValue(obj, map[string]tftypes.Value{
+		"id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue), "n": tftypes.NewValue(tftypes.Number, big.NewFloat(1)),
+	})}
+	if d := setPlanRoot(&plan, map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "default/web")}); d.HasError() {
+		t.Fatal(d)
+	}
+	var attrs map[string]tftypes.Value
+	if err := plan.Raw.As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	if err := attrs["id"].As(&id); err != nil || id != "default/web" || !attrs["n"].IsKnown() {
+		t.Errorf("plan after setPlanRoot: %v", plan.Raw)
+	}
+	if d := setPlanRoot(&plan, map[string]tftypes.Value{"n": tftypes.NewValue(tftypes.String, "x")}); !d.HasError() {
+		t.Error("a value of the wrong type was set")
 	}
 }
