@@ -128,6 +128,7 @@ func run() error {
 	shapes := flag.String("shapes", "", "comma-separated shape families: "+strings.Join(slices.Sorted(maps.Keys(families)), ","))
 	sizes := flag.String("sizes", "10,20,50,100,200,400", "leaf counts")
 	fills := flag.String("fills", "0.1,0.5,1", "fractions of leaves set, spread evenly; p0.1: the first 10% (later containers null)")
+	quiet := flag.Bool("quiet", false, "every shape with quiet=1: the provider turns the SDK's trace logs off, as berth does")
 	floor := flag.Bool("floor", false, "measure terraform_data too")
 	berth := flag.String("berth", "", "terraform-provider-berth binary: measure berth_instance too")
 	agentState := flag.String("agent-state", "", "devagent state file of the Nomad agent (for -berth)")
@@ -210,19 +211,23 @@ func run() error {
 				return err
 			}
 			shape := mk(leaves)
+			shape.Quiet = shape.Quiet || *quiet
 			for _, f := range splitList(*fills) {
 				packed := strings.HasPrefix(f, "p")
 				fill, err := strconv.ParseFloat(strings.TrimPrefix(f, "p"), 64)
 				if err != nil {
 					return err
 				}
-				name := fmt.Sprintf("%s-%d-%s", fam, leaves, f)
+				name := fmt.Sprintf("%s-%d-%s-q%t", fam, leaves, f, shape.Quiet)
 				extra := []string{schemacurve.EnvShape + "=" + shape.String()}
 				r, err := measure(env, o, name, extra, false, func(n int) string { return shape.Config(n, fill, packed) })
 				if err != nil {
 					return err
 				}
 				r.Case, r.Shape, r.Leaves, r.Fill, r.Packed = fam, shape.String(), shape.Leaves(), fill, packed
+				if *quiet {
+					r.Case += " (quiet)"
+				}
 				record(r)
 			}
 		}
