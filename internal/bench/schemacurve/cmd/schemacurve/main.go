@@ -97,7 +97,6 @@ func (r Result) PluginPerResource() time.Duration { return (r.PlugN - r.Plug1) /
 type options struct {
 	n, runs, profileRuns int
 	work, profile        string
-	keep                 bool
 }
 
 func main() {
