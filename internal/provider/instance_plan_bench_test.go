@@ -65,6 +65,11 @@ type planProbe struct {
 }
 
 func newPlanProbe(tb testing.TB, factory func() (tfprotov6.ProviderServer, error)) *planProbe {
+	return newPlanProbeAt(tb, factory, "http://127.0.0.1:9")
+}
+
+// newPlanProbeAt is newPlanProbe with the provider pointed at address.
+func newPlanProbeAt(tb testing.TB, factory func() (tfprotov6.ProviderServer, error), address string) *planProbe {
 	ctx := context.Background()
 	srv, err := factory()
 	if err != nil {
@@ -78,7 +83,7 @@ func newPlanProbe(tb testing.TB, factory func() (tfprotov6.ProviderServer, error
 	// must not need Nomad for an unchanged instance (nothing listens here).
 	pt := schemas.Provider.ValueType().(tftypes.Object)
 	pcfg, err := tfprotov6.NewDynamicValue(pt, objectWith(pt, map[string]tftypes.Value{
-		"address": tftypes.NewValue(tftypes.String, "http://127.0.0.1:9"),
+		"address": tftypes.NewValue(tftypes.String, address),
 	}))
 	if err != nil {
 		tb.Fatal(err)

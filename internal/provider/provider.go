@@ -58,8 +58,9 @@ func New(version string) func() provider.Provider {
 }
 
 // NewServer returns the protocol 6 server berth serves: the framework's,
-// with the plans and refreshes of unchanged instances answered without its
-// plan and read passes (unchanged_plan_shortcut.go,
+// with the plans and refreshes of unchanged instances and the plans of new
+// ones answered without its plan and read passes
+// (unchanged_plan_shortcut.go, create_plan_shortcut.go,
 // unchanged_read_shortcut.go).
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return newServer(version, false)
@@ -86,7 +87,11 @@ func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, er
 		if err != nil {
 			return nil, err
 		}
-		return &server{frameworkServer: full, unchanged: unchanged, reads: reads}, nil
+		creates, err := newCreatePlans(configured, verify)
+		if err != nil {
+			return nil, err
+		}
+		return &server{frameworkServer: full, unchanged: unchanged, creates: creates, reads: reads}, nil
 	}
 }
 
@@ -103,20 +108,28 @@ type frameworkServer interface {
 type server struct {
 	frameworkServer
 	unchanged *unchangedPlans
+	creates   *createPlans
 	reads     *unchangedReads
 }
 
 var _ frameworkServer = &server{}
 
+// PlanResourceChange answers the plans of unchanged and of new instances
+// itself (unchangedPlans, createPlans); the framework plans the rest.
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	if req.TypeName != s.unchanged.typeName {
 		return s.frameworkServer.PlanResourceChange(ctx, req)
 	}
-	answer := s.unchanged.answer(req)
+	name, answer := "unchanged-plan", s.unchanged.answer(req)
+	if answer != nil {
+		s.unchanged.taken.Add(1)
+	} else if answer = s.creates.answer(ctx, req); answer != nil {
+		name = "create-plan"
+		s.creates.taken.Add(1)
+	}
 	if answer == nil {
 		return s.frameworkServer.PlanResourceChange(ctx, req)
 	}
-	s.unchanged.taken.Add(1)
 	if !s.unchanged.verify {
 		return answer, nil
 	}
@@ -124,7 +137,7 @@ func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanReso
 	if err != nil {
 		return nil, err
 	}
-	return s.unchanged.verifiedAnswer(framework, answer), nil
+	return verifiedPlan(name, s.unchanged.stateType, framework, answer), nil
 }
 
 // ReadResource answers the refresh of an unchanged instance itself

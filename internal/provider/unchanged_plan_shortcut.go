@@ -4,16 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -44,18 +40,10 @@ import (
 type unchangedPlans struct {
 	typeName   string // berth_instance, as Metadata names it
 	stateType  tftypes.Type
-	defaults   map[string]*defaultTree
+	tree       map[string]*schemaTree
 	noIdentity *tfprotov6.ResourceIdentityData // what the framework plans when Terraform (< 1.12) sends none
 	verify     bool
 	taken      atomic.Int64 // plans answered here, for tests
-}
-
-// defaultTree holds the defaults at and beneath one attribute.
-type defaultTree struct {
-	value    *tftypes.Value          // the attribute's default; nil when it has none
-	attrs    map[string]*defaultTree // a nested object's attributes with defaults at or beneath them
-	elements bool                    // attrs apply to every element of a list or map
-	set      bool                    // attrs apply to set elements, which config cannot be matched to
 }
 
 // instanceTypeName is the resource type name of berth_instance, from the
@@ -74,13 +62,13 @@ func instanceTypeName() string {
 var instanceDefaults = sync.OnceValues(func() (*unchangedPlans, error) {
 	ctx := context.Background()
 	s := instanceSchema(ctx)
-	tree, err := defaultsOf(ctx, s.Attributes)
+	tree, err := schemaTreeOf(ctx, s.Attributes)
 	if err != nil {
 		return nil, err
 	}
 	it := instanceIdentity.Schema().Type().TerraformType(ctx)
 	null, err := tfprotov6.NewDynamicValue(it, tftypes.NewValue(it, nil))
-	return &unchangedPlans{typeName: instanceTypeName(), stateType: s.Type().TerraformType(ctx), defaults: tree,
+	return &unchangedPlans{typeName: instanceTypeName(), stateType: s.Type().TerraformType(ctx), tree: tree,
 		noIdentity: &tfprotov6.ResourceIdentityData{IdentityData: &null}}, err
 })
 
@@ -89,7 +77,7 @@ func newUnchangedPlans(verify bool) (*unchangedPlans, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading berth_instance's defaults: %w", err)
 	}
-	return &unchangedPlans{typeName: d.typeName, stateType: d.stateType, defaults: d.defaults, noIdentity: d.noIdentity, verify: verify}, nil
+	return &unchangedPlans{typeName: d.typeName, stateType: d.stateType, tree: d.tree, noIdentity: d.noIdentity, verify: verify}, nil
 }
 
 // answer returns the plan of an unchanged instance, or nil when req is not
@@ -105,7 +93,7 @@ func (u *unchangedPlans) answer(req *tfprotov6.PlanResourceChangeRequest) *tfpro
 		return nil
 	}
 	config, err := req.Config.Unmarshal(u.stateType)
-	if err != nil || !defaultsHold(u.defaults, prior, config) {
+	if err != nil || !defaultsHold(u.tree, prior, config) {
 		return nil
 	}
 	identity := req.PriorIdentity
@@ -122,7 +110,7 @@ func (u *unchangedPlans) answer(req *tfprotov6.PlanResourceChangeRequest) *tfpro
 // defaultsHold reports whether, beneath the object prior, every attribute
 // that config leaves null and that has a default holds that default, as
 // the framework would set it.
-func defaultsHold(tree map[string]*defaultTree, prior, config tftypes.Value) bool {
+func defaultsHold(tree map[string]*schemaTree, prior, config tftypes.Value) bool {
 	if prior.IsNull() {
 		return true // nothing beneath a null object
 	}
@@ -134,6 +122,9 @@ func defaultsHold(tree map[string]*defaultTree, prior, config tftypes.Value) boo
 		return false
 	}
 	for name, n := range tree {
+		if !n.hasDefaults() {
+			continue
+		}
 		pv, cv := p[name], c[name] // a missing config value is the zero Value: null
 		if !cv.IsKnown() {
 			return false
@@ -141,7 +132,7 @@ func defaultsHold(tree map[string]*defaultTree, prior, config tftypes.Value) boo
 		if n.value != nil && cv.IsNull() && !pv.Equal(*n.value) {
 			return false
 		}
-		if len(n.attrs) == 0 || pv.IsNull() {
+		if !n.defaultsBeneath || pv.IsNull() {
 			continue
 		}
 		switch {
@@ -165,7 +156,7 @@ func defaultsHold(tree map[string]*defaultTree, prior, config tftypes.Value) boo
 
 // elementDefaultsHold applies defaultsHold to each element of the list or
 // map prior, matched to config's element at the same index or key.
-func elementDefaultsHold(tree map[string]*defaultTree, prior, config tftypes.Value) bool {
+func elementDefaultsHold(tree map[string]*schemaTree, prior, config tftypes.Value) bool {
 	if prior.Type().Is(tftypes.List{}) {
 		var p, c []tftypes.Value
 		if prior.As(&p) != nil || (!config.IsNull() && config.As(&c) != nil) {
@@ -194,71 +185,9 @@ func elementDefaultsHold(tree map[string]*defaultTree, prior, config tftypes.Val
 	return true
 }
 
-// defaultsOf builds the default trees of attrs, leaving out attributes
-// with no default at or beneath them.
-func defaultsOf(ctx context.Context, attrs map[string]schema.Attribute) (map[string]*defaultTree, error) {
-	out := map[string]*defaultTree{}
-	for name, a := range attrs {
-		n := &defaultTree{}
-		d, err := attributeDefault(ctx, a)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if d != nil {
-			v, err := d.ToTerraformValue(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			n.value = &v
-		}
-		if nested := nestedAttributes(a); nested != nil {
-			if n.attrs, err = defaultsOf(ctx, nested); err != nil {
-				return nil, fmt.Errorf("%s.%w", name, err)
-			}
-			switch a.(type) {
-			case schema.ListNestedAttribute, schema.MapNestedAttribute:
-				n.elements = true
-			case schema.SetNestedAttribute:
-				n.set = true
-			}
-		}
-		if n.value != nil || len(n.attrs) > 0 {
-			out[name] = n
-		}
-	}
-	return out, nil
-}
-
-// attributeDefault is a's schema default, nil when it has none. An
-// attribute kind with a default it cannot read is an error, so a new kind
-// of default cannot slip past the check (TestUnchangedPlans_everyDefaultRead).
-func attributeDefault(ctx context.Context, a schema.Attribute) (attr.Value, error) {
-	if d := schemaDefault(ctx, a); d != nil {
-		return d, nil
-	}
-	switch a := a.(type) {
-	case schema.ListAttribute:
-		if a.Default != nil {
-			var r defaults.ListResponse
-			a.Default.DefaultList(ctx, defaults.ListRequest{}, &r)
-			return r.PlanValue, nil
-		}
-	case schema.MapAttribute:
-		if a.Default != nil {
-			var r defaults.MapResponse
-			a.Default.DefaultMap(ctx, defaults.MapRequest{}, &r)
-			return r.PlanValue, nil
-		}
-	}
-	if f := reflect.ValueOf(a).FieldByName("Default"); f.IsValid() && !f.IsNil() {
-		return nil, fmt.Errorf("a %T default is not read by the unchanged-plan check", a)
-	}
-	return nil, nil
-}
-
-// differences describes how the framework's plan of an unchanged instance
-// differs from the shortcut's answer; empty when they agree.
-func (u *unchangedPlans) differences(framework, shortcut *tfprotov6.PlanResourceChangeResponse) []string {
+// planDifferences describes how the framework's plan differs from a
+// shortcut's answer (plans of values of type t); empty when they agree.
+func planDifferences(t tftypes.Type, framework, shortcut *tfprotov6.PlanResourceChangeResponse) []string {
 	var out []string
 	for _, d := range framework.Diagnostics {
 		out = append(out, fmt.Sprintf("framework diagnostic %q: %s", d.Summary, d.Detail))
@@ -269,7 +198,7 @@ func (u *unchangedPlans) differences(framework, shortcut *tfprotov6.PlanResource
 	if framework.PlannedState == nil {
 		return append(out, "framework planned no state")
 	}
-	out = append(out, valueDifferences(u.stateType, framework.PlannedState, shortcut.PlannedState)...)
+	out = append(out, valueDifferences(t, framework.PlannedState, shortcut.PlannedState)...)
 	if !bytes.Equal(framework.PlannedPrivate, shortcut.PlannedPrivate) {
 		out = append(out, "private state differs")
 	}
@@ -305,16 +234,17 @@ func identityBytes(d *tfprotov6.ResourceIdentityData) string {
 	return string(d.IdentityData.MsgPack) + string(d.IdentityData.JSON)
 }
 
-// verifiedAnswer is answer in verify mode: the framework plans too, and a
-// difference is an error diagnostic naming it (a berth bug).
-func (u *unchangedPlans) verifiedAnswer(framework, shortcut *tfprotov6.PlanResourceChangeResponse) *tfprotov6.PlanResourceChangeResponse {
-	diffs := u.differences(framework, shortcut)
+// verifiedPlan is a plan shortcut's answer in verify mode: the framework
+// planned too, and a difference is an error diagnostic naming it (a berth
+// bug in the shortcut called name).
+func verifiedPlan(name string, t tftypes.Type, framework, shortcut *tfprotov6.PlanResourceChangeResponse) *tfprotov6.PlanResourceChangeResponse {
+	diffs := planDifferences(t, framework, shortcut)
 	if len(diffs) == 0 {
 		return shortcut
 	}
 	framework.Diagnostics = append(framework.Diagnostics, &tfprotov6.Diagnostic{
 		Severity: tfprotov6.DiagnosticSeverityError,
-		Summary:  "berth bug: the unchanged-plan shortcut disagrees with the framework",
+		Summary:  "berth bug: the " + name + " shortcut disagrees with the framework",
 		Detail:   strings.Join(diffs, "\n"),
 	})
 	return framework

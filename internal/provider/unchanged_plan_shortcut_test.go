@@ -40,13 +40,17 @@ func TestUnchangedPlans_everyDefaultRead(t *testing.T) {
 	if n := walk("", instanceSchema(ctx).Attributes); n < 10 {
 		t.Fatalf("found %d defaults; the schema has more, so the walk is broken", n)
 	}
-	tree, err := defaultsOf(ctx, instanceSchema(ctx).Attributes)
+	tree, err := schemaTreeOf(ctx, instanceSchema(ctx).Attributes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tree["purge_on_destroy"] == nil || tree["update"] == nil || tree["update"].attrs["max_parallel"] == nil ||
-		!tree["services"].elements || tree["services"].attrs["role"] == nil || tree["datacenters"] == nil {
-		t.Fatalf("default tree misses known defaults: %+v", tree)
+	if tree["purge_on_destroy"].value == nil || tree["update"].value == nil || tree["update"].attrs["max_parallel"].value == nil ||
+		!tree["services"].elements || !tree["services"].defaultsBeneath || tree["services"].attrs["role"].value == nil ||
+		tree["datacenters"].value == nil || tree["name"].hasDefaults() {
+		t.Fatalf("schema tree misses known defaults or invents one: %+v", tree)
+	}
+	if !tree["job_version"].computed || !tree["services"].attrs["secret_env_wo"].writeOnly || tree["name"].filled() {
+		t.Fatalf("schema tree misreads computed or write-only attributes: %+v", tree)
 	}
 }
 
@@ -57,11 +61,11 @@ func TestUnchangedPlans_everyDefaultRead(t *testing.T) {
 // (unchanged_plan_shortcut.go) and it is added.
 func TestUnchangedPlans_everyPlanModifierAccountedFor(t *testing.T) {
 	accounted := map[string]string{
-		"stringplanmodifier.useStateForUnknownModifier": "only replaces an unknown plan value; an unchanged plan has none",
-		"boolplanmodifier.useStateForUnknownModifier":   "only replaces an unknown plan value",
-		"int64planmodifier.useStateForUnknownModifier":  "only replaces an unknown plan value",
+		"stringplanmodifier.useStateForUnknownModifier": "only replaces an unknown plan value (an unchanged plan has none) with a prior state (a new one has none)",
+		"boolplanmodifier.useStateForUnknownModifier":   "only replaces an unknown plan value with a prior state",
+		"int64planmodifier.useStateForUnknownModifier":  "only replaces an unknown plan value with a prior state",
 		"stringplanmodifier.requiresReplaceIfModifier": "RequiresReplace, RequiresReplaceIf and RequiresReplaceIfConfigured: " +
-			"they return at once when the plan value equals the state value",
+			"they return at once when the plan value equals the state value, or when there is no prior state",
 	}
 	found := map[string][]string{}
 	var walk func(prefix string, attrs map[string]schema.Attribute)
