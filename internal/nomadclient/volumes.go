@@ -131,15 +131,32 @@ func (c *Client) CreateVolume(ctx context.Context, v *volume.Volume) (*volume.Vo
 	return volume.FromAPI(resp.Volume), resp.Warnings, nil
 }
 
+// VolumeNodeUnreachableError is Nomad refusing to delete a host volume
+// without force because the servers cannot reach its node: the node is
+// unknown, down, or its client has not reconnected since a restart.
+// Nothing was deleted.
+type VolumeNodeUnreachableError struct{ Err error }
+
+func (e *VolumeNodeUnreachableError) Error() string { return e.Err.Error() }
+func (e *VolumeNodeUnreachableError) Unwrap() error { return e.Err }
+
+// nodeUnreachableRefusal is Nomad's answer (1.10) to a delete without
+// force when the node's RPC fails with "unknown node" or "no path to node".
+const nodeUnreachableRefusal = "cannot be removed from unknown node"
+
 // DeleteVolume deletes a host volume; force deletes it even when its node
-// is gone. A volume that does not exist is not an error.
+// is gone. A volume that does not exist is not an error; a refusal because
+// the node cannot be reached is a *VolumeNodeUnreachableError.
 func (c *Client) DeleteVolume(ctx context.Context, namespace, id string, force bool) error {
 	_, _, err := c.api.HostVolumes().Delete(&api.HostVolumeDeleteRequest{ID: id, Force: force},
 		(&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
-	if err != nil && !IsNotFound(err) {
-		return c.writeError(err)
+	switch {
+	case err == nil || IsNotFound(err):
+		return nil
+	case statusCode(err) != 0 && strings.Contains(err.Error(), nodeUnreachableRefusal):
+		return &VolumeNodeUnreachableError{Err: err}
 	}
-	return nil
+	return c.writeError(err)
 }
 
 // WaitVolumeReady waits until the volume is ready. A volume that stays

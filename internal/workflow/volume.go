@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -23,6 +24,7 @@ type VolumeNomad interface {
 	WaitVolumeReady(ctx context.Context, ns, id string) (*volume.Volume, error)
 	DeleteVolume(ctx context.Context, ns, id string, force bool) error
 	WaitVolumeGone(ctx context.Context, ns, id string) error
+	WaitNodeReady(ctx context.Context, nodeID string, index uint64) (uint64, error)
 
 	GetCSIVolume(ctx context.Context, ns, id string) (*volume.Volume, error)
 	CreateCSIVolume(ctx context.Context, v *volume.Volume) (*volume.Volume, string, error)
@@ -222,8 +224,8 @@ func (w Volumes) Delete(ctx context.Context, in VolumeDelete) (VolumeOutcome, er
 	if users := v.LiveAllocations(); len(users) > 0 && !in.Force {
 		return out, &VolumeInUseError{Name: v.Name, ID: v.ID, Users: volume.DescribeAllocations(users)}
 	}
-	if err := w.Nomad.DeleteVolume(ctx, in.Namespace, v.ID, in.Force); err != nil {
-		return out, &NomadError{"Could not delete the volume", err}
+	if err := w.deleteHostVolume(ctx, in, v); err != nil {
+		return out, err
 	}
 	if err := w.Nomad.WaitVolumeGone(ctx, in.Namespace, v.ID); err != nil {
 		return out, &NomadError{"The volume was not deleted", err}
@@ -231,6 +233,63 @@ func (w Volumes) Delete(ctx context.Context, in VolumeDelete) (VolumeOutcome, er
 	w.release(ctx, &out, write)
 	return out, nil
 }
+
+// deleteHostVolume deletes v. Nomad refuses, without force, to delete a
+// volume whose node it cannot reach (down, or not reconnected since an
+// agent restart). Force would leave the data on a node that may come back,
+// so it waits within ctx for the node to be ready and tries again. The
+// first wait reads the node at once (it may be ready already); later ones
+// block until it changes, so a node that reads ready while still
+// unreachable is not asked in a tight loop.
+func (w Volumes) deleteHostVolume(ctx context.Context, in VolumeDelete, v *volume.Volume) error {
+	var index uint64
+	for {
+		err := w.Nomad.DeleteVolume(ctx, in.Namespace, v.ID, in.Force)
+		var refused *nomadclient.VolumeNodeUnreachableError
+		if !errors.As(err, &refused) || v.NodeID == "" {
+			if err != nil {
+				return &NomadError{"Could not delete the volume", err}
+			}
+			return nil
+		}
+		tflog.Info(ctx, "Nomad cannot reach the volume's node; waiting for it to be ready", map[string]any{
+			"volume": v.ID, "node": v.NodeID, "error": err.Error()})
+		if index, err = w.Nomad.WaitNodeReady(ctx, v.NodeID, index); err != nil {
+			return &NomadError{"Could not delete the volume: Nomad cannot reach its node",
+				&VolumeNodeDownError{Namespace: in.Namespace, Name: v.Name, ID: v.ID, NodeID: v.NodeID, Refusal: refused, Wait: err}}
+		}
+	}
+}
+
+// VolumeNodeDownError is a host volume delete that Nomad refused because
+// it cannot reach the volume's node, which did not become ready again
+// before the delete's deadline (or is gone). Nothing was deleted.
+type VolumeNodeDownError struct {
+	Namespace, Name, ID, NodeID string
+	Refusal, Wait               error
+}
+
+func (e *VolumeNodeDownError) Error() string {
+	force := fmt.Sprintf("set force_destroy = true and destroy again, or run `nomad volume delete -type=host -force "+
+		"-namespace=%s %s`; force removes the volume from Nomad only, and its data stays on the node's disk", e.Namespace, e.ID)
+	var gone *nomadclient.NodeNotFoundError
+	var down *nomadclient.NodeNotReadyError
+	switch {
+	case errors.As(e.Wait, &gone):
+		return fmt.Sprintf("%v. Node %s, which holds host volume %q (%s), is no longer known to Nomad, so Nomad "+
+			"cannot delete the volume's data. If the node will not rejoin, %s", e.Refusal, e.NodeID, e.Name, e.ID, force)
+	case errors.As(e.Wait, &down):
+		return fmt.Sprintf("%v. berth waited for the volume's node to be ready again until the delete's timeout: %v. "+
+			"The node is down, or its Nomad client has not reconnected to the servers. Bring the node back and destroy "+
+			"again (raise timeouts.delete if it needs longer). If the node will never rejoin, %s", e.Refusal, e.Wait, force)
+	}
+	return fmt.Sprintf("%v. Reading the volume's node %s to wait for it failed: %v. Destroy again once Nomad answers",
+		e.Refusal, e.NodeID, e.Wait)
+}
+
+// Unwrap is Nomad's refusal only: a diagnostic for the wait's error alone
+// (a timeout, say) would lose what to do next.
+func (e *VolumeNodeDownError) Unwrap() error { return e.Refusal }
 
 func (w Volumes) charge(ctx context.Context, out *VolumeOutcome, in VolumeWrite, diskMB int64) error {
 	if in.Reservation == "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -19,6 +20,10 @@ type fakeVolumeNomad struct {
 	named   []volume.Summary
 	live    *volume.Volume // what GetVolume and FindVolume return
 	resized bool           // GetVolume after a lost resize: already resized
+	// unreachable is how many deletes Nomad refuses (unreachableErr)
+	// because it cannot reach the volume's node.
+	unreachable    int
+	unreachableErr error
 }
 
 func (f *fakeVolumeNomad) step(name string) error {
@@ -62,7 +67,18 @@ func (f *fakeVolumeNomad) WaitVolumeReady(_ context.Context, _, id string) (*vol
 }
 
 func (f *fakeVolumeNomad) DeleteVolume(_ context.Context, _, _ string, force bool) error {
-	return f.step(fmt.Sprintf("delete force=%t", force))
+	err := f.step(fmt.Sprintf("delete force=%t", force))
+	if err == nil && !force && f.unreachable > 0 {
+		f.unreachable--
+		return f.unreachableErr
+	}
+	return err
+}
+
+// WaitNodeReady answers at the next index, as Nomad's blocking read of a
+// node that changed.
+func (f *fakeVolumeNomad) WaitNodeReady(_ context.Context, node string, index uint64) (uint64, error) {
+	return index + 1, f.step(fmt.Sprintf("wait-node %s after=%d", node, index))
 }
 
 func (f *fakeVolumeNomad) WaitVolumeGone(context.Context, string, string) error {
@@ -148,8 +164,9 @@ func TestVolumeWrites(t *testing.T) {
 
 func TestVolumeDelete(t *testing.T) {
 	inUse := &volume.Volume{ID: "vol-1", Name: "data", Allocations: []volume.Allocation{{ID: "a1", JobID: "web", ClientStatus: "running"}}}
-	idle := &volume.Volume{ID: "vol-1", Name: "data"}
+	idle := &volume.Volume{ID: "vol-1", Name: "data", NodeID: "node-1"}
 	byID := VolumeDelete{Namespace: "default", ID: "vol-1", Name: "data", Reservation: testReservation}
+	down := &nomadclient.NodeNotReadyError{ID: "node-1", Name: "n1", Status: "down", Err: context.DeadlineExceeded}
 	cases := map[string]struct {
 		nomad    fakeVolumeNomad
 		in       VolumeDelete
@@ -172,6 +189,20 @@ func TestVolumeDelete(t *testing.T) {
 			steps: []string{"get-volume", "delete force=false", "wait-gone"}, err: "*workflow.NomadError"},
 		"release fails: a problem": {in: byID, nomad: fakeVolumeNomad{live: idle, fakeLedger: &fakeLedger{unchgErr: errNomad}},
 			steps: []string{"get-volume", "delete force=false", "wait-gone", "uncharge"}, problems: []string{"*workflow.ReleaseError"}},
+		"node unreachable: waits until it is ready, then deleted": {in: byID, nomad: fakeVolumeNomad{live: idle, unreachable: 1},
+			steps: []string{"get-volume", "delete force=false", "wait-node node-1 after=0", "delete force=false", "wait-gone", "uncharge", "sync"}},
+		"node reads ready yet unreachable: the next wait blocks on its index": {in: byID, nomad: fakeVolumeNomad{live: idle, unreachable: 2},
+			steps: []string{"get-volume", "delete force=false", "wait-node node-1 after=0", "delete force=false",
+				"wait-node node-1 after=1", "delete force=false", "wait-gone", "uncharge", "sync"}},
+		"node never ready: nothing forced, the charge stays": {in: byID,
+			nomad: fakeVolumeNomad{live: idle, unreachable: 1, fail: map[string]error{"wait-node node-1 after=0": down}},
+			steps: []string{"get-volume", "delete force=false", "wait-node node-1 after=0"}, err: "*workflow.NomadError"},
+		"node gone: nothing forced, the charge stays": {in: byID, nomad: fakeVolumeNomad{live: idle, unreachable: 1,
+			fail: map[string]error{"wait-node node-1 after=0": &nomadclient.NodeNotFoundError{By: "id", Value: "node-1"}}},
+			steps: []string{"get-volume", "delete force=false", "wait-node node-1 after=0"}, err: "*workflow.NomadError"},
+		"forced: no wait for the node": {in: func() VolumeDelete { in := byID; in.Force = true; return in }(),
+			nomad: fakeVolumeNomad{live: idle, unreachable: 1},
+			steps: []string{"get-volume", "delete force=true", "wait-gone", "uncharge", "sync"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -179,8 +210,49 @@ func TestVolumeDelete(t *testing.T) {
 			if f.fakeLedger == nil {
 				f.fakeLedger = &fakeLedger{}
 			}
+			f.unreachableErr = errUnreachable(t)
 			out, err := NewVolumes(&f, "berth").Delete(context.Background(), tc.in)
 			wantRun{tc.steps, tc.err, tc.problems}.check(t, f.steps, err, out.Problems)
+		})
+	}
+}
+
+// errUnreachable is DeleteVolume's error for Nomad's refusal to delete a
+// volume whose node it cannot reach.
+func errUnreachable(t *testing.T) error {
+	return &nomadclient.VolumeNodeUnreachableError{
+		Err: nomadAnswers(t, http.StatusInternalServerError, "volume cannot be removed from unknown node without force=true")}
+}
+
+// TestVolumeDeleteNodeDownSaysWhatToDo: a node that does not come back
+// ends the delete with what happened, Nomad's words and the way out.
+func TestVolumeDeleteNodeDownSaysWhatToDo(t *testing.T) {
+	for name, tc := range map[string]struct {
+		wait error
+		want []string
+	}{
+		"not ready": {&nomadclient.NodeNotReadyError{ID: "node-1", Name: "n1", Status: "down", Err: context.DeadlineExceeded},
+			[]string{`node n1 (node-1) is not ready (status "down")`, "Bring the node back", "timeouts.delete"}},
+		"gone":       {&nomadclient.NodeNotFoundError{By: "id", Value: "node-1"}, []string{"no longer known to Nomad"}},
+		"read fails": {errNomad, []string{"Reading the volume's node node-1", errNomad.Error()}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := fakeVolumeNomad{fakeLedger: &fakeLedger{}, live: &volume.Volume{ID: "vol-1", Name: "data", NodeID: "node-1"},
+				unreachable: 1, unreachableErr: errUnreachable(t), fail: map[string]error{"wait-node node-1 after=0": tc.wait}}
+			_, err := NewVolumes(&f, "berth").Delete(context.Background(), VolumeDelete{Namespace: "default", ID: "vol-1"})
+			var downErr *VolumeNodeDownError
+			if !errors.As(err, &downErr) || downErr.Wait != tc.wait {
+				t.Fatalf("error %v, want a *VolumeNodeDownError carrying the wait's error", err)
+			}
+			want := append([]string{"volume cannot be removed from unknown node without force=true"}, tc.want...)
+			if name != "read fails" {
+				want = append(want, "force_destroy = true", "nomad volume delete -type=host -force -namespace=default vol-1")
+			}
+			for _, w := range want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
 		})
 	}
 }

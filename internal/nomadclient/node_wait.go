@@ -1,0 +1,75 @@
+package nomadclient
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+// NodeNotReadyError says a node was still not ready when a wait for it
+// ended (ctx's deadline or cancellation, in Err).
+type NodeNotReadyError struct {
+	ID, Name, Status string
+	Err              error
+}
+
+func (e *NodeNotReadyError) Error() string {
+	name := e.ID
+	if e.Name != "" {
+		name = fmt.Sprintf("%s (%s)", e.Name, e.ID)
+	}
+	return fmt.Sprintf("node %s is not ready (status %q): %v", name, e.Status, e.Err)
+}
+
+func (e *NodeNotReadyError) Unwrap() error { return e.Err }
+
+// WaitNodeReady waits until node id is ready and returns the index to wait
+// on next. Its reads are blocking queries after index (0 answers at once),
+// so a node that already reads ready, but was read at index before, is
+// seen again only once it changes (it registers again after a restart) or
+// the blocking wait lapses. A node Nomad no longer knows is a
+// *NodeNotFoundError at once; one not ready when ctx ends, a
+// *NodeNotReadyError.
+func (c *Client) WaitNodeReady(ctx context.Context, id string, index uint64) (uint64, error) {
+	var last *api.Node
+	err := poll(ctx, "node "+idPrefix(id)+" to be ready", blockingPause, func() (bool, string, error) {
+		n, next, err := c.nodeAfter(ctx, id, index)
+		index = next
+		if err != nil {
+			return false, "", err
+		}
+		last = n
+		return n.Status == api.NodeStatusReady, n.Status, nil
+	})
+	if err == nil || ctx.Err() == nil {
+		return index, err
+	}
+	out := &NodeNotReadyError{ID: id, Status: "unknown", Err: err}
+	if last != nil {
+		out.Name, out.Status = last.Name, last.Status
+	}
+	return index, out
+}
+
+// nodeAfter reads a node once it changed after index (a blocking query)
+// and returns the index to wait on next.
+func (c *Client) nodeAfter(ctx context.Context, id string, index uint64) (*api.Node, uint64, error) {
+	next := index
+	n, err := readRetry(ctx, c, "read node", func(ctx context.Context) (*api.Node, error) {
+		// The api package puts the ID into the path unescaped.
+		out, meta, err := c.api.Nodes().Info(url.PathEscape(id), c.query(ctx, blocking(ctx, "", index)))
+		if meta != nil {
+			next = meta.LastIndex
+		}
+		return out, err
+	})
+	if IsNotFound(err) {
+		return nil, next, &NodeNotFoundError{By: "id", Value: id}
+	}
+	if err != nil {
+		return nil, next, fmt.Errorf("reading node %s: %w", id, err)
+	}
+	return n, next, nil
+}
