@@ -224,8 +224,9 @@ func TestUnchangedPlans_verifyCatchesDisagreement(t *testing.T) {
 	}
 }
 
-// Against a real agent and the real CLI: the refresh and the plan of an
-// unchanged instance are answered by the shortcuts (and verified against
+// Against a real agent and the real CLI: the create plans of a new
+// instance, and the refresh and the plan of an unchanged instance, are
+// answered by the shortcuts (and verified against
 // the framework), and drift in a field the configuration leaves to its
 // default (max_parallel, changed in Nomad) moves the job's modify index, so
 // the refresh reads in full and the plan goes back to the default.
@@ -244,29 +245,40 @@ func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
 		}
 		return s, err
 	}
-	taken := func() (plans, reads int64) {
+	taken := func() (plans, reads, creates int64) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, s := range servers {
 			plans += s.unchanged.taken.Load()
 			reads += s.reads.taken.Load()
+			creates += s.creates.taken.Load()
 		}
-		return plans, reads
+		return plans, reads, creates
 	}
 	var plansBefore, readsBefore int64
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"berth": factory},
 		CheckDestroy:             checkInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
-			{Config: cfg},
 			{
-				PreConfig: func() { plansBefore, readsBefore = taken() },
+				Config: cfg,
+				Check: func(*terraform.State) error {
+					// Planned twice (plan and apply walks), both by the
+					// create-plan shortcut, verified against the framework.
+					if _, _, creates := taken(); creates < 2 {
+						return fmt.Errorf("the create plans of the new instance took the create-plan shortcut %d times, want 2", creates)
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig: func() { plansBefore, readsBefore, _ = taken() },
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
 				Check: func(*terraform.State) error {
-					plans, reads := taken()
+					plans, reads, _ := taken()
 					if plans == plansBefore {
 						return fmt.Errorf("the plan of the unchanged instance did not take the shortcut")
 					}
