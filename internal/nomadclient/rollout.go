@@ -97,15 +97,49 @@ func (c *Client) waitForPlacement(ctx context.Context, namespace, jobID, evalID 
 	return dep, err
 }
 
+// RegistrationLostError says that once a registration's evaluation ended,
+// Nomad held an older version of the job than the one registered, with
+// nothing newer written: the job's modify index is below the one the
+// evaluation was made for (a write always moves it forward).
+//
+// Nomad does this when it marks an older version's deployment successful
+// with a plan computed before the registration and applied after it:
+// marking that version stable stores a copy of it as the job (the state
+// store's updateJobStabilityImpl), which undoes the registration, and the
+// evaluation then runs the old version. It takes an out-of-band change or
+// an apply that did not wait for health, whose deployment is finishing
+// just as the next registration lands; CPU load widens the window. By the
+// time the registration's evaluation has ended that old deployment has
+// ended too (Nomad runs a job's evaluations one at a time), so
+// registering again, check-and-set against Live, sticks.
+type RegistrationLostError struct {
+	JobID string
+	// Registered is the job modify index the registration wrote; Live
+	// and LiveVersion are what Nomad holds instead.
+	Registered, Live, LiveVersion uint64
+}
+
+func (e *RegistrationLostError) Error() string {
+	return fmt.Sprintf("Nomad undid the registration of job %q (job modify index %d): it holds version %d (job modify index %d) "+
+		"again, an older version whose deployment Nomad marked successful after the registration", e.JobID, e.Registered, e.LiveVersion, e.Live)
+}
+
 // placedDeployment waits for the evaluation and returns the job and the
-// deployment of its current version (nil when there is none).
+// deployment of its current version (nil when there is none). A job older
+// than the one the evaluation was for is a *RegistrationLostError.
 func (c *Client) placedDeployment(ctx context.Context, namespace, jobID, evalID string) (*api.Job, *api.Deployment, error) {
-	if err := c.waitPlaced(ctx, namespace, jobID, evalID); err != nil {
+	eval, err := c.placedEval(ctx, namespace, jobID, evalID)
+	if err != nil {
 		return nil, nil, err
 	}
 	job, err := c.getJob(ctx, namespace, jobID)
 	if err != nil || job == nil {
 		return nil, nil, err
+	}
+	if live := deref(job.JobModifyIndex); live < eval.JobModifyIndex {
+		tflog.Warn(ctx, "Nomad holds an older version of the job than the one just registered", map[string]any{
+			"job": jobID, "registered_index": eval.JobModifyIndex, "live_index": live, "live_version": deref(job.Version)})
+		return nil, nil, &RegistrationLostError{JobID: jobID, Registered: eval.JobModifyIndex, Live: live, LiveVersion: deref(job.Version)}
 	}
 	dep, err := c.latestDeployment(ctx, namespace, jobID)
 	if err != nil {
@@ -121,17 +155,23 @@ func (c *Client) placedDeployment(ctx context.Context, namespace, jobID, evalID 
 // waitPlaced waits for an evaluation to finish and fails with the
 // scheduler's reasons when it could not place everything.
 func (c *Client) waitPlaced(ctx context.Context, namespace, jobID, evalID string) error {
+	_, err := c.placedEval(ctx, namespace, jobID, evalID)
+	return err
+}
+
+// placedEval is waitPlaced, returning the evaluation.
+func (c *Client) placedEval(ctx context.Context, namespace, jobID, evalID string) (*api.Evaluation, error) {
 	eval, err := c.waitEval(ctx, namespace, jobID, evalID, 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if eval.Status != "complete" {
-		return &RolloutError{JobID: jobID, Reason: fmt.Sprintf("evaluation %s ended %q: %s", idPrefix(evalID), eval.Status, eval.StatusDescription)}
+		return nil, &RolloutError{JobID: jobID, Reason: fmt.Sprintf("evaluation %s ended %q: %s", idPrefix(evalID), eval.Status, eval.StatusDescription)}
 	}
 	if len(eval.FailedTGAllocs) > 0 {
-		return &RolloutError{JobID: jobID, Reason: "Nomad could not place all allocations", Details: placementFailures(eval.FailedTGAllocs)}
+		return nil, &RolloutError{JobID: jobID, Reason: "Nomad could not place all allocations", Details: placementFailures(eval.FailedTGAllocs)}
 	}
-	return nil
+	return eval, nil
 }
 
 // waitEval waits with blocking reads, the first at index (0: none), until

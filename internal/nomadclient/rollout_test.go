@@ -374,3 +374,37 @@ func TestBlockingWaitEndsBeforeDeadline(t *testing.T) {
 		t.Errorf("first read blocks: index %d wait %s", q.WaitIndex, q.WaitTime)
 	}
 }
+
+// TestWaitForRolloutRegistrationLost: when the registration's evaluation
+// has ended and Nomad holds a job older than the one it was for (an older
+// version's deployment marked successful after the registration put that
+// version back), the wait says so rather than follow that version's
+// deployment, which Nomad shows as successful.
+func TestWaitForRolloutRegistrationLost(t *testing.T) {
+	f := newFakeNomad(t)
+	f.handle("GET /v1/evaluation/"+testEvalID, replyJSON(&api.Evaluation{ID: testEvalID, Status: "complete", JobModifyIndex: 17}))
+	f.handle("GET /v1/job/web", replyJSON(&api.Job{ID: ptr("web"), Version: ptr(uint64(1)), JobModifyIndex: ptr(uint64(12)), Stable: bptr(true)}))
+	_, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
+	var le *RegistrationLostError
+	if !errors.As(err, &le) {
+		t.Fatalf("err = %v, want *RegistrationLostError", err)
+	}
+	if *le != (RegistrationLostError{JobID: "web", Registered: 17, Live: 12, LiveVersion: 1}) {
+		t.Errorf("RegistrationLostError = %+v", le)
+	}
+	if n := f.count("/v1/job/web/deployment"); n != 0 {
+		t.Errorf("%d reads of the latest deployment, want none", n)
+	}
+
+	// The job the evaluation was for (or a newer one) is followed as usual.
+	for _, live := range []uint64{17, 18} {
+		f := newFakeNomad(t)
+		f.handle("GET /v1/evaluation/"+testEvalID, replyJSON(&api.Evaluation{ID: testEvalID, Status: "complete", JobModifyIndex: 17}))
+		f.handle("GET /v1/job/web", replyJSON(&api.Job{ID: ptr("web"), Version: ptr(uint64(3)), JobModifyIndex: ptr(live)}))
+		f.handle("GET /v1/job/web/deployment", replyJSON(&api.Deployment{ID: testDepID, JobVersion: 3, Status: api.DeploymentStatusSuccessful}))
+		f.handle("GET /v1/deployment/"+testDepID, replyJSON(&api.Deployment{ID: testDepID, JobVersion: 3, Status: api.DeploymentStatusSuccessful}))
+		if dep, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID); err != nil || dep == nil || dep.ID != testDepID {
+			t.Errorf("job modify index %d: WaitForRollout = %+v, %v; want the successful deployment", live, dep, err)
+		}
+	}
+}

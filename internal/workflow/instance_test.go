@@ -26,6 +26,9 @@ type fakeInstanceNomad struct {
 	promoted   *nomadclient.Deployment
 	registered []instance.Spec
 	warnings   string // Nomad's warnings on a registration
+	// rolloutErrs are what the waits for a rollout return, in turn,
+	// before fail's.
+	rolloutErrs []error
 }
 
 func (f *fakeInstanceNomad) step(name, args string) error {
@@ -87,7 +90,11 @@ func (f *fakeInstanceNomad) WaitForPlacement(context.Context, string, string, st
 }
 
 func (f *fakeInstanceNomad) WaitForRollout(context.Context, string, string, string) (*nomadclient.Deployment, error) {
-	return f.rollout, f.step("wait-rollout", "")
+	err := f.step("wait-rollout", "")
+	if len(f.rolloutErrs) > 0 {
+		err, f.rolloutErrs = f.rolloutErrs[0], f.rolloutErrs[1:]
+	}
+	return f.rollout, err
 }
 
 func (f *fakeInstanceNomad) PromoteCanaries(context.Context, string, string, nomadclient.PromoteOptions) (*nomadclient.Deployment, error) {
@@ -302,6 +309,7 @@ func TestInstanceUpdate(t *testing.T) {
 	dropWeb := updateOf(webSpec(2, 1, 1), webSpec(2, 1))
 	rerun := updateOf(batch(webSpec(2)), withMemory(batch(webSpec(2)), 128))
 	rerun.CollectedBatch = true
+	lost := &nomadclient.RegistrationLostError{JobID: "web", Registered: 17, Live: 12, LiveVersion: 1}
 	runInstanceCases(t, map[string]instanceCase{
 		"unchanged: nothing written": {in: updateOf(had, had), nomad: fakeInstanceNomad{job: live}, steps: []string{"get-job"}},
 		"changed: registered and settled": {in: bigger, nomad: fakeInstanceNomad{job: live},
@@ -375,6 +383,29 @@ func TestInstanceUpdate(t *testing.T) {
 		"rollout fails: no promotion, restart or hand-back": {in: everything,
 			nomad: fakeInstanceNomad{job: live, fail: map[string]error{"wait-rollout": &nomadclient.RolloutError{JobID: "web"}}},
 			steps: []string{"get-job", "charge", "sync", "uncharge", "sync", "register 2@7", "wait-rollout"}, written: true, rollout: true},
+		// Nomad marked the drifted version's deployment successful after
+		// the registration, which put that version back as the job.
+		"registration undone by Nomad: registered again against the job it holds": {in: bigger,
+			nomad: fakeInstanceNomad{job: live, rolloutErrs: []error{lost}},
+			steps: []string{"get-job", "register 2@7", "wait-rollout", "register 2@12", "wait-rollout"}, written: true,
+			check: func(t *testing.T, out InstanceOutcome, _ error) {
+				if out.Written.JobModifyIndex != 22 {
+					t.Errorf("written %+v, want the second registration's", out.Written)
+				}
+			}},
+		"registration undone again and again: given up with the error": {in: bigger,
+			nomad:   fakeInstanceNomad{job: live, rolloutErrs: []error{lost, lost, lost}},
+			steps:   []string{"get-job", "register 2@7", "wait-rollout", "register 2@12", "wait-rollout", "register 2@12", "wait-rollout"},
+			written: true, rollout: true,
+			check: func(t *testing.T, out InstanceOutcome, _ error) {
+				var le *nomadclient.RegistrationLostError
+				if !errors.As(out.RolloutErr, &le) {
+					t.Errorf("rollout error %v, want the lost registration", out.RolloutErr)
+				}
+			}},
+		"registration undone, registering again refused": {in: bigger,
+			nomad: fakeInstanceNomad{job: live, rolloutErrs: []error{lost}, fail: map[string]error{"register 2@12": errNomad}},
+			steps: []string{"get-job", "register 2@7", "wait-rollout", "register 2@12"}, written: true, rollout: true},
 		"secrets no job reads are deleted after the write": {in: dropWeb,
 			nomad: fakeInstanceNomad{job: nomadclient.InstanceJob(webSpec(2, 1, 1), 2, 7), fail: map[string]error{"delete-secret": errNomad}},
 			steps: []string{"get-job", "register 2@7", "wait-rollout", "delete-secret web"}, written: true,

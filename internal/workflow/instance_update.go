@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -86,9 +87,38 @@ func (w Instances) Update(ctx context.Context, in InstanceWrite) (InstanceOutcom
 	}
 	if out.Written != nil {
 		out.RolloutErr = w.settle(ctx, &out, want, out.Written.EvalID, in.Wait)
+		w.writeLostAgain(ctx, &out, want, liveCount, in.Wait)
 	}
 	w.afterWrite(ctx, &out, in, left)
 	return out, nil
+}
+
+// maxLostRewrites bounds writeLostAgain: each write Nomad undoes takes
+// an older deployment that was still finishing, and the first rewrite
+// comes after it ended.
+const maxLostRewrites = 2
+
+// writeLostAgain registers want again when Nomad undid the write the
+// update settled (*nomadclient.RegistrationLostError: an older version's
+// deployment marked successful after the write put that version back),
+// check-and-set against the job Nomad holds, and settles that instead.
+// Without it the apply would report success with the old job running.
+func (w Instances) writeLostAgain(ctx context.Context, out *InstanceOutcome, want instance.Spec, count int, wait bool) {
+	for range maxLostRewrites {
+		var lost *nomadclient.RegistrationLostError
+		if !errors.As(out.RolloutErr, &lost) {
+			return
+		}
+		tflog.Warn(ctx, "Nomad put an older version of the job back after berth wrote it; registering it again",
+			map[string]any{"job": want.Name, "written_index": lost.Registered, "live_index": lost.Live, "live_version": lost.LiveVersion})
+		res, err := w.Nomad.RegisterInstance(ctx, want, count, lost.Live)
+		if err != nil {
+			out.RolloutErr = fmt.Errorf("%w; registering it again failed: %w", lost, err)
+			return
+		}
+		out.Written = res
+		out.RolloutErr = w.settle(ctx, out, want, res.EvalID, wait)
+	}
 }
 
 // afterWrite runs what follows a settled update: the promotion and the
