@@ -103,7 +103,7 @@ func (c *Client) ApplyNodeMeta(ctx context.Context, id string, changes map[strin
 	if err != nil {
 		return fmt.Errorf("setting metadata on node %s: %w", id, err)
 	}
-	return c.waitNode(ctx, id, "the servers to hold node "+id+"'s new metadata", func(n *api.Node) (bool, string) {
+	_, err = c.waitNode(ctx, id, "the servers to hold node "+id+"'s new metadata", 0, func(n *api.Node) (bool, string) {
 		for k, v := range changes {
 			got, has := n.Meta[k]
 			if v == nil && has || v != nil && got != *v {
@@ -112,6 +112,7 @@ func (c *Client) ApplyNodeMeta(ctx context.Context, id string, changes map[strin
 		}
 		return true, ""
 	})
+	return err
 }
 
 // SetNodeEligibility marks a node eligible or ineligible for scheduling.
@@ -188,7 +189,7 @@ func (c *Client) StopDrain(ctx context.Context, id string, eligible bool) error 
 // drain stops and never moves). A drain someone canceled is an error.
 func (c *Client) WaitDrained(ctx context.Context, id string, began []string) ([]StrandedAllocation, error) {
 	var last *api.Node
-	err := c.waitNode(ctx, id, "node "+id+" to drain", func(n *api.Node) (bool, string) {
+	_, err := c.waitNode(ctx, id, "node "+id+" to drain", 0, func(n *api.Node) (bool, string) {
 		last = n
 		if n.DrainStrategy != nil {
 			return false, "draining"
@@ -288,10 +289,11 @@ func (c *Client) waitStarted(ctx context.Context, allocs []string) error {
 	return nil
 }
 
-// waitNode follows a node by blocking queries until done says so.
-func (c *Client) waitNode(ctx context.Context, id, what string, done func(*api.Node) (bool, string)) error {
-	var index uint64
-	return poll(ctx, what, blockingPause, func() (bool, string, error) {
+// waitNode follows a node by blocking queries until done says so, the
+// first after index (0 reads at once), and returns the index to wait on
+// next: a caller that waits again sees the node only once it changed.
+func (c *Client) waitNode(ctx context.Context, id, what string, index uint64, done func(*api.Node) (bool, string)) (uint64, error) {
+	err := poll(ctx, what, blockingPause, func() (bool, string, error) {
 		type answer struct {
 			node  *api.Node
 			index uint64
@@ -314,4 +316,5 @@ func (c *Client) waitNode(ctx context.Context, id, what string, done func(*api.N
 		ok, state := done(a.node)
 		return ok, state, nil
 	})
+	return index, err
 }

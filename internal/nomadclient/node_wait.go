@@ -3,7 +3,6 @@ package nomadclient
 import (
 	"context"
 	"fmt"
-	"net/url"
 
 	"github.com/hashicorp/nomad/api"
 )
@@ -34,16 +33,16 @@ func (e *NodeNotReadyError) Unwrap() error { return e.Err }
 // *NodeNotReadyError.
 func (c *Client) WaitNodeReady(ctx context.Context, id string, index uint64) (uint64, error) {
 	var last *api.Node
-	err := poll(ctx, "node "+idPrefix(id)+" to be ready", blockingPause, func() (bool, string, error) {
-		n, next, err := c.nodeAfter(ctx, id, index)
-		index = next
-		if err != nil {
-			return false, "", err
-		}
+	index, err := c.waitNode(ctx, id, "node "+idPrefix(id)+" to be ready", index, func(n *api.Node) (bool, string) {
 		last = n
-		return n.Status == api.NodeStatusReady, n.Status, nil
+		return n.Status == api.NodeStatusReady, n.Status
 	})
-	if err == nil || ctx.Err() == nil {
+	switch {
+	case err == nil:
+		return index, nil
+	case IsNotFound(err):
+		return index, &NodeNotFoundError{By: "id", Value: id}
+	case ctx.Err() == nil:
 		return index, err
 	}
 	out := &NodeNotReadyError{ID: id, Status: "unknown", Err: err}
@@ -51,25 +50,4 @@ func (c *Client) WaitNodeReady(ctx context.Context, id string, index uint64) (ui
 		out.Name, out.Status = last.Name, last.Status
 	}
 	return index, out
-}
-
-// nodeAfter reads a node once it changed after index (a blocking query)
-// and returns the index to wait on next.
-func (c *Client) nodeAfter(ctx context.Context, id string, index uint64) (*api.Node, uint64, error) {
-	next := index
-	n, err := readRetry(ctx, c, "read node", func(ctx context.Context) (*api.Node, error) {
-		// The api package puts the ID into the path unescaped.
-		out, meta, err := c.api.Nodes().Info(url.PathEscape(id), c.query(ctx, blocking(ctx, "", index)))
-		if meta != nil {
-			next = meta.LastIndex
-		}
-		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, next, &NodeNotFoundError{By: "id", Value: id}
-	}
-	if err != nil {
-		return nil, next, fmt.Errorf("reading node %s: %w", id, err)
-	}
-	return n, next, nil
 }
