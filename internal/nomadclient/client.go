@@ -81,6 +81,7 @@ type Client struct {
 	requestTimeout time.Duration
 	holdDriver     string
 	drivers        driverCache // see DetectedDrivers
+	cluster        string      // see ClusterKey
 }
 
 // ValidateAddress checks that addr is an absolute http or https URL.
@@ -199,6 +200,7 @@ func New(cfg Config) (*Client, error) {
 	return &Client{
 		api: c, address: shown, namespace: cfg.Namespace, secrets: nonEmpty(secrets),
 		retry: retry, requestTimeout: timeout, holdDriver: holdDriver,
+		cluster: clusterKey(bare, cfg.Region, cfg.TLSServerName),
 	}, nil
 }
 

@@ -45,6 +45,7 @@ type createPlans struct {
 	tree       map[string]*schemaTree
 	noIdentity *tfprotov6.ResourceIdentityData
 	data       *atomic.Pointer[ProviderData] // the configured provider's (nil until Configure)
+	shortcuts  *shortcutSwitch               // BERTH_SHORTCUTS (nil: on)
 	verify     bool
 	taken      atomic.Int64 // plans answered here, for tests
 }
@@ -62,7 +63,7 @@ func newCreatePlans(data *atomic.Pointer[ProviderData], verify bool) (*createPla
 // the framework must plan it.
 func (c *createPlans) answer(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) *tfprotov6.PlanResourceChangeResponse {
 	data := c.data.Load()
-	if data == nil || req.Config == nil || req.ProposedNewState == nil || len(req.PriorPrivate) > 0 {
+	if c.shortcuts.stepsAside(ctx) || data == nil || req.Config == nil || req.ProposedNewState == nil || len(req.PriorPrivate) > 0 {
 		return nil
 	}
 	if req.PriorState != nil && len(req.PriorState.MsgPack) > 0 {

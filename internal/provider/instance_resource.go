@@ -169,7 +169,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	live, unsupported := job.InstanceSpec()
-	r.forgetMissingSecretEnv(ctx, &live)
+	resp.Diagnostics.Append(r.forgetMissingSecretEnv(ctx, &live, resp.Private)...)
 	importing := state.Services.IsNull()
 	switch {
 	case importing && len(unsupported) > 0:

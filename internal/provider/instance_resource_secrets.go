@@ -73,20 +73,34 @@ func validateSecretEnvConfig(_ context.Context, cfg tfsdk.Config, diags *diag.Di
 	}
 }
 
+// secretEnvReadKey is the private state key Read sets while the job
+// refers to secrets Variables. What Read answers then depends on the
+// Variables too (a missing one reads as an unset version), and they can be
+// deleted or restored while the job stays at its index, so the
+// unchanged-read shortcut never answers for such an instance, whatever its
+// state says (after a Variable was deleted, the version in state is null).
+const secretEnvReadKey = "secret_env_read"
+
 // forgetMissingSecretEnv reads as unset the secret version of each service
 // of live whose Variable is gone from Nomad (deleted by hand), so the plan
 // shows an update that writes it again: a task restarted meanwhile would
 // wait for it. One list request, and only for instances with secrets. When
-// Nomad cannot list them, live is left as it is.
-func (r *instanceResource) forgetMissingSecretEnv(ctx context.Context, live *instance.Spec) {
+// Nomad cannot list them, live is left as it is. It marks private
+// (secretEnvReadKey) while the job refers to any Variable.
+func (r *instanceResource) forgetMissingSecretEnv(ctx context.Context, live *instance.Spec, private privateData) diag.Diagnostics {
 	refs := instance.SecretEnvPaths(*live)
+	var mark []byte
+	if len(refs) > 0 {
+		mark = []byte("true")
+	}
+	diags := private.SetKey(ctx, secretEnvReadKey, mark)
 	if len(refs) == 0 {
-		return
+		return diags
 	}
 	present, err := r.data.Nomad.SecretEnvPathsUnder(ctx, live.Namespace, instance.SecretEnvPath(live.Name, live.TaskGroup(), ""))
 	if err != nil {
 		tflog.Warn(ctx, "Could not check the instance's secrets Variables", map[string]any{"error": err.Error()})
-		return
+		return diags
 	}
 	for name, ref := range refs {
 		if !present[ref.Path] {
@@ -95,4 +109,5 @@ func (r *instanceResource) forgetMissingSecretEnv(ctx context.Context, live *ins
 			live.Services[name] = svc
 		}
 	}
+	return diags
 }

@@ -83,7 +83,7 @@ func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, er
 		if err != nil {
 			return nil, err
 		}
-		reads, err := newUnchangedReads(configured, verify)
+		reads, err := newUnchangedReads(configured, version, verify)
 		if err != nil {
 			return nil, err
 		}
@@ -91,6 +91,9 @@ func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, er
 		if err != nil {
 			return nil, err
 		}
+		// Read once: BERTH_SHORTCUTS=off sends every plan and refresh through the framework.
+		unchanged.shortcuts = shortcutSwitchFrom(os.LookupEnv)
+		creates.shortcuts, reads.shortcuts = unchanged.shortcuts, unchanged.shortcuts
 		return &server{frameworkServer: full, unchanged: unchanged, creates: creates, reads: reads}, nil
 	}
 }
@@ -120,7 +123,7 @@ func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanReso
 	if req.TypeName != s.unchanged.typeName {
 		return s.frameworkServer.PlanResourceChange(ctx, req)
 	}
-	name, answer := "unchanged-plan", s.unchanged.answer(req)
+	name, answer := "unchanged-plan", s.unchanged.answer(ctx, req)
 	if answer != nil {
 		s.unchanged.taken.Add(1)
 	} else if answer = s.creates.answer(ctx, req); answer != nil {
@@ -157,19 +160,20 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	s.reads.record(req.CurrentState, resp.NewState, &resp.Private, resp.Diagnostics)
+	s.reads.recordRead(req, resp)
 	if answer != nil {
 		return s.reads.verifiedAnswer(resp, answer), nil
 	}
 	return resp, nil
 }
 
-// ApplyResourceChange records what an instance's apply left, so the next
-// refresh of an unchanged job takes the read shortcut.
+// ApplyResourceChange records what an instance's apply left once a full
+// read agrees with it, so the next refresh of an unchanged job takes the
+// read shortcut.
 func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
 	if err == nil && resp != nil && req.TypeName == s.reads.typeName {
-		s.reads.record(nil, resp.NewState, &resp.Private, resp.Diagnostics)
+		s.reads.recordApplied(ctx, s.frameworkServer.ReadResource, req, resp)
 	}
 	return resp, err
 }

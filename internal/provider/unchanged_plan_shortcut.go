@@ -42,6 +42,7 @@ type unchangedPlans struct {
 	stateType  tftypes.Type
 	tree       map[string]*schemaTree
 	noIdentity *tfprotov6.ResourceIdentityData // what the framework plans when Terraform (< 1.12) sends none
+	shortcuts  *shortcutSwitch                 // BERTH_SHORTCUTS (nil: on)
 	verify     bool
 	taken      atomic.Int64 // plans answered here, for tests
 }
@@ -82,8 +83,8 @@ func newUnchangedPlans(verify bool) (*unchangedPlans, error) {
 
 // answer returns the plan of an unchanged instance, or nil when req is not
 // one (then the framework plans it).
-func (u *unchangedPlans) answer(req *tfprotov6.PlanResourceChangeRequest) *tfprotov6.PlanResourceChangeResponse {
-	if req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil ||
+func (u *unchangedPlans) answer(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) *tfprotov6.PlanResourceChangeResponse {
+	if u.shortcuts.stepsAside(ctx) || req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil ||
 		len(req.PriorState.MsgPack) == 0 || !bytes.Equal(req.PriorState.MsgPack, req.ProposedNewState.MsgPack) ||
 		privateHasUnmanaged(req.PriorPrivate) {
 		return nil

@@ -20,35 +20,48 @@ import (
 // A refresh reads the instance's job and rebuilds its state from it; when
 // they agree it answers the state it was given (sameModel). Nomad moves a
 // job's modify index on every write to it (register, scale, stop, revert,
-// a deployment's auto-revert), so a job still at the index the last full
-// read (or apply) saw is the job that read saw, and that read's answer
-// stands. After each full read and each apply berth records in private
-// state what it saw (readSeen: the job's index and a hash of the state it
-// answered); a refresh whose state and job still match answers with the
-// prior state, private state and identity as they are, after one request
-// that decodes only the index. That skips most of the plugin's CPU in a
-// refresh plan (decoding the state into the model, the job into a spec,
-// the comparison, the framework's semantic-equality and encoding passes).
+// a deployment's auto-revert), so a job still at the index a full read
+// saw is the job that read saw, and that read's answer stands. After each
+// full read that answered cleanly, berth records in private state what it
+// saw (readSeen: the job's index, a hash of the state it answered, the
+// provider build and the cluster); a refresh whose state, build, cluster
+// and job still match answers with the prior state, private state and
+// identity as they are, after one request that decodes only the index.
+// That skips most of the plugin's CPU in a refresh plan (decoding the
+// state into the model, the job into a spec, the comparison, the
+// framework's semantic-equality and encoding passes).
+//
+// Only a full read records. An apply's state holds what the plan kept
+// (UseStateForUnknown) or nulls where its read-back failed, so after an
+// apply the wrapper reads the job once more through the framework and
+// records only when that read answers the apply's state unchanged
+// (recordApplied). A read that said anything (a diagnostic) is not
+// recorded: the shortcut could not say it again.
 //
 // Never taken for a batch job (its completion is recorded from its
-// allocations, which move without the job) or an instance with secrets
-// Variables (they can be deleted without the job changing), nor on import
-// (no private state). Every acceptance test runs with verify on: the
-// framework reads as well, and any difference fails the test.
+// allocations, which move without the job) or a job that refers to
+// secrets Variables (Read marks it, secretEnvReadKey: they can be deleted
+// and restored without the job changing), nor on import (no private
+// state), nor with BERTH_SHORTCUTS=off. Every acceptance test runs with
+// verify on: the framework reads as well, and any difference fails the
+// test.
 type unchangedReads struct {
 	typeName     string
 	stateType    tftypes.Type
 	identityType tftypes.Type
 	// data is the configured provider's (nil until Configure).
-	data   *atomic.Pointer[ProviderData]
-	verify bool
-	taken  atomic.Int64 // refreshes answered here, for tests
+	data *atomic.Pointer[ProviderData]
+	// build is the provider build's buildKey, recorded and compared.
+	build     string
+	shortcuts *shortcutSwitch
+	verify    bool
+	taken     atomic.Int64 // refreshes answered here, for tests
 }
 
 // readSeenKey is the private state key of readSeen.
 const readSeenKey = "read_seen"
 
-// readSeen is what the last full read or apply of an instance saw.
+// readSeen is what the last full read of an instance saw.
 type readSeen struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
@@ -56,26 +69,35 @@ type readSeen struct {
 	// State is the SHA-256 of the state it answered (msgpack), so state
 	// changed any other way (state surgery, an upgrade) reads in full.
 	State string `json:"state"`
+	// Build is the provider build that read (buildKey): another version
+	// may read the same job into other state.
+	Build string `json:"build"`
+	// Cluster is the Nomad client's ClusterKey (a digest of address,
+	// region and TLS server name, never a credential): the same job name
+	// at the same index elsewhere is another job.
+	Cluster string `json:"cluster"`
 }
 
-func newUnchangedReads(data *atomic.Pointer[ProviderData], verify bool) (*unchangedReads, error) {
+func newUnchangedReads(data *atomic.Pointer[ProviderData], version string, verify bool) (*unchangedReads, error) {
 	d, err := instanceDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("reading berth_instance's schema: %w", err)
 	}
 	it := instanceIdentity.Schema().Type().TerraformType(context.Background())
-	return &unchangedReads{typeName: d.typeName, stateType: d.stateType, identityType: it, data: data, verify: verify}, nil
+	return &unchangedReads{typeName: d.typeName, stateType: d.stateType, identityType: it, data: data,
+		build: buildKey(version), verify: verify}, nil
 }
 
 // answer returns the refresh of an unchanged instance, or nil when req is
 // not one (then the framework reads it).
 func (u *unchangedReads) answer(ctx context.Context, req *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
 	data := u.data.Load()
-	if data == nil || req.CurrentState == nil || len(req.CurrentState.MsgPack) == 0 {
+	if u.shortcuts.stepsAside(ctx) || data == nil || req.CurrentState == nil || len(req.CurrentState.MsgPack) == 0 ||
+		privateHasKey(req.Private, secretEnvReadKey) {
 		return nil
 	}
 	seen, ok := privateReadSeen(req.Private)
-	if !ok || seen.State != stateHash(req.CurrentState.MsgPack) {
+	if !ok || seen.State != stateHash(req.CurrentState.MsgPack) || seen.Build != u.build || seen.Cluster != data.Nomad.ClusterKey() {
 		return nil
 	}
 	ctx = data.Nomad.MaskSecrets(ctx)
@@ -95,34 +117,48 @@ func (u *unchangedReads) answer(ctx context.Context, req *tfprotov6.ReadResource
 		NewIdentity: &tfprotov6.ResourceIdentityData{IdentityData: &identity}}
 }
 
-// record stores in *private what a full read or an apply that answered
-// state saw, or drops it when state is not one the shortcut may answer.
-// The hash is of the bytes Terraform will send with the next refresh:
-// Terraform encodes state itself (its encoder orders sets and numbers its
-// own way), so when a read answers the value it was given (prior, nil for
-// an apply), the hash is of what Terraform sent; otherwise of the answer,
-// which a later full read corrects if Terraform encodes it differently.
-func (u *unchangedReads) record(prior, state *tfprotov6.DynamicValue, private *[]byte, diags []*tfprotov6.Diagnostic) {
-	for _, d := range diags {
+// recordRead stores in resp.Private what a full read of req saw, or drops
+// it when the answer is not one the shortcut may give again: a read that
+// said anything (any diagnostic), was deferred, or depends on more than
+// the job (secretEnvReadKey). The hash is of the bytes Terraform will send
+// with the next refresh: Terraform encodes state itself (its encoder
+// orders sets and numbers its own way), so when the read answers the value
+// it was given, the hash is of what Terraform sent; otherwise of the
+// answer, which a later full read corrects if Terraform encodes it
+// differently.
+func (u *unchangedReads) recordRead(req *tfprotov6.ReadResourceRequest, resp *tfprotov6.ReadResourceResponse) {
+	for _, d := range resp.Diagnostics {
 		if d.Severity == tfprotov6.DiagnosticSeverityError {
 			return // Terraform keeps nothing of this answer
 		}
 	}
 	var seen *readSeen
-	if state != nil && len(state.MsgPack) > 0 {
-		if v, err := state.Unmarshal(u.stateType); err == nil {
-			raw := state.MsgPack
-			if prior != nil && len(prior.MsgPack) > 0 {
-				if p, err := prior.Unmarshal(u.stateType); err == nil && p.Equal(v) {
-					raw = prior.MsgPack
+	if len(resp.Diagnostics) == 0 && resp.Deferred == nil && !privateHasKey(resp.Private, secretEnvReadKey) &&
+		resp.NewState != nil && len(resp.NewState.MsgPack) > 0 {
+		if v, err := resp.NewState.Unmarshal(u.stateType); err == nil {
+			raw := resp.NewState.MsgPack
+			if req.CurrentState != nil && len(req.CurrentState.MsgPack) > 0 {
+				if p, err := req.CurrentState.Unmarshal(u.stateType); err == nil && p.Equal(v) {
+					raw = req.CurrentState.MsgPack
 				}
 			}
-			seen = readSeenOf(v, raw)
+			seen = u.stamped(readSeenOf(v, raw))
 		}
 	}
-	if out, err := withReadSeen(*private, seen); err == nil {
-		*private = out
+	if out, err := withReadSeen(resp.Private, seen); err == nil {
+		resp.Private = out
 	}
+}
+
+// stamped is seen with the provider build and the cluster that saw it;
+// nil when there is no configured provider to name the cluster.
+func (u *unchangedReads) stamped(seen *readSeen) *readSeen {
+	data := u.data.Load()
+	if seen == nil || data == nil {
+		return nil
+	}
+	seen.Build, seen.Cluster = u.build, data.Nomad.ClusterKey()
+	return seen
 }
 
 // readSeenOf is what to record for state v (msgpack raw), nil when the
@@ -155,6 +191,17 @@ func readSeenOf(v tftypes.Value, raw []byte) *readSeen {
 func stateHash(msgpack []byte) string {
 	sum := sha256.Sum256(msgpack)
 	return hex.EncodeToString(sum[:])
+}
+
+// privateHasKey reports whether raw private state (a JSON object of
+// base64 values, as the protocol carries it) holds a non-empty key; true
+// when it cannot be read, so the shortcut leaves it to the framework.
+func privateHasKey(raw []byte, key string) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	var m map[string][]byte
+	return json.Unmarshal(raw, &m) != nil || len(m[key]) > 0
 }
 
 // privateReadSeen reads readSeen from raw private state (as the protocol

@@ -39,7 +39,7 @@ func TestWithReadSeen_keepsOtherKeys(t *testing.T) {
 // Batch jobs and instances with secrets Variables never take the shortcut:
 // what a full read answers for them moves without the job.
 func TestReadSeenOf(t *testing.T) {
-	u, err := newUnchangedReads(nil, false)
+	u, err := newUnchangedReads(nil, "test", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestReadSeenOf(t *testing.T) {
 // The verify mode fails a shortcut answer that differs from the framework's
 // read: in state, private state or identity.
 func TestUnchangedReads_verifyCatchesADifference(t *testing.T) {
-	u, err := newUnchangedReads(nil, true)
+	u, err := newUnchangedReads(nil, "test", true)
 	if err != nil {
 		t.Fatal(err)
 	}
