@@ -91,7 +91,7 @@ func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, er
 		if err != nil {
 			return nil, err
 		}
-		return &server{frameworkServer: full, unchanged: unchanged, creates: creates, reads: reads}, nil
+		return &server{frameworkServer: full, configured: configured, unchanged: unchanged, creates: creates, reads: reads}, nil
 	}
 }
 
@@ -105,11 +105,16 @@ type frameworkServer interface {
 	tfprotov6.ProviderServerWithStateStores  //nolint:staticcheck // tf6server asserts it
 }
 
+// server answers every RPC itself, with the provider's secrets masked
+// (masked_server.go), and passes it on to the framework's server.
 type server struct {
-	frameworkServer
-	unchanged *unchangedPlans
-	creates   *createPlans
-	reads     *unchangedReads
+	frameworkServer frameworkServer
+	// configured is the provider's data once Configure ran: whose secrets
+	// every RPC masks.
+	configured *atomic.Pointer[ProviderData]
+	unchanged  *unchangedPlans
+	creates    *createPlans
+	reads      *unchangedReads
 }
 
 var _ frameworkServer = &server{}
@@ -117,6 +122,7 @@ var _ frameworkServer = &server{}
 // PlanResourceChange answers the plans of unchanged and of new instances
 // itself (unchangedPlans, createPlans); the framework plans the rest.
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	ctx = s.mask(ctx)
 	if req.TypeName != s.unchanged.typeName {
 		return s.frameworkServer.PlanResourceChange(ctx, req)
 	}
@@ -143,6 +149,7 @@ func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanReso
 // ReadResource answers the refresh of an unchanged instance itself
 // (unchangedReads) and records what each full read of one saw.
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	ctx = s.mask(ctx)
 	if req.TypeName != s.reads.typeName {
 		return s.frameworkServer.ReadResource(ctx, req)
 	}
@@ -167,6 +174,7 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 // ApplyResourceChange records what an instance's apply left, so the next
 // refresh of an unchanged job takes the read shortcut.
 func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	ctx = s.mask(ctx)
 	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
 	if err == nil && resp != nil && req.TypeName == s.reads.typeName {
 		s.reads.record(nil, resp.NewState, &resp.Private, resp.Diagnostics)
