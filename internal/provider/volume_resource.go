@@ -180,6 +180,10 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		if resp.Diagnostics.HasError() {
 			return
 		}
+		// Nothing below may log or report them, the plugin's errors included.
+		secrets := in.Volume.SecretValues()
+		ctx = maskCSISecrets(ctx, secrets)
+		defer func() { resp.Diagnostics = redactCSISecrets(resp.Diagnostics, secrets) }()
 	}
 	out, err := r.volumes().Create(ctx, in)
 	ec := volumeErrors("Could not place the volume into its node reservation")
