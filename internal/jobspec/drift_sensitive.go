@@ -40,11 +40,12 @@ func hideValues(m map[string]string) map[string]string {
 // hideSensitive returns v with the values of sensitiveFields hidden, for
 // show: a sensitive map itself, or a list of artifacts compared whole.
 func hideSensitive(v reflect.Value, field bool) reflect.Value {
+	m, isMap := v.Interface().(map[string]string)
+	arts, isArtifacts := v.Interface().([]*api.TaskArtifact)
 	switch {
-	case field && v.Kind() == reflect.Map:
-		return reflect.ValueOf(hideValues(v.Interface().(map[string]string)))
-	case v.Type() == reflect.TypeFor[[]*api.TaskArtifact]() && !v.IsNil():
-		arts := v.Interface().([]*api.TaskArtifact)
+	case field && isMap:
+		return reflect.ValueOf(hideValues(m))
+	case isArtifacts && arts != nil:
 		out := make([]*api.TaskArtifact, len(arts))
 		for i, a := range arts {
 			if a != nil {
