@@ -6,8 +6,6 @@
 package drift
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -20,6 +18,14 @@ import (
 
 // Unset is how a map entry or pointer that exists on one side only reads.
 const Unset = "(unset)"
+
+// Sensitive stands for the value of a field tagged `diff:"sensitive"` (of
+// each entry, for a map: its keys are shown), and SensitiveChanged ends a
+// line whose only difference is in such values.
+const (
+	Sensitive        = "(sensitive value)"
+	SensitiveChanged = "(a sensitive value differs)"
+)
 
 var (
 	durationType = reflect.TypeOf(time.Duration(0))
@@ -46,8 +52,10 @@ func Diff(a, b any) []string {
 // policy), unless its field is tagged `diff:"presence"`: then unset and set
 // differ (nil means "Nomad's default", which a value may change), and
 // skipped entirely when tagged `diff:"-"`; a slice is one line, since an
-// element-wise diff of a reordered list would only be noise. So a new field
-// is compared, and named, by its tag alone.
+// element-wise diff of a reordered list would only be noise. A field tagged
+// `diff:"sensitive"` (also inside a list's elements) is compared by its
+// value but shown as sensitiveText. So a new field is compared, and named,
+// by its tag alone.
 func (d *differ) walk(at string, a, b reflect.Value) {
 	if a.Type() == timeType {
 		d.val(at, scalarText(a), scalarText(b))
@@ -64,6 +72,11 @@ func (d *differ) walk(at string, a, b reflect.Value) {
 			}
 			if f.Tag.Get("diff") == "presence" && f.Type.Kind() == reflect.Pointer {
 				d.val(join(at, name), pointerText(a.Field(i)), pointerText(b.Field(i)))
+				continue
+			}
+			if f.Tag.Get("diff") == "sensitive" {
+				d.shown(join(at, name), jsonText(a.Field(i).Interface()), jsonText(b.Field(i).Interface()),
+					sensitiveText(a.Field(i)), sensitiveText(b.Field(i)))
 				continue
 			}
 			if f.Tag.Get("diff") == "elements" && a.Field(i).Len() == b.Field(i).Len() {
@@ -86,7 +99,7 @@ func (d *differ) walk(at string, a, b reflect.Value) {
 		d.walkMap(at, a, b)
 		return
 	case reflect.Slice:
-		d.val(at, listText(a), listText(b))
+		d.shown(at, listText(a, true), listText(b, true), listText(a, false), listText(b, false))
 		return
 	}
 	d.val(at, scalarText(a), scalarText(b))
@@ -179,6 +192,19 @@ func (d *differ) val(path, a, b string) {
 	}
 }
 
+// shown records a difference found between a and b (formatted with every
+// value) as showA and showB, which hide sensitive values; when hiding
+// them makes the two read alike, the line says a sensitive value differs.
+func (d *differ) shown(path, a, b, showA, showB string) {
+	if a == b {
+		return
+	}
+	if showA == showB {
+		showB += " " + SensitiveChanged
+	}
+	d.lines = append(d.lines, fmt.Sprintf("%s: %s -> %s", path, showA, showB))
+}
+
 // presence records an object that exists on one side only and reports
 // whether it did, in which case its fields are not compared.
 func (d *differ) presence(path string, inA, inB bool) bool {
@@ -206,21 +232,40 @@ func jsonText(v any) string {
 // listText formats a list as JSON, [] when empty since Normalize turns
 // empty lists into nil; struct elements (also behind pointers) become
 // objects with their `tf` names in declaration order, durations Go
-// duration strings, and fields tagged `diff:"sensitive"` a digest.
-func listText(l reflect.Value) string {
+// duration strings, and fields tagged `diff:"sensitive"` sensitiveText
+// unless reveal (for comparing, never for showing).
+func listText(l reflect.Value, reveal bool) string {
 	parts := make([]string, 0, l.Len())
 	for i := range l.Len() {
-		parts = append(parts, elemJSON(l.Index(i)))
+		parts = append(parts, elemJSON(l.Index(i), reveal))
 	}
 	return "[" + strings.Join(parts, ",") + "]"
 }
 
-func elemJSON(v reflect.Value) string {
+// sensitiveText shows a sensitive value: a map as its keys, each with
+// Sensitive for its value (a git SSH key or a token is in the value; the
+// key says which option changed), anything else as Sensitive.
+func sensitiveText(v reflect.Value) string {
+	if v.Kind() != reflect.Map {
+		return strconv.Quote(Sensitive)
+	}
+	if v.IsNil() {
+		return "null"
+	}
+	keys := make([]string, 0, v.Len())
+	for _, k := range v.MapKeys() {
+		keys = append(keys, strconv.Quote(k.String())+":"+strconv.Quote(Sensitive))
+	}
+	slices.Sort(keys)
+	return "{" + strings.Join(keys, ",") + "}"
+}
+
+func elemJSON(v reflect.Value, reveal bool) string {
 	switch {
 	case v.Kind() == reflect.Pointer && v.IsNil():
 		return "null"
 	case v.Kind() == reflect.Pointer:
-		return elemJSON(v.Elem())
+		return elemJSON(v.Elem(), reveal)
 	case v.Type() == durationType:
 		return strconv.Quote(time.Duration(v.Int()).String())
 	case v.Kind() != reflect.Struct:
@@ -232,12 +277,10 @@ func elemJSON(v reflect.Value) string {
 		name := f.Tag.Get("tf")
 		switch {
 		case name == "", f.Tag.Get("diff") == "-":
-		case f.Tag.Get("diff") == "sensitive":
-			// Compared by a digest: the value may be a credential.
-			sum := sha256.Sum256([]byte(jsonText(v.Field(i).Interface())))
-			fields = append(fields, strconv.Quote(name)+":"+strconv.Quote("(sensitive "+hex.EncodeToString(sum[:6])+")"))
+		case f.Tag.Get("diff") == "sensitive" && !reveal:
+			fields = append(fields, strconv.Quote(name)+":"+sensitiveText(v.Field(i)))
 		default:
-			fields = append(fields, strconv.Quote(name)+":"+elemJSON(v.Field(i)))
+			fields = append(fields, strconv.Quote(name)+":"+elemJSON(v.Field(i), reveal))
 		}
 	}
 	return "{" + strings.Join(fields, ",") + "}"

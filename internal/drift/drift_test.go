@@ -47,3 +47,35 @@ func TestDiff(t *testing.T) {
 		t.Errorf("Diff of equal values = %q", got)
 	}
 }
+
+type withSecrets struct {
+	Token string            `tf:"token" diff:"sensitive"`
+	Opts  map[string]string `tf:"opts" diff:"sensitive"`
+	Items []secretItem      `tf:"items"`
+}
+
+type secretItem struct {
+	Src  string            `tf:"src"`
+	Opts map[string]string `tf:"opts" diff:"sensitive"`
+}
+
+// Sensitive fields are compared by their values but shown without them:
+// maps by their keys. A line whose only difference is such a value says so.
+func TestDiffSensitive(t *testing.T) {
+	a := withSecrets{Token: "t-old", Opts: map[string]string{"sshkey": "k-old"},
+		Items: []secretItem{{Src: "git::x", Opts: map[string]string{"sshkey": "k-old", "ref": "main"}}}}
+	b := withSecrets{Token: "t-new", Opts: map[string]string{"sshkey": "k-new", "depth": "1"},
+		Items: []secretItem{{Src: "git::x", Opts: map[string]string{"sshkey": "k-new", "ref": "main"}}}}
+	want := []string{
+		`token: "(sensitive value)" -> "(sensitive value)" (a sensitive value differs)`,
+		`opts: {"sshkey":"(sensitive value)"} -> {"depth":"(sensitive value)","sshkey":"(sensitive value)"}`,
+		`items: [{"src":"git::x","opts":{"ref":"(sensitive value)","sshkey":"(sensitive value)"}}] -> ` +
+			`[{"src":"git::x","opts":{"ref":"(sensitive value)","sshkey":"(sensitive value)"}}] (a sensitive value differs)`,
+	}
+	if got := Diff(a, b); !reflect.DeepEqual(got, want) {
+		t.Errorf("Diff =\n%q\nwant\n%q", got, want)
+	}
+	if got := Diff(a, a); got != nil {
+		t.Errorf("Diff of equal values = %q", got)
+	}
+}

@@ -77,9 +77,10 @@ type Artifact struct {
 	// "local/" ("local/<file name>" in mode "file").
 	Destination *string `tf:"destination"`
 	// Mode is one of ArtifactModes; nil is "any".
-	Mode    *string           `tf:"mode"`
-	Options map[string]string `tf:"options"`
-	// Headers may carry credentials: Diff does not print their values.
+	Mode *string `tf:"mode"`
+	// Options (a git SSH key, cloud credentials) and Headers may carry
+	// credentials: Diff does not print their values.
+	Options map[string]string `tf:"options" diff:"sensitive"`
 	Headers map[string]string `tf:"headers" diff:"sensitive"`
 	// Insecure and Chown are nil for false.
 	Insecure *bool `tf:"insecure"`

@@ -206,7 +206,7 @@ func TestValidateFiles(t *testing.T) {
 		"wait inverted":      {tm(func(t *Template) { t.Wait = &TemplateWait{Min: ptr(time.Minute), Max: ptr(time.Second)} }), at("wait", "min"), "wait"},
 		"artifact escapes":   {art(func(a *Artifact) { a.Destination = ptr("/../../x") }), atArt("destination"), "escapes"},
 		"checksum no type":   {art(func(a *Artifact) { a.Options = map[string]string{"checksum": "abc"} }), atArt("options", "checksum"), "type:value"},
-		"checksum bad type":  {art(func(a *Artifact) { a.Options = map[string]string{"checksum": "crc:ab"} }), atArt("options", "checksum"), "not one of"},
+		"checksum bad type":  {art(func(a *Artifact) { a.Options = map[string]string{"checksum": "crc:ab"} }), atArt("options", "checksum"), "not one of md5"},
 		"checksum short":     {art(func(a *Artifact) { a.Options = map[string]string{"checksum": "sha256:abcd"} }), atArt("options", "checksum"), "64 hexadecimal"},
 		"artifact no source": {art(func(a *Artifact) { a.Source = "" }), atArt("source"), "source"},
 	}
@@ -235,7 +235,7 @@ func TestValidateFiles(t *testing.T) {
 
 // TestDiffNamesTemplateFields: a template's difference is one line for the
 // list, with fields by their attribute names, durations as Go writes them
-// and headers as a digest.
+// and headers by their keys alone.
 func TestDiffNamesTemplateFields(t *testing.T) {
 	a := withFiles(minimalSpec(), []Template{{Data: "x", Destination: "local/x", Splay: ptr(time.Second),
 		ChangeMode: ptr("script"), ChangeScript: &ChangeScript{Command: "/r"}}}, []Artifact{{Source: "s", Headers: map[string]string{"A": "secret"}}})
@@ -250,7 +250,21 @@ func TestDiffNamesTemplateFields(t *testing.T) {
 			t.Errorf("Diff %q lacks %s", d[0], want)
 		}
 	}
-	if strings.Contains(d[1], "secret") || strings.Contains(d[1], "other") || !strings.Contains(d[1], `"headers":"(sensitive `) {
-		t.Errorf("Diff %q shows headers", d[1])
+	if strings.Contains(d[1], "secret") || strings.Contains(d[1], "other") || !strings.Contains(d[1], `"headers":{"A":"(sensitive value)"}`) ||
+		!strings.HasSuffix(d[1], "(a sensitive value differs)") {
+		t.Errorf("Diff %q shows headers, or not that they differ", d[1])
+	}
+}
+
+// Artifact options are sensitive: a validation message never repeats them.
+func TestValidateChecksumHidesValue(t *testing.T) {
+	for _, sum := range []string{"s3cr3t-no-type", "s3cr3t:ab", "sha256:s3cr3t"} {
+		errs := Validate(withFiles(minimalSpec(), nil, []Artifact{{Source: "s", Options: map[string]string{"checksum": sum}}}))
+		if len(errs) != 1 {
+			t.Fatalf("%s: errors %+v, want one", sum, errs)
+		}
+		if text := errs[0].Summary + " " + errs[0].Detail; strings.Contains(text, "s3cr3t") {
+			t.Errorf("%s: the message repeats the value: %s", sum, text)
+		}
 	}
 }

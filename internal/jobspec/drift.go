@@ -110,6 +110,12 @@ func walk(out *[]string, at []string, want, live reflect.Value) {
 			if live.IsValid() {
 				lf = live.Field(i)
 			}
+			if isSensitive(want.Type(), want.Type().Field(i).Name) {
+				if want.Field(i).Len() > 0 {
+					compareShown(out, append(at, name), want.Field(i), lf, true)
+				}
+				continue
+			}
 			walk(out, append(at, name), want.Field(i), lf)
 		}
 	case reflect.Slice:
@@ -175,6 +181,12 @@ func walkLabeled(out *[]string, at []string, want, live reflect.Value) {
 
 // compare reports want and live when they differ.
 func compare(out *[]string, at []string, want, live reflect.Value) {
+	compareShown(out, at, want, live, false)
+}
+
+// compareShown is compare; sensitive says want and live are values of a
+// sensitive field (drift_sensitive.go), shown by their keys alone.
+func compareShown(out *[]string, at []string, want, live reflect.Value, sensitive bool) {
 	var w, l any
 	if want.IsValid() {
 		w = want.Interface()
@@ -185,7 +197,18 @@ func compare(out *[]string, at []string, want, live reflect.Value) {
 	if reflect.DeepEqual(w, l) {
 		return
 	}
-	*out = append(*out, fmt.Sprintf("%s: %s → %s", path(at), show(live), show(want)))
+	was, is := show(hideIn(live, sensitive)), show(hideIn(want, sensitive))
+	if was == is {
+		is += " " + sensitiveChanged
+	}
+	*out = append(*out, fmt.Sprintf("%s: %s → %s", path(at), was, is))
+}
+
+func hideIn(v reflect.Value, sensitive bool) reflect.Value {
+	if !v.IsValid() {
+		return v
+	}
+	return hideSensitive(v, sensitive)
 }
 
 // path joins names: blocks with a " / ", a block's attributes with ".".

@@ -264,7 +264,7 @@ func (c *Client) RequestTimeout() time.Duration { return c.requestTimeout }
 // MaskSecrets returns ctx with the token, the values of the extra headers
 // (often an Authorization value) and the password of an address's
 // credentials masked in every log message and field written through it.
-// Call it at the top of every provider RPC.
+// The provider's protocol server applies it to every RPC.
 func (c *Client) MaskSecrets(ctx context.Context) context.Context {
 	if c == nil || len(c.secrets) == 0 {
 		return ctx

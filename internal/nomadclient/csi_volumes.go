@@ -38,7 +38,8 @@ func (c *Client) csiVolumeAfter(ctx context.Context, namespace, id string, index
 
 // CreateCSIVolume asks the volume's plugin to create it and registers it
 // in Nomad. Not retried. The secrets travel in the request body, which
-// berth never logs; Nomad's errors do not repeat them.
+// berth never logs; the error, which carries the plugin's own words, may
+// repeat them, so callers redact it (volume.RedactSecrets).
 func (c *Client) CreateCSIVolume(ctx context.Context, v *volume.Volume) (*volume.Volume, string, error) {
 	resp, _, err := c.api.CSIVolumes().CreateOpts(&api.CSIVolumeCreateRequest{Volumes: []*api.CSIVolume{v.ToCSIAPI()}},
 		(&api.WriteOptions{Namespace: v.Namespace}).WithContext(ctx))

@@ -121,10 +121,14 @@ func (c *Client) FindVolume(ctx context.Context, namespace, name string) (*volum
 // CreateVolume creates a dynamic host volume, or updates it in place when
 // v.ID is set (Nomad's create endpoint accepts both). Not retried. It
 // returns the volume Nomad answered with (nil when it named none) and
-// Nomad's warnings.
+// Nomad's warnings. A volume placed on a node Nomad cannot reach is a
+// *VolumeNoPathError (inside a *WriteNotAppliedError: nothing was made).
 func (c *Client) CreateVolume(ctx context.Context, v *volume.Volume) (*volume.Volume, string, error) {
 	resp, _, err := c.api.HostVolumes().Create(&api.HostVolumeCreateRequest{Volume: v.ToAPI()},
 		(&api.WriteOptions{Namespace: v.Namespace}).WithContext(ctx))
+	if err != nil && isNoPathToNode(err) {
+		return nil, "", &WriteNotAppliedError{Err: c.noPathError(ctx, v, err)}
+	}
 	if err != nil {
 		return nil, "", c.writeError(err)
 	}

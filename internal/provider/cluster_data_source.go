@@ -120,7 +120,6 @@ func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 }
 
 func (d *clusterDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	ctx = d.data.Nomad.MaskSecrets(ctx)
 	st, err := d.data.Nomad.ClusterStatus(ctx)
 	if err != nil {
 		addNomadError(&resp.Diagnostics, "Could not read the Nomad cluster's status", err)

@@ -43,7 +43,7 @@ func checkDrivers(ctx context.Context, data *ProviderData, plan tfsdk.Plan, prio
 	}
 	ctx, cancel := context.WithTimeout(ctx, driverCheckTimeout)
 	defer cancel()
-	known, nodes, err := data.Nomad.DetectedDrivers(data.Nomad.MaskSecrets(ctx))
+	known, nodes, err := data.Nomad.DetectedDrivers(ctx)
 	if err != nil || nodes == 0 {
 		tflog.Debug(ctx, "Task drivers not checked at plan time", map[string]any{"error": fmt.Sprint(err), "nodes": nodes})
 		return

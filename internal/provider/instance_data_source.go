@@ -114,7 +114,6 @@ func (d *instanceDataSource) Configure(_ context.Context, req datasource.Configu
 }
 
 func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	ctx = d.data.Nomad.MaskSecrets(ctx)
 	var name, ns types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &name)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("namespace"), &ns)...)

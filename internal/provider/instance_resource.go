@@ -45,7 +45,6 @@ func (r *instanceResource) Configure(_ context.Context, req resource.ConfigureRe
 
 func (r *instanceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer instanceIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -140,7 +139,6 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 
 func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer instanceIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state instanceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -232,7 +230,6 @@ func (r *instanceResource) mergeLive(ctx context.Context, state *instanceModel, 
 
 func (r *instanceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer instanceIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -263,7 +260,6 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 }
 
 func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state instanceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

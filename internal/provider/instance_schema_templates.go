@@ -122,9 +122,11 @@ func artifactAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "`file` downloads one file to `destination`, `dir` a directory, `any` lets go-getter decide. " +
 				"One of " + backtickList(instance.ArtifactModes()) + ". Nomad's default: `any`." + fileDefaultDoc,
 			Validators: []validator.String{stringvalidator.OneOf(instance.ArtifactModes()...)}},
-		"options": schema.MapAttribute{ElementType: types.StringType, Optional: true,
+		"options": schema.MapAttribute{ElementType: types.StringType, Optional: true, Sensitive: true,
 			MarkdownDescription: "go-getter options, for example `checksum = \"sha256:<hex>\"` (a download that does not match " +
-				"fails the task), `archive = \"false\"` to keep an archive packed, or a `ref` for git."},
+				"fails the task), `archive = \"false\"` to keep an archive packed, or a `ref` for git. Sensitive, since they may " +
+				"carry credentials (a git `sshkey`, cloud keys): Terraform does not show them and drift messages name only their " +
+				"keys, but they are stored in state and in the Nomad job, which anyone who may read the job can see."},
 		"headers": schema.MapAttribute{ElementType: types.StringType, Optional: true, Sensitive: true,
 			MarkdownDescription: "HTTP headers sent with the download, for example an `Authorization` header. Sensitive: " +
 				"Terraform does not show them, but they are stored in state and in the Nomad job, which anyone who may " +

@@ -57,7 +57,6 @@ func openJobAction(ctx context.Context, data *ProviderData, thing string, req ac
 		resp.Diagnostics.AddError("Provider not configured", "The berth provider was not configured before the action ran.")
 		return ctx, noop, jobActionTarget{}, false
 	}
-	ctx = data.Nomad.MaskSecrets(ctx)
 	// Attribute by attribute: an action may declare more of its own.
 	var m jobActionModel
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &m.Name)...)

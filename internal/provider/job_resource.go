@@ -92,7 +92,6 @@ func (r *jobResource) writeInput(ctx context.Context, cfg tfsdk.Config, plan, st
 
 func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer jobIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan jobModel
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
 		return
@@ -226,7 +225,6 @@ func (r *jobResource) recordSource(ctx context.Context, m *jobModel, job *nomadc
 
 func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer jobIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state jobModel
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 		return
@@ -244,7 +242,6 @@ func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 
 func (r *jobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer jobIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state jobModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
@@ -273,7 +270,6 @@ func (r *jobResource) Update(ctx context.Context, req resource.UpdateRequest, re
 }
 
 func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state jobModel
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 		return

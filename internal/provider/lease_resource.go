@@ -117,7 +117,6 @@ func (m *leaseModel) toLease(ctx context.Context, defaultNS string, diags *diag.
 
 func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer leaseIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan leaseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -190,7 +189,6 @@ func (r *leaseResource) sign(l lease.Lease, diags *diag.Diagnostics) lease.Lease
 
 func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer leaseIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state leaseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -224,7 +222,6 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 // the job modify index in state.
 func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer leaseIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state leaseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -278,7 +275,6 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 }
 
 func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state leaseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

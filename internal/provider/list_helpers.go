@@ -33,14 +33,13 @@ func nullResourceModel[T any](ctx context.Context, s resourceschema.Schema) (T, 
 }
 
 // openList starts a List call the same way for every list resource: no
-// results before Configure ran, secrets masked in logs, and the list
-// block's configuration read into C. ok is false when the call is over.
+// results before Configure ran, and the list block's configuration read
+// into C. ok is false when the call is over.
 func openList[C any](ctx context.Context, data *ProviderData, req list.ListRequest, stream *list.ListResultsStream) (_ context.Context, cfg C, ok bool) {
 	if data == nil {
 		stream.Results = list.NoListResults
 		return ctx, cfg, false
 	}
-	ctx = data.Nomad.MaskSecrets(ctx)
 	if diags := req.Config.Get(ctx, &cfg); diags.HasError() {
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return ctx, cfg, false

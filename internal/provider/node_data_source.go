@@ -42,7 +42,6 @@ func (d *nodeDataSource) Configure(_ context.Context, req datasource.ConfigureRe
 }
 
 func (d *nodeDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	ctx = d.data.Nomad.MaskSecrets(ctx)
 	// Only id and name come from configuration; everything else is
 	// computed, so read just those two.
 	var id, name types.String

@@ -54,7 +54,6 @@ func (r *nodePoolResource) ValidateConfig(ctx context.Context, req resource.Vali
 
 func (r *nodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer nodePoolIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan nodePoolModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -84,7 +83,6 @@ func (r *nodePoolResource) Create(ctx context.Context, req resource.CreateReques
 
 func (r *nodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer nodePoolIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state nodePoolModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -106,7 +104,6 @@ func (r *nodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 
 func (r *nodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer nodePoolIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan nodePoolModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -121,7 +118,6 @@ func (r *nodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 }
 
 func (r *nodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state nodePoolModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

@@ -67,7 +67,6 @@ func checkReservationBudget(ctx context.Context, data *ProviderData, reservation
 		return
 	}
 	id := reservation.ValueString()
-	ctx = data.Nomad.MaskSecrets(ctx)
 	err := data.Nomad.CheckCharge(ctx, data.LedgerNamespace, nomadclient.ChargeCheck{
 		ReservationID: id, Consumer: consumer, Amount: amount, PlannedRequest: data.plans.planned(id),
 	})

@@ -113,7 +113,6 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 			return // nothing to re-check
 		}
 	}
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	rr := plan.nodeReservationRequest(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -138,7 +137,6 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 
 func (r *nodeReservationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer nodeReservationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan nodeReservationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -268,7 +266,6 @@ func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservatio
 
 func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer nodeReservationIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state nodeReservationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -287,7 +284,6 @@ func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadReq
 
 func (r *nodeReservationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer nodeReservationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state nodeReservationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -329,7 +325,6 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 }
 
 func (r *nodeReservationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state nodeReservationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

@@ -30,7 +30,6 @@ func (d *nodesDataSource) Configure(_ context.Context, req datasource.ConfigureR
 }
 
 func (d *nodesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	ctx = d.data.Nomad.MaskSecrets(ctx)
 	var m nodesDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

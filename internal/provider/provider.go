@@ -94,7 +94,7 @@ func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, er
 		// Read once: BERTH_SHORTCUTS=off sends every plan and refresh through the framework.
 		unchanged.shortcuts = shortcutSwitchFrom(os.LookupEnv)
 		creates.shortcuts, reads.shortcuts = unchanged.shortcuts, unchanged.shortcuts
-		return &server{frameworkServer: full, unchanged: unchanged, creates: creates, reads: reads}, nil
+		return &server{frameworkServer: full, configured: configured, unchanged: unchanged, creates: creates, reads: reads}, nil
 	}
 }
 
@@ -108,11 +108,16 @@ type frameworkServer interface {
 	tfprotov6.ProviderServerWithStateStores  //nolint:staticcheck // tf6server asserts it
 }
 
+// server answers every RPC itself, with the provider's secrets masked
+// (masked_server.go), and passes it on to the framework's server.
 type server struct {
-	frameworkServer
-	unchanged *unchangedPlans
-	creates   *createPlans
-	reads     *unchangedReads
+	frameworkServer frameworkServer
+	// configured is the provider's data once Configure ran: whose secrets
+	// every RPC masks.
+	configured *atomic.Pointer[ProviderData]
+	unchanged  *unchangedPlans
+	creates    *createPlans
+	reads      *unchangedReads
 }
 
 var _ frameworkServer = &server{}
@@ -120,6 +125,7 @@ var _ frameworkServer = &server{}
 // PlanResourceChange answers the plans of unchanged and of new instances
 // itself (unchangedPlans, createPlans); the framework plans the rest.
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	ctx = s.mask(ctx)
 	if req.TypeName != s.unchanged.typeName {
 		return s.frameworkServer.PlanResourceChange(ctx, req)
 	}
@@ -146,6 +152,7 @@ func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanReso
 // ReadResource answers the refresh of an unchanged instance itself
 // (unchangedReads) and records what each full read of one saw.
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	ctx = s.mask(ctx)
 	if req.TypeName != s.reads.typeName {
 		return s.frameworkServer.ReadResource(ctx, req)
 	}
@@ -171,6 +178,7 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 // read agrees with it, so the next refresh of an unchanged job takes the
 // read shortcut.
 func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	ctx = s.mask(ctx)
 	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
 	if err == nil && resp != nil && req.TypeName == s.reads.typeName {
 		s.reads.recordApplied(ctx, s.frameworkServer.ReadResource, req, resp)

@@ -100,7 +100,6 @@ func (u *unchangedReads) answer(ctx context.Context, req *tfprotov6.ReadResource
 	if !ok || seen.State != stateHash(req.CurrentState.MsgPack) || seen.Build != u.build || seen.Cluster != data.Nomad.ClusterKey() {
 		return nil
 	}
-	ctx = data.Nomad.MaskSecrets(ctx)
 	index, found, err := data.Nomad.JobModifyIndex(ctx, seen.Namespace, seen.Name)
 	if err != nil || !found || index != seen.Index {
 		return nil // the framework's read says what changed or went wrong

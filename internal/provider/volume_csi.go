@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
@@ -114,4 +115,39 @@ func sortedAttrNames(m map[string]attr.Value) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// maskCSISecrets masks the values of a CSI volume's secrets_wo in every
+// log line written through ctx (the protocol server masks only the
+// provider's own secrets).
+func maskCSISecrets(ctx context.Context, secrets []string) context.Context {
+	if len(secrets) == 0 {
+		return ctx
+	}
+	return tflog.MaskAllFieldValuesStrings(tflog.MaskMessageStrings(ctx, secrets...), secrets...)
+}
+
+// redactCSISecrets rewrites diagnostics that repeat a secret value (a
+// plugin's error, which Nomad passes back, may) with a placeholder instead.
+func redactCSISecrets(diags diag.Diagnostics, secrets []string) diag.Diagnostics {
+	if len(secrets) == 0 {
+		return diags
+	}
+	out := make(diag.Diagnostics, 0, len(diags))
+	for _, d := range diags {
+		summary, detail := volume.RedactSecrets(d.Summary(), secrets), volume.RedactSecrets(d.Detail(), secrets)
+		if summary == d.Summary() && detail == d.Detail() {
+			out = append(out, d)
+			continue
+		}
+		var redacted diag.Diagnostic = diag.NewWarningDiagnostic(summary, detail)
+		if d.Severity() == diag.SeverityError {
+			redacted = diag.NewErrorDiagnostic(summary, detail)
+		}
+		if at, ok := d.(diag.DiagnosticWithPath); ok {
+			redacted = diag.WithPath(at.Path(), redacted)
+		}
+		out = append(out, redacted)
+	}
+	return out
 }

@@ -95,7 +95,6 @@ func (d *volumeDataSource) Configure(_ context.Context, req datasource.Configure
 }
 
 func (d *volumeDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	ctx = d.data.Nomad.MaskSecrets(ctx)
 	var id, name, ns types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("id"), &id)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &name)...)

@@ -158,7 +158,6 @@ func (r *volumeResource) checkBudget(ctx context.Context, plan volumeModel, stat
 
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer volumeIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan volumeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -181,6 +180,10 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		if resp.Diagnostics.HasError() {
 			return
 		}
+		// Nothing below may log or report them, the plugin's errors included.
+		secrets := in.Volume.SecretValues()
+		ctx = maskCSISecrets(ctx, secrets)
+		defer func() { resp.Diagnostics = redactCSISecrets(resp.Diagnostics, secrets) }()
 	}
 	out, err := r.volumes().Create(ctx, in)
 	ec := volumeErrors("Could not place the volume into its node reservation")
@@ -211,7 +214,6 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 
 func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer volumeIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state volumeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -235,7 +237,6 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 
 func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer volumeIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var plan, state volumeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -265,7 +266,6 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 }
 
 func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	ctx = r.data.Nomad.MaskSecrets(ctx)
 	var state volumeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

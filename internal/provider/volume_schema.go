@@ -128,7 +128,7 @@ func volumeSchema(ctx context.Context) schema.Schema {
 			},
 			"secrets_wo": schema.MapAttribute{ElementType: types.StringType, Optional: true, WriteOnly: true, Sensitive: true,
 				MarkdownDescription: "CSI only: secrets the plugin needs, **write-only** (Terraform 1.11 or later; never stored in the plan " +
-					"or state, nor logged). They go with the create request; Nomad keeps them (redacted from its API) and passes them to " +
+					"or state, nor logged, and replaced by a placeholder in errors that repeat them). They go with the create request; Nomad keeps them (redacted from its API) and passes them to " +
 					"the plugin's later calls, including the delete. A change alone does not update the volume."},
 			"force_destroy": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				MarkdownDescription: "Delete a host volume even while allocations use it, where Nomad allows it (e.g. its node is gone). " +

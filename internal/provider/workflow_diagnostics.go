@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -48,10 +49,13 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 		unknownReg *workflow.RegistrationUnknownError
 		reserveErr *workflow.ReserveError
 		holdErr    *workflow.HoldError
+		noPath     *nomadclient.VolumeNoPathError
 	)
 	switch {
 	case errors.As(err, &chargeErr):
 		addChargeError(diags, ec.chargeSummary, ec.chargeFix, chargeErr.Err)
+	case errors.As(err, &noPath):
+		addVolumeNoPathError(diags, noPath)
 	case errors.As(err, &reserveErr):
 		addNodeReservationError(diags, reserveErr.Summary, reserveErr.Err)
 	case errors.As(err, &holdErr) && holdErr.Released:
