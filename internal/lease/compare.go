@@ -68,7 +68,10 @@ func (c *comparer) field(live, want reflect.Value, path, where, name string) {
 			}
 		}
 	case ok && rule.kind == fieldFilled:
-		if !same(live, want) && !rule.accept(live, want) {
+		if rule.own != nil {
+			live = rule.own(live)
+		}
+		if !same(live, want) && (rule.accept == nil || !rule.accept(live, want)) {
 			c.differ(live, want, where, name)
 		}
 	case ok || !composite(live.Type()):

@@ -37,12 +37,13 @@ const (
 	fieldMetaKeys
 )
 
-// fieldRule is one entry of leaseFields. accept, for a filled field, says
+// fieldRule is one entry of leaseFields. For a filled field, accept says
 // whether live (as Nomad holds it) is a value Nomad fills where berth
-// writes want.
+// writes want, or own drops from live what Nomad adds to berth's value.
 type fieldRule struct {
 	kind   fieldKind
 	accept func(live, want reflect.Value) bool
+	own    func(live reflect.Value) reflect.Value
 }
 
 // JobMetaKeys are the job meta keys berth writes on a lease. Any other key
@@ -95,7 +96,7 @@ var leaseFields = mergeRules(
 		"NodePool":    filled(func(_, want reflect.Value) bool { return want.IsNil() || want.Elem().String() == "" }),
 		"Datacenters": filled(func(live, _ reflect.Value) bool { return slices.Equal(strs(live), []string{"*"}) }),
 		// An update block of zeros, which a batch job ignores.
-		"Update": filled(func(live, _ reflect.Value) bool { return live.IsNil() || live.Elem().IsZero() }),
+		"Update": filled(func(live, _ reflect.Value) bool { return same(live, reflect.ValueOf(&api.UpdateStrategy{})) }),
 	},
 	groupFields("TaskGroups."),
 )
@@ -105,7 +106,7 @@ func groupFields(p string) map[string]fieldRule {
 		rules(p, exact, "Name", "Count", "Affinities", "Spreads", "Volumes", "Disconnect", "Update", "Migrate", "Meta",
 			"ShutdownDelay", "StopAfterClientDisconnect", "MaxClientDisconnect", "Scaling", "Consul",
 			"PreventRescheduleOnLost"),
-		map[string]fieldRule{p + "Constraints": filled(onlyImplicitConstraints)},
+		map[string]fieldRule{p + "Constraints": {kind: fieldFilled, own: withoutImplicitConstraints}},
 		restartFields(p+"RestartPolicy."),
 		rules(p+"ReschedulePolicy.", exact, "Attempts", "Interval", "Delay", "DelayFunction", "MaxDelay", "Unlimited"),
 		rules(p+"EphemeralDisk.", exact, "Sticky", "Migrate", "SizeMB"),
@@ -165,9 +166,9 @@ func implicitConstraint(c *api.Constraint) bool {
 	return false
 }
 
-// onlyImplicitConstraints: the group's constraints are berth's plus the
-// ones Nomad adds.
-func onlyImplicitConstraints(live, want reflect.Value) bool {
+// withoutImplicitConstraints is a group's constraints without the ones
+// Nomad adds.
+func withoutImplicitConstraints(live reflect.Value) reflect.Value {
 	cs, _ := live.Interface().([]*api.Constraint)
 	var own []*api.Constraint
 	for _, c := range cs {
@@ -175,7 +176,7 @@ func onlyImplicitConstraints(live, want reflect.Value) bool {
 			own = append(own, c)
 		}
 	}
-	return same(reflect.ValueOf(own), want)
+	return reflect.ValueOf(own)
 }
 
 // defaultIdentity: the identity Nomad gives a task that sets none.
