@@ -91,7 +91,9 @@ func TestLeaseFromJobAllowList(t *testing.T) {
 			timer(j).Identities = append(timer(j).Identities, &api.WorkloadIdentity{Name: "vault_default", Audience: []string{"vault.io"}})
 		}, tmr + `has identity "vault_default", berth writes none`},
 		{"identity in env", func(j *api.Job) { timer(j).Identities[0].Env = true }, tmr + `identity "berth-result" env is true, berth writes false`},
-		{"workload identity", func(j *api.Job) { workload(j).Identities = []*api.WorkloadIdentity{{Name: "x", Audience: []string{"a"}}} },
+		{"workload identity", func(j *api.Job) {
+			workload(j).Identities = []*api.WorkloadIdentity{{Name: "x", Audience: []string{"a"}}}
+		},
 			wl + `has identity "x", berth writes none`},
 		{"default identity changed", func(j *api.Job) {
 			workload(j).Identity = &api.WorkloadIdentity{Name: "default", Audience: []string{"nomadproject.io"}, TTL: time.Hour}
