@@ -62,7 +62,8 @@ func (c *comparer) field(live, want reflect.Value, path, where, name string) {
 	switch {
 	case ok && rule.kind == fieldNomads:
 	case ok && rule.kind == fieldMetaKeys:
-		for _, k := range sortedKeys(live.Interface().(map[string]string)) {
+		meta, _ := live.Interface().(map[string]string)
+		for _, k := range sortedKeys(meta) {
 			if !slices.Contains(JobMetaKeys, k) {
 				c.add("%s meta key %q is set, berth writes none", where, k)
 			}
