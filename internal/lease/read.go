@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
@@ -24,14 +25,13 @@ const ClockSkewAllowance = time.Minute
 // and signature from job meta, NodeID from the job's pin constraint. Verify on
 // the result therefore fails after any out-of-band change to what is signed.
 //
-// What BuildJob never writes and could change what runs or for how long —
-// extra tasks or groups, unknown driver config, host volumes, restarts or
-// reschedules, a timer that is no longer the leader or sleeps past expiry —
-// is listed in Lease.Foreign, which Verify also rejects. Unparsable meta is
-// reported there too (leaving the field zero) rather than as an error, so a
-// tampered lease still reads as drift instead of failing the read.
-// Constraints other than node pins, node pool, priority and the timer's
-// driver are not part of the lease and are not checked.
+// Everything else must be what berth writes: the job is compared, field by
+// field (leaseFields), with the one BuildJob writes for the lease read, and
+// every difference is listed in Lease.Foreign, which Verify also rejects;
+// only fields Nomad fills in or keeps for itself may differ. Unparsable meta
+// is reported there too (leaving the field zero) rather than as an error, so
+// a tampered lease still reads as drift instead of failing the read. Leases
+// of older berths keep reading as they did (expectedJob).
 //
 // It returns an error only when job is not a berth lease at all: no kind
 // meta, or no "lease" group with both tasks.
@@ -65,26 +65,14 @@ func LeaseFromJob(job *api.Job) (Lease, error) {
 		User:      job.Meta[MetaUser],
 		Signature: job.Meta[MetaSignature],
 		Reference: job.Meta[MetaReference],
+		NodeID:    pinnedNode(job),
 	}
 	r.readTiming(&l, job.Meta)
-	if typ := deref(job.Type); typ != api.JobTypeBatch {
-		r.add("job type is %q, not %q", typ, api.JobTypeBatch)
-	}
-	if n := len(job.TaskGroups); n != 1 {
-		r.add("job has %d task groups, not 1", n)
-	}
-	l.NodeID = r.readPins(job, group)
-	r.readGroup(group)
-	r.readServices(group, l)
 	l.Workload = r.readWorkload(workload)
 	l.Workload.Ports = dynamicPorts(group)
 	l.Workload.Disk = deref(deref(group.EphemeralDisk).SizeMB)
-	r.readTimer(job, group, timer, l)
-	for _, t := range group.Tasks {
-		if t != nil && t.Name != WorkloadTask && t.Name != TimerTask {
-			r.add("extra task %q", t.Name)
-		}
-	}
+	want := r.expectedJob(job, group, timer, l)
+	r.foreign = append(r.foreign, compareJob(job, want)...)
 	l.Foreign = r.foreign
 	return l, nil
 }
@@ -114,68 +102,15 @@ func (r *reader) readTiming(l *Lease, meta map[string]string) {
 	}
 }
 
-// readPins returns the node of the job-level pin BuildJob writes and reports
-// any other node pin, which would move or block the lease.
-func (r *reader) readPins(job *api.Job, group *api.TaskGroup) string {
-	node := ""
-	pinned := false
-	check := func(where string, cs []*api.Constraint) {
-		for _, c := range cs {
-			if c == nil || c.LTarget != PinTarget {
-				continue
-			}
-			if where == "job" && c.Operand == "=" && !pinned {
-				node, pinned = c.RTarget, true
-				continue
-			}
-			r.add("extra %s constraint on %s %s %q", where, PinTarget, c.Operand, c.RTarget)
+// pinnedNode is the node of the job-level pin BuildJob writes, or "".
+// Any other constraint differs from what BuildJob writes for the lease.
+func pinnedNode(job *api.Job) string {
+	for _, c := range job.Constraints {
+		if c != nil && c.LTarget == PinTarget && c.Operand == "=" {
+			return c.RTarget
 		}
 	}
-	check("job", job.Constraints)
-	check("group", group.Constraints)
-	for _, t := range group.Tasks {
-		if t != nil {
-			check("task "+strconv.Quote(t.Name), t.Constraints)
-		}
-	}
-	return node
-}
-
-func (r *reader) readGroup(g *api.TaskGroup) {
-	if n := deref(g.Count); n != 1 {
-		r.add("group count is %d, not 1", n)
-	}
-	if rp := g.ReschedulePolicy; rp != nil && (deref(rp.Attempts) > 0 || deref(rp.Unlimited)) {
-		r.add("group reschedules (a rescheduled allocation restarts the full timer)")
-	}
-	if len(g.Volumes) > 0 {
-		r.add("group has %d volumes", len(g.Volumes))
-	}
-	r.readNetworks(g)
-}
-
-// readNetworks reports any network but the one of dynamic ports BuildJob
-// writes for the workload's ports.
-func (r *reader) readNetworks(g *api.TaskGroup) {
-	if len(g.Networks) > 1 {
-		r.add("group has %d networks", len(g.Networks))
-	}
-	for _, n := range g.Networks {
-		if n == nil {
-			continue
-		}
-		if len(n.ReservedPorts) > 0 {
-			r.add("group network reserves %d static ports", len(n.ReservedPorts))
-		}
-		if n.Mode != "" && n.Mode != "host" {
-			r.add("group network mode is %q", n.Mode)
-		}
-		for _, p := range n.DynamicPorts {
-			if p.Value != 0 || p.To != 0 || p.HostNetwork != "" && p.HostNetwork != "default" {
-				r.add("port %q is mapped (value %d, to %d, host network %q)", p.Label, p.Value, p.To, p.HostNetwork)
-			}
-		}
-	}
+	return ""
 }
 
 // dynamicPorts lists the labels of the group's dynamic ports, in order.
@@ -192,6 +127,8 @@ func dynamicPorts(g *api.TaskGroup) []string {
 	return out
 }
 
+// readWorkload reads the signed workload from its task. Config keys and
+// resources berth does not write are left to compareJob.
 func (r *reader) readWorkload(t *api.Task) Workload {
 	w := Workload{Driver: t.Driver}
 	if len(t.Env) > 0 {
@@ -199,7 +136,7 @@ func (r *reader) readWorkload(t *api.Task) Workload {
 	}
 	for _, k := range sortedKeys(t.Config) {
 		v := t.Config[k]
-		var ok bool
+		ok := true
 		switch k {
 		case "image":
 			w.Image, ok = v.(string)
@@ -210,9 +147,6 @@ func (r *reader) readWorkload(t *api.Task) Workload {
 			if len(w.Args) == 0 {
 				w.Args = nil
 			}
-		default:
-			r.add("workload config has %q", k)
-			continue
 		}
 		if !ok {
 			r.add("workload config %q has unexpected type %T", k, v)
@@ -220,48 +154,49 @@ func (r *reader) readWorkload(t *api.Task) Workload {
 	}
 	if res := t.Resources; res != nil {
 		w.CPU, w.Memory = deref(res.CPU), deref(res.MemoryMB)
-		if deref(res.Cores) > 0 {
-			r.add("workload reserves %d cores", deref(res.Cores))
-		}
-		if deref(res.MemoryMaxMB) > 0 {
-			r.add("workload has memory_max %d", deref(res.MemoryMaxMB))
-		}
-		if len(res.Devices) > 0 {
-			r.add("workload requests %d devices", len(res.Devices))
-		}
 	}
-	r.readExtras("workload", t)
 	return w
 }
 
-func (r *reader) readTimer(job *api.Job, g *api.TaskGroup, t *api.Task, l Lease) {
-	if !t.Leader {
-		r.add("%s is not the group leader, so its exit no longer ends the lease", TimerTask)
+// expectedJob is the job berth writes for l, to compare with job: what
+// BuildJob writes today, with the timer's driver when it is one of
+// TimerDrivers, or what an older berth wrote when the job is one of its.
+//
+// Older berths ran the timer as TimerCommand with the seconds left instead
+// of the script, with no result identity, and before references registered
+// no service. Such a timer is checked here instead: its one argument a
+// positive number of seconds that, from the job's submit time, ends by
+// expires_at (with ClockSkewAllowance), so a job re-registered later with a
+// fresh sleep does not pass.
+func (r *reader) expectedJob(job *api.Job, group *api.TaskGroup, timer *api.Task, l Lease) *api.Job {
+	driver := timer.Driver
+	if !slices.Contains(TimerDrivers, driver) {
+		r.add("group %q task %q driver is %q, berth writes %s", GroupName, TimerTask, driver, quotedList(TimerDrivers))
 	}
-	rp := t.RestartPolicy
-	if rp == nil {
-		rp = g.RestartPolicy
-	}
-	if rp != nil && deref(rp.Attempts) > 0 {
-		r.add("%s restarts (a restart sleeps the full time again)", TimerTask)
-	}
-	if cmd, _ := t.Config["command"].(string); cmd == timerShell {
-		r.readScriptTimer(t, l)
-		r.readExtras(TimerTask, &api.Task{User: t.User, Artifacts: t.Artifacts, VolumeMounts: t.VolumeMounts,
-			Services: t.Services, Lifecycle: t.Lifecycle, Vault: t.Vault}) // its templates are checked above
-		return
-	}
-	if l.Reference != "" {
+	// The time only sets an older timer's sleep, which is replaced below.
+	want := BuildJob(l, driver, l.CreatedAt)
+	wantGroup := want.TaskGroups[0]
+	wantTimer := findTask(wantGroup, TimerTask)
+	cmd, _ := timer.Config["command"].(string)
+	switch {
+	case cmd == timerShell:
+		r.readScriptTimer(timer, wantTimer, l)
+	case l.Reference != "":
 		r.add("%s runs no script, so it does not end with lease %q", TimerTask, l.Reference)
-	}
-	if cmd, _ := t.Config["command"].(string); cmd != TimerCommand {
-		r.add("%s runs %q, not %s", TimerTask, cmd, TimerCommand)
-	}
-	for _, k := range sortedKeys(t.Config) {
-		if k != "command" && k != "args" {
-			r.add("%s config has %q", TimerTask, k)
+	case cmd == TimerCommand:
+		wantTimer.Config = map[string]any{"command": TimerCommand, "args": []string{r.readSleep(job, timer, l)}}
+		wantTimer.Identities = nil
+		if len(group.Services) == 0 {
+			wantGroup.Services = nil
 		}
+	default:
+		r.add("%s runs %q, not %s or %s", TimerTask, cmd, timerShell, TimerCommand)
 	}
+	return want
+}
+
+// readSleep checks an older timer's sleep and returns its argument.
+func (r *reader) readSleep(job *api.Job, t *api.Task, l Lease) string {
 	args, _ := taskconfig.StringList(t.Config["args"])
 	secs := -1
 	if len(args) == 1 {
@@ -271,13 +206,11 @@ func (r *reader) readTimer(job *api.Job, g *api.TaskGroup, t *api.Task, l Lease)
 	}
 	if secs < 0 {
 		r.add("%s args %q are not one positive number of seconds", TimerTask, args)
-		return
+		return ""
 	}
 	if l.Duration > 0 && time.Duration(secs)*time.Second > l.Duration {
 		r.add("%s sleeps %ds, longer than the %s lease", TimerTask, secs, l.Duration)
 	}
-	// A job re-registered later with a fresh sleep would outlive the lease
-	// even with a sleep shorter than the duration; the submit time shows it.
 	if job.SubmitTime != nil && !l.CreatedAt.IsZero() && l.Duration > 0 {
 		end := time.Unix(0, *job.SubmitTime).Add(time.Duration(secs) * time.Second)
 		if end.After(l.ExpiresAt().Add(ClockSkewAllowance)) {
@@ -285,28 +218,15 @@ func (r *reader) readTimer(job *api.Job, g *api.TaskGroup, t *api.Task, l Lease)
 				TimerTask, stamp(time.Unix(0, *job.SubmitTime)), stamp(end), stamp(l.ExpiresAt()))
 		}
 	}
-	r.readExtras(TimerTask, t)
+	return args[0]
 }
 
-// readExtras reports task features that change what the task can reach or
-// run, none of which BuildJob writes.
-func (r *reader) readExtras(name string, t *api.Task) {
-	for _, f := range []struct {
-		what string
-		set  bool
-	}{
-		{"a user", t.User != ""},
-		{"artifacts", len(t.Artifacts) > 0},
-		{"templates", len(t.Templates) > 0},
-		{"volume mounts", len(t.VolumeMounts) > 0},
-		{"services", len(t.Services) > 0},
-		{"a lifecycle", t.Lifecycle != nil && !t.Lifecycle.Empty()},
-		{"vault", t.Vault != nil},
-	} {
-		if f.set {
-			r.add("%s task has %s", name, f.what)
-		}
+func quotedList(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
 	}
+	return strings.Join(q, " or ")
 }
 
 func findTask(g *api.TaskGroup, name string) *api.Task {

@@ -104,7 +104,7 @@ func TestLeaseFromJobOutOfBand(t *testing.T) {
 		}, sigMismatch},
 		{"static port", func(j *api.Job) {
 			j.TaskGroups[0].Networks = []*api.NetworkResource{{ReservedPorts: []api.Port{{Label: "ssh", Value: 22}}}}
-		}, "static ports"},
+		}, `group "lease" has network 1, berth writes none`},
 		{"env added", func(j *api.Job) { workload(j).Env["NEW"] = "1" }, sigMismatch},
 		{"image", func(j *api.Job) { workload(j).Config["image"] = "evil:latest" }, sigMismatch},
 		{"args reordered", func(j *api.Job) { workload(j).Config["args"] = []any{"--epochs", "train.py", "3"} }, sigMismatch},
@@ -123,28 +123,28 @@ func TestLeaseFromJobOutOfBand(t *testing.T) {
 		{"expires_at meta", func(j *api.Job) { j.Meta[MetaExpiresAt] = "2030-01-01T00:00:00Z" }, "but created_at + duration is"},
 		{"signature removed", func(j *api.Job) { delete(j.Meta, MetaSignature) }, "lease has a user but no signature"},
 		{"service job", func(j *api.Job) { j.Type = new("service") }, `job type is "service"`},
-		{"extra group", func(j *api.Job) { j.TaskGroups = append(j.TaskGroups, &api.TaskGroup{Name: new("more")}) }, "2 task groups"},
-		{"scaled", func(j *api.Job) { j.TaskGroups[0].Count = new(3) }, "group count is 3"},
-		{"reschedules", func(j *api.Job) { j.TaskGroups[0].ReschedulePolicy.Unlimited = new(true) }, "group reschedules"},
+		{"extra group", func(j *api.Job) { j.TaskGroups = append(j.TaskGroups, &api.TaskGroup{Name: new("more")}) }, `job has group "more", berth writes none`},
+		{"scaled", func(j *api.Job) { j.TaskGroups[0].Count = new(3) }, `group "lease" count is 3, berth writes 1`},
+		{"reschedules", func(j *api.Job) { j.TaskGroups[0].ReschedulePolicy.Unlimited = new(true) }, `group "lease" reschedule unlimited is true, berth writes false`},
 		{"host volume", func(j *api.Job) {
 			j.TaskGroups[0].Volumes = map[string]*api.VolumeRequest{"root": {Name: "root", Type: "host", Source: "root"}}
-		}, "group has 1 volumes"},
-		{"extra task", func(j *api.Job) { j.TaskGroups[0].Tasks = append(j.TaskGroups[0].Tasks, &api.Task{Name: "miner"}) }, `extra task "miner"`},
-		{"extra config key", func(j *api.Job) { workload(j).Config["privileged"] = true }, `workload config has "privileged"`},
+		}, `group "lease" volume key "root" is set, berth writes none`},
+		{"extra task", func(j *api.Job) { j.TaskGroups[0].Tasks = append(j.TaskGroups[0].Tasks, &api.Task{Name: "miner"}) }, `group "lease" has task "miner", berth writes none`},
+		{"extra config key", func(j *api.Job) { workload(j).Config["privileged"] = true }, `task "workload" config key "privileged" is set, berth writes none`},
 		{"config wrong type", func(j *api.Job) { workload(j).Config["command"] = 42.0 }, `"command" has unexpected type float64`},
-		{"runs as root", func(j *api.Job) { workload(j).User = "root" }, "workload task has a user"},
-		{"cores", func(j *api.Job) { workload(j).Resources.Cores = new(8) }, "reserves 8 cores"},
+		{"runs as root", func(j *api.Job) { workload(j).User = "root" }, `task "workload" user is "root", berth writes none`},
+		{"cores", func(j *api.Job) { workload(j).Resources.Cores = new(8) }, `task "workload" resources cores is 8, berth writes 0`},
 		{"group pin", func(j *api.Job) {
 			j.TaskGroups[0].Constraints = []*api.Constraint{{LTarget: PinTarget, Operand: "!=", RTarget: "x"}}
-		}, "extra group constraint on ${node.unique.id} !="},
-		{"timer not leader", func(j *api.Job) { timer(j).Leader = false }, "is not the group leader"},
+		}, `group "lease" constraint is [${node.unique.id} != "x"], berth writes none`},
+		{"timer not leader", func(j *api.Job) { timer(j).Leader = false }, `task "lease-timer" leader is false, berth writes true`},
 		// An older lease's timer runs /bin/sleep with the seconds left.
 		{"old timer longer than lease", func(j *api.Job) { oldTimer(j, "99999") }, "sleeps 99999s, longer than the 2h0m0s lease"},
 		{"old timer not a number", func(j *api.Job) { oldTimer(j, "1h") }, "not one positive number of seconds"},
 		{"timer script changed", func(j *api.Job) { timer(j).Config["args"] = []any{"-c", "exec /bin/sleep 99999"} }, "does not run berth's timer script"},
-		{"result identity removed", func(j *api.Job) { timer(j).Identities = nil }, "lacks the \"berth-result\" identity"},
+		{"result identity removed", func(j *api.Job) { timer(j).Identities = nil }, `task "lease-timer" has no identity "berth-result", berth writes one`},
 		{"timer command", func(j *api.Job) { timer(j).Config["command"] = "/bin/true" }, `runs "/bin/true"`},
-		{"timer restarts", func(j *api.Job) { timer(j).RestartPolicy.Attempts = new(5) }, "lease-timer restarts"},
+		{"timer restarts", func(j *api.Job) { timer(j).RestartPolicy.Attempts = new(5) }, `task "lease-timer" restart attempts is 5, berth writes 0`},
 		{"old timer re-registered late", func(j *api.Job) {
 			oldTimer(j, "7197")
 			*j.SubmitTime += int64(time.Hour) // same 7197 s sleep, an hour later
@@ -257,10 +257,10 @@ func TestLeaseFromJobReferenceTimer(t *testing.T) {
 		mutate func(*api.Job)
 		want   string
 	}{
-		{"template removed", func(j *api.Job) { timer(j).Templates = nil }, "does not watch lease"},
+		{"template removed", func(j *api.Job) { timer(j).Templates = nil }, `task "lease-timer" has no template 1, berth writes one`},
 		{"template watches another", func(j *api.Job) {
 			timer(j).Templates[0].EmbeddedTmpl = new(`{{ range nomadService "berth-lease-000000000000" }}x{{ end }}`)
-		}, "does not watch lease"},
+		}, `task "lease-timer" template 1 data is "{{ range nomadService \"berth-lease-000000000000\" }}x{{ end }}"`},
 		{"script sleeps longer", func(j *api.Job) {
 			timer(j).Config["args"] = []any{"-c", strings.Replace(timer(j).Config["args"].([]any)[1].(string), "((", "((99", 1)}
 		}, "sleeps until"},

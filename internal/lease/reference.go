@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,11 +47,20 @@ func leaseService(l Lease) *api.Service {
 	return &api.Service{Name: ServiceName(l.Namespace, l.Name), Provider: "nomad"}
 }
 
-// referenceTemplate renders the referenced lease's service instances;
-// empty once it ended.
+// referenceTemplate renders the instances of the referenced lease's
+// service that its own job registered; empty once it ended. Service names
+// are not tied to a job, so any job may register one of that name; job IDs
+// are unique in a namespace, and a template counts only the lease's own.
 func referenceTemplate(l Lease) *api.Template {
-	data := fmt.Sprintf(`{{ range nomadService %q }}{{ .ID }}{{ "\n" }}{{ end }}`, ServiceName(l.Namespace, l.Reference))
+	data := fmt.Sprintf(`{{ range nomadService %q }}{{ if eq .JobID %q }}{{ .ID }}{{ "\n" }}{{ end }}{{ end }}`,
+		ServiceName(l.Namespace, l.Reference), l.Reference)
 	return &api.Template{EmbeddedTmpl: ptr(data), DestPath: ptr(referenceFile), ChangeMode: ptr("restart")}
+}
+
+// anyJobTemplate is the reference template of older berths, which counted
+// every service of the name.
+func anyJobTemplate(l Lease) string {
+	return fmt.Sprintf(`{{ range nomadService %q }}{{ .ID }}{{ "\n" }}{{ end }}`, ServiceName(l.Namespace, l.Reference))
 }
 
 // The timer of a lease berth creates now runs a script (older leases run
@@ -93,11 +101,16 @@ func resultIdentity() *api.WorkloadIdentity {
 	return &api.WorkloadIdentity{Name: ResultIdentity, Audience: []string{ResultAudience}, File: true}
 }
 
-// readScriptTimer checks a timer that runs the script: the script itself,
-// with an end no later than the lease's (plus the clock skew allowed), the
-// reference check and its one template exactly when the lease refers to
-// another, and the result identity.
-func (r *reader) readScriptTimer(t *api.Task, l Lease) {
+// readScriptTimer checks a timer that runs the script, with messages
+// that say what it means: the script itself, with an end no later than the
+// lease's (plus the clock skew allowed), and the reference check exactly
+// when the lease refers to another. compareJob compares the rest of the
+// task with want, the timer BuildJob writes.
+//
+// A referring timer of an older berth renders the referenced lease's
+// service from any job, so another job's service of that name keeps it
+// running: it is foreign, with a message saying to replace it.
+func (r *reader) readScriptTimer(t, want *api.Task, l Lease) {
 	args, _ := taskconfig.StringList(t.Config["args"])
 	script := ""
 	if len(args) == 2 && args[0] == "-c" {
@@ -115,38 +128,13 @@ func (r *reader) readScriptTimer(t *api.Task, l Lease) {
 		(!l.CreatedAt.IsZero() && time.Unix(end, 0).After(l.ExpiresAt().Add(ClockSkewAllowance))) {
 		r.add("%s sleeps until %s, after expires_at %s", TimerTask, m[2], stamp(l.ExpiresAt()))
 	}
-	if l.Reference != "" {
-		want := referenceTemplate(l)
-		if len(t.Templates) != 1 || deref(t.Templates[0].EmbeddedTmpl) != *want.EmbeddedTmpl ||
-			deref(t.Templates[0].DestPath) != *want.DestPath || deref(t.Templates[0].ChangeMode) != *want.ChangeMode {
-			r.add("%s does not watch lease %q as its reference", TimerTask, l.Reference)
-		}
-	} else if len(t.Templates) > 0 {
-		r.add("%s task has templates", TimerTask)
+	if l.Reference == "" || len(t.Templates) != 1 || len(want.Templates) != 1 {
+		return
 	}
-	want := resultIdentity()
-	found := false
-	for _, id := range t.Identities {
-		if id != nil && id.Name == want.Name {
-			found = slices.Equal(id.Audience, want.Audience) && id.File && !id.Env
-		}
-	}
-	if !found {
-		r.add("%s lacks the %q identity, or it was changed", TimerTask, ResultIdentity)
-	}
-}
-
-// readServices accepts the lease's own service, or none (leases from
-// before references); anything else is foreign.
-func (r *reader) readServices(g *api.TaskGroup, l Lease) {
-	for _, s := range g.Services {
-		if s == nil || s.Name != ServiceName(l.Namespace, l.Name) || s.Provider != "nomad" || len(s.Checks) > 0 ||
-			s.PortLabel != "" || len(s.Tags) > 0 {
-			r.add("group has service %q", deref(s).Name)
-		}
-	}
-	if len(g.Services) > 1 {
-		r.add("group has %d services", len(g.Services))
+	if old := anyJobTemplate(l); deref(t.Templates[0].EmbeddedTmpl) == old {
+		r.add("%s watches service %q of any job, as earlier berth versions wrote it, so another job's service of that "+
+			"name keeps it running: replace the lease", TimerTask, ServiceName(l.Namespace, l.Reference))
+		want.Templates[0].EmbeddedTmpl = ptr(old) // reported once, here
 	}
 }
 

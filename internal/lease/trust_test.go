@@ -55,7 +55,7 @@ func TestCheck(t *testing.T) {
 			j.TaskGroups[0].Tasks = append(j.TaskGroups[0].Tasks, &api.Task{Name: "miner", Driver: "raw_exec"})
 			delete(j.Meta, MetaSignature)
 			delete(j.Meta, MetaUser)
-		}, withKey, Tampered, `extra task "miner"`},
+		}, withKey, Tampered, `has task "miner", berth writes none`},
 		{"signature and user removed, no key, was signed", false, func(j *api.Job) {
 			delete(j.Meta, MetaSignature)
 			delete(j.Meta, MetaUser)

@@ -41,6 +41,11 @@ func leaseTask(job *api.Job, name string) *api.Task {
 // the refresh to read verified = false and plan a replacement, and the
 // apply to leave Nomad with a clean lease signed by pub.
 func tamperSteps(t *testing.T, name, pub, cfg string, tamper func(*api.Job)) []resource.TestStep {
+	return tamperStepsAt(t, leaseAddr, name, pub, cfg, tamper)
+}
+
+// tamperStepsAt is tamperSteps for the lease at addr.
+func tamperStepsAt(t *testing.T, leaseAddr, name, pub, cfg string, tamper func(*api.Job)) []resource.TestStep {
 	return []resource.TestStep{
 		{
 			PreConfig:          mutateJob(t, name, tamper),

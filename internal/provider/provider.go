@@ -270,7 +270,9 @@ func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 				"(`berth/nodes/<node-id>`). Every configuration that reserves on the same nodes must use the same one. Default: `default`."+namespaceRuleDoc, false, namespaceValidator()),
 			"signing_key": str("ed25519 private key that signs `berth_reservation` leases: PEM (PKCS#8) or the base64 "+
 				"32-byte seed. Environment: `BERTH_SIGNING_KEY`. Without one, leases are unsigned. Never logged.", true),
-			"lease_driver": str("Task driver of the lease timer task that ends `berth_reservation` leases at expiry. Default: `exec`.", false),
+			"lease_driver": str("Task driver of the lease timer task that ends `berth_reservation` leases at expiry: `exec` or "+
+				"`raw_exec`, the drivers that run its host command as written (a lease whose timer runs with another driver "+
+				"reads `verified = false`). Default: `exec`.", false, stringvalidator.OneOf(lease.TimerDrivers...)),
 			"hold_driver": str("Task driver of the hold jobs that keep each `berth_node_reservation`'s unused capacity taken in "+
 				"Nomad's scheduler. The hold task runs `"+hold.Command+"`, so any driver that runs a host command works: `exec` "+
 				"or `raw_exec` (Docker and other image-based drivers do not). Default: `lease_driver`'s value, else `exec`.", false),

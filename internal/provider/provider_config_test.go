@@ -181,6 +181,8 @@ func TestProvider_validateRejectsBadSettings(t *testing.T) {
 		{"request_timeout not a duration", `request_timeout = "30"`, `(?s)Invalid request timeout.*not a duration`},
 		{"request_timeout too long", `request_timeout = "2h"`, `(?s)Invalid request timeout.*between 1s and\s+1h0m0s`},
 		{"request_timeout negative", `request_timeout = "-5s"`, `Invalid request timeout`},
+		// The lease reader accepts the timer only under these drivers.
+		{"lease_driver not exec or raw_exec", `lease_driver = "docker"`, `(?s)Invalid Attribute Value Match.*lease_driver.*"exec".*"raw_exec"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
