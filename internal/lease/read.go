@@ -67,6 +67,7 @@ func LeaseFromJob(job *api.Job) (Lease, error) {
 		Reference: job.Meta[MetaReference],
 	}
 	r.readTiming(&l, job.Meta)
+	r.readSignedAt(&l, job.Meta)
 	if typ := deref(job.Type); typ != api.JobTypeBatch {
 		r.add("job type is %q, not %q", typ, api.JobTypeBatch)
 	}
