@@ -73,9 +73,8 @@ func VerifyResult(token string, jwks []byte, namespace, name string) (ResultClai
 // version changed outside berth, is not this lease's. Without a key to
 // verify against (t.Key, or t.Signer), no result is.
 func CheckResultLease(ran, current Lease, t Trust) error {
-	if t.Key == nil && t.Signer == "" {
-		return errors.New("the provider has no signing_key, so berth cannot tell the lease it signed from any other job " +
-			"of that name; configure the key the lease was signed with")
+	if err := ResultTrusted(t); err != nil {
+		return err
 	}
 	if status, problems := Check(ran, t); status != Verified {
 		return fmt.Errorf("it was issued to an allocation of a lease version that does not verify (changed outside berth): %s",
@@ -91,6 +90,17 @@ func CheckResultLease(ran, current Lease, t Trust) error {
 		}
 		return fmt.Errorf("it was issued to %s (created %s, signed at %s), not to the current one (created %s, signed at %s)",
 			which, stamp(ran.CreatedAt), signedWhen(ran.SignedAt), stamp(current.CreatedAt), signedWhen(current.SignedAt))
+	}
+	return nil
+}
+
+// ResultTrusted says why no result can be bound to a lease under t: there
+// is no key to verify the lease against (berth's results are only as good
+// as the lease signature they are tied to). nil when there is one.
+func ResultTrusted(t Trust) error {
+	if t.Key == nil && t.Signer == "" {
+		return errors.New("the provider has no signing_key, so berth cannot tell the lease it signed from any other job " +
+			"of that name; configure the key the lease was signed with")
 	}
 	return nil
 }

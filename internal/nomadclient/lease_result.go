@@ -60,3 +60,24 @@ func (c *Client) ClusterKeySet(ctx context.Context) ([]byte, error) {
 	}
 	return raw, nil
 }
+
+// AllocationJob is the job allocation allocID ran, at the version it ran
+// (Nomad keeps it with the allocation), or nil when Nomad no longer has
+// the allocation (garbage-collected, or never existed). Each request is
+// bounded like every other (deadlineTransport).
+func (c *Client) AllocationJob(ctx context.Context, namespace, allocID string) (*Job, error) {
+	alloc, err := readRetry(ctx, c, "read allocation", func(ctx context.Context) (*api.Allocation, error) {
+		a, _, err := c.api.Allocations().Info(allocID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		return a, err
+	})
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading allocation %s: %w", allocID, err)
+	}
+	if alloc == nil || alloc.Namespace != namespace && namespace != "" {
+		return nil, nil
+	}
+	return jobOf(alloc.Job), nil
+}
