@@ -85,8 +85,11 @@ func CheckResultLease(ran, current Lease, t Trust) error {
 	}
 	if ran.Signature != current.Signature {
 		which := "another version of the lease"
-		if ran.CreatedAt.Before(current.CreatedAt) || ran.SignedAt.Before(current.SignedAt) {
+		switch {
+		case ran.CreatedAt.Before(current.CreatedAt):
 			which = "an earlier lease of the same name"
+		case ran.SignedAt.Before(current.SignedAt):
+			which = "an earlier version of this lease (before a change in place)"
 		}
 		return fmt.Errorf("it was issued to %s (created %s, signed at %s), not to the current one (created %s, signed at %s)",
 			which, stamp(ran.CreatedAt), signedWhen(ran.SignedAt), stamp(current.CreatedAt), signedWhen(current.SignedAt))

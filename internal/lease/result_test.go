@@ -85,6 +85,9 @@ func TestCheckResultLease(t *testing.T) {
 	earlier := base
 	earlier.CreatedAt = base.CreatedAt.Add(-3 * time.Hour)
 	earlier = sign(earlier, earlier.CreatedAt)
+	shorter := base
+	shorter.Duration = time.Hour
+	shorter = sign(shorter, base.CreatedAt.Add(time.Minute))
 	tampered := current
 	tampered.Workload.Env = map[string]string{"SNEAKY": "1"}
 	stranger, err := Sign(current, ed25519.NewKeyFromSeed(seed(9)))
@@ -100,6 +103,7 @@ func TestCheckResultLease(t *testing.T) {
 		want         string
 	}{
 		"an earlier lease of the same name": {earlier, current, withKey, "issued to an earlier lease of the same name"},
+		"an earlier version of the lease":    {current, shorter, withKey, "issued to an earlier version of this lease"},
 		"a tampered version":                {tampered, current, withKey, "does not verify (changed outside berth)"},
 		"a stranger's version":              {stranger, current, withKey, "does not verify"},
 		"the current lease tampered":        {current, tampered, withKey, "in Nomad does not verify now"},

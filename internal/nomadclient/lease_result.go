@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
@@ -41,11 +42,16 @@ func (c *Client) LeaseResultSignature(ctx context.Context, namespace, allocID st
 	if err != nil {
 		return "", fmt.Errorf("reading the result signature of allocation %s: %w", allocID, err)
 	}
-	if strings.Count(first, ".") != 2 {
-		return "", nil // not a JWT: an older lease's timer prints nothing
+	if !compactJWS.MatchString(first) {
+		// Not a JWT: an older lease's timer prints nothing, and a log not
+		// written yet can read as an error text (with dots in its path).
+		return "", nil
 	}
 	return first, nil
 }
+
+// compactJWS is the shape of a JWT: three base64url parts.
+var compactJWS = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$`)
 
 // ClusterKeySet is the JSON Web Key Set of the cluster's keyring, which
 // verifies the workload identities Nomad signs (/.well-known/jwks.json).

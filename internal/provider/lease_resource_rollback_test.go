@@ -1,0 +1,105 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/berthhq/terraform-provider-berth/internal/lease"
+)
+
+// TestAccLease_revertToEarlierSignedVersion: a lease signed for 24h,
+// shortened in place to 1h (signed again, same created_at), then brought
+// back to the 24h version in Nomad (nomad job revert): its signature is
+// valid and by the provider's key, but older than the one berth recorded,
+// so the refresh reads verified = false, the next plan replaces the lease
+// and Nomad ends up holding a clean 1h lease.
+func TestAccLease_revertToEarlierSignedVersion(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	key, pub := testSigningKey(t)
+	name := "berth-acc-lease-revert-" + randomHex(3)
+	var created string
+	revert := func() {
+		c := testNomad(t)
+		job, _, err := c.Jobs().Info(name, nil)
+		if err != nil {
+			t.Fatalf("reading job %q: %v", name, err)
+		}
+		if deref(job.Version) == 0 || job.Meta[lease.MetaDuration] != "1h0m0s" {
+			t.Fatalf("job %q at version %d with duration %q; want the in-place 1h version", name, deref(job.Version), job.Meta[lease.MetaDuration])
+		}
+		if _, _, err := c.Jobs().Revert(name, deref(job.Version)-1, nil, nil, "", ""); err != nil {
+			t.Fatalf("reverting job %q: %v", name, err)
+		}
+		job, _, err = c.Jobs().Info(name, nil)
+		if err != nil || job.Meta[lease.MetaDuration] != "24h0m0s" {
+			t.Fatalf("after the revert job %q has duration %q (%v); want the 24h version", name, job.Meta[lease.MetaDuration], err)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkInstanceDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: leaseConfig(key, name, "24h", ""),
+				Check: func(s *terraform.State) error {
+					created = s.RootModule().Resources[leaseAddr].Primary.Attributes["created_at"]
+					return nil
+				},
+			},
+			{
+				Config: leaseConfig(key, name, "1h", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(leaseAddr, "verified", "true"),
+					resource.TestCheckResourceAttrPtr(leaseAddr, "created_at", &created),
+				),
+			},
+			{
+				PreConfig:          revert,
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(leaseAddr, "verified", "false"),
+					resource.TestCheckResourceAttr(leaseAddr, "user", pub),
+				),
+				RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+			},
+			{
+				Config: leaseConfig(key, name, "1h", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(leaseAddr, "verified", "true"),
+					resource.TestCheckResourceAttr(leaseAddr, "duration", "1h"),
+					checkLeaseVerifies(t, name, pub),
+					withLeaseJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+						c, err := time.Parse(time.RFC3339, job.Meta[lease.MetaCreatedAt])
+						if err != nil {
+							return err
+						}
+						if job.Meta[lease.MetaDuration] != "1h0m0s" || job.Meta[lease.MetaCreatedAt] == created {
+							return fmt.Errorf("Nomad holds duration %q created %s; want a new 1h lease (not created %s)",
+								job.Meta[lease.MetaDuration], c.Format(time.RFC3339), created)
+						}
+						if job.Meta[lease.MetaSignedAt] == "" {
+							return fmt.Errorf("the new lease has no meta %s", lease.MetaSignedAt)
+						}
+						return nil
+					}),
+				),
+			},
+		},
+	})
+}
