@@ -113,8 +113,10 @@ type Lease struct {
 	Signature string
 	// SignedAt is when berth signed this version of the lease (signed, so
 	// a version signed earlier cannot pass for a later one: Check); zero
-	// when unsigned or signed before signing times existed.
-	SignedAt time.Time `tf:"signed_at"`
+	// when unsigned or signed before signing times existed. Untagged, like
+	// Signature: it belongs to the signing, not to what the lease grants,
+	// and state does not hold it (Diff compares a lease from state).
+	SignedAt time.Time
 
 	// Foreign lists what LeaseFromJob found in the job that BuildJob never
 	// writes (extra tasks, unknown driver config, a longer timer, …). It is

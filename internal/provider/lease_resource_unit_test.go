@@ -151,7 +151,8 @@ func newLeaseUpdateFixture(t *testing.T) *leaseUpdateFixture {
 	}
 	now := time.Now().UTC().Truncate(time.Second)
 	l := lease.Lease{Name: "berth-unit-lease", Namespace: "default", CreatedAt: now.Add(-time.Minute), Duration: time.Hour,
-		Workload: lease.Workload{Driver: "raw_exec", Command: "/bin/sleep", Args: []string{"3600"}, CPU: 50, Memory: 32, Disk: 150}}
+		Workload: lease.Workload{Driver: "raw_exec", Command: "/bin/sleep", Args: []string{"3600"}, CPU: 50, Memory: 32, Disk: 150},
+		SignedAt: now.Add(-time.Minute + 1234*time.Microsecond)}
 	if l, err = lease.Sign(l, key); err != nil {
 		t.Fatal(err)
 	}
