@@ -103,7 +103,7 @@ func TestCheckResultLease(t *testing.T) {
 		want         string
 	}{
 		"an earlier lease of the same name": {earlier, current, withKey, "issued to an earlier lease of the same name"},
-		"an earlier version of the lease":    {current, shorter, withKey, "issued to an earlier version of this lease"},
+		"an earlier version of the lease":   {current, shorter, withKey, "issued to an earlier version of this lease"},
 		"a tampered version":                {tampered, current, withKey, "does not verify (changed outside berth)"},
 		"a stranger's version":              {stranger, current, withKey, "does not verify"},
 		"the current lease tampered":        {current, tampered, withKey, "in Nomad does not verify now"},
