@@ -1,14 +1,19 @@
 package provider
 
 import (
+	"crypto/ed25519"
+	"crypto/rand"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
@@ -99,6 +104,74 @@ func TestAccLease_revertToEarlierSignedVersion(t *testing.T) {
 						return nil
 					}),
 				),
+			},
+		},
+	})
+}
+
+// TestAccLease_strangerSignatureOnUnsignedLease: without a provider
+// signing_key, a lease berth wrote unsigned that is then changed in Nomad
+// and signed with someone else's key reads verified = false (it changed
+// behind Terraform's back), never true, and the stranger's key never
+// becomes user; the next plan replaces it with an unsigned lease again.
+func TestAccLease_strangerSignatureOnUnsignedLease(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	_, stranger, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "berth-acc-lease-tofu-" + randomHex(3)
+	cfg := `provider "berth" {}` + leaseResourceConfig("l", name, "1h", "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkInstanceDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(leaseAddr, tfjsonpath.New("verified"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(leaseAddr, tfjsonpath.New("user"), knownvalue.Null()),
+				},
+			},
+			{
+				PreConfig: mutateJob(t, name, func(j *api.Job) {
+					leaseTask(j, lease.WorkloadTask).Env = map[string]string{"SNEAKY": "1"}
+					l, err := lease.LeaseFromJob(j)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if l, err = lease.Sign(l, stranger); err != nil {
+						t.Fatal(err)
+					}
+					j.Meta[lease.MetaUser], j.Meta[lease.MetaSignature] = l.User, l.Signature
+				}),
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(leaseAddr, "verified", "false"),
+					resource.TestCheckNoResourceAttr(leaseAddr, "user"),
+				),
+				RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(leaseAddr, tfjsonpath.New("verified"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(leaseAddr, tfjsonpath.New("user"), knownvalue.Null()),
+				},
+				Check: withLeaseJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					if job.Meta[lease.MetaUser] != "" || job.Meta[lease.MetaSignature] != "" || leaseTask(job, lease.WorkloadTask).Env["SNEAKY"] != "" {
+						return fmt.Errorf("Nomad still holds the stranger's lease: user %q, env %v",
+							job.Meta[lease.MetaUser], leaseTask(job, lease.WorkloadTask).Env)
+					}
+					return nil
+				}),
 			},
 		},
 	})
