@@ -8,9 +8,14 @@ import (
 	"unicode/utf8"
 )
 
-// canonicalVersion is the first line of the signed bytes. Bump it whenever the
+// The first line of the signed bytes names its version. Bump it whenever the
 // format changes so an old signature can never verify under a new meaning.
-const canonicalVersion = "berth-lease-v1"
+// v1 is the form of leases without a signing time (signed before signing
+// times existed, which must keep verifying); v2 adds signed_at.
+const (
+	canonicalV1 = "berth-lease-v1"
+	canonicalV2 = "berth-lease-v2"
+)
 
 // CanonicalBytes is what a lease signature covers. The format is eight lines,
 // each terminated by "\n", in this fixed order:
@@ -30,7 +35,18 @@ const canonicalVersion = "berth-lease-v1"
 //	 "driver":<string>,"env":{<sorted key: string>},"image":<string>,"memory":<int>}
 //
 // with no whitespace; empty args is [], empty env is {}, and a disk of 0 is
-// written as Nomad's default 300. JSON strings are as encoded by Go's
+// written as Nomad's default 300.
+//
+// A lease with a SignedAt is written in version 2: the first line is
+// berth-lease-v2, and a line
+//
+//	signed_at=<RFC 3339, UTC, with nanoseconds, trailing zeros dropped>
+//
+// follows the duration line (before reference, when set). A signature over
+// one version never verifies under the other, so removing signed_at from a
+// job does not turn it back into an older, undated lease.
+//
+// JSON strings are as encoded by Go's
 // encoding/json with HTML escaping off (only ", \, control characters and
 // U+2028/U+2029 are escaped), so any JSON encoder that sorts keys and does not
 // escape "<>&" reproduces them.
@@ -83,7 +99,11 @@ func CanonicalBytes(l Lease) ([]byte, error) {
 	}
 
 	var b bytes.Buffer
-	b.WriteString(canonicalVersion + "\n")
+	version := canonicalV1
+	if !e.SignedAt.IsZero() {
+		version = canonicalV2
+	}
+	b.WriteString(version + "\n")
 	for _, f := range []struct{ key, val string }{
 		{"name", e.Name},
 		{"namespace", e.Namespace},
@@ -99,6 +119,9 @@ func CanonicalBytes(l Lease) ([]byte, error) {
 	fmt.Fprintf(&b, "workload=%s\n", workload)
 	fmt.Fprintf(&b, "created_at=%s\n", e.CreatedAt.UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "duration=%d\n", int64(e.Duration/time.Second))
+	if !e.SignedAt.IsZero() {
+		fmt.Fprintf(&b, "signed_at=%s\n", signedStamp(e.SignedAt))
+	}
 	if e.Reference != "" {
 		// Only when set, as ports: older leases keep their bytes.
 		q, err := encodeJSON(e.Reference)
@@ -143,4 +166,22 @@ func checkUTF8(l Lease) error {
 		}
 	}
 	return nil
+}
+
+// signedStamp is how SignedAt is written, in the signed bytes and in meta.
+func signedStamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// readSignedAt takes SignedAt from meta; a value that is not a time is
+// reported as foreign (and left zero, so the signature no longer matches).
+func (r *reader) readSignedAt(l *Lease, meta map[string]string) {
+	v, ok := meta[MetaSignedAt]
+	if !ok {
+		return
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		r.add("meta %s %q is not an RFC 3339 time", MetaSignedAt, v)
+		return
+	}
+	l.SignedAt = t.UTC()
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // goldenCanonical pins the signed format: if this test fails, old signatures
-// no longer verify, so bump canonicalVersion instead of updating the golden.
+// no longer verify, so add a version (canonicalV1, canonicalV2) instead of updating the golden.
 const goldenCanonical = `berth-lease-v1
 name="train-42"
 namespace="ml"
@@ -165,5 +165,65 @@ func TestCanonicalBytesPortsOnlyWhenSet(t *testing.T) {
 	}
 	if !strings.Contains(string(after), `"ports":["http"]`) {
 		t.Errorf("ports missing from the signed bytes:\n%s", after)
+	}
+}
+
+// TestCanonicalBytes_signedAt: a signing time puts the bytes in version 2
+// with a signed_at line after the duration; the time is signed, and a
+// version 2 signature never verifies as an undated (version 1) lease.
+func TestCanonicalBytes_signedAt(t *testing.T) {
+	l := fixture()
+	l.SignedAt = time.Date(2025, 1, 2, 3, 4, 6, 120000000, time.FixedZone("x", 3600))
+	got, err := CanonicalBytes(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(got), "berth-lease-v2\n") || !strings.Contains(string(got), "duration=7200\nsigned_at=2025-01-02T02:04:06.12Z\n") {
+		t.Fatalf("version 2 bytes:\n%s", got)
+	}
+	s, err := Sign(l, testKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, problems := Verify(s); !ok {
+		t.Fatalf("a dated lease does not verify: %q", problems)
+	}
+	for name, change := range map[string]func(*Lease){
+		"signed_at removed": func(l *Lease) { l.SignedAt = time.Time{} },
+		"signed_at moved":   func(l *Lease) { l.SignedAt = l.SignedAt.Add(time.Nanosecond) },
+	} {
+		c := s
+		change(&c)
+		if ok, _ := Verify(c); ok {
+			t.Errorf("%s: still verifies", name)
+		}
+	}
+}
+
+// TestLeaseFromJob_signedAt: signed_at goes through job meta with its
+// nanoseconds; a value that is not a time is a foreign change.
+func TestLeaseFromJob_signedAt(t *testing.T) {
+	l := fixture()
+	l.SignedAt = l.CreatedAt.Add(987654321 * time.Nanosecond)
+	s := signed(t, l)
+	now := l.CreatedAt.Add(time.Second)
+	job := nomadCopy(t, BuildJob(s, "", now), now)
+	if got := job.Meta[MetaSignedAt]; got != "2025-01-02T03:04:05.987654321Z" {
+		t.Fatalf("meta %s = %q", MetaSignedAt, got)
+	}
+	back, err := LeaseFromJob(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, problems := Verify(back); !ok || !back.SignedAt.Equal(l.SignedAt) {
+		t.Fatalf("read back: signed_at %s, verify %v %q", back.SignedAt, ok, problems)
+	}
+	job.Meta[MetaSignedAt] = "yesterday"
+	if back, _ := LeaseFromJob(job); !containsAny(back.Foreign, "meta berth.signed_at") {
+		t.Fatalf("a bad signed_at is not foreign: %q", back.Foreign)
+	}
+	undated := nomadCopy(t, BuildJob(signed(t, fixture()), "", now), now)
+	if _, ok := undated.Meta[MetaSignedAt]; ok {
+		t.Fatalf("an undated lease's job has meta %s", MetaSignedAt)
 	}
 }

@@ -47,6 +47,9 @@ const (
 	MetaExpiresAt = "berth.expires_at"
 	// MetaSignature holds the hex ed25519 signature over CanonicalBytes.
 	MetaSignature = "berth.signature"
+	// MetaSignedAt holds SignedAt in RFC 3339 with nanoseconds (UTC); only
+	// on leases signed since signing times exist (canonical form v2).
+	MetaSignedAt = "berth.signed_at"
 
 	// PinTarget is the constraint attribute that pins a lease to one node.
 	PinTarget = "${node.unique.id}"
@@ -108,6 +111,12 @@ type Lease struct {
 	// Signature is the hex ed25519 signature over CanonicalBytes; "" when
 	// unsigned. Diff says only that it changed.
 	Signature string
+	// SignedAt is when berth signed this version of the lease (signed, so
+	// a version signed earlier cannot pass for a later one: Check); zero
+	// when unsigned or signed before signing times existed. Untagged, like
+	// Signature: it belongs to the signing, not to what the lease grants,
+	// and state does not hold it (Diff compares a lease from state).
+	SignedAt time.Time
 
 	// Foreign lists what LeaseFromJob found in the job that BuildJob never
 	// writes (extra tasks, unknown driver config, a longer timer, …). It is

@@ -68,6 +68,7 @@ func LeaseFromJob(job *api.Job) (Lease, error) {
 		NodeID:    pinnedNode(job),
 	}
 	r.readTiming(&l, job.Meta)
+	r.readSignedAt(&l, job.Meta)
 	l.Workload = r.readWorkload(workload)
 	l.Workload.Ports = dynamicPorts(group)
 	l.Workload.Disk = deref(deref(group.EphemeralDisk).SizeMB)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -62,4 +63,47 @@ func VerifyResult(token string, jwks []byte, namespace, name string) (ResultClai
 		out.IssuedAt = std.IssuedAt.Time().UTC()
 	}
 	return out, errors.Join(errs...)
+}
+
+// CheckResultLease decides whether a result issued to an allocation that
+// ran the lease ran (rebuilt from the allocation's job, at the version it
+// ran) is a result of current, the lease in Nomad now. Both must verify
+// against t, and be the same signed version: a result of an earlier lease
+// of the same name (every renewal and replacement keeps the name), or of a
+// version changed outside berth, is not this lease's. Without a key to
+// verify against (t.Key, or t.Signer), no result is.
+func CheckResultLease(ran, current Lease, t Trust) error {
+	if err := ResultTrusted(t); err != nil {
+		return err
+	}
+	if status, problems := Check(ran, t); status != Verified {
+		return fmt.Errorf("it was issued to an allocation of a lease version that does not verify (changed outside berth): %s",
+			strings.Join(problems, "; "))
+	}
+	if status, problems := Check(current, t); status != Verified {
+		return fmt.Errorf("lease %q in Nomad does not verify now: %s", current.Name, strings.Join(problems, "; "))
+	}
+	if ran.Signature != current.Signature {
+		which := "another version of the lease"
+		switch {
+		case ran.CreatedAt.Before(current.CreatedAt):
+			which = "an earlier lease of the same name"
+		case ran.SignedAt.Before(current.SignedAt):
+			which = "an earlier version of this lease (before a change in place)"
+		}
+		return fmt.Errorf("it was issued to %s (created %s, signed at %s), not to the current one (created %s, signed at %s)",
+			which, stamp(ran.CreatedAt), signedWhen(ran.SignedAt), stamp(current.CreatedAt), signedWhen(current.SignedAt))
+	}
+	return nil
+}
+
+// ResultTrusted says why no result can be bound to a lease under t: there
+// is no key to verify the lease against (berth's results are only as good
+// as the lease signature they are tied to). nil when there is one.
+func ResultTrusted(t Trust) error {
+	if t.Key == nil && t.Signer == "" {
+		return errors.New("the provider has no signing_key, so berth cannot tell the lease it signed from any other job " +
+			"of that name; configure the key the lease was signed with")
+	}
+	return nil
 }

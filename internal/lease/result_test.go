@@ -65,3 +65,52 @@ func TestVerifyResult(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckResultLease: a result is the current lease's only when the
+// allocation that answered ran the version of the lease in Nomad now, and
+// both verify against berth's key.
+func TestCheckResultLease(t *testing.T) {
+	key := testKey()
+	withKey := Trust{Key: key.Public().(ed25519.PublicKey), Signed: true}
+	sign := func(l Lease, at time.Time) Lease {
+		l.SignedAt = at
+		s, err := Sign(l, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	base := fixture()
+	current := sign(base, base.CreatedAt)
+	earlier := base
+	earlier.CreatedAt = base.CreatedAt.Add(-3 * time.Hour)
+	earlier = sign(earlier, earlier.CreatedAt)
+	shorter := base
+	shorter.Duration = time.Hour
+	shorter = sign(shorter, base.CreatedAt.Add(time.Minute))
+	tampered := current
+	tampered.Workload.Env = map[string]string{"SNEAKY": "1"}
+	stranger, err := Sign(current, ed25519.NewKeyFromSeed(seed(9)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckResultLease(current, current, withKey); err != nil {
+		t.Fatalf("the current lease's own result: %v", err)
+	}
+	for name, c := range map[string]struct {
+		ran, current Lease
+		trust        Trust
+		want         string
+	}{
+		"an earlier lease of the same name": {earlier, current, withKey, "issued to an earlier lease of the same name"},
+		"an earlier version of the lease":   {current, shorter, withKey, "issued to an earlier version of this lease"},
+		"a tampered version":                {tampered, current, withKey, "does not verify (changed outside berth)"},
+		"a stranger's version":              {stranger, current, withKey, "does not verify"},
+		"the current lease tampered":        {current, tampered, withKey, "in Nomad does not verify now"},
+		"no key to verify against":          {current, current, Trust{Signed: true}, "no signing_key"},
+	} {
+		if err := CheckResultLease(c.ran, c.current, c.trust); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
@@ -41,11 +42,16 @@ func (c *Client) LeaseResultSignature(ctx context.Context, namespace, allocID st
 	if err != nil {
 		return "", fmt.Errorf("reading the result signature of allocation %s: %w", allocID, err)
 	}
-	if strings.Count(first, ".") != 2 {
-		return "", nil // not a JWT: an older lease's timer prints nothing
+	if !compactJWS.MatchString(first) {
+		// Not a JWT: an older lease's timer prints nothing, and a log not
+		// written yet can read as an error text (with dots in its path).
+		return "", nil
 	}
 	return first, nil
 }
+
+// compactJWS is the shape of a JWT: three base64url parts.
+var compactJWS = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$`)
 
 // ClusterKeySet is the JSON Web Key Set of the cluster's keyring, which
 // verifies the workload identities Nomad signs (/.well-known/jwks.json).
@@ -59,4 +65,25 @@ func (c *Client) ClusterKeySet(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("reading the cluster's key set: %w", err)
 	}
 	return raw, nil
+}
+
+// AllocationJob is the job allocation allocID ran, at the version it ran
+// (Nomad keeps it with the allocation), or nil when Nomad no longer has
+// the allocation (garbage-collected, or never existed). Each request is
+// bounded like every other (deadlineTransport).
+func (c *Client) AllocationJob(ctx context.Context, namespace, allocID string) (*Job, error) {
+	alloc, err := readRetry(ctx, c, "read allocation", func(ctx context.Context) (*api.Allocation, error) {
+		a, _, err := c.api.Allocations().Info(allocID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
+		return a, err
+	})
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading allocation %s: %w", allocID, err)
+	}
+	if alloc == nil || alloc.Namespace != namespace && namespace != "" {
+		return nil, nil
+	}
+	return jobOf(alloc.Job), nil
 }

@@ -138,8 +138,9 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if l = r.sign(l, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
+	var rec leaseRecord
 	in := workflow.LeaseWrite{Lease: l, Reservation: plan.NodeReservation.ValueString(), Now: now,
-		Wait: plan.WaitForRunning.IsNull() || plan.WaitForRunning.ValueBool(), Record: r.recorder(ctx, &plan, l, now, &resp.Diagnostics)}
+		Wait: plan.WaitForRunning.IsNull() || plan.WaitForRunning.ValueBool(), Record: r.recorder(ctx, &plan, &rec, l, now, &resp.Diagnostics)}
 	out, err := r.leases().Create(ctx, in)
 	ec := leaseErrors()
 	if addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
@@ -147,6 +148,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	if out.Written {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		writeLeaseRecord(ctx, resp.Private, rec, &resp.Diagnostics)
 	}
 	if out.RunErr != nil {
 		addRolloutError(&resp.Diagnostics, "The lease's workload did not start", l.Name, out.RunErr)
@@ -166,20 +168,27 @@ func leaseErrors() errorContext {
 // recorder records a registered lease job into m and reads it back (with
 // a fresh deadline: ctx may have expired while waiting); false when the
 // job is gone from Nomad.
-func (r *leaseResource) recorder(ctx context.Context, m *leaseModel, l lease.Lease, now time.Time, diags *diag.Diagnostics) func(context.Context, uint64) bool {
+//
+// rec is berth's record of the lease's signatures: l, registered, becomes
+// its newest signing before the read-back checks the job against it.
+func (r *leaseResource) recorder(ctx context.Context, m *leaseModel, rec *leaseRecord, l lease.Lease, now time.Time,
+	diags *diag.Diagnostics) func(context.Context, uint64) bool {
 	return func(_ context.Context, index uint64) bool {
 		m.recordRegistered(ctx, l, index, now, diags)
-		return r.readBack(ctx, m, diags) != objectGone
+		rec.noteSigning(l)
+		return r.readBack(ctx, m, rec, diags) != objectGone
 	}
 }
 
 // sign signs l with the provider's signing key, the one place leases are
-// signed; without a key l is returned unsigned.
+// signed, dated now (lease.Lease.SignedAt); without a key l is returned
+// unsigned.
 func (r *leaseResource) sign(l lease.Lease, diags *diag.Diagnostics) lease.Lease {
-	l.User, l.Signature = "", ""
+	l.User, l.Signature, l.SignedAt = "", "", time.Time{}
 	if r.data.SigningKey == nil {
 		return l
 	}
+	l.SignedAt = r.clock().UTC()
 	signed, err := lease.Sign(l, r.data.SigningKey)
 	if err != nil {
 		diags.AddError("Could not sign the lease", err.Error())
@@ -194,7 +203,9 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.refresh(ctx, &state, &resp.Diagnostics) == objectGone {
+	rec := readLeaseRecord(ctx, req.Private)
+	defer func() { writeLeaseRecord(ctx, resp.Private, rec, &resp.Diagnostics) }()
+	if r.refresh(ctx, &state, &rec, &resp.Diagnostics) == objectGone {
 		// A job gone after expiry (Nomad garbage-collects dead batch jobs)
 		// is still an expired lease; a job purged before it is a deleted
 		// one. Both stay in state: the next plan renews them (renew =
@@ -258,8 +269,10 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	rec := readLeaseRecord(ctx, req.Private)
+	defer func() { writeLeaseRecord(ctx, resp.Private, rec, &resp.Diagnostics) }()
 	in := workflow.LeaseWrite{Lease: l, Had: had, Now: now, Index: uint64(state.JobModifyIndex.ValueInt64()),
-		Record: r.recorder(ctx, &plan, l, now, &resp.Diagnostics)}
+		Record: r.recorder(ctx, &plan, &rec, l, now, &resp.Diagnostics)}
 	out, err := r.leases().Update(ctx, in)
 	if err != nil {
 		addWorkflowError(&resp.Diagnostics, leaseErrors(), err)
@@ -268,7 +281,7 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	case out.Written:
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	case out.Unsettled:
-		if r.refresh(cleanupContext(ctx), &state, &resp.Diagnostics) != objectGone {
+		if r.refresh(cleanupContext(ctx), &state, &rec, &resp.Diagnostics) != objectGone {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		}
 	}

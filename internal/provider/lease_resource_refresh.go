@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -22,26 +21,6 @@ func (r *leaseResource) clock() time.Time {
 		return r.now()
 	}
 	return time.Now()
-}
-
-// trust is what m, the lease as last recorded, says the job in Nomad must
-// live up to, plus the provider's key.
-func (r *leaseResource) trust(m *leaseModel) lease.Trust {
-	known := func(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
-	t := lease.Trust{
-		// A lease once checked (verified true or false) or recorded with a
-		// signature stays subject to the check: deleting the signature must
-		// not turn it into an unsigned lease nobody checks.
-		Signed:      known(m.Verified) || (known(m.Signature) && m.Signature.ValueString() != ""),
-		WasTampered: known(m.Verified) && !m.Verified.ValueBool(),
-	}
-	if known(m.User) {
-		t.User = m.User.ValueString()
-	}
-	if key := r.data.SigningKey; key != nil {
-		t.Key = lease.PublicKey(key)
-	}
-	return t
 }
 
 // recordRegistered sets everything berth knows about a lease it has just
@@ -67,9 +46,9 @@ func (m *leaseModel) recordRegistered(ctx context.Context, l lease.Lease, index 
 // (the operation's may be spent). A failed read is a warning, not an
 // error: the write happened, an error would taint a healthy lease, and
 // recordRegistered has already filled in every computed value.
-func (r *leaseResource) readBack(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) readOutcome {
+func (r *leaseResource) readBack(ctx context.Context, m *leaseModel, rec *leaseRecord, diags *diag.Diagnostics) readOutcome {
 	var read diag.Diagnostics
-	got := r.refresh(cleanupContext(ctx), m, &read)
+	got := r.refresh(cleanupContext(ctx), m, rec, &read)
 	for _, d := range read {
 		if d.Severity() != diag.SeverityError {
 			diags.Append(d)
@@ -82,8 +61,10 @@ func (r *leaseResource) readBack(ctx context.Context, m *leaseModel, diags *diag
 }
 
 // refresh reads the lease job back into m: verification against the
-// signature, expiry from the clock and the job, and the result.
-func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.Diagnostics) readOutcome {
+// signature (and rec, berth's own record of its signatures, which a
+// verified read brings up to date), expiry from the clock and the job,
+// and the result.
+func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRecord, diags *diag.Diagnostics) readOutcome {
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
 	if m.Namespace.IsUnknown() || ns == "" {
 		ns = r.data.Nomad.Namespace()
@@ -117,19 +98,28 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, diags *diag.
 		addNomadError(diags, "Could not read the lease's allocations", err)
 		return objectUnread
 	}
-	status, problems := lease.Check(live, r.trust(m))
+	trust := r.trust(m, *rec)
+	status, problems := lease.Check(live, trust)
 	m.ID = types.StringValue(ns + "/" + name)
 	m.Namespace = types.StringValue(ns)
 	m.CreatedAt, m.ExpiresAt = timeValue(live.CreatedAt), timeValue(live.ExpiresAt())
 	if m.Duration.IsNull() || m.Duration.IsUnknown() || !durationsEqual(m.Duration, live.Duration) {
 		m.Duration = durationValue(live.Duration)
 	}
-	m.User, m.Signature = stringOrNull(live.User), stringOrNull(live.Signature)
+	// user is a key berth vouches for: taken from the job only when it
+	// verifies, so a stranger's key never lands there.
+	m.Signature = stringOrNull(live.Signature)
 	switch status {
 	case lease.Unsigned:
-		m.Verified = types.BoolNull()
+		m.Verified, m.User = types.BoolNull(), types.StringNull()
+		if len(problems) > 0 {
+			diags.AddWarning("Lease signature cannot be verified",
+				fmt.Sprintf("Lease %q in namespace %q carries a signature berth cannot vouch for, so verified stays null:\n  - %s",
+					name, ns, strings.Join(problems, "\n  - ")))
+		}
 	case lease.Verified:
-		m.Verified = types.BoolValue(true)
+		m.Verified, m.User = types.BoolValue(true), stringOrNull(live.User)
+		rec.noteVerified(live, trust)
 	case lease.Tampered:
 		m.Verified = types.BoolValue(false)
 		tflog.Warn(ctx, "Lease failed verification", map[string]any{"job": name, "namespace": ns, "problems": problems})

@@ -114,6 +114,10 @@ func (f *fakeLeaseNomad) register(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, api.JobRegisterResponse{EvalID: "eval-1", JobModifyIndex: stored})
 }
 
+// emptyPrivate is an empty private state of the framework's (internal)
+// type, as the framework gives every response.
+func emptyPrivate[P any](*P) *P { return new(P) }
+
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
@@ -147,7 +151,8 @@ func newLeaseUpdateFixture(t *testing.T) *leaseUpdateFixture {
 	}
 	now := time.Now().UTC().Truncate(time.Second)
 	l := lease.Lease{Name: "berth-unit-lease", Namespace: "default", CreatedAt: now.Add(-time.Minute), Duration: time.Hour,
-		Workload: lease.Workload{Driver: "raw_exec", Command: "/bin/sleep", Args: []string{"3600"}, CPU: 50, Memory: 32, Disk: 150}}
+		Workload: lease.Workload{Driver: "raw_exec", Command: "/bin/sleep", Args: []string{"3600"}, CPU: 50, Memory: 32, Disk: 150},
+		SignedAt: now.Add(-time.Minute + 1234*time.Microsecond)}
 	if l, err = lease.Sign(l, key); err != nil {
 		t.Fatal(err)
 	}
@@ -201,6 +206,7 @@ func (f *leaseUpdateFixture) update(t *testing.T, ctx context.Context, duration 
 	}
 	// Like the framework: the response starts as the prior state.
 	resp := resource.UpdateResponse{State: tfsdk.State{Schema: schema, Raw: req.State.Raw.Copy()}}
+	resp.Private = emptyPrivate(resp.Private)
 	f.r.Update(ctx, req, &resp)
 	var got leaseModel
 	if d := resp.State.Get(ctx, &got); d.HasError() {
@@ -319,6 +325,7 @@ func TestLeaseCreate_registrationReplyLost(t *testing.T) {
 		t.Fatal(d)
 	}
 	resp := resource.CreateResponse{State: tfsdk.State{Schema: schema, Raw: null.Copy()}}
+	resp.Private = emptyPrivate(resp.Private)
 	f.r.Create(ctx, req, &resp)
 
 	if !resp.Diagnostics.HasError() {
@@ -388,7 +395,7 @@ func TestLeaseRefresh_expiryByInjectedClock(t *testing.T) {
 		f.r.now = func() time.Time { return tt.now }
 		m := f.state
 		var diags diag.Diagnostics
-		if f.r.refresh(context.Background(), &m, &diags) != objectRead || diags.HasError() {
+		if f.r.refresh(context.Background(), &m, &leaseRecord{}, &diags) != objectRead || diags.HasError() {
 			t.Fatalf("refresh: %v", diags)
 		}
 		state := m.Result.Attributes()["state"].(types.String).ValueString()

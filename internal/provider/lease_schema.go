@@ -98,19 +98,24 @@ func leaseSchema(ctx context.Context) schema.Schema {
 					"expired (`result.state = \"expired\"`) and no change is planned until it is removed. Default `true`."},
 			"wait_for_running": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Create waits until the workload runs, or fails with the reason (the lease stays in state, tainted). Default `true`."},
-			"user": computed("Hex ed25519 public key of the signing key; null when unsigned."),
+			"user": computed("Hex ed25519 public key of the key the lease is signed with, once berth vouches for it: the provider's " +
+				"`signing_key`, or the key berth itself signed the lease with. Null when unsigned, and never a key only the job in " +
+				"Nomad names (a signature berth did not make)."),
 			"created_at": schema.StringAttribute{Computed: true, CustomType: timetypes.RFC3339Type{}, PlanModifiers: keep,
 				MarkdownDescription: "When the lease was created, RFC 3339 UTC."},
 			"expires_at": schema.StringAttribute{Computed: true, CustomType: timetypes.RFC3339Type{}, PlanModifiers: keep,
 				MarkdownDescription: "`created_at` + `duration`, RFC 3339 UTC."},
 			"expired": schema.BoolAttribute{Computed: true,
 				MarkdownDescription: "Whether the lease has ended, by the clock or because its job is dead."},
-			"signature": computed("Hex ed25519 signature over the lease's canonical bytes; null when unsigned."),
+			"signature": computed("Hex ed25519 signature over the lease's canonical bytes, as the job in Nomad carries it; null when unsigned."),
 			"verified": schema.BoolAttribute{Computed: true,
-				MarkdownDescription: "Whether the job in Nomad carries a valid signature by the provider's `signing_key` and was not changed " +
-					"since it was signed. With a `signing_key`, a job with no signature, a signature by another key, or any change outside " +
-					"Terraform (meta, tasks, timer) reads `false` with a warning, and the next plan replaces the lease. Null only when " +
-					"neither the provider nor the lease has ever had a signature."},
+				MarkdownDescription: "Whether the job in Nomad carries a valid signature by the provider's `signing_key` (without one: " +
+					"by the key berth itself signed the lease with), was not changed since it was signed, and is not an earlier signed " +
+					"version brought back (`nomad job revert`). A job with no signature, a signature by another key, a lease berth wrote " +
+					"unsigned that gained a signature, an earlier signed version, or any change outside Terraform (meta, tasks, timer) " +
+					"reads `false` with a warning, and the next plan replaces the lease. Null when there is nothing to verify against: " +
+					"an unsigned lease and no `signing_key`, or a signature berth did not make and no `signing_key` to check it " +
+					"(an imported lease; a warning says so)."},
 			"job_modify_index": schema.Int64Attribute{Computed: true,
 				MarkdownDescription: "Job modify index at the last read; an in-place update registers with check-and-set against it, so a job " +
 					"changed in Nomad after the plan is never overwritten."},
