@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/apifields"
 )
 
 // Every field of Nomad's api.Job is modeled, Nomad's own, or refused:
@@ -232,13 +234,13 @@ func (w *fieldWalker) walkStruct(v reflect.Value, path, where string) {
 		if !f.IsExported() || f.Tag.Get("json") == "-" {
 			continue // never part of Nomad's API
 		}
-		p := joinPath(path, f.Name)
+		p := apifields.JoinPath(path, f.Name)
 		fv := v.Field(i)
 		rule, ok := w.rules[p]
 		switch {
 		case ok && rule.handling != fieldRefused:
 			continue
-		case ok || !composite(f.Type):
+		case ok || !apifields.Composite(f.Type):
 			// A leaf missing from the table (a field added to Nomad) counts
 			// as refused: better refused than silently dropped.
 			if !isUnset(fv, v, rule) {
@@ -312,14 +314,6 @@ func elementWhere(where, name string, e reflect.Value, fallback string) string {
 	return where + name + " " + strconv.Quote(label)
 }
 
-// composite reports whether t holds api structs the walk descends into.
-func composite(t reflect.Type) bool {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
-		t = t.Elem()
-	}
-	return t.Kind() == reflect.Struct && t.PkgPath() == reflect.TypeOf(api.Job{}).PkgPath()
-}
-
 // isUnset applies rule's unset test, or the default: nil, zero, empty,
 // or a struct of unset fields.
 func isUnset(v, owner reflect.Value, rule fieldRule) bool {
@@ -348,13 +342,6 @@ func empty(v reflect.Value) bool {
 	default:
 		return v.IsZero()
 	}
-}
-
-func joinPath(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
 }
 
 // hclName names a field as a jobspec does (its hcl tag), or in snake case.

@@ -1,7 +1,6 @@
 package instance
 
 import (
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,85 +8,14 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/apifields"
 )
-
-// apiLeaves lists every field path reachable from api.Job, as jobFields
-// spells them: Go field names joined by dots, lists and maps transparent,
-// down to leaves (scalars, maps and lists of scalars). Fields Nomad's API
-// never carries (json:"-") are left out.
-func apiLeaves() []string {
-	var out []string
-	var walk func(t reflect.Type, path string, seen map[reflect.Type]bool)
-	walk = func(t reflect.Type, path string, seen map[reflect.Type]bool) {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() || f.Tag.Get("json") == "-" {
-				continue
-			}
-			p := joinPath(path, f.Name)
-			if !composite(f.Type) {
-				out = append(out, p)
-				continue
-			}
-			e := f.Type
-			for e.Kind() == reflect.Pointer || e.Kind() == reflect.Slice || e.Kind() == reflect.Map {
-				e = e.Elem()
-			}
-			if seen[e] {
-				out = append(out, p) // a cycle: the path itself must be covered
-				continue
-			}
-			seen[e] = true
-			walk(e, p, seen)
-			delete(seen, e)
-		}
-	}
-	walk(reflect.TypeOf(api.Job{}), "", map[reflect.Type]bool{reflect.TypeOf(api.Job{}): true})
-	return out
-}
-
-// uncoveredFields returns the api.Job fields rules says nothing about, and
-// the rules that name no field (stale after a Nomad upgrade) or that mark
-// a non-leaf as modeled (a field added inside it would be dropped).
-func uncoveredFields(rules map[string]fieldRule) (uncovered, stale []string) {
-	leaves := apiLeaves()
-	used := map[string]bool{}
-	for _, leaf := range leaves {
-		covered := false
-		for p := leaf; p != ""; p = parentPath(p) {
-			r, ok := rules[p]
-			if !ok {
-				continue
-			}
-			used[p] = true
-			covered = p == leaf || r.handling != fieldModeled
-			break
-		}
-		if !covered {
-			uncovered = append(uncovered, leaf)
-		}
-	}
-	for p := range rules {
-		if !used[p] {
-			stale = append(stale, p)
-		}
-	}
-	slices.Sort(stale)
-	return uncovered, stale
-}
-
-func parentPath(p string) string {
-	i := strings.LastIndexByte(p, '.')
-	if i < 0 {
-		return ""
-	}
-	return p[:i]
-}
 
 // TestJobFieldsCoverEveryAPIField is the guard of "modeled or refused,
 // never dropped": every field of api.Job, at any depth, is in jobFields.
 func TestJobFieldsCoverEveryAPIField(t *testing.T) {
-	leaves := apiLeaves()
+	leaves := apifields.JobLeaves()
 	if len(leaves) < 500 {
 		t.Fatalf("walked %d api.Job fields; the walk is broken", len(leaves))
 	}
@@ -163,4 +91,11 @@ func TestRefusedFieldsNamesEachField(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("refused:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// uncoveredFields returns the api.Job leaves no rule covers (a rule covers
+// its subtree unless it marks a non-leaf as modeled, where a field
+// added inside would be dropped), and the rules that name no field.
+func uncoveredFields(table map[string]fieldRule) (uncovered, stale []string) {
+	return apifields.Uncovered(table, func(p, leaf string, r fieldRule) bool { return p == leaf || r.handling != fieldModeled })
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/apifields"
 )
 
 // compareJob names every field where live, the lease job as Nomad holds
@@ -53,7 +55,7 @@ func (c *comparer) walkStruct(live, want reflect.Value, path, where string) {
 		if !f.IsExported() || f.Tag.Get("json") == "-" {
 			continue // never part of Nomad's API
 		}
-		c.field(live.Field(i), want.Field(i), joinPath(path, f.Name), where, hclName(f))
+		c.field(live.Field(i), want.Field(i), apifields.JoinPath(path, f.Name), where, hclName(f))
 	}
 }
 
@@ -75,7 +77,7 @@ func (c *comparer) field(live, want reflect.Value, path, where, name string) {
 		if !same(live, want) && (rule.accept == nil || !rule.accept(live, want)) {
 			c.differ(live, want, where, name)
 		}
-	case ok || !composite(live.Type()):
+	case ok || !apifields.Composite(live.Type()):
 		if !same(live, want) {
 			c.differ(live, want, where, name)
 		}
@@ -214,7 +216,7 @@ func show(v reflect.Value) string {
 			}
 			return "[" + strings.Join(parts, ", ") + "]"
 		}
-		if !composite(v.Type()) {
+		if !apifields.Composite(v.Type()) {
 			raw, _ := json.Marshal(v.Interface())
 			return string(raw)
 		}
@@ -299,21 +301,6 @@ func empty(v reflect.Value) bool {
 	default:
 		return v.IsZero()
 	}
-}
-
-// composite reports whether t holds api structs a walk descends into.
-func composite(t reflect.Type) bool {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
-		t = t.Elem()
-	}
-	return t.Kind() == reflect.Struct && t.PkgPath() == reflect.TypeOf(api.Job{}).PkgPath()
-}
-
-func joinPath(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
 }
 
 // hclName names a field as a jobspec does (its hcl or mapstructure tag),

@@ -3,86 +3,20 @@ package lease
 import (
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/apifields"
 )
-
-// apiLeaves lists every field path reachable from api.Job as leaseFields
-// spells them: Go field names joined by dots, lists and maps transparent,
-// down to leaves (scalars, maps and lists of scalars). Fields Nomad's API
-// never carries (json:"-") are left out.
-func apiLeaves() []string {
-	var out []string
-	var walk func(t reflect.Type, path string, seen map[reflect.Type]bool)
-	walk = func(t reflect.Type, path string, seen map[reflect.Type]bool) {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() || f.Tag.Get("json") == "-" {
-				continue
-			}
-			p := joinPath(path, f.Name)
-			if !composite(f.Type) {
-				out = append(out, p)
-				continue
-			}
-			e := f.Type
-			for e.Kind() == reflect.Pointer || e.Kind() == reflect.Slice || e.Kind() == reflect.Map {
-				e = e.Elem()
-			}
-			if seen[e] {
-				out = append(out, p) // a cycle: the path itself must be covered
-				continue
-			}
-			seen[e] = true
-			walk(e, p, seen)
-			delete(seen, e)
-		}
-	}
-	walk(reflect.TypeOf(api.Job{}), "", map[reflect.Type]bool{reflect.TypeOf(api.Job{}): true})
-	return out
-}
-
-func parentPath(p string) string {
-	i := strings.LastIndexByte(p, '.')
-	if i < 0 {
-		return ""
-	}
-	return p[:i]
-}
-
-// uncoveredFields returns the api.Job leaves no rule covers (a rule
-// covers its subtree), and the rules that name no field.
-func uncoveredFields(table map[string]fieldRule) (uncovered, stale []string) {
-	used := map[string]bool{}
-	for _, leaf := range apiLeaves() {
-		covered := false
-		for p := leaf; p != "" && !covered; p = parentPath(p) {
-			if _, ok := table[p]; ok {
-				used[p], covered = true, true
-			}
-		}
-		if !covered {
-			uncovered = append(uncovered, leaf)
-		}
-	}
-	for p := range table {
-		if !used[p] {
-			stale = append(stale, p)
-		}
-	}
-	slices.Sort(stale)
-	return uncovered, stale
-}
 
 // TestLeaseFieldsCoverEveryAPIField is the guard of the allow-list: every
 // field of api.Job, at any depth, is compared, Nomad's, or filled by Nomad
 // with listed values. A field a Nomad upgrade adds fails here until it is
 // put in leaseFields.
 func TestLeaseFieldsCoverEveryAPIField(t *testing.T) {
-	leaves := apiLeaves()
+	leaves := apifields.JobLeaves()
 	if len(leaves) < 500 {
 		t.Fatalf("walked %d api.Job fields; the walk is broken", len(leaves))
 	}
@@ -128,7 +62,7 @@ func TestLeaseFieldsBlocksBerthNeverWrites(t *testing.T) {
 					walk(v.Elem(), path)
 				}
 			case reflect.Slice, reflect.Map:
-				if v.Type().Elem().Kind() == reflect.Uint8 || !composite(v.Type()) {
+				if v.Type().Elem().Kind() == reflect.Uint8 || !apifields.Composite(v.Type()) {
 					return
 				}
 				for _, e := range valuesOf(v) {
@@ -137,8 +71,8 @@ func TestLeaseFieldsBlocksBerthNeverWrites(t *testing.T) {
 			case reflect.Struct:
 				for i := 0; i < v.NumField(); i++ {
 					f := v.Type().Field(i)
-					p := joinPath(path, f.Name)
-					if composite(f.Type) && !empty(v.Field(i)) {
+					p := apifields.JoinPath(path, f.Name)
+					if apifields.Composite(f.Type) && !empty(v.Field(i)) {
 						written[p] = true
 						walk(v.Field(i), p)
 					}
@@ -192,4 +126,10 @@ func serverFills(job *api.Job) {
 			task.Identity = &api.WorkloadIdentity{Name: "default", Audience: []string{"nomadproject.io"}}
 		}
 	}
+}
+
+// uncoveredFields returns the api.Job leaves no rule covers (a rule covers
+// its subtree), and the rules that name no field.
+func uncoveredFields(table map[string]fieldRule) (uncovered, stale []string) {
+	return apifields.Uncovered(table, func(string, string, fieldRule) bool { return true })
 }
