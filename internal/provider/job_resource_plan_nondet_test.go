@@ -31,6 +31,7 @@ type jobPlans struct {
 type jobPlan struct {
 	jobspec  string
 	unstable []*tfprotov6.Diagnostic
+	readBack *tfprotov6.Diagnostic // an apply's warning that the job reads back differently
 }
 
 func (s *jobPlans) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
@@ -66,6 +67,23 @@ func proposedJobspec(ctx context.Context, req *tfprotov6.PlanResourceChangeReque
 	return src
 }
 
+// ApplyResourceChange keeps the apply's read-back warning as a plan of
+// its own, to be refused: the fields a jobspec changes on every parse are
+// not Nomad normalizing them.
+func (s *jobPlans) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
+	if resp != nil && req.TypeName == "berth_job" {
+		for _, d := range resp.Diagnostics {
+			if d != nil && strings.Contains(d.Summary, "reads back differently") {
+				s.mu.Lock()
+				s.plans = append(s.plans, jobPlan{readBack: d})
+				s.mu.Unlock()
+			}
+		}
+	}
+	return resp, err
+}
+
 func (s *jobPlans) take() []jobPlan {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -76,11 +94,15 @@ func (s *jobPlans) take() []jobPlan {
 
 // expectUnstableWarnings checks the plans answered since the last take:
 // each plan of a jobspec holding marker warns exactly once, at `jobspec`,
-// naming want and not steady; no other plan warns.
+// naming want and not steady; no other plan warns, and no apply warns that
+// the job reads back differently.
 func (s *jobPlans) expectUnstableWarnings(marker, want, steady string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		warned := 0
 		for _, p := range s.take() {
+			if p.readBack != nil {
+				return fmt.Errorf("the apply warned %q:\n%s", p.readBack.Summary, p.readBack.Detail)
+			}
 			if p.jobspec == "" || !strings.Contains(p.jobspec, marker) {
 				if len(p.unstable) > 0 {
 					return fmt.Errorf("a deterministic jobspec's plan warned: %s", p.unstable[0].Detail)
