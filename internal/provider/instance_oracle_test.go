@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -47,6 +49,13 @@ func (o nomadDiffAgrees) CheckPlan(ctx context.Context, req plancheck.CheckPlanR
 			return
 		}
 		nomad, err := nomadDiff(testNomad(o.t), after)
+		if errors.Is(err, errNoJob) {
+			// A completed batch job Nomad collected stays in state
+			// without a plan until a change registers it anew (DESIGN,
+			// Job types): Nomad would add the whole job either way.
+			o.t.Logf("%s: Nomad holds no job %q; berth plans %v", o.addr, after.Name, rc.Change.Actions)
+			return
+		}
 		if err != nil {
 			resp.Error = err
 			return
@@ -69,10 +78,14 @@ func (o nomadDiffAgrees) CheckPlan(ctx context.Context, req plancheck.CheckPlanR
 
 // checkedByNomad adds nomadDiffAgrees to each step's plans: the one
 // before its apply (when it updates an instance) and the refresh plan
-// after it (for a plan-only step, its refresh plan).
+// after it (for a plan-only step, its refresh plan); steps that plan no
+// configuration (import, refresh) are left as they are.
 func checkedByNomad(t *testing.T, steps ...resource.TestStep) []resource.TestStep {
 	oracle := nomadDiffAgrees{t: t, addr: instanceAddr}
 	for i := range steps {
+		if steps[i].Config == "" || steps[i].ImportState || steps[i].RefreshState {
+			continue // no plan of a configuration
+		}
 		c := &steps[i].ConfigPlanChecks
 		if !steps[i].PlanOnly {
 			c.PreApply = append(slices.Clone(c.PreApply), oracle)
@@ -105,10 +118,15 @@ func instanceSpecOf(ctx context.Context, value any) (instance.Spec, error) {
 	return spec, err
 }
 
+var errNoJob = errors.New("Nomad holds no job")
+
 // nomadDiff is Nomad's diff of BuildJob(spec) against the job it holds,
 // one line per changed field; nil when Nomad sees no change.
 func nomadDiff(c *api.Client, spec instance.Spec) ([]string, error) {
 	live, _, err := c.Jobs().Info(spec.Name, &api.QueryOptions{Namespace: spec.Namespace})
+	if ue := (api.UnexpectedResponseError{}); errors.As(err, &ue) && ue.StatusCode() == http.StatusNotFound {
+		return nil, fmt.Errorf("%w %q", errNoJob, spec.Name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading job %q: %w", spec.Name, err)
 	}
