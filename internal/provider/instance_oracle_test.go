@@ -118,7 +118,7 @@ func instanceSpecOf(ctx context.Context, value any) (instance.Spec, error) {
 	return spec, err
 }
 
-var errNoJob = errors.New("Nomad holds no job")
+var errNoJob = errors.New("no such job in Nomad")
 
 // nomadDiff is Nomad's diff of BuildJob(spec) against the job it holds,
 // one line per changed field; nil when Nomad sees no change.
