@@ -214,6 +214,11 @@ func Describe(s Spec) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	return summarize(job), nil
+}
+
+// summarize is Describe of a parsed job.
+func summarize(job *api.Job) Summary {
 	sum := Summary{ID: *job.ID, Namespace: deref(job.Namespace), Type: deref(job.Type),
 		Periodic: job.Periodic != nil && (job.Periodic.Enabled == nil || *job.Periodic.Enabled), Parameterized: job.ParameterizedJob != nil}
 	manual := func(u *api.UpdateStrategy) bool { return u != nil && deref(u.HealthCheck) == "manual" }
@@ -223,7 +228,7 @@ func Describe(s Spec) (Summary, error) {
 		sum.ManualHealth = sum.ManualHealth || manual(g.Update)
 	}
 	sum.Charge = chargeOf(job)
-	return sum, nil
+	return sum
 }
 
 func deref[T any](p *T) T {

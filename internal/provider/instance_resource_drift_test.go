@@ -67,15 +67,15 @@ func TestAccInstance_driftIsDetected(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg},
+		Steps: checkedByNomad(t,
+			resource.TestStep{Config: cfg},
 			planShowsUpdate(cfg, mutateJob(t, name, func(j *api.Job) { appTask(j).Env["LOG_LEVEL"] = "debug" })),
 			backToConfig,
 			planShowsUpdate(cfg, mutateJob(t, name, func(j *api.Job) { appTask(j).Resources.CPU = ptr(70) })),
 			backToConfig,
 			planShowsUpdate(cfg, mutateJob(t, name, func(j *api.Job) { appTask(j).Config["command"] = "/usr/bin/sleep" })),
 			backToConfig,
-			{
+			resource.TestStep{
 				// Stopped out of band: running drifts.
 				PreConfig: func() {
 					if _, _, err := testNomad(t).Jobs().Deregister(name, false, nil); err != nil {
@@ -86,8 +86,8 @@ func TestAccInstance_driftIsDetected(t *testing.T) {
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 			},
-			{Config: cfg, Check: expectRunning(t, name, 1)},
-			{
+			resource.TestStep{Config: cfg, Check: expectRunning(t, name, 1)},
+			resource.TestStep{
 				// Purged out of band: the next plan creates it again.
 				PreConfig: func() {
 					if _, _, err := testNomad(t).Jobs().Deregister(name, true, nil); err != nil {
@@ -100,7 +100,7 @@ func TestAccInstance_driftIsDetected(t *testing.T) {
 				}},
 				Check: expectRunning(t, name, 1),
 			},
-		},
+		),
 	})
 }
 

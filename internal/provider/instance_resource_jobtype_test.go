@@ -85,7 +85,7 @@ func TestAccInstanceJobType_batch(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
+		Steps: checkedByNomad(t, []resource.TestStep{
 			{
 				Config: first,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -164,7 +164,7 @@ func TestAccInstanceJobType_batch(t *testing.T) {
 					return nil
 				}),
 			},
-		},
+		}...),
 	})
 }
 

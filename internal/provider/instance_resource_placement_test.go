@@ -210,7 +210,7 @@ resource "berth_instance" "t" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
+		Steps: checkedByNomad(t, []resource.TestStep{
 			{Config: cfg, Check: resource.ComposeAggregateTestCheckFunc(placed, affinityScored)},
 			{
 				PreConfig: mutateJob(t, name, edited),
@@ -232,7 +232,7 @@ resource "berth_instance" "t" {
 				}},
 				Check: placed,
 			},
-		},
+		}...),
 	})
 }
 

@@ -149,7 +149,7 @@ func TestAccInstancePolicies_roundTrip(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
+		Steps: checkedByNomad(t, []resource.TestStep{
 			{
 				Config: set,
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -192,7 +192,7 @@ func TestAccInstancePolicies_roundTrip(t *testing.T) {
 				}},
 				Check: expectPolicies(t, name, 50, 5*time.Second, 1),
 			},
-		},
+		}...),
 	})
 }
 

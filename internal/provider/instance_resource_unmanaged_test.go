@@ -137,7 +137,7 @@ func TestAccInstance_unmanagedSettingsAddedInNomad(t *testing.T) {
 			},
 		},
 		CheckDestroy: checkInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
+		Steps: checkedByNomad(t, []resource.TestStep{
 			{Config: cfg},
 			{
 				PreConfig: func() { addInNomad(); warnings.take() },
@@ -176,6 +176,6 @@ func TestAccInstance_unmanagedSettingsAddedInNomad(t *testing.T) {
 					expectNoChanges{},
 				}},
 			},
-		},
+		}...),
 	})
 }

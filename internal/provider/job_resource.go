@@ -132,7 +132,7 @@ func (r *jobResource) recordOutcome(ctx context.Context, m *jobModel, out workfl
 	if r.refresh(cleanupContext(ctx), m, diags) == objectUnread && out.Written != nil {
 		m.JobModifyIndex = types.Int64Value(int64(out.Written.JobModifyIndex))
 	}
-	if drift := m.Drift.Elements(); len(drift) > 0 {
+	if drift := stableDrift(ctx, m, m.Drift.Elements(), diags); len(drift) > 0 {
 		// Nomad holds what was just registered: a difference now is Nomad
 		// normalizing a value berth compares as written. State says what
 		// was planned (no drift); the next refresh reports it again.

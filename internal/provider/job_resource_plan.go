@@ -43,7 +43,8 @@ func addJobspecError(diags *diag.Diagnostics, err error) {
 // new ID or namespace is another job: it replaces this one), and plans any
 // drift the last refresh found away. A jobspec state already holds is not
 // parsed again (ValidateConfig parsed it): a refresh plan of an unchanged
-// job costs no parse here.
+// job costs no parse here. A plan that changes the job parses it twice, to
+// warn about a jobspec that changes on every apply (describeChanging).
 func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
@@ -74,10 +75,9 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 	switch {
 	case sameSpec:
 		plan.ID, plan.Name, plan.Namespace, plan.Type = state.ID, state.Name, state.Namespace, state.Type
-	case known:
-		var err error
-		if sum, err = jobspec.Describe(s); err != nil {
-			addJobspecError(&resp.Diagnostics, err)
+	case known: // a new or changed jobspec: the plan changes the job
+		var ok bool
+		if sum, ok = describeChanging(s, &resp.Diagnostics); !ok {
 			return
 		}
 		ns := cmp.Or(sum.Namespace, r.data.Nomad.Namespace())
@@ -105,9 +105,8 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 	}
 	if changing && known {
 		if sameSpec { // drift or variables_wo_version alone: parsed only now
-			var err error
-			if sum, err = jobspec.Describe(s); err != nil {
-				addJobspecError(&resp.Diagnostics, err)
+			var ok bool
+			if sum, ok = describeChanging(s, &resp.Diagnostics); !ok {
 				return
 			}
 		}
