@@ -76,34 +76,6 @@ type driverAt struct {
 	driver string
 }
 
-// instanceDrivers reads services[*].driver.
-func instanceDrivers(_ context.Context, p tfsdk.Plan) map[string]driverAt {
-	services, ok := rawElements(rawAttr(p.Raw, "services"))
-	if !ok {
-		return nil
-	}
-	out := map[string]driverAt{}
-	for name, svc := range services {
-		if d, ok := rawString(rawAttr(svc, "driver")); ok && d != "" {
-			out[name] = driverAt{at: path.Root("services").AtMapKey(name).AtName("driver"), driver: d}
-		}
-	}
-	return out
-}
-
-// leaseDrivers reads workload.driver.
-func leaseDrivers(ctx context.Context, p tfsdk.Plan) map[string]driverAt {
-	at := path.Root("workload").AtName("driver")
-	var d types.String
-	if diags := p.GetAttribute(ctx, at, &d); diags.HasError() {
-		return nil
-	}
-	if v, ok := knownString(d); ok && v != "" {
-		return map[string]driverAt{"workload": {at: at, driver: v}}
-	}
-	return nil
-}
-
 func knownString(v attr.Value) (string, bool) {
 	s, ok := v.(types.String)
 	if !ok || s.IsNull() || s.IsUnknown() {

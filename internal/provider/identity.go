@@ -110,49 +110,6 @@ func (ri resourceIdentity) Record(ctx context.Context, id *tfsdk.ResourceIdentit
 	}
 }
 
-// The identities of berth's resources.
-var (
-	instanceIdentity = resourceIdentity{
-		{name: "namespace", doc: "Nomad namespace of the job; default: the provider's namespace.", optional: true},
-		{name: "name", doc: "Job ID."},
-	}
-	volumeIdentity = resourceIdentity{
-		{name: "namespace", doc: "Nomad namespace of the host volume; default: the provider's namespace.", optional: true},
-		{name: "id", doc: "Host volume ID (a UUID), or its name."},
-	}
-	leaseIdentity = resourceIdentity{
-		{name: "namespace", doc: "Nomad namespace of the lease job; default: the provider's namespace.", optional: true},
-		{name: "name", doc: "Lease name (its job ID)."},
-	}
-	nodeReservationIdentity = resourceIdentity{
-		{name: "node_id", doc: "Node ID, or a unique prefix of it."},
-		{name: "name", doc: "Reservation name."},
-	}
-)
-
-var (
-	_ resource.ResourceWithIdentity = &instanceResource{}
-	_ resource.ResourceWithIdentity = &volumeResource{}
-	_ resource.ResourceWithIdentity = &leaseResource{}
-	_ resource.ResourceWithIdentity = &nodeReservationResource{}
-)
-
-func (r *instanceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = instanceIdentity.Schema()
-}
-
-func (r *volumeResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = volumeIdentity.Schema()
-}
-
-func (r *leaseResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = leaseIdentity.Schema()
-}
-
-func (r *nodeReservationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = nodeReservationIdentity.Schema()
-}
-
 // singleIdentity identifies a resource by one string attribute alone (a
 // node pool by its name, which is unique in the region): its import ID is
 // that attribute's value.
@@ -203,13 +160,4 @@ func (si singleIdentity) Record(ctx context.Context, id *tfsdk.ResourceIdentity,
 	if !d.HasError() {
 		diags.Append(id.Set(ctx, obj)...)
 	}
-}
-
-// nodePoolIdentity identifies a berth_node_pool.
-var nodePoolIdentity = singleIdentity{name: "name", doc: "Node pool name."}
-
-var _ resource.ResourceWithIdentity = &nodePoolResource{}
-
-func (r *nodePoolResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = nodePoolIdentity.Schema()
 }

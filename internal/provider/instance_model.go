@@ -77,10 +77,6 @@ func writeAttr[T attr.Value](ctx context.Context, name string, src any, diags *d
 	return out
 }
 
-// errUnknown marks a spec that could not be built because a value is not
-// known yet (plan time); callers skip the checks that need it.
-var errUnknown = fmt.Errorf("value not known yet")
-
 // toSpec converts a configuration, plan or state into an instance.Spec.
 // It returns errUnknown when any value it needs is unknown.
 func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnostics, error) {
@@ -207,4 +203,49 @@ func plannedCharge(ctx context.Context, m *instanceModel) (capacity.Resources, b
 		count = *spec.Replicas
 	}
 	return workflow.InstanceCharge(spec, count), true
+}
+
+// fieldPath turns an instance.FieldError path (attribute names, map keys
+// after map attributes, list indexes, set elements as domain structs) into a Terraform path, telling map keys
+// from attribute names by the instance schema.
+func fieldPath(elems []any) path.Path {
+	var p path.Path
+	attrs := instanceAttributes()
+	var collection schema.Attribute // the map or list attribute just named
+	for i, e := range elems {
+		if n, ok := e.(int); ok {
+			p = p.AtListIndex(n)
+			attrs, collection = nestedAttributes(collection), nil
+			continue
+		}
+		s, isName := e.(string)
+		if !isName && collection != nil {
+			// A set element, named by its value: the domain struct as
+			// configured converts to the element Terraform holds.
+			v, diags := goToTF(context.Background(), elementAttribute(collection), reflect.ValueOf(e))
+			if diags.HasError() {
+				return p // the set itself, rather than no path
+			}
+			p = p.AtSetValue(v)
+			attrs, collection = nestedAttributes(collection), nil
+			continue
+		}
+		switch {
+		case collection != nil:
+			p = p.AtMapKey(s)
+			attrs, collection = nestedAttributes(collection), nil
+			continue
+		case i == 0:
+			p = path.Root(s)
+		default:
+			p = p.AtName(s)
+		}
+		switch a := attrs[s].(type) {
+		case schema.MapAttribute, schema.MapNestedAttribute, schema.ListAttribute, schema.ListNestedAttribute, schema.SetNestedAttribute:
+			collection = a
+		default:
+			attrs = nestedAttributes(a)
+		}
+	}
+	return p
 }

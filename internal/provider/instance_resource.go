@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
-	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -298,34 +296,4 @@ func (r *instanceResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), instanceID(ns, name))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
-}
-
-// addJobExistsError refuses to create an instance whose job Nomad already
-// has, and says how to take it over.
-func addJobExistsError(diags *diag.Diagnostics, namespace, name string, berthJob bool) {
-	owner := "It is not managed by berth."
-	if berthJob {
-		owner = "It was created by berth, probably from another Terraform state."
-	}
-	diags.AddAttributeError(path.Root("name"), "Job already exists",
-		fmt.Sprintf("Nomad already has a job %q in namespace %q. %s To manage it here, import it: "+
-			"terraform import <address> %s", name, namespace, owner, instanceID(namespace, name)))
-}
-
-// addRolloutError reports a rollout failure with Nomad's own words. When
-// berth lost track of the rollout (Nomad unreachable, no leader, timeout)
-// rather than seeing it fail, it says that the job is registered and the
-// rollout may go on.
-func addRolloutError(diags *diag.Diagnostics, summary, jobID string, err error) {
-	var re *nomadclient.RolloutError
-	if errors.As(err, &re) {
-		diags.AddError(summary, re.Error()+"\n\nThe job stays registered; fix the cause and apply again, "+
-			"or inspect it with `nomad job status "+re.JobID+"`.")
-		return
-	}
-	var d diag.Diagnostics
-	addNomadError(&d, summary, err)
-	diags.AddError(summary, fmt.Sprintf("Job %q is registered, but berth lost track of its rollout while waiting for it: %s\n\n"+
-		"The rollout may still be going on in Nomad. Check it with `nomad job status %s`, then run terraform apply again.",
-		jobID, d[0].Detail(), jobID))
 }

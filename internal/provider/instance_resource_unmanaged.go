@@ -23,13 +23,6 @@ import (
 // unmanagedKey is the private state key holding the list (JSON strings).
 const unmanagedKey = "unmanaged"
 
-// privateData is what Read, ModifyPlan and Update responses offer for
-// private state.
-type privateData interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
 // recordUnmanaged keeps found (nil: none) in private state.
 func recordUnmanaged(ctx context.Context, private privateData, found []string, diags *diag.Diagnostics) {
 	var value []byte

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -62,51 +61,6 @@ func mapOrNull(ctx context.Context, m map[string]string, diags *diag.Diagnostics
 	v, d := types.MapValueFrom(ctx, types.StringType, m)
 	diags.Append(d...)
 	return v
-}
-
-// fieldPath turns an instance.FieldError path (attribute names, map keys
-// after map attributes, list indexes, set elements as domain structs) into a Terraform path, telling map keys
-// from attribute names by the instance schema.
-func fieldPath(elems []any) path.Path {
-	var p path.Path
-	attrs := instanceAttributes()
-	var collection schema.Attribute // the map or list attribute just named
-	for i, e := range elems {
-		if n, ok := e.(int); ok {
-			p = p.AtListIndex(n)
-			attrs, collection = nestedAttributes(collection), nil
-			continue
-		}
-		s, isName := e.(string)
-		if !isName && collection != nil {
-			// A set element, named by its value: the domain struct as
-			// configured converts to the element Terraform holds.
-			v, diags := goToTF(context.Background(), elementAttribute(collection), reflect.ValueOf(e))
-			if diags.HasError() {
-				return p // the set itself, rather than no path
-			}
-			p = p.AtSetValue(v)
-			attrs, collection = nestedAttributes(collection), nil
-			continue
-		}
-		switch {
-		case collection != nil:
-			p = p.AtMapKey(s)
-			attrs, collection = nestedAttributes(collection), nil
-			continue
-		case i == 0:
-			p = path.Root(s)
-		default:
-			p = p.AtName(s)
-		}
-		switch a := attrs[s].(type) {
-		case schema.MapAttribute, schema.MapNestedAttribute, schema.ListAttribute, schema.ListNestedAttribute, schema.SetNestedAttribute:
-			collection = a
-		default:
-			attrs = nestedAttributes(a)
-		}
-	}
-	return p
 }
 
 // durationValue renders d the way people write it ("1m", "1h30m", not

@@ -371,3 +371,7 @@ func goToTerraform(ctx context.Context, a schema.Attribute, tt tftypes.Type, src
 	}
 	return null, fmt.Errorf("cannot convert %s to Terraform", src.Type())
 }
+
+// errUnknown marks a spec that could not be built because a value is not
+// known yet (plan time); callers skip the checks that need it.
+var errUnknown = fmt.Errorf("value not known yet")

@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/names"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
@@ -369,25 +368,4 @@ func (r *nodeReservationResource) ImportState(ctx context.Context, req resource.
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("node_id"), node.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), node.ID+"/"+name)...)
-}
-
-// addNodeReservationError reports capacity and budget refusals in berth's own
-// words (they already name the node and the numbers), and Nomad failures
-// with Nomad's.
-func addNodeReservationError(diags *diag.Diagnostics, summary string, err error) {
-	var notEnough *ledger.NotEnoughError
-	var noCand *ledger.NoCandidateError
-	var budget *ledger.BudgetError
-	var taken *nomadclient.NodeReservationExistsError
-	var notFound *nomadclient.NodeNotFoundError
-	switch {
-	case errors.As(err, &notFound):
-		diags.AddAttributeError(path.Root("node_id"), "Node not found",
-			err.Error()+". Use a full node ID from the berth_nodes data source or `nomad node status`.")
-	case errors.As(err, &notEnough), errors.As(err, &noCand), errors.As(err, &budget), errors.As(err, &taken),
-		errors.Is(err, nomadclient.ErrLedgerContention):
-		diags.AddError(summary, err.Error())
-	default:
-		addNomadError(diags, summary, err)
-	}
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 
@@ -41,4 +42,19 @@ func addNomadError(diags *diag.Diagnostics, summary string, err error) {
 	default:
 		diags.AddError(summary, "Nomad said: "+err.Error())
 	}
+}
+
+// ProviderData is what Configure hands to resources and data sources.
+type ProviderData struct {
+	Nomad *nomadclient.Client
+	// LedgerNamespace holds the node reservation ledgers (Nomad Variables).
+	LedgerNamespace string
+	// SigningKey signs berth_reservation leases; nil leaves them unsigned.
+	SigningKey ed25519.PrivateKey
+	// LeaseDriver runs the lease timer task.
+	LeaseDriver string
+	// plans holds the node reservation requests planned in this run, for
+	// the budget checks of the work placed into them; nil checks against
+	// the ledger alone.
+	plans *plannedReservations
 }

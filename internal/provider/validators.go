@@ -5,13 +5,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/berthhq/terraform-provider-berth/internal/names"
-	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
 // stringRule is a string validator backed by one of the rules in
@@ -43,29 +40,6 @@ func nameValidator() validator.String {
 	return stringRule{summary: "Invalid name", desc: "must be " + names.Rule, check: names.Check}
 }
 
-// volumeNameValidator enforces the name rule of berth_volume: CSI volumes
-// (type = "csi" in the same configuration) may end in a per-allocation
-// index such as "[0]" (names.CSIVolumeRule), host volumes may not. While
-// the type is unknown only the looser CSI rule is checked.
-func volumeNameValidator() validator.String { return volumeNameRule{} }
-
-type volumeNameRule struct{}
-
-func (volumeNameRule) Description(context.Context) string {
-	return "must be " + names.Rule + "; a CSI volume's may end in a per-allocation index such as `[0]`"
-}
-func (v volumeNameRule) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (volumeNameRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	var typ types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
-	rule := stringRule{summary: "Invalid name", check: names.Check}
-	if typ.IsUnknown() || typ.ValueString() == volume.TypeCSI {
-		rule.check = names.CheckCSIVolume
-	}
-	rule.ValidateString(ctx, req, resp)
-}
-
 // lookupNameValidator is for names of existing objects a data source looks
 // up, which may have been made outside berth.
 func lookupNameValidator() validator.String {
@@ -80,10 +54,6 @@ func nodeIDValidator() validator.String {
 	return stringRule{summary: "Invalid node ID", desc: "must be " + names.NodeIDRule, check: names.CheckNodeID}
 }
 
-func nodeIDPrefixValidator() validator.String {
-	return stringRule{summary: "Invalid node ID", desc: "must be " + names.NodeIDPrefixRule, check: names.CheckNodeIDPrefix}
-}
-
 func reservationIDValidator() validator.String {
 	return stringRule{summary: "Invalid node reservation ID", desc: "must be `<node_id>/<name>`, a berth_node_reservation's `id`",
 		check: names.CheckNodeReservationID}
@@ -96,10 +66,6 @@ const (
 	namespaceRuleDoc = " Nomad namespaces are " + names.NamespaceRule + "."
 	lookupRuleDoc    = " It must be " + names.LookupRule + "."
 )
-
-func volumeIDValidator() validator.String {
-	return stringRule{summary: "Invalid volume ID", desc: "must be " + names.VolumeIDRule, check: names.CheckVolumeID}
-}
 
 // anyInvalidValue reports whether any value in vs, at any depth, fails its
 // own type's validation (an unparsable duration, JSON that is not JSON).

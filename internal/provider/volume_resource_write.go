@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -84,48 +83,4 @@ func (r *volumeResource) readBack(ctx context.Context, waitErr error, ns, id str
 	}
 	r.record(fresh, vol, m, diags)
 	return vol
-}
-
-// addVolumeNoPathError reports a host volume Nomad placed on a node its
-// servers cannot reach (a down node, or one gone but still listed): which
-// node, and what moves the volume elsewhere or clears the node away.
-func addVolumeNoPathError(diags *diag.Diagnostics, e *nomadclient.VolumeNoPathError) {
-	named := make([]string, 0, len(e.Nodes))
-	for _, n := range e.Nodes {
-		text := n.ID
-		switch {
-		case n.Name != "" && n.Status != "":
-			text += fmt.Sprintf(" (%s, %s)", n.Name, n.Status)
-		case n.Name != "":
-			text += fmt.Sprintf(" (%s)", n.Name)
-		}
-		named = append(named, text)
-	}
-	pool := "any node pool"
-	if e.Pool != "" {
-		pool = fmt.Sprintf("node pool %q", e.Pool)
-	}
-	var where, purge string
-	switch {
-	case e.Pinned:
-		where = fmt.Sprintf("the node it is pinned to (node_id, or its node reservation's node), %s, which Nomad's servers cannot reach",
-			named[0])
-		purge = e.Nodes[0].ID
-	case len(named) == 1:
-		where = fmt.Sprintf("a node Nomad's servers cannot reach: the one node in %s that can hold it and is not ready is %s",
-			pool, named[0])
-		purge = e.Nodes[0].ID
-	case len(named) > 1:
-		where = fmt.Sprintf("a node Nomad's servers cannot reach, one of those in %s that can hold it and are not ready: %s",
-			pool, strings.Join(named, ", "))
-		purge = "<node-id>"
-	default:
-		where = "a node Nomad's servers cannot reach (Nomad does not say which; `nomad node status` lists the nodes that are down)"
-		purge = "<node-id>"
-	}
-	diags.AddError("Volume placed on a node Nomad cannot reach",
-		fmt.Sprintf("Nomad placed host volume %q on %s, and nothing was created. Nomad said: %v.\n\n"+
-			"Set node_id to a ready node, or node_pool to a pool whose nodes are ready (`nomad node status` lists them); "+
-			"a node that is gone for good stays in Nomad's placement until it is removed: `nomad node purge %s`. Then apply again.",
-			e.Name, where, e.Err, purge))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
@@ -170,5 +171,100 @@ func addOutcome(diags *diag.Diagnostics, ec errorContext, warnings []workflow.Wa
 	addWarnings(diags, warnings)
 	for _, p := range problems {
 		addWorkflowError(diags, ec, p)
+	}
+}
+
+// addJobExistsError refuses to create an instance whose job Nomad already
+// has, and says how to take it over.
+func addJobExistsError(diags *diag.Diagnostics, namespace, name string, berthJob bool) {
+	owner := "It is not managed by berth."
+	if berthJob {
+		owner = "It was created by berth, probably from another Terraform state."
+	}
+	diags.AddAttributeError(path.Root("name"), "Job already exists",
+		fmt.Sprintf("Nomad already has a job %q in namespace %q. %s To manage it here, import it: "+
+			"terraform import <address> %s", name, namespace, owner, namespace+"/"+name))
+}
+
+// addRolloutError reports a rollout failure with Nomad's own words. When
+// berth lost track of the rollout (Nomad unreachable, no leader, timeout)
+// rather than seeing it fail, it says that the job is registered and the
+// rollout may go on.
+func addRolloutError(diags *diag.Diagnostics, summary, jobID string, err error) {
+	var re *nomadclient.RolloutError
+	if errors.As(err, &re) {
+		diags.AddError(summary, re.Error()+"\n\nThe job stays registered; fix the cause and apply again, "+
+			"or inspect it with `nomad job status "+re.JobID+"`.")
+		return
+	}
+	var d diag.Diagnostics
+	addNomadError(&d, summary, err)
+	diags.AddError(summary, fmt.Sprintf("Job %q is registered, but berth lost track of its rollout while waiting for it: %s\n\n"+
+		"The rollout may still be going on in Nomad. Check it with `nomad job status %s`, then run terraform apply again.",
+		jobID, d[0].Detail(), jobID))
+}
+
+// addVolumeNoPathError reports a host volume Nomad placed on a node its
+// servers cannot reach (a down node, or one gone but still listed): which
+// node, and what moves the volume elsewhere or clears the node away.
+func addVolumeNoPathError(diags *diag.Diagnostics, e *nomadclient.VolumeNoPathError) {
+	named := make([]string, 0, len(e.Nodes))
+	for _, n := range e.Nodes {
+		text := n.ID
+		switch {
+		case n.Name != "" && n.Status != "":
+			text += fmt.Sprintf(" (%s, %s)", n.Name, n.Status)
+		case n.Name != "":
+			text += fmt.Sprintf(" (%s)", n.Name)
+		}
+		named = append(named, text)
+	}
+	pool := "any node pool"
+	if e.Pool != "" {
+		pool = fmt.Sprintf("node pool %q", e.Pool)
+	}
+	var where, purge string
+	switch {
+	case e.Pinned:
+		where = fmt.Sprintf("the node it is pinned to (node_id, or its node reservation's node), %s, which Nomad's servers cannot reach",
+			named[0])
+		purge = e.Nodes[0].ID
+	case len(named) == 1:
+		where = fmt.Sprintf("a node Nomad's servers cannot reach: the one node in %s that can hold it and is not ready is %s",
+			pool, named[0])
+		purge = e.Nodes[0].ID
+	case len(named) > 1:
+		where = fmt.Sprintf("a node Nomad's servers cannot reach, one of those in %s that can hold it and are not ready: %s",
+			pool, strings.Join(named, ", "))
+		purge = "<node-id>"
+	default:
+		where = "a node Nomad's servers cannot reach (Nomad does not say which; `nomad node status` lists the nodes that are down)"
+		purge = "<node-id>"
+	}
+	diags.AddError("Volume placed on a node Nomad cannot reach",
+		fmt.Sprintf("Nomad placed host volume %q on %s, and nothing was created. Nomad said: %v.\n\n"+
+			"Set node_id to a ready node, or node_pool to a pool whose nodes are ready (`nomad node status` lists them); "+
+			"a node that is gone for good stays in Nomad's placement until it is removed: `nomad node purge %s`. Then apply again.",
+			e.Name, where, e.Err, purge))
+}
+
+// addNodeReservationError reports capacity and budget refusals in berth's own
+// words (they already name the node and the numbers), and Nomad failures
+// with Nomad's.
+func addNodeReservationError(diags *diag.Diagnostics, summary string, err error) {
+	var notEnough *ledger.NotEnoughError
+	var noCand *ledger.NoCandidateError
+	var budget *ledger.BudgetError
+	var taken *nomadclient.NodeReservationExistsError
+	var notFound *nomadclient.NodeNotFoundError
+	switch {
+	case errors.As(err, &notFound):
+		diags.AddAttributeError(path.Root("node_id"), "Node not found",
+			err.Error()+". Use a full node ID from the berth_nodes data source or `nomad node status`.")
+	case errors.As(err, &notEnough), errors.As(err, &noCand), errors.As(err, &budget), errors.As(err, &taken),
+		errors.Is(err, nomadclient.ErrLedgerContention):
+		diags.AddError(summary, err.Error())
+	default:
+		addNomadError(diags, summary, err)
 	}
 }

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -12,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
-	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -104,13 +102,3 @@ func addChargeError(diags *diag.Diagnostics, summary, fix string, err error) {
 		addNodeReservationError(diags, summary, err)
 	}
 }
-
-// What each kind of work can change when it does not fit (budgetDiagnostic).
-const (
-	instanceBudgetFix = "Lower replicas, the services' cpu and memory or policies.ephemeral_disk.size, or grow the node reservation."
-	volumeBudgetFix   = "Lower capacity_max (or capacity_min), or grow the node reservation's disk."
-	jobBudgetFix      = "Lower the jobspec's counts or its tasks' cpu, memory or ephemeral disk, or grow the node reservation."
-)
-
-var leaseBudgetFix = fmt.Sprintf("Lower the workload's cpu, memory or disk (the lease timer task adds %d MHz and %d MiB), or grow the node reservation.",
-	lease.TimerCPU, lease.TimerMemoryMB)

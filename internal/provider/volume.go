@@ -1,0 +1,54 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/names"
+	"github.com/berthhq/terraform-provider-berth/internal/volume"
+)
+
+var volumeIdentity = resourceIdentity{
+	{name: "namespace", doc: "Nomad namespace of the host volume; default: the provider's namespace.", optional: true},
+	{name: "id", doc: "Host volume ID (a UUID), or its name."},
+}
+
+var _ resource.ResourceWithIdentity = &volumeResource{}
+
+func (r *volumeResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = volumeIdentity.Schema()
+}
+
+// volumeNameValidator enforces the name rule of berth_volume: CSI volumes
+// (type = "csi" in the same configuration) may end in a per-allocation
+// index such as "[0]" (names.CSIVolumeRule), host volumes may not. While
+// the type is unknown only the looser CSI rule is checked.
+func volumeNameValidator() validator.String { return volumeNameRule{} }
+
+type volumeNameRule struct{}
+
+func (volumeNameRule) Description(context.Context) string {
+	return "must be " + names.Rule + "; a CSI volume's may end in a per-allocation index such as `[0]`"
+}
+
+func (v volumeNameRule) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (volumeNameRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	var typ types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
+	rule := stringRule{summary: "Invalid name", check: names.Check}
+	if typ.IsUnknown() || typ.ValueString() == volume.TypeCSI {
+		rule.check = names.CheckCSIVolume
+	}
+	rule.ValidateString(ctx, req, resp)
+}
+
+func volumeIDValidator() validator.String {
+	return stringRule{summary: "Invalid volume ID", desc: "must be " + names.VolumeIDRule, check: names.CheckVolumeID}
+}
+
+const volumeBudgetFix = "Lower capacity_max (or capacity_min), or grow the node reservation's disk."
