@@ -58,7 +58,7 @@ func (d *clusterDataSource) Metadata(_ context.Context, req datasource.MetadataR
 }
 
 func (d *clusterDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -122,7 +122,7 @@ func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 func (d *clusterDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
 	st, err := d.data.Nomad.ClusterStatus(ctx)
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not read the Nomad cluster's status", err)
+		AddNomadError(&resp.Diagnostics, "Could not read the Nomad cluster's status", err)
 		return
 	}
 	if st.AgentError != "" {

@@ -4,7 +4,7 @@ import "strings"
 
 // backtickList renders enum values for MarkdownDescription, so the docs
 // list exactly what the validator accepts.
-func backtickList(values []string) string {
+func BacktickList(values []string) string {
 	quoted := make([]string, len(values))
 	for i, v := range values {
 		quoted[i] = "`" + v + "`"

@@ -25,15 +25,15 @@ const driverCheckTimeout = 15 * time.Second
 // place it, so the apply would only time out. ModifyPlan shows these as
 // warnings (warnAtPlan); Create and Update refuse them before writing.
 // When Nomad cannot be asked, or has no nodes yet, nothing is reported.
-func checkDrivers(ctx context.Context, data *ProviderData, plan tfsdk.Plan, prior tfsdk.State, diags *diag.Diagnostics,
-	drivers func(context.Context, tfsdk.Plan) map[string]driverAt) {
+func CheckDrivers(ctx context.Context, data *ProviderData, plan tfsdk.Plan, prior tfsdk.State, diags *diag.Diagnostics,
+	drivers func(context.Context, tfsdk.Plan) map[string]DriverAt) {
 	if data == nil || plan.Raw.IsNull() {
 		return
 	}
 	planned := drivers(ctx, plan)
 	if !prior.Raw.IsNull() {
 		for key, was := range drivers(ctx, tfsdk.Plan(prior)) {
-			if now, ok := planned[key]; ok && now.driver == was.driver {
+			if now, ok := planned[key]; ok && now.Driver == was.Driver {
 				delete(planned, key)
 			}
 		}
@@ -60,23 +60,23 @@ func checkDrivers(ctx context.Context, data *ProviderData, plan tfsdk.Plan, prio
 	slices.Sort(keys)
 	for _, k := range keys {
 		u := planned[k]
-		if known[u.driver] {
+		if known[u.Driver] {
 			continue
 		}
-		diags.AddAttributeError(u.at, "Unknown task driver",
+		diags.AddAttributeError(u.At, "Unknown task driver",
 			fmt.Sprintf("No node of the Nomad cluster has detected the %q driver, so Nomad would accept the job and never place it. "+
 				"Drivers the nodes offer: %s. Check the spelling, or install and enable the driver plugin on the Nomad clients.",
-				u.driver, strings.Join(offered, ", ")))
+				u.Driver, strings.Join(offered, ", ")))
 	}
 }
 
 // driverAt is a known driver name and the attribute that sets it.
-type driverAt struct {
-	at     path.Path
-	driver string
+type DriverAt struct {
+	At     path.Path
+	Driver string
 }
 
-func knownString(v attr.Value) (string, bool) {
+func KnownString(v attr.Value) (string, bool) {
 	s, ok := v.(types.String)
 	if !ok || s.IsNull() || s.IsUnknown() {
 		return "", false

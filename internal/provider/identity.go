@@ -18,22 +18,22 @@ import (
 // gives the resource its identity schema (Terraform 1.12+), the import ID
 // for an import by identity, and the identity to record after every
 // create, read and update. Terraform versions without identity ignore it.
-type resourceIdentity [2]identityAttr
+type ResourceIdentity [2]identityAttr
 
 // identityAttr is one identity attribute; its name is also the name of the
 // state attribute it mirrors.
 type identityAttr struct {
-	name, doc string
+	Name, Doc string
 	// optional: an import block may leave it out (the provider's
 	// namespace is used, as with an import ID without "/").
-	optional bool
+	Optional bool
 }
 
-func (ri resourceIdentity) Schema() identityschema.Schema {
+func (ri ResourceIdentity) Schema() identityschema.Schema {
 	attrs := make(map[string]identityschema.Attribute, len(ri))
 	for _, a := range ri {
-		attrs[a.name] = identityschema.StringAttribute{
-			RequiredForImport: !a.optional, OptionalForImport: a.optional, Description: a.doc,
+		attrs[a.Name] = identityschema.StringAttribute{
+			RequiredForImport: !a.Optional, OptionalForImport: a.Optional, Description: a.Doc,
 		}
 	}
 	return identityschema.Schema{Attributes: attrs}
@@ -42,13 +42,13 @@ func (ri resourceIdentity) Schema() identityschema.Schema {
 // ImportID is the import ID given, or, for an import by identity, the
 // identity's values as an import ID: "<first>/<second>", or "<second>"
 // when the optional first is left out.
-func (ri resourceIdentity) ImportID(ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics) string {
+func (ri ResourceIdentity) ImportID(ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics) string {
 	if req.ID != "" || req.Identity == nil {
 		return req.ID
 	}
 	var vals [2]types.String
 	for i, a := range ri {
-		diags.Append(req.Identity.GetAttribute(ctx, path.Root(a.name), &vals[i])...)
+		diags.Append(req.Identity.GetAttribute(ctx, path.Root(a.Name), &vals[i])...)
 	}
 	if diags.HasError() {
 		return ""
@@ -66,7 +66,7 @@ func (ri resourceIdentity) ImportID(ctx context.Context, req resource.ImportStat
 // resource (st is null), the framework still wants an identity: it is
 // taken from prior, the state Read was given. Values not known yet record
 // none.
-func (ri resourceIdentity) FromState(ctx context.Context, st, prior *tfsdk.State, id *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+func (ri ResourceIdentity) FromState(ctx context.Context, st, prior *tfsdk.State, id *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
 	if id == nil || st == nil {
 		return
 	}
@@ -79,7 +79,7 @@ func (ri resourceIdentity) FromState(ctx context.Context, st, prior *tfsdk.State
 	}
 	var vals [2]types.String
 	for i, a := range ri {
-		if d := st.GetAttribute(ctx, path.Root(a.name), &vals[i]); d.HasError() {
+		if d := st.GetAttribute(ctx, path.Root(a.Name), &vals[i]); d.HasError() {
 			return
 		}
 	}
@@ -97,13 +97,13 @@ func (ri resourceIdentity) FromState(ctx context.Context, st, prior *tfsdk.State
 
 // Record sets the identity to the two values (state's, in ri's order).
 // It does nothing when Terraform sent no identity to fill.
-func (ri resourceIdentity) Record(ctx context.Context, id *tfsdk.ResourceIdentity, first, second string, diags *diag.Diagnostics) {
+func (ri ResourceIdentity) Record(ctx context.Context, id *tfsdk.ResourceIdentity, first, second string, diags *diag.Diagnostics) {
 	if id == nil {
 		return
 	}
 	obj, d := types.ObjectValue(
-		map[string]attr.Type{ri[0].name: types.StringType, ri[1].name: types.StringType},
-		map[string]attr.Value{ri[0].name: types.StringValue(first), ri[1].name: types.StringValue(second)})
+		map[string]attr.Type{ri[0].Name: types.StringType, ri[1].Name: types.StringType},
+		map[string]attr.Value{ri[0].Name: types.StringValue(first), ri[1].Name: types.StringValue(second)})
 	diags.Append(d...)
 	if !d.HasError() {
 		diags.Append(id.Set(ctx, obj)...)
@@ -113,27 +113,27 @@ func (ri resourceIdentity) Record(ctx context.Context, id *tfsdk.ResourceIdentit
 // singleIdentity identifies a resource by one string attribute alone (a
 // node pool by its name, which is unique in the region): its import ID is
 // that attribute's value.
-type singleIdentity identityAttr
+type SingleIdentity identityAttr
 
-func (si singleIdentity) Schema() identityschema.Schema {
+func (si SingleIdentity) Schema() identityschema.Schema {
 	return identityschema.Schema{Attributes: map[string]identityschema.Attribute{
-		si.name: identityschema.StringAttribute{RequiredForImport: true, Description: si.doc},
+		si.Name: identityschema.StringAttribute{RequiredForImport: true, Description: si.Doc},
 	}}
 }
 
 // ImportID is the import ID given, or the identity's value.
-func (si singleIdentity) ImportID(ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics) string {
+func (si SingleIdentity) ImportID(ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics) string {
 	if req.ID != "" || req.Identity == nil {
 		return req.ID
 	}
 	var v types.String
-	diags.Append(req.Identity.GetAttribute(ctx, path.Root(si.name), &v)...)
+	diags.Append(req.Identity.GetAttribute(ctx, path.Root(si.Name), &v)...)
 	return v.ValueString()
 }
 
 // FromState records the identity from st, as resourceIdentity.FromState
 // does: deferred at the start of Create, Read and Update.
-func (si singleIdentity) FromState(ctx context.Context, st, prior *tfsdk.State, id *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+func (si SingleIdentity) FromState(ctx context.Context, st, prior *tfsdk.State, id *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
 	if id == nil || st == nil {
 		return
 	}
@@ -144,18 +144,18 @@ func (si singleIdentity) FromState(ctx context.Context, st, prior *tfsdk.State, 
 		st = prior
 	}
 	var v types.String
-	if d := st.GetAttribute(ctx, path.Root(si.name), &v); d.HasError() || v.IsUnknown() || v.ValueString() == "" {
+	if d := st.GetAttribute(ctx, path.Root(si.Name), &v); d.HasError() || v.IsUnknown() || v.ValueString() == "" {
 		return
 	}
 	si.Record(ctx, id, v.ValueString(), diags)
 }
 
 // Record sets the identity to value; nothing when Terraform sent none.
-func (si singleIdentity) Record(ctx context.Context, id *tfsdk.ResourceIdentity, value string, diags *diag.Diagnostics) {
+func (si SingleIdentity) Record(ctx context.Context, id *tfsdk.ResourceIdentity, value string, diags *diag.Diagnostics) {
 	if id == nil {
 		return
 	}
-	obj, d := types.ObjectValue(map[string]attr.Type{si.name: types.StringType}, map[string]attr.Value{si.name: types.StringValue(value)})
+	obj, d := types.ObjectValue(map[string]attr.Type{si.Name: types.StringType}, map[string]attr.Value{si.Name: types.StringValue(value)})
 	diags.Append(d...)
 	if !d.HasError() {
 		diags.Append(id.Set(ctx, obj)...)

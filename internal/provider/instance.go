@@ -8,9 +8,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 )
 
-var instanceIdentity = resourceIdentity{
-	{name: "namespace", doc: "Nomad namespace of the job; default: the provider's namespace.", optional: true},
-	{name: "name", doc: "Job ID."},
+var instanceIdentity = ResourceIdentity{
+	{Name: "namespace", Doc: "Nomad namespace of the job; default: the provider's namespace.", Optional: true},
+	{Name: "name", Doc: "Job ID."},
 }
 
 var _ resource.ResourceWithIdentity = &instanceResource{}
@@ -20,15 +20,15 @@ func (r *instanceResource) IdentitySchema(_ context.Context, _ resource.Identity
 }
 
 // instanceDrivers reads services[*].driver.
-func instanceDrivers(_ context.Context, p tfsdk.Plan) map[string]driverAt {
-	services, ok := rawElements(rawAttr(p.Raw, "services"))
+func instanceDrivers(_ context.Context, p tfsdk.Plan) map[string]DriverAt {
+	services, ok := RawElements(RawAttr(p.Raw, "services"))
 	if !ok {
 		return nil
 	}
-	out := map[string]driverAt{}
+	out := map[string]DriverAt{}
 	for name, svc := range services {
-		if d, ok := rawString(rawAttr(svc, "driver")); ok && d != "" {
-			out[name] = driverAt{at: path.Root("services").AtMapKey(name).AtName("driver"), driver: d}
+		if d, ok := RawString(RawAttr(svc, "driver")); ok && d != "" {
+			out[name] = DriverAt{At: path.Root("services").AtMapKey(name).AtName("driver"), Driver: d}
 		}
 	}
 	return out

@@ -37,7 +37,7 @@ func (r *instanceListResource) Metadata(_ context.Context, req resource.Metadata
 }
 
 func (r *instanceListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *instanceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -57,7 +57,7 @@ func (r *instanceListResource) ListResourceConfigSchema(_ context.Context, _ lis
 }
 
 func (r *instanceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := openList[instanceListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := OpenList[instanceListModel](ctx, r.data, req, stream)
 	if !ok {
 		return
 	}
@@ -68,7 +68,7 @@ func (r *instanceListResource) List(ctx context.Context, req list.ListRequest, s
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	streamJobs(ctx, r.data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
+	StreamJobs(ctx, r.data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
 		return r.listed(ctx, req, j)
 	})
 }
@@ -81,7 +81,7 @@ func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest,
 	if err != nil || job == nil {
 		var diags diag.Diagnostics
 		if err != nil {
-			addNomadError(&diags, "Could not read job "+instanceID(j.Namespace, j.ID), err)
+			AddNomadError(&diags, "Could not read job "+instanceID(j.Namespace, j.ID), err)
 		}
 		return list.ListResult{Diagnostics: diags}, err != nil
 	}
@@ -101,7 +101,7 @@ func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest,
 	if !req.IncludeResource {
 		return result, true
 	}
-	m, diags := nullResourceModel[instanceModel](ctx, instanceSchema(ctx))
+	m, diags := NullResourceModel[instanceModel](ctx, instanceSchema(ctx))
 	m.Name, m.Namespace = types.StringValue(j.ID), types.StringValue(j.Namespace)
 	(&instanceResource{data: r.data}).mergeLive(ctx, &m, live, true, &diags)
 	setComputed(&m, job)

@@ -85,8 +85,8 @@ func TestPlacementModelRoundTrip(t *testing.T) {
 func TestFieldPathOfSetElement(t *testing.T) {
 	c := instance.Constraint{Operator: "distinct_hosts", Value: "yes"}
 	p := fieldPath([]any{"placement", "constraints", c, "value"})
-	sets := nestedAttributes(instanceAttributes()["placement"])
-	v, diags := goToTF(context.Background(), elementAttribute(sets["constraints"]), reflect.ValueOf(c))
+	sets := NestedAttributes(instanceAttributes()["placement"])
+	v, diags := GoToTF(context.Background(), ElementAttribute(sets["constraints"]), reflect.ValueOf(c))
 	if diags.HasError() {
 		t.Fatal(diags)
 	}

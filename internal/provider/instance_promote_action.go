@@ -26,7 +26,7 @@ func (a *instancePromoteAction) Metadata(_ context.Context, req action.MetadataR
 }
 
 func (a *instancePromoteAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	a.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (a *instancePromoteAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
@@ -37,28 +37,28 @@ func (a *instancePromoteAction) Schema(_ context.Context, _ action.SchemaRequest
 			"first, except with `update.health_check = \"manual\"`, where it promotes at once. No new job version is " +
 			"registered, so the instance's next plan is empty. With nothing awaiting promotion it says so and changes " +
 			"nothing. On older Terraform versions, change the instance's `promote_trigger` instead.",
-		Attributes: jobActionAttributes("instance", "How long the promotion may take, including the deployment finishing"),
+		Attributes: JobActionAttributes("instance", "How long the promotion may take, including the deployment finishing"),
 	}
 }
 
 func (a *instancePromoteAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := openJobAction(ctx, a.data, "instance", req, resp)
+	ctx, cancel, t, ok := OpenJobAction(ctx, a.data, "instance", req, resp)
 	defer cancel()
 	if !ok {
 		return
 	}
-	spec, _ := t.job.InstanceSpec()
+	spec, _ := t.Job.InstanceSpec()
 	manual := instance.HealthCheckOf(spec) == instance.HealthCheckManual
-	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("promoting the canaries of %s/%s", t.ns, t.name)})
-	dep, err := a.data.Nomad.PromoteCanaries(ctx, t.ns, t.name, nomadclient.PromoteOptions{WaitReady: !manual, WaitDone: !manual})
+	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("promoting the canaries of %s/%s", t.Ns, t.Name)})
+	dep, err := a.data.Nomad.PromoteCanaries(ctx, t.Ns, t.Name, nomadclient.PromoteOptions{WaitReady: !manual, WaitDone: !manual})
 	if err != nil {
-		addRolloutError(&resp.Diagnostics, "The promotion did not complete", t.name, err)
+		AddRolloutError(&resp.Diagnostics, "The promotion did not complete", t.Name, err)
 		return
 	}
 	if dep == nil {
-		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("no deployment of %s/%s awaits promotion; nothing promoted", t.ns, t.name)})
+		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("no deployment of %s/%s awaits promotion; nothing promoted", t.Ns, t.Name)})
 		return
 	}
-	tflog.Info(ctx, "Promoted canaries", map[string]any{"job": t.name, "namespace": t.ns, "deployment": dep.ID, "status": dep.Status})
-	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("deployment %s of %s/%s promoted: %s", dep.ID, t.ns, t.name, dep.Status)})
+	tflog.Info(ctx, "Promoted canaries", map[string]any{"job": t.Name, "namespace": t.Ns, "deployment": dep.ID, "status": dep.Status})
+	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("deployment %s of %s/%s promoted: %s", dep.ID, t.Ns, t.Name, dep.Status)})
 }

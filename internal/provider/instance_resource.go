@@ -38,7 +38,7 @@ func (r *instanceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 }
 
 func (r *instanceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *instanceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -54,7 +54,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	defer cancel()
 
 	spec, ok := r.plannedSpec(ctx, &plan, &resp.Diagnostics)
-	if checkDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, instanceDrivers); !ok || resp.Diagnostics.HasError() {
+	if CheckDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, instanceDrivers); !ok || resp.Diagnostics.HasError() {
 		return
 	}
 	in := workflow.InstanceWrite{Want: spec, Reservation: plan.NodeReservation.ValueString(), Wait: waitsForHealthy(&plan),
@@ -64,12 +64,12 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	out, err := r.instances().Create(ctx, in)
 	ec := instanceErrors(spec, false)
-	addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems)
+	AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems)
 	if err != nil {
-		addWorkflowError(&resp.Diagnostics, ec, err)
+		AddWorkflowError(&resp.Diagnostics, ec, err)
 		if workflow.Uncertain(err) {
 			// The job may exist: keep it (tainted) with its charge.
-			setStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
+			SetStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
 		}
 		return
 	}
@@ -101,7 +101,7 @@ func (r *instanceResource) plannedSpec(ctx context.Context, plan *instanceModel,
 // refreshComputed reads the job into m's computed attributes and the count
 // Nomad runs, and records a batch job's completion in private. It returns
 // an error (and sets nothing) when Nomad could not be read.
-func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel, private privateData) error {
+func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel, private PrivateData) error {
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
 	job, err := r.data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
@@ -146,7 +146,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	job, err := r.data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not read the job", err)
+		AddNomadError(&resp.Diagnostics, "Could not read the job", err)
 		return
 	}
 	if job == nil && collectedBatch(ctx, &state, req.Private) {
@@ -161,7 +161,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	if err := r.recordBatchComplete(ctx, job, resp.Private); err != nil {
-		addNomadError(&resp.Diagnostics, "Could not read the job's allocations", err)
+		AddNomadError(&resp.Diagnostics, "Could not read the job's allocations", err)
 		return
 	}
 	live, unsupported := job.InstanceSpec()
@@ -181,7 +181,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	recordUnmanaged(ctx, resp.Private, unsupported, &resp.Diagnostics)
 	r.mergeLive(ctx, &state, live, importing, &resp.Diagnostics)
 	setComputed(&state, job)
-	if sameModel(&read, &state) {
+	if SameModel(&read, &state) {
 		return // resp.State already holds it
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -245,8 +245,8 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	out, err := r.instances().Update(ctx, in)
 	ec := instanceErrors(in.Want, true)
-	if addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
-		addWorkflowError(&resp.Diagnostics, ec, err)
+	if AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		AddWorkflowError(&resp.Diagnostics, ec, err)
 		return
 	}
 	if out.Written == nil {
@@ -274,8 +274,8 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	out, err := r.instances().Delete(ctx, in)
 	ec := instanceErrors(instance.Spec{Namespace: in.Namespace, Name: in.Name}, true)
-	if addOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
-		addWorkflowError(&resp.Diagnostics, ec, err)
+	if AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		AddWorkflowError(&resp.Diagnostics, ec, err)
 	}
 }
 

@@ -18,12 +18,12 @@ import (
 func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m instanceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || anyInvalidValue(ctx, m.Update, m.Services, m.Policies) {
+	if resp.Diagnostics.HasError() || AnyInvalidValue(ctx, m.Update, m.Services, m.Policies) {
 		return // invalid values are reported by the framework, at their attribute
 	}
 	validateJobTypeConfig(&m, &resp.Diagnostics)
 	validateSecretEnvConfig(ctx, req.Config, &resp.Diagnostics)
-	if !rawFullyKnown(req.Config.Raw, "services", "update", "volumes", "policies") {
+	if !RawFullyKnown(req.Config.Raw, "services", "update", "volumes", "policies") {
 		// toSpec would read an unknown policy field as unset (Nomad's
 		// default), and the cross-field checks would judge that default.
 		return // checked again at apply, when every value is known
@@ -44,8 +44,8 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 // instance from the provider's namespace so the plan shows them.
 func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var found diag.Diagnostics
-	checkDrivers(ctx, r.data, req.Plan, req.State, &found, instanceDrivers)
-	warnAtPlan(&resp.Diagnostics, found)
+	CheckDrivers(ctx, r.data, req.Plan, req.State, &found, instanceDrivers)
+	WarnAtPlan(&resp.Diagnostics, found)
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -67,7 +67,7 @@ func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 // reservation, whenever the reservation or the charge changes; the charge
 // at apply refuses it before anything is written.
 func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if reservation := rawAttr(resp.Plan.Raw, "node_reservation"); reservation.IsNull() || !reservation.IsKnown() {
+	if reservation := RawAttr(resp.Plan.Raw, "node_reservation"); reservation.IsNull() || !reservation.IsKnown() {
 		return // not placed into a node reservation: nothing to check
 	}
 	var plan instanceModel
@@ -91,9 +91,9 @@ func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyP
 		ns = r.data.Nomad.Namespace()
 	}
 	var found diag.Diagnostics
-	checkReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.InstanceConsumer(ns, plan.Name.ValueString()), want,
+	CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.InstanceConsumer(ns, plan.Name.ValueString()), want,
 		instanceBudgetFix, &found)
-	warnAtPlan(&resp.Diagnostics, found)
+	WarnAtPlan(&resp.Diagnostics, found)
 }
 
 // planNamespace fills the namespace and ID of a new instance.
@@ -102,12 +102,12 @@ func (r *instanceResource) planNamespace(ctx context.Context, req resource.Modif
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
 	set := map[string]tftypes.Value{}
-	if ns.IsUnknown() && configNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
+	if ns.IsUnknown() && ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
 		ns = types.StringValue(r.data.Nomad.Namespace())
 		set["namespace"] = tftypes.NewValue(tftypes.String, ns.ValueString())
 	}
 	if !ns.IsUnknown() && !name.IsUnknown() {
 		set["id"] = tftypes.NewValue(tftypes.String, instanceID(ns.ValueString(), name.ValueString()))
 	}
-	resp.Diagnostics.Append(setPlanRoot(&resp.Plan, set)...)
+	resp.Diagnostics.Append(SetPlanRoot(&resp.Plan, set)...)
 }

@@ -49,13 +49,13 @@ func secretEnvConfig(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnost
 // and it is not empty (Nomad refuses an empty Variable). Unknown values
 // are checked when they are known.
 func validateSecretEnvConfig(_ context.Context, cfg tfsdk.Config, diags *diag.Diagnostics) {
-	services, _ := rawElements(rawAttr(cfg.Raw, "services"))
+	services, _ := RawElements(RawAttr(cfg.Raw, "services"))
 	for name, svc := range services {
 		if !svc.IsKnown() || svc.IsNull() {
 			continue
 		}
-		secrets, version := rawAttr(svc, "secret_env_wo"), rawAttr(svc, "secret_env_wo_version")
-		elems, known := rawElements(secrets)
+		secrets, version := RawAttr(svc, "secret_env_wo"), RawAttr(svc, "secret_env_wo_version")
+		elems, known := RawElements(secrets)
 		at := path.Root("services").AtMapKey(name)
 		switch {
 		case !secrets.IsNull() && version.IsNull():
@@ -87,7 +87,7 @@ const secretEnvReadKey = "secret_env_read"
 // wait for it. One list request, and only for instances with secrets. When
 // Nomad cannot list them, live is left as it is. It marks private
 // (secretEnvReadKey) while the job refers to any Variable.
-func (r *instanceResource) forgetMissingSecretEnv(ctx context.Context, live *instance.Spec, private privateData) diag.Diagnostics {
+func (r *instanceResource) forgetMissingSecretEnv(ctx context.Context, live *instance.Spec, private PrivateData) diag.Diagnostics {
 	refs := instance.SecretEnvPaths(*live)
 	var mark []byte
 	if len(refs) > 0 {

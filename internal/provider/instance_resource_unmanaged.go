@@ -24,7 +24,7 @@ import (
 const unmanagedKey = "unmanaged"
 
 // recordUnmanaged keeps found (nil: none) in private state.
-func recordUnmanaged(ctx context.Context, private privateData, found []string, diags *diag.Diagnostics) {
+func recordUnmanaged(ctx context.Context, private PrivateData, found []string, diags *diag.Diagnostics) {
 	var value []byte
 	if len(found) > 0 {
 		value, _ = json.Marshal(found) // a []string always marshals
@@ -33,7 +33,7 @@ func recordUnmanaged(ctx context.Context, private privateData, found []string, d
 }
 
 // recordedUnmanaged reads the list recordUnmanaged kept.
-func recordedUnmanaged(ctx context.Context, private privateData) []string {
+func recordedUnmanaged(ctx context.Context, private PrivateData) []string {
 	if private == nil {
 		return nil
 	}

@@ -22,10 +22,10 @@ func (r *instanceResource) instances() workflow.Instances {
 }
 
 // instanceErrors is how the instance workflow's errors read for want.
-func instanceErrors(want instance.Spec, updating bool) errorContext {
-	return errorContext{object: "job", updating: updating,
-		chargeSummary: "Could not place the instance into its node reservation", chargeFix: instanceBudgetFix,
-		writeRefused: func(diags *diag.Diagnostics, err *workflow.WriteError) { addWriteError(diags, want, err.Err) }}
+func instanceErrors(want instance.Spec, updating bool) ErrorContext {
+	return ErrorContext{Object: "job", Updating: updating,
+		ChargeSummary: "Could not place the instance into its node reservation", ChargeFix: instanceBudgetFix,
+		WriteRefused: func(diags *diag.Diagnostics, err *workflow.WriteError) { addWriteError(diags, want, err.Err) }}
 }
 
 // waitsForHealthy is wait_for_healthy, true unless set false.
@@ -41,7 +41,7 @@ func (r *instanceResource) updateInput(ctx context.Context, req resource.UpdateR
 	var configCount types.Int64
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("replicas"), &configCount)...)
 	want, ok := r.plannedSpec(ctx, plan, diags)
-	if checkDrivers(ctx, r.data, req.Plan, req.State, diags, instanceDrivers); !ok || diags.HasError() {
+	if CheckDrivers(ctx, r.data, req.Plan, req.State, diags, instanceDrivers); !ok || diags.HasError() {
 		return workflow.InstanceWrite{}, false
 	}
 	had, ds, err := state.toSpec(ctx)
@@ -71,14 +71,14 @@ func (r *instanceResource) updateInput(ctx context.Context, req resource.UpdateR
 // tainted or updated resource and never an orphaned job; then the
 // rollout's failure, if any.
 func (r *instanceResource) recordOutcome(ctx context.Context, m *instanceModel, out workflow.InstanceOutcome, st *tfsdk.State,
-	private privateData, diags *diag.Diagnostics, rolloutSummary string) {
+	private PrivateData, diags *diag.Diagnostics, rolloutSummary string) {
 	if out.Deployment != nil {
 		m.DeploymentID, m.DeploymentStatus = types.StringValue(out.Deployment.ID), types.StringValue(out.Deployment.Status)
 	}
-	r.recordWritten(cleanupContext(ctx), m, out.Written, private, diags)
+	r.recordWritten(CleanupContext(ctx), m, out.Written, private, diags)
 	diags.Append(st.Set(ctx, m)...)
 	if out.RolloutErr != nil {
-		addRolloutError(diags, rolloutSummary, m.Name.ValueString(), out.RolloutErr)
+		AddRolloutError(diags, rolloutSummary, m.Name.ValueString(), out.RolloutErr)
 	}
 }
 
@@ -106,7 +106,7 @@ func addWriteError(diags *diag.Diagnostics, want instance.Spec, err error) {
 		diags.AddError("Nomad refused the change",
 			fmt.Sprintf("Nomad refused to %s job %q: %s. %s Current state: %s.", what, want.Name, nomadclient.NomadMessage(err), hint, status))
 	default:
-		addNomadError(diags, "Could not write the job", err)
+		AddNomadError(diags, "Could not write the job", err)
 	}
 }
 
@@ -118,7 +118,7 @@ func addWriteError(diags *diag.Diagnostics, want instance.Spec, err error) {
 // error: the write happened, and an error would taint a new instance and
 // replace it on the next apply.
 func (r *instanceResource) recordWritten(ctx context.Context, m *instanceModel, written *nomadclient.RegisterResult,
-	private privateData, diags *diag.Diagnostics) {
+	private PrivateData, diags *diag.Diagnostics) {
 	err := r.refreshComputed(ctx, m, private)
 	if err == nil {
 		return

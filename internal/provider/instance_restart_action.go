@@ -24,7 +24,7 @@ func (a *instanceRestartAction) Metadata(_ context.Context, req action.MetadataR
 }
 
 func (a *instanceRestartAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	a.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (a *instanceRestartAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
@@ -34,25 +34,25 @@ func (a *instanceRestartAction) Schema(_ context.Context, _ action.SchemaRequest
 			"-invoke=action.berth_instance_restart.<name>` or from a resource's `action_trigger`). No new job version is " +
 			"registered, so the instance's next plan is empty. On older Terraform versions, change the instance's " +
 			"`restart_triggers` instead.",
-		Attributes: jobActionAttributes("instance", "How long the whole restart may take"),
+		Attributes: JobActionAttributes("instance", "How long the whole restart may take"),
 	}
 }
 
 func (a *instanceRestartAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := openJobAction(ctx, a.data, "instance", req, resp)
+	ctx, cancel, t, ok := OpenJobAction(ctx, a.data, "instance", req, resp)
 	defer cancel()
 	if !ok {
 		return
 	}
-	n, err := a.data.Nomad.RestartAllocationsReporting(ctx, t.ns, t.name, func(done, total int, alloc string) {
+	n, err := a.data.Nomad.RestartAllocationsReporting(ctx, t.Ns, t.Name, func(done, total int, alloc string) {
 		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("restarted %s (%d of %d)", alloc, done, total)})
 	})
 	if err != nil {
-		addNomadError(&resp.Diagnostics, fmt.Sprintf("Restart of %s/%s stopped after %d allocations", t.ns, t.name, n), err)
+		AddNomadError(&resp.Diagnostics, fmt.Sprintf("Restart of %s/%s stopped after %d allocations", t.Ns, t.Name, n), err)
 		return
 	}
-	tflog.Info(ctx, "Restarted instance", map[string]any{"job": t.name, "namespace": t.ns, "allocations": n})
+	tflog.Info(ctx, "Restarted instance", map[string]any{"job": t.Name, "namespace": t.Ns, "allocations": n})
 	if n == 0 {
-		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s/%s has no running allocation; nothing restarted", t.ns, t.name)})
+		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s/%s has no running allocation; nothing restarted", t.Ns, t.Name)})
 	}
 }

@@ -34,11 +34,11 @@ func (a *instanceRevertAction) Metadata(_ context.Context, req action.MetadataRe
 }
 
 func (a *instanceRevertAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	a.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (a *instanceRevertAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	attrs := jobActionAttributes("instance", "How long the revert may take, including the wait for a healthy deployment")
+	attrs := JobActionAttributes("instance", "How long the revert may take, including the wait for a healthy deployment")
 	attrs["version"] = actionschema.Int64Attribute{Optional: true,
 		Validators: []validator.Int64{int64validator.AtLeast(0)},
 		MarkdownDescription: "The job version to return to, as `nomad job history` lists them. It must be one Nomad still " +
@@ -64,7 +64,7 @@ type instanceRevertModel struct {
 }
 
 func (a *instanceRevertAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := openJobAction(ctx, a.data, "instance", req, resp)
+	ctx, cancel, t, ok := OpenJobAction(ctx, a.data, "instance", req, resp)
 	defer cancel()
 	if !ok {
 		return
@@ -81,30 +81,30 @@ func (a *instanceRevertAction) Invoke(ctx context.Context, req action.InvokeRequ
 		v := uint64(m.Version.ValueInt64())
 		requested, target = &v, fmt.Sprintf("version %d", v)
 	}
-	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("reverting %s/%s to %s", t.ns, t.name, target)})
-	res, err := a.data.Nomad.RevertJob(ctx, t.ns, t.name, requested)
+	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("reverting %s/%s to %s", t.Ns, t.Name, target)})
+	res, err := a.data.Nomad.RevertJob(ctx, t.Ns, t.Name, requested)
 	if err != nil {
 		addRevertError(&resp.Diagnostics, t, err)
 		return
 	}
-	tflog.Info(ctx, "Reverted instance", map[string]any{"job": t.name, "namespace": t.ns, "from": res.From, "to": res.To})
+	tflog.Info(ctx, "Reverted instance", map[string]any{"job": t.Name, "namespace": t.Ns, "from": res.From, "to": res.To})
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("%s/%s reverted from version %d to a copy of version %d",
-		t.ns, t.name, res.From, res.To)})
+		t.Ns, t.Name, res.From, res.To)})
 	if !m.WaitForHealthy.IsNull() && !m.WaitForHealthy.ValueBool() {
 		return
 	}
-	job, err := a.data.Nomad.GetJob(ctx, t.ns, t.name)
+	job, err := a.data.Nomad.GetJob(ctx, t.Ns, t.Name)
 	if err == nil && job == nil {
-		err = fmt.Errorf("job %q is gone from namespace %q", t.name, t.ns)
+		err = fmt.Errorf("job %q is gone from namespace %q", t.Name, t.Ns)
 	}
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not read the reverted job", err)
+		AddNomadError(&resp.Diagnostics, "Could not read the reverted job", err)
 		return
 	}
 	// Wait as an apply of the reverted spec would (its type, health check
 	// and whether it runs at all come from the version returned to).
 	spec, _ := job.InstanceSpec()
-	dep, err := workflow.Settle(ctx, a.data.Nomad, workflow.Settling{Namespace: t.ns, Name: t.name, Type: spec.JobType(),
+	dep, err := workflow.Settle(ctx, a.data.Nomad, workflow.Settling{Namespace: t.Ns, Name: t.Name, Type: spec.JobType(),
 		EvalID: res.EvalID, Stopped: !spec.Running, Wait: true,
 		ManualHealth: instance.HealthCheckOf(spec) == instance.HealthCheckManual})
 	var re *nomadclient.RolloutError
@@ -112,34 +112,34 @@ func (a *instanceRevertAction) Invoke(ctx context.Context, req action.InvokeRequ
 	case errors.As(err, &re):
 		resp.Diagnostics.AddError(fmt.Sprintf("The revert to version %d did not become healthy", res.To), re.Error()+
 			"\n\nThe revert stays registered as the job's current version. Revert to another version, or apply the "+
-			"instance's configuration to register it again; inspect the job with `nomad job status "+t.name+"`.")
+			"instance's configuration to register it again; inspect the job with `nomad job status "+t.Name+"`.")
 		return
 	case err != nil:
 		var d diag.Diagnostics
-		addNomadError(&d, "", err)
+		AddNomadError(&d, "", err)
 		resp.Diagnostics.AddError(fmt.Sprintf("Lost track of the revert to version %d", res.To), fmt.Sprintf(
 			"Job %q is reverted, but berth lost track of its rollout while waiting for it: %s\n\nThe rollout may still be "+
 				"going on in Nomad. Check it with `nomad job status %s`; do not run the action again for the same revert.",
-			t.name, d[0].Detail(), t.name))
+			t.Name, d[0].Detail(), t.Name))
 		return
 	}
 	if dep != nil {
-		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("deployment %s of %s/%s: %s", dep.ID, t.ns, t.name, dep.Status)})
+		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("deployment %s of %s/%s: %s", dep.ID, t.Ns, t.Name, dep.Status)})
 	}
 }
 
 // addRevertError reports why a revert was not made (or may have been),
 // with what to do next; a version that cannot be reverted to is reported
 // at the version attribute.
-func addRevertError(diags *diag.Diagnostics, t jobActionTarget, err error) {
+func addRevertError(diags *diag.Diagnostics, t JobActionTarget, err error) {
 	var refusal *instance.RevertRefusal
 	var conflict *nomadclient.RevertConflictError
-	history := fmt.Sprintf("`nomad job history -namespace=%s %s`", t.ns, t.name)
+	history := fmt.Sprintf("`nomad job history -namespace=%s %s`", t.Ns, t.Name)
 	switch {
 	case errors.As(err, &refusal):
 		diags.AddAttributeError(path.Root("version"), "Cannot revert to that version",
 			fmt.Sprintf("Job %q in namespace %q: %s Nothing was changed. List the versions with %s and set version to one of them.",
-				t.name, t.ns, refusal.Reason, history))
+				t.Name, t.Ns, refusal.Reason, history))
 	case errors.As(err, &conflict):
 		diags.AddError("The job changed during the revert",
 			conflict.Error()+". Nothing was reverted, so the other change stays. Look at it with "+history+
@@ -148,6 +148,6 @@ func addRevertError(diags *diag.Diagnostics, t jobActionTarget, err error) {
 		diags.AddError("The revert may or may not have been made",
 			fmt.Sprintf("%v\n\nCheck with %s whether a new version was registered before running the action again.", err, history))
 	default:
-		addNomadError(diags, fmt.Sprintf("Could not revert %s/%s", t.ns, t.name), err)
+		AddNomadError(diags, fmt.Sprintf("Could not revert %s/%s", t.Ns, t.Name), err)
 	}
 }

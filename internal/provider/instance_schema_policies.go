@@ -51,7 +51,7 @@ func policyBool(desc string) schema.BoolAttribute {
 
 func policyEnum(desc string, values []string) schema.StringAttribute {
 	return schema.StringAttribute{Optional: true, Computed: true,
-		MarkdownDescription: desc + " One of " + backtickList(values) + ".",
+		MarkdownDescription: desc + " One of " + BacktickList(values) + ".",
 		Validators:          []validator.String{stringvalidator.OneOf(values...)},
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
 }

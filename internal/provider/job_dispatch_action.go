@@ -20,7 +20,7 @@ type jobDispatchAction struct{ data *ProviderData }
 
 // jobDispatchModel is the action's configuration.
 type jobDispatchModel struct {
-	jobActionModel
+	JobActionModel
 	Payload types.String `tfsdk:"payload"`
 	Meta    types.Map    `tfsdk:"meta"`
 	Wait    types.Bool   `tfsdk:"wait"`
@@ -31,11 +31,11 @@ func (a *jobDispatchAction) Metadata(_ context.Context, req action.MetadataReque
 }
 
 func (a *jobDispatchAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	a.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (a *jobDispatchAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	attrs := jobActionAttributes("job", "How long the dispatch (and, with wait, the run) may take")
+	attrs := JobActionAttributes("job", "How long the dispatch (and, with wait, the run) may take")
 	attrs["payload"] = actionschema.StringAttribute{Optional: true,
 		MarkdownDescription: "The run's payload, as `nomad job dispatch` reads it from a file (the job's `parameterized.payload` " +
 			"says whether it is required)."}
@@ -53,14 +53,14 @@ func (a *jobDispatchAction) Schema(_ context.Context, _ action.SchemaRequest, re
 }
 
 func (a *jobDispatchAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := openJobAction(ctx, a.data, "job", req, resp)
+	ctx, cancel, t, ok := OpenJobAction(ctx, a.data, "job", req, resp)
 	defer cancel()
 	if !ok {
 		return
 	}
-	if !t.job.Parameterized() {
+	if !t.Job.Parameterized() {
 		resp.Diagnostics.AddError("Not a parameterized job",
-			fmt.Sprintf("Job %q in namespace %q has no parameterized block, so it cannot be dispatched.", t.name, t.ns))
+			fmt.Sprintf("Job %q in namespace %q has no parameterized block, so it cannot be dispatched.", t.Name, t.Ns))
 		return
 	}
 	var m jobDispatchModel
@@ -75,18 +75,18 @@ func (a *jobDispatchAction) Invoke(ctx context.Context, req action.InvokeRequest
 	if !m.Payload.IsNull() {
 		payload = []byte(m.Payload.ValueString())
 	}
-	d, err := a.data.Nomad.DispatchJob(ctx, t.ns, t.name, meta, payload)
+	d, err := a.data.Nomad.DispatchJob(ctx, t.Ns, t.Name, meta, payload)
 	if err != nil {
-		addNomadError(&resp.Diagnostics, fmt.Sprintf("Could not dispatch %s/%s", t.ns, t.name), err)
+		AddNomadError(&resp.Diagnostics, fmt.Sprintf("Could not dispatch %s/%s", t.Ns, t.Name), err)
 		return
 	}
-	tflog.Info(ctx, "Dispatched job", map[string]any{"job": t.name, "namespace": t.ns, "dispatched": d.JobID})
-	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("dispatched %s/%s as %s", t.ns, t.name, d.JobID)})
+	tflog.Info(ctx, "Dispatched job", map[string]any{"job": t.Name, "namespace": t.Ns, "dispatched": d.JobID})
+	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("dispatched %s/%s as %s", t.Ns, t.Name, d.JobID)})
 	if !m.Wait.ValueBool() {
 		return
 	}
-	if err := a.data.Nomad.WaitBatchComplete(ctx, t.ns, d.JobID, d.EvalID); err != nil {
-		addRolloutError(&resp.Diagnostics, "The dispatched run did not complete", d.JobID, err)
+	if err := a.data.Nomad.WaitBatchComplete(ctx, t.Ns, d.JobID, d.EvalID); err != nil {
+		AddRolloutError(&resp.Diagnostics, "The dispatched run did not complete", d.JobID, err)
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: d.JobID + " completed"})

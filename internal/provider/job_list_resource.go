@@ -33,7 +33,7 @@ func (r *jobListResource) Metadata(_ context.Context, req resource.MetadataReque
 }
 
 func (r *jobListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *jobListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -54,12 +54,12 @@ func (r *jobListResource) ListResourceConfigSchema(_ context.Context, _ list.Lis
 }
 
 func (r *jobListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := openList[jobListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := OpenList[jobListModel](ctx, r.data, req, stream)
 	if !ok {
 		return
 	}
 	filter := nomadclient.JobFilter{Namespace: cfg.Namespace.ValueString(), Prefix: cfg.NamePrefix.ValueString()}
-	streamJobs(ctx, r.data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
+	StreamJobs(ctx, r.data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
 		return r.listed(ctx, req, j, cfg.IncludeInstances.ValueBool())
 	})
 }
@@ -71,7 +71,7 @@ func (r *jobListResource) listed(ctx context.Context, req list.ListRequest, j no
 	if err != nil || job == nil {
 		result := list.ListResult{}
 		if err != nil {
-			addNomadError(&result.Diagnostics, "Could not read job "+j.Namespace+"/"+j.ID, err)
+			AddNomadError(&result.Diagnostics, "Could not read job "+j.Namespace+"/"+j.ID, err)
 		}
 		return result, err != nil
 	}
@@ -84,7 +84,7 @@ func (r *jobListResource) listed(ctx context.Context, req list.ListRequest, j no
 	if !req.IncludeResource {
 		return result, true
 	}
-	m, diags := nullResourceModel[jobModel](ctx, jobSchema(ctx))
+	m, diags := NullResourceModel[jobModel](ctx, jobSchema(ctx))
 	m.Name, m.Namespace, m.ID = types.StringValue(j.ID), types.StringValue(j.Namespace), types.StringValue(j.Namespace+"/"+j.ID)
 	(&jobResource{data: r.data}).recordImported(ctx, &m, job, &diags)
 	if !diags.HasError() {

@@ -128,8 +128,8 @@ func sameJobSettings(plan, state jobModel) bool {
 // plan never holds variables_wo: it goes with variables_wo_version, and it
 // is not empty (Nomad keeps no empty Variable).
 func validateVariablesWO(req resource.ValidateConfigRequest, diags *diag.Diagnostics) {
-	secrets, version := rawAttr(req.Config.Raw, "variables_wo"), rawAttr(req.Config.Raw, "variables_wo_version")
-	elems, known := rawElements(secrets)
+	secrets, version := RawAttr(req.Config.Raw, "variables_wo"), RawAttr(req.Config.Raw, "variables_wo_version")
+	elems, known := RawElements(secrets)
 	switch {
 	case !secrets.IsNull() && version.IsNull():
 		diags.AddAttributeError(path.Root("variables_wo_version"), "Missing variables_wo_version",
@@ -159,7 +159,7 @@ func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec
 	p, err := r.data.Nomad.PlanJobspec(ctx, s, plan.Namespace.ValueString(), exists)
 	if err != nil {
 		var d diag.Diagnostics
-		addNomadError(&d, "Could not ask Nomad's scheduler", err)
+		AddNomadError(&d, "Could not ask Nomad's scheduler", err)
 		diags.AddWarning("Could not ask Nomad's scheduler", d[0].Detail()+"\n\nThe plan does not say whether the job can be placed.")
 		return
 	}
@@ -169,7 +169,7 @@ func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec
 	}
 	tflog.Info(ctx, "Nomad's scheduler plans", map[string]any{"job": plan.Name.ValueString(), "groups": changes, "moving": p.Moving})
 	if !p.Moving {
-		plan.SchedulerPlan = mapOrNull(ctx, changes, diags)
+		plan.SchedulerPlan = MapOrNull(ctx, changes, diags)
 	}
 	if len(p.Failures) == 0 {
 		return
@@ -206,7 +206,7 @@ func (r *jobResource) checkReservation(ctx context.Context, plan *jobModel, sum 
 		return
 	}
 	var found diag.Diagnostics
-	checkReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.JobConsumer(plan.Namespace.ValueString(), sum.ID),
+	CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.JobConsumer(plan.Namespace.ValueString(), sum.ID),
 		sum.Charge, jobBudgetFix, &found)
-	warnAtPlan(diags, found)
+	WarnAtPlan(diags, found)
 }

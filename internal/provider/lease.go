@@ -12,9 +12,9 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
 
-var leaseIdentity = resourceIdentity{
-	{name: "namespace", doc: "Nomad namespace of the lease job; default: the provider's namespace.", optional: true},
-	{name: "name", doc: "Lease name (its job ID)."},
+var leaseIdentity = ResourceIdentity{
+	{Name: "namespace", Doc: "Nomad namespace of the lease job; default: the provider's namespace.", Optional: true},
+	{Name: "name", Doc: "Lease name (its job ID)."},
 }
 
 var _ resource.ResourceWithIdentity = &leaseResource{}
@@ -24,14 +24,14 @@ func (r *leaseResource) IdentitySchema(_ context.Context, _ resource.IdentitySch
 }
 
 // leaseDrivers reads workload.driver.
-func leaseDrivers(ctx context.Context, p tfsdk.Plan) map[string]driverAt {
+func leaseDrivers(ctx context.Context, p tfsdk.Plan) map[string]DriverAt {
 	at := path.Root("workload").AtName("driver")
 	var d types.String
 	if diags := p.GetAttribute(ctx, at, &d); diags.HasError() {
 		return nil
 	}
-	if v, ok := knownString(d); ok && v != "" {
-		return map[string]driverAt{"workload": {at: at, driver: v}}
+	if v, ok := KnownString(d); ok && v != "" {
+		return map[string]DriverAt{"workload": {At: at, Driver: v}}
 	}
 	return nil
 }

@@ -110,10 +110,10 @@ func timeOf(v timetypes.RFC3339) (time.Time, bool) {
 
 func workloadObject(ctx context.Context, w lease.Workload, diags *diag.Diagnostics) types.Object {
 	obj, d := types.ObjectValueFrom(ctx, workloadAttrTypes(), workloadModel{
-		Driver: types.StringValue(w.Driver), Image: stringOrNull(w.Image), Command: stringOrNull(w.Command),
-		Args: listOrNull(ctx, w.Args, diags), Env: mapOrNull(ctx, w.Env, diags),
+		Driver: types.StringValue(w.Driver), Image: StringOrNull(w.Image), Command: StringOrNull(w.Command),
+		Args: ListOrNull(ctx, w.Args, diags), Env: MapOrNull(ctx, w.Env, diags),
 		CPU: types.Int64Value(int64(w.CPU)), Memory: types.Int64Value(int64(w.Memory)), Disk: types.Int64Value(int64(w.Disk)),
-		Ports: listOrNull(ctx, w.Ports, diags),
+		Ports: ListOrNull(ctx, w.Ports, diags),
 	})
 	diags.Append(d...)
 	return obj
@@ -196,7 +196,7 @@ func keepEmptyWorkloadCollections(ctx context.Context, prior, next types.Object,
 	if diags.HasError() {
 		return next
 	}
-	n.Env, n.Args, n.Ports = keepEmptyMap(p.Env, n.Env), keepEmptyList(p.Args, n.Args), keepEmptyList(p.Ports, n.Ports)
+	n.Env, n.Args, n.Ports = KeepEmptyMap(p.Env, n.Env), KeepEmptyList(p.Args, n.Args), KeepEmptyList(p.Ports, n.Ports)
 	obj, d := types.ObjectValueFrom(ctx, workloadAttrTypes(), n)
 	diags.Append(d...)
 	return obj

@@ -26,7 +26,7 @@ func (a *leaseRenewAction) Metadata(_ context.Context, req action.MetadataReques
 }
 
 func (a *leaseRenewAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	a.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (a *leaseRenewAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
@@ -38,17 +38,17 @@ func (a *leaseRenewAction) Schema(_ context.Context, _ action.SchemaRequest, res
 			"signature from Nomad and, since the signature verifies, plans no change; a lease the provider's key cannot " +
 			"verify (changed outside berth, or signed by another key) is refused rather than renewed. Without Terraform " +
 			"1.14, a lease is renewed by replacing it (`renew = true` after expiry, or `terraform apply -replace`).",
-		Attributes: jobActionAttributes("lease", "How long the renewal may take, including the workload starting again"),
+		Attributes: JobActionAttributes("lease", "How long the renewal may take, including the workload starting again"),
 	}
 }
 
 func (a *leaseRenewAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := openJobAction(ctx, a.data, "lease", req, resp)
+	ctx, cancel, t, ok := OpenJobAction(ctx, a.data, "lease", req, resp)
 	defer cancel()
 	if !ok {
 		return
 	}
-	ns, name, job := t.ns, t.name, t.job
+	ns, name, job := t.Ns, t.Name, t.Job
 	l, err := job.Lease()
 	if err != nil {
 		resp.Diagnostics.AddError("Not a berth lease", fmt.Sprintf("Job %q in namespace %q is not a berth lease: %v", name, ns, err))
@@ -66,13 +66,13 @@ func (a *leaseRenewAction) Invoke(ctx context.Context, req action.InvokeRequest,
 	// apply, another renewal) fails this one instead of being overwritten.
 	res, err := a.data.Nomad.RegisterLease(ctx, l, a.data.LeaseDriver, at, job.ModifyIndex())
 	if err != nil {
-		addNomadError(&resp.Diagnostics, fmt.Sprintf("Could not renew lease %s/%s", ns, name), err)
+		AddNomadError(&resp.Diagnostics, fmt.Sprintf("Could not renew lease %s/%s", ns, name), err)
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("lease %s/%s renewed until %s; waiting for its workload",
 		ns, name, l.ExpiresAt().Format(time.RFC3339))})
 	if err := a.data.Nomad.WaitTaskRunning(ctx, ns, name, res.EvalID, lease.WorkloadTask); err != nil {
-		addRolloutError(&resp.Diagnostics, "The renewed lease's workload did not start", name, err)
+		AddRolloutError(&resp.Diagnostics, "The renewed lease's workload did not start", name, err)
 		return
 	}
 	tflog.Info(ctx, "Renewed lease", map[string]any{"job": name, "namespace": ns, "expires_at": l.ExpiresAt().Format(time.RFC3339)})

@@ -171,7 +171,7 @@ func newLeaseUpdateFixture(t *testing.T) *leaseUpdateFixture {
 	}
 	var diags diag.Diagnostics
 	f.state = leaseModel{
-		Name: types.StringValue(l.Name), Duration: durationValue(l.Duration), NodeReservation: types.StringNull(),
+		Name: types.StringValue(l.Name), Duration: DurationValue(l.Duration), NodeReservation: types.StringNull(),
 		Renew: types.BoolValue(true), WaitForRunning: types.BoolValue(true),
 		Workload: workloadObject(ctx, l.Workload, &diags),
 		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
@@ -190,7 +190,7 @@ func newLeaseUpdateFixture(t *testing.T) *leaseUpdateFixture {
 func (f *leaseUpdateFixture) update(t *testing.T, ctx context.Context, duration time.Duration) (diag.Diagnostics, leaseModel) {
 	t.Helper()
 	plan := f.state
-	plan.Duration = durationValue(duration)
+	plan.Duration = DurationValue(duration)
 	plan.ExpiresAt = timetypes.NewRFC3339ValueMust(f.lease.CreatedAt.Add(duration).Format(time.RFC3339))
 	plan.Signature, plan.User = types.StringUnknown(), types.StringUnknown()
 	plan.Verified, plan.Expired = types.BoolUnknown(), types.BoolUnknown()
@@ -395,7 +395,7 @@ func TestLeaseRefresh_expiryByInjectedClock(t *testing.T) {
 		f.r.now = func() time.Time { return tt.now }
 		m := f.state
 		var diags diag.Diagnostics
-		if f.r.refresh(context.Background(), &m, &leaseRecord{}, &diags) != objectRead || diags.HasError() {
+		if f.r.refresh(context.Background(), &m, &leaseRecord{}, &diags) != ObjectRead || diags.HasError() {
 			t.Fatalf("refresh: %v", diags)
 		}
 		state := m.Result.Attributes()["state"].(types.String).ValueString()

@@ -69,7 +69,7 @@ func (d *leaseResultDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 }
 
 func (d *leaseResultDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *leaseResultDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -79,7 +79,7 @@ func (d *leaseResultDataSource) Read(ctx context.Context, req datasource.ReadReq
 	}
 	keys, err := d.data.Nomad.ClusterKeySet(ctx)
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not read the cluster's key set", err)
+		AddNomadError(&resp.Diagnostics, "Could not read the cluster's key set", err)
 		return
 	}
 	ns, name, _ := strings.Cut(m.LeaseID.ValueString(), "/")
@@ -119,7 +119,7 @@ func (d *leaseResultDataSource) boundToLease(ctx context.Context, ns, name, allo
 	}
 	ranJob, err := d.data.Nomad.AllocationJob(ctx, ns, allocID)
 	if err != nil {
-		addNomadError(diags, "Could not read the allocation the result names", err)
+		AddNomadError(diags, "Could not read the allocation the result names", err)
 		return nil
 	}
 	if ranJob == nil {
@@ -134,7 +134,7 @@ func (d *leaseResultDataSource) boundToLease(ctx context.Context, ns, name, allo
 	}
 	curJob, err := d.data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
-		addNomadError(diags, "Could not read the lease", err)
+		AddNomadError(diags, "Could not read the lease", err)
 		return nil
 	}
 	if curJob == nil {

@@ -73,7 +73,7 @@ func (rec *leaseRecord) noteVerified(live lease.Lease, t lease.Trust) {
 
 // readLeaseRecord is the record in private (empty when there is none: a
 // new or imported lease, or one a berth before the record wrote).
-func readLeaseRecord(ctx context.Context, private privateData) leaseRecord {
+func readLeaseRecord(ctx context.Context, private PrivateData) leaseRecord {
 	var rec leaseRecord
 	if private == nil {
 		return rec
@@ -86,7 +86,7 @@ func readLeaseRecord(ctx context.Context, private privateData) leaseRecord {
 }
 
 // writeLeaseRecord keeps rec in private (removing it when empty).
-func writeLeaseRecord(ctx context.Context, private privateData, rec leaseRecord, diags *diag.Diagnostics) {
+func writeLeaseRecord(ctx context.Context, private PrivateData, rec leaseRecord, diags *diag.Diagnostics) {
 	if private == nil {
 		return
 	}

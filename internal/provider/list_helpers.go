@@ -15,7 +15,7 @@ import (
 
 // nullResourceModel is a model of the resource schema s with every attribute null,
 // each of its schema type: what an import starts from.
-func nullResourceModel[T any](ctx context.Context, s resourceschema.Schema) (T, diag.Diagnostics) {
+func NullResourceModel[T any](ctx context.Context, s resourceschema.Schema) (T, diag.Diagnostics) {
 	var m T
 	var diags diag.Diagnostics
 	typ, ok := s.Type().TerraformType(ctx).(tftypes.Object)
@@ -35,7 +35,7 @@ func nullResourceModel[T any](ctx context.Context, s resourceschema.Schema) (T, 
 // openList starts a List call the same way for every list resource: no
 // results before Configure ran, and the list block's configuration read
 // into C. ok is false when the call is over.
-func openList[C any](ctx context.Context, data *ProviderData, req list.ListRequest, stream *list.ListResultsStream) (_ context.Context, cfg C, ok bool) {
+func OpenList[C any](ctx context.Context, data *ProviderData, req list.ListRequest, stream *list.ListResultsStream) (_ context.Context, cfg C, ok bool) {
 	if data == nil {
 		stream.Results = list.NoListResults
 		return ctx, cfg, false
@@ -48,16 +48,16 @@ func openList[C any](ctx context.Context, data *ProviderData, req list.ListReque
 }
 
 // listFailed ends a List call whose listing Nomad refused.
-func listFailed(stream *list.ListResultsStream, summary string, err error) {
+func ListFailed(stream *list.ListResultsStream, summary string, err error) {
 	var diags diag.Diagnostics
-	addNomadError(&diags, summary, err)
+	AddNomadError(&diags, summary, err)
 	stream.Results = list.ListResultsStreamDiagnostics(diags)
 }
 
 // listStream pushes what find returns, up to limit results that name an
 // object (0: no limit); results that only carry diagnostics (a skipped
 // object) do not count. find returns ok = false to skip an item.
-func listStream[T any](items []T, limit int64, find func(T) (list.ListResult, bool)) func(func(list.ListResult) bool) {
+func ListStream[T any](items []T, limit int64, find func(T) (list.ListResult, bool)) func(func(list.ListResult) bool) {
 	return func(push func(list.ListResult) bool) {
 		var listed int64
 		for _, it := range items {
@@ -82,17 +82,17 @@ func listStream[T any](items []T, limit int64, find func(T) (list.ListResult, bo
 // when it names none) and streams what listed makes of each, leaving out
 // berth's own lease and hold jobs: the body of the berth_instance and
 // berth_job list resources.
-func streamJobs(ctx context.Context, data *ProviderData, filter nomadclient.JobFilter, req list.ListRequest,
+func StreamJobs(ctx context.Context, data *ProviderData, filter nomadclient.JobFilter, req list.ListRequest,
 	stream *list.ListResultsStream, listed func(nomadclient.JobSummary) (list.ListResult, bool)) {
 	if filter.Namespace == "" {
 		filter.Namespace = data.Nomad.Namespace()
 	}
 	jobs, err := data.Nomad.ListJobs(ctx, filter)
 	if err != nil {
-		listFailed(stream, "Could not list jobs", err)
+		ListFailed(stream, "Could not list jobs", err)
 		return
 	}
-	stream.Results = listStream(jobs, req.Limit, func(j nomadclient.JobSummary) (list.ListResult, bool) {
+	stream.Results = ListStream(jobs, req.Limit, func(j nomadclient.JobSummary) (list.ListResult, bool) {
 		if j.Kind != "" && j.Kind != instance.KindInstance {
 			return list.ListResult{}, false // a lease or a node reservation's hold: berth manages those
 		}

@@ -21,7 +21,7 @@ import (
 // anyUnknown reports whether any of vs is, or contains, an unknown value
 // (at plan time), e.g. a map whose one element comes from a resource not
 // created yet.
-func anyUnknown(vs ...attr.Value) bool {
+func AnyUnknown(vs ...attr.Value) bool {
 	for _, v := range vs {
 		if v.IsUnknown() {
 			return true
@@ -34,27 +34,27 @@ func anyUnknown(vs ...attr.Value) bool {
 	return false
 }
 
-func stringOrNull(s string) types.String {
+func StringOrNull(s string) types.String {
 	if s == "" {
 		return types.StringNull()
 	}
 	return types.StringValue(s)
 }
 
-func listOf(ctx context.Context, l []string, diags *diag.Diagnostics) types.List {
+func ListOf(ctx context.Context, l []string, diags *diag.Diagnostics) types.List {
 	v, d := types.ListValueFrom(ctx, types.StringType, l)
 	diags.Append(d...)
 	return v
 }
 
-func listOrNull(ctx context.Context, l []string, diags *diag.Diagnostics) types.List {
+func ListOrNull(ctx context.Context, l []string, diags *diag.Diagnostics) types.List {
 	if len(l) == 0 {
 		return types.ListNull(types.StringType)
 	}
-	return listOf(ctx, l, diags)
+	return ListOf(ctx, l, diags)
 }
 
-func mapOrNull(ctx context.Context, m map[string]string, diags *diag.Diagnostics) types.Map {
+func MapOrNull(ctx context.Context, m map[string]string, diags *diag.Diagnostics) types.Map {
 	if len(m) == 0 {
 		return types.MapNull(types.StringType)
 	}
@@ -65,7 +65,7 @@ func mapOrNull(ctx context.Context, m map[string]string, diags *diag.Diagnostics
 
 // durationValue renders d the way people write it ("1m", "1h30m", not
 // "1m0s"), so imported values read like configuration.
-func durationValue(d time.Duration) timetypes.GoDuration {
+func DurationValue(d time.Duration) timetypes.GoDuration {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")
@@ -79,7 +79,7 @@ func durationValue(d time.Duration) timetypes.GoDuration {
 // configNull reports whether a root attribute is null in configuration
 // (unset), as opposed to unknown because it depends on something not yet
 // created.
-func configNull(ctx context.Context, cfg tfsdk.Config, name string, diags *diag.Diagnostics) bool {
+func ConfigNull(ctx context.Context, cfg tfsdk.Config, name string, diags *diag.Diagnostics) bool {
 	var v attr.Value
 	diags.Append(cfg.GetAttribute(ctx, path.Root(name), &v)...)
 	return v != nil && v.IsNull()
@@ -88,12 +88,12 @@ func configNull(ctx context.Context, cfg tfsdk.Config, name string, diags *diag.
 // cleanupContext is for the calls that must still happen after the
 // operation's own deadline passed (recording what exists, releasing a
 // charge): the caller's values and logger, a short deadline of its own.
-func cleanupContext(ctx context.Context) context.Context { return workflow.CleanupContext(ctx) }
+func CleanupContext(ctx context.Context) context.Context { return workflow.CleanupContext(ctx) }
 
 // keepEmptyMap returns prior when it is an empty (not null) map and next
 // is null: Nomad does not distinguish "{}" from unset, and a user who
 // wrote "{}" must not see a diff.
-func keepEmptyMap(prior, next types.Map) types.Map {
+func KeepEmptyMap(prior, next types.Map) types.Map {
 	if next.IsNull() && !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
 		return prior
 	}
@@ -101,7 +101,7 @@ func keepEmptyMap(prior, next types.Map) types.Map {
 }
 
 // keepEmptyList is keepEmptyMap for lists ("[]" versus unset).
-func keepEmptyList(prior, next types.List) types.List {
+func KeepEmptyList(prior, next types.List) types.List {
 	if next.IsNull() && !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
 		return prior
 	}
@@ -113,7 +113,7 @@ func keepEmptyList(prior, next types.List) types.List {
 // nothing then leaves the state as Terraform sent it instead of writing
 // the whole model back, which at fleet size is a plan's largest cost in
 // Read.
-func sameModel[M any](a, b *M) bool {
+func SameModel[M any](a, b *M) bool {
 	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
 	for i := range va.NumField() {
 		x, ok1 := va.Field(i).Interface().(attr.Value)
@@ -129,7 +129,7 @@ func sameModel[M any](a, b *M) bool {
 // object. SetAttribute walks and rebuilds the whole plan, checking every
 // value against its type, once per call: for berth_instance's type that
 // is about a millisecond each on every create.
-func setPlanRoot(plan *tfsdk.Plan, values map[string]tftypes.Value) diag.Diagnostics {
+func SetPlanRoot(plan *tfsdk.Plan, values map[string]tftypes.Value) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if len(values) == 0 {
 		return diags

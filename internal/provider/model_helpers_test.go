@@ -34,7 +34,7 @@ func TestSameModel(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := sameModel(&base, &tc.other); got != tc.same {
+			if got := SameModel(&base, &tc.other); got != tc.same {
 				t.Fatalf("sameModel = %v, want %v", got, tc.same)
 			}
 		})

@@ -41,7 +41,7 @@ var (
 
 // nestedAttributes returns the attributes of a nested attribute's object,
 // nil for a plain attribute.
-func nestedAttributes(a schema.Attribute) map[string]schema.Attribute {
+func NestedAttributes(a schema.Attribute) map[string]schema.Attribute {
 	switch a := a.(type) {
 	case schema.SingleNestedAttribute:
 		return a.Attributes
@@ -56,7 +56,7 @@ func nestedAttributes(a schema.Attribute) map[string]schema.Attribute {
 }
 
 // attributeTypes is the object type's attribute types of attrs.
-func attributeTypes(attrs map[string]schema.Attribute) map[string]attr.Type {
+func AttributeTypes(attrs map[string]schema.Attribute) map[string]attr.Type {
 	out := make(map[string]attr.Type, len(attrs))
 	for name, a := range attrs {
 		out[name] = a.GetType()
@@ -66,15 +66,15 @@ func attributeTypes(attrs map[string]schema.Attribute) map[string]attr.Type {
 
 // elementAttribute is the schema of one element of a collection attribute:
 // its nested object, or nil for plain elements. Elements are never null.
-func elementAttribute(a schema.Attribute) schema.Attribute {
-	if nested := nestedAttributes(a); nested != nil {
+func ElementAttribute(a schema.Attribute) schema.Attribute {
+	if nested := NestedAttributes(a); nested != nil {
 		return schema.SingleNestedAttribute{Attributes: nested, Computed: true}
 	}
 	return nil
 }
 
 // schemaDefault is the value the schema gives a if it is left out, or nil.
-func schemaDefault(ctx context.Context, a schema.Attribute) attr.Value {
+func SchemaDefault(ctx context.Context, a schema.Attribute) attr.Value {
 	switch a := a.(type) {
 	case schema.StringAttribute:
 		if a.Default != nil {
@@ -105,16 +105,16 @@ func schemaDefault(ctx context.Context, a schema.Attribute) attr.Value {
 }
 
 // tfToGo stores v, the value of attribute a at path at, into dst.
-func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value, dst reflect.Value, diags *diag.Diagnostics) error {
+func TfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value, dst reflect.Value, diags *diag.Diagnostics) error {
 	if v.IsUnknown() {
 		if t := dst.Type(); t.Kind() == reflect.Pointer && t.Elem().Kind() != reflect.Struct {
 			dst.SetZero()
 			return nil
 		}
-		return errUnknown
+		return ErrUnknown
 	}
 	if v.IsNull() {
-		if v = schemaDefault(ctx, a); v == nil || v.IsNull() {
+		if v = SchemaDefault(ctx, a); v == nil || v.IsNull() {
 			dst.SetZero()
 			return nil
 		}
@@ -178,7 +178,7 @@ func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value,
 		}
 		out := reflect.MakeSlice(t, len(elems), len(elems))
 		for i, e := range elems {
-			if err := tfToGo(ctx, elemPath(i), elementAttribute(a), e, out.Index(i), diags); err != nil {
+			if err := TfToGo(ctx, elemPath(i), ElementAttribute(a), e, out.Index(i), diags); err != nil {
 				return err
 			}
 		}
@@ -193,7 +193,7 @@ func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value,
 		out := reflect.MakeMapWithSize(t, len(m.Elements()))
 		for k, e := range m.Elements() {
 			ev := reflect.New(t.Elem()).Elem()
-			if err := tfToGo(ctx, at.AtMapKey(k), elementAttribute(a), e, ev, diags); err != nil {
+			if err := TfToGo(ctx, at.AtMapKey(k), ElementAttribute(a), e, ev, diags); err != nil {
 				return err
 			}
 			out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
@@ -201,7 +201,7 @@ func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value,
 		dst.Set(out)
 	case t.Kind() == reflect.Pointer:
 		p := reflect.New(t.Elem())
-		if err := tfToGo(ctx, at, a, v, p.Elem(), diags); err != nil {
+		if err := TfToGo(ctx, at, a, v, p.Elem(), diags); err != nil {
 			return err
 		}
 		dst.Set(p)
@@ -212,7 +212,7 @@ func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value,
 		}
 		o, d := ov.ToObjectValue(ctx)
 		diags.Append(d...)
-		values, attrs := o.Attributes(), nestedAttributes(a)
+		values, attrs := o.Attributes(), NestedAttributes(a)
 		for i := range t.NumField() {
 			name := t.Field(i).Tag.Get("tf")
 			if name == "" {
@@ -223,7 +223,7 @@ func tfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value,
 				diags.AddAttributeError(at, "Provider bug", fmt.Sprintf("%s.%s has no attribute %q in the schema.", t, t.Field(i).Name, name))
 				return nil
 			}
-			if err := tfToGo(ctx, at.AtName(name), fa, values[name], dst.Field(i), diags); err != nil {
+			if err := TfToGo(ctx, at.AtName(name), fa, values[name], dst.Field(i), diags); err != nil {
 				return err
 			}
 		}
@@ -257,7 +257,7 @@ func stringOf(ctx context.Context, at path.Path, v attr.Value, diags *diag.Diagn
 }
 
 // goToTF converts src into a value of attribute a.
-func goToTF(ctx context.Context, a schema.Attribute, src reflect.Value) (attr.Value, diag.Diagnostics) {
+func GoToTF(ctx context.Context, a schema.Attribute, src reflect.Value) (attr.Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	typ := a.GetType()
 	raw, err := goToTerraform(ctx, a, typ.TerraformType(ctx), src)
@@ -288,7 +288,7 @@ func goToTerraform(ctx context.Context, a schema.Attribute, tt tftypes.Type, src
 	}
 	switch t := src.Type(); {
 	case t == durationType:
-		return tftypes.NewValue(tt, durationValue(time.Duration(src.Int())).ValueString()), nil
+		return tftypes.NewValue(tt, DurationValue(time.Duration(src.Int())).ValueString()), nil
 	case t == jsonObjectTyp:
 		b, err := json.Marshal(src.Interface())
 		if err != nil {
@@ -314,7 +314,7 @@ func goToTerraform(ctx context.Context, a schema.Attribute, tt tftypes.Type, src
 		}
 		elems := make([]tftypes.Value, 0, src.Len())
 		for i := range src.Len() {
-			e, err := goToTerraform(ctx, elementAttribute(a), et, src.Index(i))
+			e, err := goToTerraform(ctx, ElementAttribute(a), et, src.Index(i))
 			if err != nil {
 				return null, err
 			}
@@ -333,7 +333,7 @@ func goToTerraform(ctx context.Context, a schema.Attribute, tt tftypes.Type, src
 		}
 		elems := make(map[string]tftypes.Value, src.Len())
 		for it := src.MapRange(); it.Next(); {
-			e, err := goToTerraform(ctx, elementAttribute(a), mt.ElementType, it.Value())
+			e, err := goToTerraform(ctx, ElementAttribute(a), mt.ElementType, it.Value())
 			if err != nil {
 				return null, err
 			}
@@ -345,7 +345,7 @@ func goToTerraform(ctx context.Context, a schema.Attribute, tt tftypes.Type, src
 		if !ok {
 			return null, fmt.Errorf("%s is not an object", tt)
 		}
-		attrs := nestedAttributes(a)
+		attrs := NestedAttributes(a)
 		values := make(map[string]tftypes.Value, len(ot.AttributeTypes))
 		for i := range t.NumField() {
 			name := t.Field(i).Tag.Get("tf")
@@ -374,4 +374,4 @@ func goToTerraform(ctx context.Context, a schema.Attribute, tt tftypes.Type, src
 
 // errUnknown marks a spec that could not be built because a value is not
 // known yet (plan time); callers skip the checks that need it.
-var errUnknown = fmt.Errorf("value not known yet")
+var ErrUnknown = fmt.Errorf("value not known yet")

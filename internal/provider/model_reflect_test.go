@@ -23,7 +23,7 @@ func TestTFToGoReportsAMismatchedField(t *testing.T) {
 		"tags":  schema.ListAttribute{ElementType: types.StringType, Optional: true},
 		"owner": schema.StringAttribute{Optional: true},
 	}
-	obj := types.ObjectValueMust(attributeTypes(attrs), map[string]attr.Value{
+	obj := types.ObjectValueMust(AttributeTypes(attrs), map[string]attr.Value{
 		"port":  types.Int64Value(8080),
 		"tags":  types.ListValueMust(types.StringType, []attr.Value{types.StringValue("a")}),
 		"owner": types.StringValue("payments"),
@@ -51,7 +51,7 @@ func TestTFToGoReportsAMismatchedField(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var diags diag.Diagnostics
-			if err := tfToGo(ctx, path.Root("x"), a, obj, reflect.ValueOf(tc.dst).Elem(), &diags); err != nil {
+			if err := TfToGo(ctx, path.Root("x"), a, obj, reflect.ValueOf(tc.dst).Elem(), &diags); err != nil {
 				t.Fatal(err)
 			}
 			if diags.ErrorsCount() != 1 {
@@ -70,7 +70,7 @@ func TestTFToGoReportsAMismatchedField(t *testing.T) {
 		Owner string   `tf:"owner"`
 	}
 	var diags diag.Diagnostics
-	if err := tfToGo(ctx, path.Root("x"), a, obj, reflect.ValueOf(&ok).Elem(), &diags); err != nil || diags.HasError() {
+	if err := TfToGo(ctx, path.Root("x"), a, obj, reflect.ValueOf(&ok).Elem(), &diags); err != nil || diags.HasError() {
 		t.Fatalf("err %v, diags %v", err, diags)
 	}
 	if ok.Port != 8080 || len(ok.Tags) != 1 || ok.Owner != "payments" {

@@ -10,9 +10,9 @@ import (
 )
 
 // nodeReservationIdentity identifies a berth_node_reservation.
-var nodeReservationIdentity = resourceIdentity{
-	{name: "node_id", doc: "Node ID, or a unique prefix of it."},
-	{name: "name", doc: "Reservation name."},
+var nodeReservationIdentity = ResourceIdentity{
+	{Name: "node_id", Doc: "Node ID, or a unique prefix of it."},
+	{Name: "name", Doc: "Reservation name."},
 }
 
 var _ resource.ResourceWithIdentity = &nodeReservationResource{}
@@ -22,7 +22,7 @@ func (r *nodeReservationResource) IdentitySchema(_ context.Context, _ resource.I
 }
 
 // nodePoolIdentity identifies a berth_node_pool.
-var nodePoolIdentity = singleIdentity{name: "name", doc: "Node pool name."}
+var nodePoolIdentity = SingleIdentity{Name: "name", Doc: "Node pool name."}
 
 var _ resource.ResourceWithIdentity = &nodePoolResource{}
 
@@ -31,5 +31,5 @@ func (r *nodePoolResource) IdentitySchema(_ context.Context, _ resource.Identity
 }
 
 func nodeIDPrefixValidator() validator.String {
-	return stringRule{summary: "Invalid node ID", desc: "must be " + names.NodeIDPrefixRule, check: names.CheckNodeIDPrefix}
+	return StringRule{Summary: "Invalid node ID", Desc: "must be " + names.NodeIDPrefixRule, Check: names.CheckNodeIDPrefix}
 }

@@ -38,7 +38,7 @@ func (d *nodeDataSource) ConfigValidators(context.Context) []datasource.ConfigVa
 }
 
 func (d *nodeDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *nodeDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -65,7 +65,7 @@ func (d *nodeDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		case errors.As(err, &ambiguous):
 			resp.Diagnostics.AddAttributeError(at, "Nomad node lookup is ambiguous", err.Error())
 		default:
-			addNomadError(&resp.Diagnostics, "Could not read Nomad node", err)
+			AddNomadError(&resp.Diagnostics, "Could not read Nomad node", err)
 		}
 		return
 	}

@@ -65,7 +65,7 @@ func newLeaseEntries(leases []nomadclient.NodeLease) []leaseEntry {
 	out := make([]leaseEntry, 0, len(leases))
 	for _, l := range leases {
 		out = append(out, leaseEntry{
-			Name: types.StringValue(l.Name), Namespace: types.StringValue(l.Namespace), User: stringOrNull(l.User),
+			Name: types.StringValue(l.Name), Namespace: types.StringValue(l.Namespace), User: StringOrNull(l.User),
 			ExpiresAt: rfc3339OrNull(l.ExpiresAt), Resources: newCapacityModel(l.Resources),
 		})
 	}

@@ -29,7 +29,7 @@ func (r *nodePoolListResource) Metadata(_ context.Context, req resource.Metadata
 }
 
 func (r *nodePoolListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *nodePoolListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -43,16 +43,16 @@ func (r *nodePoolListResource) ListResourceConfigSchema(_ context.Context, _ lis
 }
 
 func (r *nodePoolListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := openList[nodePoolListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := OpenList[nodePoolListModel](ctx, r.data, req, stream)
 	if !ok {
 		return
 	}
 	pools, err := r.data.Nomad.ListNodePools(ctx, cfg.NamePrefix.ValueString())
 	if err != nil {
-		listFailed(stream, "Could not list node pools", err)
+		ListFailed(stream, "Could not list node pools", err)
 		return
 	}
-	stream.Results = listStream(pools, req.Limit, func(p nomadclient.NodePool) (list.ListResult, bool) {
+	stream.Results = ListStream(pools, req.Limit, func(p nomadclient.NodePool) (list.ListResult, bool) {
 		if nomadclient.IsBuiltInNodePool(p.Name) {
 			return list.ListResult{}, false
 		}
@@ -62,7 +62,7 @@ func (r *nodePoolListResource) List(ctx context.Context, req list.ListRequest, s
 		if !req.IncludeResource {
 			return result, true
 		}
-		m, d := nullResourceModel[nodePoolModel](ctx, nodePoolSchema())
+		m, d := NullResourceModel[nodePoolModel](ctx, nodePoolSchema())
 		result.Diagnostics.Append(d...)
 		m.fromNodePool(ctx, &p, &result.Diagnostics)
 		if !result.Diagnostics.HasError() {

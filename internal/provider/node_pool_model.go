@@ -40,10 +40,10 @@ func (m *nodePoolModel) fromNodePool(ctx context.Context, p *nomadclient.NodePoo
 	m.ID = types.StringValue(p.Name)
 	m.Name = types.StringValue(p.Name)
 	if p.Description != "" || m.Description.IsNull() || m.Description.IsUnknown() || m.Description.ValueString() != "" {
-		m.Description = stringOrNull(p.Description)
+		m.Description = StringOrNull(p.Description)
 	}
-	m.Meta = keepEmptyMap(m.Meta, mapOrNull(ctx, p.Meta, diags))
-	m.SchedulerAlgorithm = stringOrNull(p.SchedulerAlgorithm)
+	m.Meta = KeepEmptyMap(m.Meta, MapOrNull(ctx, p.Meta, diags))
+	m.SchedulerAlgorithm = StringOrNull(p.SchedulerAlgorithm)
 	m.MemoryOversubscription = types.BoolNull()
 	if p.MemoryOversubscription != nil {
 		m.MemoryOversubscription = types.BoolValue(*p.MemoryOversubscription)

@@ -35,7 +35,7 @@ func (r *nodePoolResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 }
 
 func (r *nodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig refuses Nomad's built-in pools, which always exist and
@@ -62,7 +62,7 @@ func (r *nodePoolResource) Create(ctx context.Context, req resource.CreateReques
 	name := plan.Name.ValueString()
 	existing, err := r.data.Nomad.GetNodePool(ctx, name)
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not check whether the node pool exists", err)
+		AddNomadError(&resp.Diagnostics, "Could not check whether the node pool exists", err)
 		return
 	}
 	if existing != nil {
@@ -90,7 +90,7 @@ func (r *nodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	p, err := r.data.Nomad.GetNodePool(ctx, state.Name.ValueString())
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not read the node pool", err)
+		AddNomadError(&resp.Diagnostics, "Could not read the node pool", err)
 		return
 	}
 	if p == nil {
@@ -132,7 +132,7 @@ func (r *nodePoolResource) Delete(ctx context.Context, req resource.DeleteReques
 	case errors.As(err, &inUse):
 		resp.Diagnostics.AddError("Node pool is in use", nodePoolInUseDetail(inUse))
 	default:
-		addNomadError(&resp.Diagnostics, "Could not delete the node pool", err)
+		AddNomadError(&resp.Diagnostics, "Could not delete the node pool", err)
 	}
 }
 
@@ -177,7 +177,7 @@ func (r *nodePoolResource) write(ctx context.Context, plan *nodePoolModel, summa
 				"(the cluster-wide scheduler configuration, `nomad operator scheduler set-config`, applies to every pool), "+
 				"or use a Nomad Enterprise cluster.", strings.TrimSpace(enterprise.Err.Error()), pool.Name))
 	default:
-		addNomadError(diags, summary, err)
+		AddNomadError(diags, summary, err)
 	}
 	return false
 }
@@ -192,7 +192,7 @@ func (r *nodePoolResource) readBack(ctx context.Context, plan *nodePoolModel, di
 		if err == nil {
 			err = errors.New("the pool was written but is not there")
 		}
-		addNomadError(&found, "Could not read the node pool back", err)
+		AddNomadError(&found, "Could not read the node pool back", err)
 		for _, d := range found {
 			diags.AddWarning(d.Summary(), d.Detail()+" State records the pool as configured; the next refresh reads it again.")
 		}
@@ -214,7 +214,7 @@ func (r *nodePoolResource) ImportState(ctx context.Context, req resource.ImportS
 	}
 	p, err := r.data.Nomad.GetNodePool(ctx, name)
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Cannot import the node pool", err)
+		AddNomadError(&resp.Diagnostics, "Cannot import the node pool", err)
 		return
 	}
 	if p == nil {

@@ -46,7 +46,7 @@ func nodePoolSchema() schema.Schema {
 			"meta": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Metadata of the pool (not of its nodes)."},
 			"scheduler_algorithm": schema.StringAttribute{Optional: true,
-				MarkdownDescription: "Scheduler algorithm for the pool's nodes: " + backtickList(nodePoolSchedulerAlgorithms) +
+				MarkdownDescription: "Scheduler algorithm for the pool's nodes: " + BacktickList(nodePoolSchedulerAlgorithms) +
 					". Unset: the cluster's." + enterpriseOnlyDoc,
 				Validators: []validator.String{stringvalidator.OneOf(nodePoolSchedulerAlgorithms...)}},
 			"memory_oversubscription": schema.BoolAttribute{Optional: true,

@@ -68,17 +68,17 @@ func TestReservationUnknownAtPlan(t *testing.T) {
 }
 
 func TestPlannedReservations(t *testing.T) {
-	var none *plannedReservations
-	none.record("n/r", capacity.Resources{CPU: 1})
-	if none.planned("n/r") != nil {
+	var none *PlannedReservations
+	none.Record("n/r", capacity.Resources{CPU: 1})
+	if none.Planned("n/r") != nil {
 		t.Error("a nil set remembered a request")
 	}
-	p := newPlannedReservations()
-	if p.planned("n/r") != nil {
+	p := NewPlannedReservations()
+	if p.Planned("n/r") != nil {
 		t.Error("an empty set has a request")
 	}
-	p.record("n/r", capacity.Resources{CPU: 500})
-	if got := p.planned("n/r"); got == nil || got.CPU != 500 {
+	p.Record("n/r", capacity.Resources{CPU: 500})
+	if got := p.Planned("n/r"); got == nil || got.CPU != 500 {
 		t.Errorf("planned = %v, want cpu 500", got)
 	}
 }
@@ -98,9 +98,9 @@ func TestCheckReservationBudget_quietWhenNomadUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := &ProviderData{Nomad: client, LedgerNamespace: "default", plans: newPlannedReservations()}
+	data := &ProviderData{Nomad: client, LedgerNamespace: "default", Plans: NewPlannedReservations()}
 	var diags diag.Diagnostics
-	checkReservationBudget(context.Background(), data, types.StringValue("00000000-0000-4000-8000-000000000000/r"),
+	CheckReservationBudget(context.Background(), data, types.StringValue("00000000-0000-4000-8000-000000000000/r"),
 		nomadclient.InstanceConsumer("default", "web"), capacity.Resources{CPU: 100}, "", &diags)
 	if len(diags) != 0 {
 		t.Errorf("diagnostics with Nomad unreachable: %v", diags)

@@ -30,7 +30,7 @@ func (r *nodeReservationListResource) Metadata(_ context.Context, req resource.M
 }
 
 func (r *nodeReservationListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *nodeReservationListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -45,30 +45,30 @@ func (r *nodeReservationListResource) ListResourceConfigSchema(_ context.Context
 }
 
 func (r *nodeReservationListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := openList[nodeReservationListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := OpenList[nodeReservationListModel](ctx, r.data, req, stream)
 	if !ok {
 		return
 	}
 	refs, err := r.data.Nomad.ListNodeReservations(ctx, r.data.LedgerNamespace, cfg.NodeID.ValueString(), cfg.NamePrefix.ValueString())
 	if err != nil {
-		listFailed(stream, "Could not list node reservations", err)
+		ListFailed(stream, "Could not list node reservations", err)
 		return
 	}
-	stream.Results = listStream(refs, req.Limit, func(ref nomadclient.NodeReservationRef) (list.ListResult, bool) {
+	stream.Results = ListStream(refs, req.Limit, func(ref nomadclient.NodeReservationRef) (list.ListResult, bool) {
 		result := req.NewListResult(ctx)
 		result.DisplayName = ref.NodeID + "/" + ref.Name
 		nodeReservationIdentity.Record(ctx, result.Identity, ref.NodeID, ref.Name, &result.Diagnostics)
 		if !req.IncludeResource {
 			return result, true
 		}
-		m, d := nullResourceModel[nodeReservationModel](ctx, nodeReservationSchema(ctx))
+		m, d := NullResourceModel[nodeReservationModel](ctx, nodeReservationSchema(ctx))
 		result.Diagnostics.Append(d...)
 		m.NodeID, m.Name = types.StringValue(ref.NodeID), types.StringValue(ref.Name)
 		m.ID = types.StringValue(ref.NodeID + "/" + ref.Name)
 		switch (&nodeReservationResource{data: r.data}).refresh(ctx, &m, &result.Diagnostics) {
-		case objectGone:
+		case ObjectGone:
 			return result, false // released since the listing
-		case objectRead:
+		case ObjectRead:
 			result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
 		}
 		return result, true

@@ -102,7 +102,7 @@ func (m *nodeReservationModel) setFrom(ctx context.Context, res *nomadclient.Nod
 	m.CPU = types.Int64Value(res.Request.CPU)
 	m.Memory = types.Int64Value(res.Request.MemoryMB)
 	m.Disk = types.Int64Value(res.Request.DiskMB)
-	m.Annotations = keepEmptyMap(m.Annotations, mapOrNull(ctx, res.Annotations, diags))
+	m.Annotations = KeepEmptyMap(m.Annotations, MapOrNull(ctx, res.Annotations, diags))
 	m.CreatedAt = timetypes.NewRFC3339TimeValue(res.CreatedAt.UTC())
 	m.Used = nodeReservationUsedObject(ctx, res.Used(), diags)
 	m.Hold = objectFrom(ctx, nodeReservationHoldAttribute(), holdModel{

@@ -49,13 +49,13 @@ func (r *nodeReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 }
 
 func (r *nodeReservationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *nodeReservationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m nodeReservationModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || anyUnknown(m.CPU, m.Memory, m.Disk) {
+	if resp.Diagnostics.HasError() || AnyUnknown(m.CPU, m.Memory, m.Disk) {
 		return
 	}
 	// Negative amounts are the schema's to report; "empty" would repeat them.
@@ -86,7 +86,7 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	}
 	var plan nodeReservationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || plan.NodeID.IsUnknown() || plan.NodeID.IsNull() || anyUnknown(plan.CPU, plan.Memory, plan.Disk, plan.Name) {
+	if resp.Diagnostics.HasError() || plan.NodeID.IsUnknown() || plan.NodeID.IsNull() || AnyUnknown(plan.CPU, plan.Memory, plan.Disk, plan.Name) {
 		return
 	}
 	inPlace := false
@@ -102,7 +102,7 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 		}
 		inPlace = state.NodeID.Equal(plan.NodeID) && state.Name.Equal(plan.Name)
 		if state.request() == plan.request() && inPlace {
-			r.data.plans.record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
+			r.data.Plans.Record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
 			if !plan.Annotations.IsUnknown() && plan.Annotations.Equal(state.Annotations) && !repair {
 				// Nothing to write: what only a read can tell stays as read.
 				plan.NodeName, plan.Datacenter, plan.NodeStatus = state.NodeName, state.Datacenter, state.NodeStatus
@@ -120,7 +120,7 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	var connErr *nomadclient.ConnectError
 	var timeoutErr *nomadclient.TimeoutError
 	if inPlace && (err == nil || errors.As(err, &connErr) || errors.As(err, &timeoutErr)) {
-		r.data.plans.record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
+		r.data.Plans.Record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
 	}
 	switch {
 	case err == nil:
@@ -129,8 +129,8 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 			"berth could not get an answer from Nomad to check that the reservation fits ("+err.Error()+"); apply will check it.")
 	default:
 		var found diag.Diagnostics
-		addNodeReservationError(&found, "The reservation does not fit", err)
-		warnAtPlan(&resp.Diagnostics, found)
+		AddNodeReservationError(&found, "The reservation does not fit", err)
+		WarnAtPlan(&resp.Diagnostics, found)
 	}
 }
 
@@ -151,8 +151,8 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	defer cancel()
 	rr.Create, rr.CreatedAt = true, time.Now().UTC()
 	out, err := r.reservations().Create(opCtx, rr)
-	if addWarnings(&resp.Diagnostics, out.Warnings); err != nil {
-		addWorkflowError(&resp.Diagnostics, errorContext{}, err)
+	if AddWarnings(&resp.Diagnostics, out.Warnings); err != nil {
+		AddWorkflowError(&resp.Diagnostics, ErrorContext{}, err)
 	}
 	switch {
 	case out.Unsettled:
@@ -204,17 +204,17 @@ func (r *nodeReservationResource) recordMaybeMade(ctx context.Context, st *tfsdk
 	found := plan
 	found.NodeID = types.StringValue(nodeID)
 	var quiet diag.Diagnostics
-	switch r.refresh(cleanupContext(ctx), &found, &quiet) {
-	case objectRead:
+	switch r.refresh(CleanupContext(ctx), &found, &quiet) {
+	case ObjectRead:
 		if got, d := found.CreatedAt.ValueRFC3339Time(); !d.HasError() && !quiet.HasError() && got.Equal(stamp.Truncate(time.Second)) {
 			diags.Append(st.Set(ctx, &found)...)
 		}
-	case objectUnread:
+	case ObjectUnread:
 		made := plan
 		made.NodeID = types.StringValue(nodeID)
 		made.ID = types.StringValue(nodeID + "/" + plan.Name.ValueString())
 		made.CreatedAt = timetypes.NewRFC3339TimeValue(stamp)
-		setStateUnknownsNull(ctx, st, &made, diags)
+		SetStateUnknownsNull(ctx, st, &made, diags)
 	}
 }
 
@@ -225,14 +225,14 @@ func (r *nodeReservationResource) recordMaybeMade(ctx context.Context, st *tfsdk
 // tell set to null; the next plan reads the ledger.
 func (r *nodeReservationResource) recordWritten(ctx context.Context, st *tfsdk.State, m *nodeReservationModel, done string, diags *diag.Diagnostics) {
 	var read diag.Diagnostics
-	got := r.refresh(cleanupContext(ctx), m, &read)
+	got := r.refresh(CleanupContext(ctx), m, &read)
 	switch {
-	case got == objectUnread || read.HasError():
+	case got == ObjectUnread || read.HasError():
 		diags.AddWarning("Could not read the reservation back",
 			fmt.Sprintf("The reservation was %s, but reading it back failed: %s State records what berth wrote; the next "+
 				"terraform plan reads the rest from the node's ledger.", done, read.Errors()[0].Detail()))
-		setStateUnknownsNull(ctx, st, m, diags)
-	case got == objectGone:
+		SetStateUnknownsNull(ctx, st, m, diags)
+	case got == ObjectGone:
 		diags.AddError("Reservation vanished",
 			"The reservation was "+done+" but is no longer in the node's ledger (someone released it meanwhile); run terraform apply again to recreate it.")
 	default:
@@ -241,15 +241,15 @@ func (r *nodeReservationResource) recordWritten(ctx context.Context, st *tfsdk.S
 }
 
 // refresh reads the reservation from its node's ledger into m.
-func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservationModel, diags *diag.Diagnostics) readOutcome {
+func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservationModel, diags *diag.Diagnostics) ReadOutcome {
 	nodeID, name := m.NodeID.ValueString(), m.Name.ValueString()
 	res, found, err := r.data.Nomad.ReadNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name)
 	if err != nil {
-		addNomadError(diags, "Could not read the reservation", err)
-		return objectUnread
+		AddNomadError(diags, "Could not read the reservation", err)
+		return ObjectUnread
 	}
 	if !found {
-		return objectGone
+		return ObjectGone
 	}
 	m.setFrom(ctx, res, diags)
 	if res.NodeDraining {
@@ -260,7 +260,7 @@ func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservatio
 				"drain (`nomad node drain -disable`, or remove `drain` from its berth_node_settings) to hold it again.",
 				res.NodeName, res.NodeID, res.Name))
 	}
-	return objectRead
+	return ObjectRead
 }
 
 func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -271,9 +271,9 @@ func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	switch r.refresh(ctx, &state, &resp.Diagnostics) {
-	case objectUnread:
+	case ObjectUnread:
 		return
-	case objectGone:
+	case ObjectGone:
 		tflog.Info(ctx, "Reservation is gone from the ledger; removing it from state", map[string]any{"id": state.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
@@ -307,15 +307,15 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 		return
 	}
 	out, err := r.reservations().Update(opCtx, rr, !sameLedgerItem)
-	if addWarnings(&resp.Diagnostics, out.Warnings); err != nil {
-		addWorkflowError(&resp.Diagnostics, errorContext{}, err)
+	if AddWarnings(&resp.Diagnostics, out.Warnings); err != nil {
+		AddWorkflowError(&resp.Diagnostics, ErrorContext{}, err)
 	}
 	switch {
 	case out.Unsettled:
 		// State must say what the ledger holds now, whether or not the
 		// failed write landed: read it back with a fresh bound.
 		state.Timeouts = plan.Timeouts
-		if r.refresh(cleanupContext(ctx), &state, &diag.Diagnostics{}) != objectGone {
+		if r.refresh(CleanupContext(ctx), &state, &diag.Diagnostics{}) != ObjectGone {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		}
 	case out.Reserved:
@@ -342,7 +342,7 @@ func (r *nodeReservationResource) Delete(ctx context.Context, req resource.Delet
 		createdAt = t
 	}
 	if err := r.reservations().Delete(ctx, nodeID, name, createdAt); err != nil {
-		addWorkflowError(&resp.Diagnostics, errorContext{}, err)
+		AddWorkflowError(&resp.Diagnostics, ErrorContext{}, err)
 	}
 }
 
@@ -362,7 +362,7 @@ func (r *nodeReservationResource) ImportState(ctx context.Context, req resource.
 	}
 	node, err := r.data.Nomad.FindNode(ctx, prefix, "", r.data.LedgerNamespace)
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Cannot import the reservation", err)
+		AddNomadError(&resp.Diagnostics, "Cannot import the reservation", err)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("node_id"), node.ID)...)

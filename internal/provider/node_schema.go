@@ -40,7 +40,7 @@ func nodeAttributes() map[string]schema.Attribute {
 		"node_pool":   computedString("Node pool the node belongs to."),
 		"node_class":  computedString("Node class; empty when the node has none."),
 		"address":     computedString("Host address of the node's HTTP API."),
-		"status":      computedString("Node status: " + backtickList(nodeStatuses) + "."),
+		"status":      computedString("Node status: " + BacktickList(nodeStatuses) + "."),
 		"eligible":    computedBool("Whether the node is eligible for scheduling."),
 		"draining":    computedBool("Whether the node is draining."),
 		"ready":       computedBool("Whether the node can take new work: status `ready`, eligible and not draining."),
@@ -145,7 +145,7 @@ func nodesDataSourceSchema() schema.Schema {
 			"node_class": schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes of this node class."},
 			"status": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "Only nodes with this status: " + backtickList(nodeStatuses) + ".",
+				MarkdownDescription: "Only nodes with this status: " + BacktickList(nodeStatuses) + ".",
 				Validators:          []validator.String{stringvalidator.OneOf(nodeStatuses...)},
 			},
 			"ready": schema.BoolAttribute{

@@ -81,13 +81,13 @@ func (m *nodeSettingsModel) record(ctx context.Context, n *nomadclient.NodeSetti
 			owned[k] = v
 		}
 	}
-	m.Meta = keepEmptyMap(m.Meta, mapOrNull(ctx, owned, diags))
+	m.Meta = KeepEmptyMap(m.Meta, MapOrNull(ctx, owned, diags))
 }
 
 // foundKey keeps, in private state, how berth found the node.
 const foundKey = "found"
 
-func readFound(ctx context.Context, p privateData, diags *diag.Diagnostics) *workflow.NodeFound {
+func readFound(ctx context.Context, p PrivateData, diags *diag.Diagnostics) *workflow.NodeFound {
 	raw, d := p.GetKey(ctx, foundKey)
 	if diags.Append(d...); len(raw) == 0 {
 		return nil
@@ -100,7 +100,7 @@ func readFound(ctx context.Context, p privateData, diags *diag.Diagnostics) *wor
 	return &f
 }
 
-func writeFound(ctx context.Context, p privateData, f workflow.NodeFound, diags *diag.Diagnostics) {
+func writeFound(ctx context.Context, p PrivateData, f workflow.NodeFound, diags *diag.Diagnostics) {
 	raw, err := json.Marshal(f)
 	if err != nil {
 		diags.AddError("Could not record how berth found the node", err.Error())

@@ -24,10 +24,10 @@ func nodeSettingsSchema(ctx context.Context) schema.Schema {
 			"id": schema.StringAttribute{Computed: true, PlanModifiers: keep,
 				MarkdownDescription: "The node's ID."},
 			"node_id": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: keep,
-				Validators:          []validator.String{nodeIDValidator()},
+				Validators:          []validator.String{NodeIDValidator()},
 				MarkdownDescription: "The node's full ID. Set exactly one of `node_id` and `node_name`; naming another node replaces the resource (the first node is put back)."},
 			"node_name": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: keep,
-				Validators:          []validator.String{lookupNameValidator()},
+				Validators:          []validator.String{LookupNameValidator()},
 				MarkdownDescription: "The node's name, which must name exactly one node."},
 			"eligible": schema.BoolAttribute{Optional: true, Computed: true,
 				MarkdownDescription: "Whether the scheduler may place new work on the node. Unset: berth leaves it as it " +

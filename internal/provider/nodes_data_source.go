@@ -26,7 +26,7 @@ func (d *nodesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 }
 
 func (d *nodesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *nodesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -37,7 +37,7 @@ func (d *nodesDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	}
 	nodes, err := d.data.Nomad.ListNodes(ctx, m.filter(), m.IncludeMeta.ValueBool(), d.data.LedgerNamespace)
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not list Nomad nodes", err)
+		AddNomadError(&resp.Diagnostics, "Could not list Nomad nodes", err)
 		return
 	}
 	want := m.MinFree.resources()

@@ -14,17 +14,17 @@ import "github.com/hashicorp/terraform-plugin-framework/diag"
 
 // applyRefuses ends the detail of a plan-time warning whose rule the apply
 // enforces.
-const applyRefuses = "Apply refuses this before writing anything to Nomad, unless it has changed by then."
+const ApplyRefuses = "Apply refuses this before writing anything to Nomad, unless it has changed by then."
 
 // warnAtPlan adds found to dst with every error turned into a warning at
 // the same attribute, saying that apply refuses it.
-func warnAtPlan(dst *diag.Diagnostics, found diag.Diagnostics) {
+func WarnAtPlan(dst *diag.Diagnostics, found diag.Diagnostics) {
 	for _, d := range found {
 		if d.Severity() != diag.SeverityError {
 			dst.Append(d)
 			continue
 		}
-		detail := d.Detail() + "\n\n" + applyRefuses
+		detail := d.Detail() + "\n\n" + ApplyRefuses
 		if p, ok := d.(diag.DiagnosticWithPath); ok {
 			dst.AddAttributeWarning(p.Path(), d.Summary(), detail)
 		} else {

@@ -8,7 +8,7 @@ import (
 
 // privateData is what Read, ModifyPlan and Update responses offer for
 // private state.
-type privateData interface {
+type PrivateData interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }

@@ -101,7 +101,7 @@ func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 				"address with the password redacted. Environment: `NOMAD_ADDR`. Default: `"+nomadclient.DefaultAddress+"`.",
 				false, addressValidator{}),
 			"region":    str("Nomad region to send requests to. Environment: `NOMAD_REGION`. Default: the agent's region.", false),
-			"namespace": str("Namespace for objects that do not set their own. Environment: `NOMAD_NAMESPACE`. Default: `default`."+namespaceRuleDoc, false, namespaceValidator()),
+			"namespace": str("Namespace for objects that do not set their own. Environment: `NOMAD_NAMESPACE`. Default: `default`."+NamespaceRuleDoc, false, NamespaceValidator()),
 			"token":     str("ACL token (secret ID). Environment: `NOMAD_TOKEN`. Never logged.", true),
 			"ca_file": str("Path to a PEM CA certificate that verifies the agent's TLS certificate. Environment: `NOMAD_CACERT`. "+
 				"Conflicts with `ca_pem`.", false, stringvalidator.ConflictsWith(path.MatchRoot("ca_pem"))),
@@ -119,7 +119,7 @@ func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 					"Environment: `NOMAD_SKIP_VERIFY` (`true`/`1`).",
 			},
 			"ledger_namespace": str("Namespace of the Nomad Variables that hold node reservation ledgers "+
-				"(`berth/nodes/<node-id>`). Every configuration that reserves on the same nodes must use the same one. Default: `default`."+namespaceRuleDoc, false, namespaceValidator()),
+				"(`berth/nodes/<node-id>`). Every configuration that reserves on the same nodes must use the same one. Default: `default`."+NamespaceRuleDoc, false, NamespaceValidator()),
 			"signing_key": str("ed25519 private key that signs `berth_reservation` leases: PEM (PKCS#8) or the base64 "+
 				"32-byte seed. Environment: `BERTH_SIGNING_KEY`. Without one, leases are unsigned. Never logged.", true),
 			"lease_driver": str("Task driver of the lease timer task that ends `berth_reservation` leases at expiry: `exec` or "+
@@ -179,7 +179,7 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	if ledgerNS == "" {
 		ledgerNS = "default"
 	}
-	data := &ProviderData{Nomad: client, LedgerNamespace: ledgerNS, LeaseDriver: m.LeaseDriver.ValueString(), plans: newPlannedReservations()}
+	data := &ProviderData{Nomad: client, LedgerNamespace: ledgerNS, LeaseDriver: m.LeaseDriver.ValueString(), Plans: NewPlannedReservations()}
 	if data.LeaseDriver == "" {
 		data.LeaseDriver = "exec"
 	}

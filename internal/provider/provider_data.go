@@ -12,7 +12,7 @@ import (
 
 // providerDataFrom type-checks what Configure handed over. It returns nil
 // before the provider is configured (validation runs without it).
-func providerDataFrom(v any, diags *diag.Diagnostics) *ProviderData {
+func ProviderDataFrom(v any, diags *diag.Diagnostics) *ProviderData {
 	if v == nil {
 		return nil
 	}
@@ -28,7 +28,7 @@ func providerDataFrom(v any, diags *diag.Diagnostics) *ProviderData {
 // addNomadError reports a failed Nomad call: what berth tried, what Nomad
 // said and what to do next. A timeout or connection failure is reported in
 // berth's words (they name the redacted address), since Nomad said nothing.
-func addNomadError(diags *diag.Diagnostics, summary string, err error) {
+func AddNomadError(diags *diag.Diagnostics, summary string, err error) {
 	var connErr *nomadclient.ConnectError
 	var timeoutErr *nomadclient.TimeoutError
 	switch {
@@ -56,5 +56,5 @@ type ProviderData struct {
 	// plans holds the node reservation requests planned in this run, for
 	// the budget checks of the work placed into them; nil checks against
 	// the ledger alone.
-	plans *plannedReservations
+	Plans *PlannedReservations
 }

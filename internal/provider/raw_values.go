@@ -11,9 +11,9 @@ import "github.com/hashicorp/terraform-plugin-go/tftypes"
 // rawAttr follows object attribute names from v. It returns a null value
 // of no type when a step is missing, null, unknown or not an object, so
 // callers test the result with IsNull / IsKnown as usual.
-func rawAttr(v tftypes.Value, names ...string) tftypes.Value {
+func RawAttr(v tftypes.Value, names ...string) tftypes.Value {
 	for _, name := range names {
-		attrs, ok := rawElements(v)
+		attrs, ok := RawElements(v)
 		if !ok {
 			return tftypes.Value{}
 		}
@@ -26,7 +26,7 @@ func rawAttr(v tftypes.Value, names ...string) tftypes.Value {
 
 // rawElements returns the elements of a known, non-null map or the
 // attributes of a known, non-null object.
-func rawElements(v tftypes.Value) (map[string]tftypes.Value, bool) {
+func RawElements(v tftypes.Value) (map[string]tftypes.Value, bool) {
 	if v.Type() == nil || !v.IsKnown() || v.IsNull() {
 		return nil, false
 	}
@@ -38,7 +38,7 @@ func rawElements(v tftypes.Value) (map[string]tftypes.Value, bool) {
 }
 
 // rawString returns a known, non-null string.
-func rawString(v tftypes.Value) (string, bool) {
+func RawString(v tftypes.Value) (string, bool) {
 	var s string
 	if v.Type() == nil || !v.Type().Is(tftypes.String) || !v.IsKnown() || v.IsNull() || v.As(&s) != nil {
 		return "", false
@@ -48,9 +48,9 @@ func rawString(v tftypes.Value) (string, bool) {
 
 // rawFullyKnown reports whether the named attributes of v hold no unknown
 // value anywhere inside (anyUnknown for the raw value, without converting).
-func rawFullyKnown(v tftypes.Value, names ...string) bool {
+func RawFullyKnown(v tftypes.Value, names ...string) bool {
 	for _, name := range names {
-		if !rawAttr(v, name).IsFullyKnown() {
+		if !RawAttr(v, name).IsFullyKnown() {
 			return false
 		}
 	}

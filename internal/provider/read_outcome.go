@@ -1,14 +1,14 @@
 package provider
 
 // readOutcome is what a resource's refresh found of its object in Nomad.
-type readOutcome int
+type ReadOutcome int
 
 const (
 	// objectRead: the object exists and the model now says what it holds.
-	objectRead readOutcome = iota
+	ObjectRead ReadOutcome = iota
 	// objectGone: Nomad has no such object; the model is unchanged.
-	objectGone
+	ObjectGone
 	// objectUnread: the object could not be read (or is no longer what
 	// berth made); diagnostics say why, and the model keeps what is known.
-	objectUnread
+	ObjectUnread
 )

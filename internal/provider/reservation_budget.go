@@ -21,16 +21,16 @@ import (
 // refers to it, and applies a resize before that work, so the work's
 // budget check counts the planned request: growing a reservation and what
 // is placed into it in one plan is not refused.
-type plannedReservations struct {
+type PlannedReservations struct {
 	mu       sync.Mutex
 	requests map[string]capacity.Resources
 }
 
-func newPlannedReservations() *plannedReservations {
-	return &plannedReservations{requests: map[string]capacity.Resources{}}
+func NewPlannedReservations() *PlannedReservations {
+	return &PlannedReservations{requests: map[string]capacity.Resources{}}
 }
 
-func (p *plannedReservations) record(id string, req capacity.Resources) {
+func (p *PlannedReservations) Record(id string, req capacity.Resources) {
 	if p == nil {
 		return
 	}
@@ -40,7 +40,7 @@ func (p *plannedReservations) record(id string, req capacity.Resources) {
 }
 
 // planned returns the planned request of reservation id, or nil.
-func (p *plannedReservations) planned(id string) *capacity.Resources {
+func (p *PlannedReservations) Planned(id string) *capacity.Resources {
 	if p == nil {
 		return nil
 	}
@@ -59,14 +59,14 @@ func (p *plannedReservations) planned(id string) *capacity.Resources {
 // or the budget and the request in the first short dimension, with fix
 // saying what the user can change. When Nomad cannot answer it says
 // nothing: apply checks again.
-func checkReservationBudget(ctx context.Context, data *ProviderData, reservation types.String, consumer string,
+func CheckReservationBudget(ctx context.Context, data *ProviderData, reservation types.String, consumer string,
 	amount capacity.Resources, fix string, diags *diag.Diagnostics) {
 	if data == nil || reservation.IsNull() || reservation.IsUnknown() {
 		return
 	}
 	id := reservation.ValueString()
 	err := data.Nomad.CheckCharge(ctx, data.LedgerNamespace, nomadclient.ChargeCheck{
-		ReservationID: id, Consumer: consumer, Amount: amount, PlannedRequest: data.plans.planned(id),
+		ReservationID: id, Consumer: consumer, Amount: amount, PlannedRequest: data.Plans.Planned(id),
 	})
 	if err != nil && !budgetDiagnostic(err, fix, diags) {
 		tflog.Debug(ctx, "Node reservation budget not checked at plan time; apply will check it",
@@ -99,6 +99,6 @@ func budgetDiagnostic(err error, fix string, diags *diag.Diagnostics) bool {
 // or any other failure under summary.
 func addChargeError(diags *diag.Diagnostics, summary, fix string, err error) {
 	if !budgetDiagnostic(err, fix, diags) {
-		addNodeReservationError(diags, summary, err)
+		AddNodeReservationError(diags, summary, err)
 	}
 }

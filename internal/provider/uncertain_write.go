@@ -20,7 +20,7 @@ import (
 // diagnostic that says what berth does about it.
 func addUncertainWriteError(diags *diag.Diagnostics, summary, object string, err error) {
 	var d diag.Diagnostics
-	addNomadError(&d, summary, err)
+	AddNomadError(&d, summary, err)
 	diags.AddError(summary, d[0].Detail()+"\n\nNomad may have created the "+object+" before the connection broke. "+
 		"berth keeps it in state as tainted: the next apply reads it back and replaces it, or creates it if it is not there.")
 }
@@ -31,7 +31,7 @@ func addUncertainWriteError(diags *diag.Diagnostics, summary, object string, err
 // rolled-back charge would never be corrected.
 func addUncertainUpdateError(diags *diag.Diagnostics, summary, object string, err error) {
 	var d diag.Diagnostics
-	addNomadError(&d, summary, err)
+	AddNomadError(&d, summary, err)
 	diags.AddError(summary, d[0].Detail()+"\n\nNomad may have applied the change to the "+object+" before the connection broke; "+
 		"berth keeps its new charge on the node reservation, if any. The next apply reads the "+object+" back and makes the "+
 		"change again if it is missing.")
@@ -39,7 +39,7 @@ func addUncertainUpdateError(diags *diag.Diagnostics, summary, object string, er
 
 // setStateUnknownsNull stores model as the new state with every value
 // that is still unknown set to null (state must hold known values only).
-func setStateUnknownsNull(ctx context.Context, state *tfsdk.State, model any, diags *diag.Diagnostics) {
+func SetStateUnknownsNull(ctx context.Context, state *tfsdk.State, model any, diags *diag.Diagnostics) {
 	diags.Append(state.Set(ctx, model)...)
 	raw, err := tftypes.Transform(state.Raw, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		if !v.IsKnown() {

@@ -31,14 +31,14 @@ func statusBodyErr(t *testing.T, code int, body string) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = c.Jobs().Register(&api.Job{ID: ptrTo("j")}, nil)
+	_, _, err = c.Jobs().Register(&api.Job{ID: PtrTo("j")}, nil)
 	if err == nil {
 		t.Fatalf("status %d gave no error", code)
 	}
 	return err
 }
 
-func ptrTo[T any](v T) *T { return &v }
+func PtrTo[T any](v T) *T { return &v }
 
 func TestOutcomeUnknown(t *testing.T) {
 	wrap := func(err error) error {

@@ -33,7 +33,7 @@ func TestUnchangedPlans_everyDefaultRead(t *testing.T) {
 					t.Errorf("%s%s: default not read (%v)", prefix, name, err)
 				}
 			}
-			n += walk(prefix+name+".", nestedAttributes(a))
+			n += walk(prefix+name+".", NestedAttributes(a))
 		}
 		return n
 	}
@@ -77,7 +77,7 @@ func TestUnchangedPlans_everyPlanModifierAccountedFor(t *testing.T) {
 					found[kind] = append(found[kind], prefix+name)
 				}
 			}
-			walk(prefix+name+".", nestedAttributes(a))
+			walk(prefix+name+".", NestedAttributes(a))
 		}
 	}
 	walk("", instanceSchema(context.Background()).Attributes)

@@ -14,57 +14,57 @@ import (
 // stringRule is a string validator backed by one of the rules in
 // internal/names; its description states the rule, and its error says what
 // is wrong with the value and what the rule is.
-type stringRule struct {
-	summary string
-	desc    string
-	check   func(string) error
+type StringRule struct {
+	Summary string
+	Desc    string
+	Check   func(string) error
 }
 
-var _ validator.String = stringRule{}
+var _ validator.String = StringRule{}
 
-func (v stringRule) Description(context.Context) string         { return v.desc }
-func (v stringRule) MarkdownDescription(context.Context) string { return v.desc }
+func (v StringRule) Description(context.Context) string         { return v.Desc }
+func (v StringRule) MarkdownDescription(context.Context) string { return v.Desc }
 
-func (v stringRule) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (v StringRule) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if err := v.check(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, v.summary, "Attribute "+req.Path.String()+": "+err.Error()+".")
+	if err := v.Check(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, v.Summary, "Attribute "+req.Path.String()+": "+err.Error()+".")
 	}
 }
 
 // nameValidator enforces berth's name rule on job, volume and reservation
 // names.
-func nameValidator() validator.String {
-	return stringRule{summary: "Invalid name", desc: "must be " + names.Rule, check: names.Check}
+func NameValidator() validator.String {
+	return StringRule{Summary: "Invalid name", Desc: "must be " + names.Rule, Check: names.Check}
 }
 
 // lookupNameValidator is for names of existing objects a data source looks
 // up, which may have been made outside berth.
-func lookupNameValidator() validator.String {
-	return stringRule{summary: "Invalid name", desc: "must be " + names.LookupRule, check: names.CheckLookup}
+func LookupNameValidator() validator.String {
+	return StringRule{Summary: "Invalid name", Desc: "must be " + names.LookupRule, Check: names.CheckLookup}
 }
 
-func namespaceValidator() validator.String {
-	return stringRule{summary: "Invalid namespace", desc: "must be " + names.NamespaceRule, check: names.CheckNamespace}
+func NamespaceValidator() validator.String {
+	return StringRule{Summary: "Invalid namespace", Desc: "must be " + names.NamespaceRule, Check: names.CheckNamespace}
 }
 
-func nodeIDValidator() validator.String {
-	return stringRule{summary: "Invalid node ID", desc: "must be " + names.NodeIDRule, check: names.CheckNodeID}
+func NodeIDValidator() validator.String {
+	return StringRule{Summary: "Invalid node ID", Desc: "must be " + names.NodeIDRule, Check: names.CheckNodeID}
 }
 
-func reservationIDValidator() validator.String {
-	return stringRule{summary: "Invalid node reservation ID", desc: "must be `<node_id>/<name>`, a berth_node_reservation's `id`",
-		check: names.CheckNodeReservationID}
+func ReservationIDValidator() validator.String {
+	return StringRule{Summary: "Invalid node reservation ID", Desc: "must be `<node_id>/<name>`, a berth_node_reservation's `id`",
+		Check: names.CheckNodeReservationID}
 }
 
 // Sentences for MarkdownDescription, so the documentation states the rules
 // the validators enforce.
 const (
-	nameRuleDoc      = " Names are " + names.Rule + "."
-	namespaceRuleDoc = " Nomad namespaces are " + names.NamespaceRule + "."
-	lookupRuleDoc    = " It must be " + names.LookupRule + "."
+	NameRuleDoc      = " Names are " + names.Rule + "."
+	NamespaceRuleDoc = " Nomad namespaces are " + names.NamespaceRule + "."
+	LookupRuleDoc    = " It must be " + names.LookupRule + "."
 )
 
 // anyInvalidValue reports whether any value in vs, at any depth, fails its
@@ -73,7 +73,7 @@ const (
 // a value with As or ElementsAs validates it once more and reports it again
 // at a path relative to the object converted, so callers skip their own
 // checks instead.
-func anyInvalidValue(ctx context.Context, vs ...attr.Value) bool {
+func AnyInvalidValue(ctx context.Context, vs ...attr.Value) bool {
 	for _, v := range vs {
 		if v == nil || v.IsNull() || v.IsUnknown() {
 			continue
@@ -108,7 +108,7 @@ func anyInvalidValue(ctx context.Context, vs ...attr.Value) bool {
 				children = l.Elements()
 			}
 		}
-		if anyInvalidValue(ctx, children...) {
+		if AnyInvalidValue(ctx, children...) {
 			return true
 		}
 	}

@@ -12,9 +12,9 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
-var volumeIdentity = resourceIdentity{
-	{name: "namespace", doc: "Nomad namespace of the host volume; default: the provider's namespace.", optional: true},
-	{name: "id", doc: "Host volume ID (a UUID), or its name."},
+var volumeIdentity = ResourceIdentity{
+	{Name: "namespace", Doc: "Nomad namespace of the host volume; default: the provider's namespace.", Optional: true},
+	{Name: "id", Doc: "Host volume ID (a UUID), or its name."},
 }
 
 var _ resource.ResourceWithIdentity = &volumeResource{}
@@ -40,15 +40,15 @@ func (v volumeNameRule) MarkdownDescription(ctx context.Context) string { return
 func (volumeNameRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	var typ types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
-	rule := stringRule{summary: "Invalid name", check: names.Check}
+	rule := StringRule{Summary: "Invalid name", Check: names.Check}
 	if typ.IsUnknown() || typ.ValueString() == volume.TypeCSI {
-		rule.check = names.CheckCSIVolume
+		rule.Check = names.CheckCSIVolume
 	}
 	rule.ValidateString(ctx, req, resp)
 }
 
 func volumeIDValidator() validator.String {
-	return stringRule{summary: "Invalid volume ID", desc: "must be " + names.VolumeIDRule, check: names.CheckVolumeID}
+	return StringRule{Summary: "Invalid volume ID", Desc: "must be " + names.VolumeIDRule, Check: names.CheckVolumeID}
 }
 
 const volumeBudgetFix = "Lower capacity_max (or capacity_min), or grow the node reservation's disk."

@@ -24,7 +24,7 @@ type mountOptionsModel struct {
 // capabilityType and mountOptionsTypes come from the schema so the two
 // cannot disagree.
 func capabilityType(ctx context.Context) attr.Type {
-	return types.ObjectType{AttrTypes: attributeTypes(nestedAttributes(volumeSchema(ctx).Attributes["capabilities"]))}
+	return types.ObjectType{AttrTypes: AttributeTypes(NestedAttributes(volumeSchema(ctx).Attributes["capabilities"]))}
 }
 
 func mountOptionsTypes() map[string]attr.Type {
@@ -59,7 +59,7 @@ func (m *volumeModel) fromCSI(ctx context.Context, v *volume.Volume, diags *diag
 	m.PluginID = types.StringValue(v.PluginID)
 	m.CapacityMin = keepSize(m.CapacityMin, v.CapacityMinBytes)
 	m.CapacityMax = keepSize(m.CapacityMax, v.CapacityMaxBytes)
-	m.Parameters = keepEmptyMap(m.Parameters, mapOrNull(ctx, v.Parameters, diags))
+	m.Parameters = KeepEmptyMap(m.Parameters, MapOrNull(ctx, v.Parameters, diags))
 	models := make([]capabilityModel, 0, len(v.Capabilities))
 	for _, c := range v.Capabilities {
 		models = append(models, capabilityModel{AccessMode: types.StringValue(c.AccessMode), AttachmentMode: types.StringValue(c.AttachmentMode)})
@@ -81,10 +81,10 @@ func (m *volumeModel) fromCSI(ctx context.Context, v *volume.Volume, diags *diag
 	if m.AttachmentMode.IsUnknown() || m.AttachmentMode.IsNull() {
 		m.AttachmentMode = types.StringValue(volume.DefaultAttachmentMode)
 	}
-	m.ExternalID = stringOrNull(v.ExternalID)
+	m.ExternalID = StringOrNull(v.ExternalID)
 	m.CapacityBytes = types.Int64Value(v.CapacityBytes)
 	m.State = types.StringValue(v.State)
-	m.Allocations = listOf(ctx, v.LiveAllocationIDs(), diags)
+	m.Allocations = ListOf(ctx, v.LiveAllocationIDs(), diags)
 	if m.ForceDestroy.IsNull() {
 		m.ForceDestroy = types.BoolValue(false)
 	}

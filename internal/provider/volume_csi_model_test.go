@@ -22,7 +22,7 @@ func csiCapabilities(ctx context.Context, diags *diag.Diagnostics, modes ...stri
 }
 
 func csiMountOptions(ctx context.Context, diags *diag.Diagnostics, fsType string, flags ...string) types.Object {
-	o, d := types.ObjectValueFrom(ctx, mountOptionsTypes(), mountOptionsModel{FSType: types.StringValue(fsType), MountFlags: listOf(ctx, flags, diags)})
+	o, d := types.ObjectValueFrom(ctx, mountOptionsTypes(), mountOptionsModel{FSType: types.StringValue(fsType), MountFlags: ListOf(ctx, flags, diags)})
 	diags.Append(d...)
 	return o
 }

@@ -48,7 +48,7 @@ func TestVolumeCreate_csiPluginErrorHidesSecrets(t *testing.T) {
 	m.AccessMode, m.AttachmentMode, m.NodeID, m.NodePool = types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()
 	m.NodeReservation, m.Constraints, m.ForceDestroy = types.StringNull(), types.ListNull(m.Constraints.ElementType(ctx)), types.BoolValue(false)
 	var diags diag.Diagnostics
-	m.SecretsWO = mapOrNull(ctx, map[string]string{"access_key": secret, "region_key": other}, &diags)
+	m.SecretsWO = MapOrNull(ctx, map[string]string{"access_key": secret, "region_key": other}, &diags)
 	s := volumeSchema(ctx)
 	config := tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)}
 	diags.Append(config.Set(ctx, &m)...)

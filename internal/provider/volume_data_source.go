@@ -65,21 +65,21 @@ func (d *volumeDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 				MarkdownDescription: "Full volume ID. Exactly one of `id` and `name` is required.",
 				Validators:          []validator.String{volumeIDValidator()}},
 			"name": schema.StringAttribute{Optional: true, Computed: true,
-				MarkdownDescription: "Volume name; it must be unique in the namespace. Exactly one of `id` and `name` is required." + lookupRuleDoc,
-				Validators:          []validator.String{lookupNameValidator()}},
-			"namespace": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Namespace. Default: the provider's." + namespaceRuleDoc,
-				Validators: []validator.String{namespaceValidator()}},
+				MarkdownDescription: "Volume name; it must be unique in the namespace. Exactly one of `id` and `name` is required." + LookupRuleDoc,
+				Validators:          []validator.String{LookupNameValidator()}},
+			"namespace": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Namespace. Default: the provider's." + NamespaceRuleDoc,
+				Validators: []validator.String{NamespaceValidator()}},
 			"plugin_id":          str("Plugin that created it."),
 			"capacity_min_bytes": num("Requested minimum capacity in bytes."),
 			"capacity_max_bytes": num("Requested maximum capacity in bytes."),
 			"capacity_bytes":     num("Capacity the plugin reports."),
-			"access_mode":        str("Access mode: " + backtickList(volumeAccessModes) + "."),
-			"attachment_mode":    str("Attachment mode: " + backtickList(volumeAttachmentModes) + "."),
+			"access_mode":        str("Access mode: " + BacktickList(volumeAccessModes) + "."),
+			"attachment_mode":    str("Attachment mode: " + BacktickList(volumeAttachmentModes) + "."),
 			"node_id":            str("Node it lives on."),
 			"node_name":          str("Name of that node."),
 			"node_pool":          str("Node pool."),
 			"host_path":          str("Path on the node."),
-			"state":              str("State: " + backtickList(volumeStates) + "."),
+			"state":              str("State: " + BacktickList(volumeStates) + "."),
 			"parameters":         schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Plugin parameters."},
 			"allocations":        schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "IDs of the allocations using it that may still run (`pending`, `running`, or `unknown` on a disconnected client)."},
 		},
@@ -91,7 +91,7 @@ func (d *volumeDataSource) ConfigValidators(context.Context) []datasource.Config
 }
 
 func (d *volumeDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *volumeDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -119,7 +119,7 @@ func (d *volumeDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		resp.Diagnostics.AddAttributeError(at, "Volume name is ambiguous", err.Error())
 		return
 	case err != nil:
-		addNomadError(&resp.Diagnostics, "Could not read the volume", err)
+		AddNomadError(&resp.Diagnostics, "Could not read the volume", err)
 		return
 	case v == nil:
 		resp.Diagnostics.AddAttributeError(at, "Volume not found",
@@ -128,7 +128,7 @@ func (d *volumeDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	}
 	nodeName, err := nomad.NodeName(ctx, v.NodeID)
 	if err != nil {
-		addNomadError(&resp.Diagnostics, "Could not read the volume's node", err)
+		AddNomadError(&resp.Diagnostics, "Could not read the volume's node", err)
 		return
 	}
 	m := volumeDataFrom(ctx, v, nodeName, &resp.Diagnostics)
@@ -144,7 +144,7 @@ func volumeDataFrom(ctx context.Context, v *volume.Volume, nodeName string, diag
 		NodeID: types.StringValue(v.NodeID), NodeName: types.StringValue(nodeName), NodePool: types.StringValue(v.NodePool),
 		HostPath: types.StringValue(v.HostPath), State: types.StringValue(v.State),
 		AccessMode: types.StringValue(v.AccessMode), AttachmentMode: types.StringValue(v.AttachmentMode),
-		Parameters:  mapOrNull(ctx, v.Parameters, diags),
-		Allocations: listOf(ctx, v.LiveAllocationIDs(), diags),
+		Parameters:  MapOrNull(ctx, v.Parameters, diags),
+		Allocations: ListOf(ctx, v.LiveAllocationIDs(), diags),
 	}
 }

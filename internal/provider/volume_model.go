@@ -74,7 +74,7 @@ func sameSettings(plan, state volumeModel) bool {
 // constraintType is the element type of the constraints attribute, taken
 // from the schema so the two cannot disagree.
 func constraintType(ctx context.Context) attr.Type {
-	return types.ObjectType{AttrTypes: attributeTypes(nestedAttributes(volumeSchema(ctx).Attributes["constraints"]))}
+	return types.ObjectType{AttrTypes: AttributeTypes(NestedAttributes(volumeSchema(ctx).Attributes["constraints"]))}
 }
 
 // toVolume builds the volume to ask Nomad for from the plan; unknown
@@ -134,12 +134,12 @@ func (m *volumeModel) fromVolume(ctx context.Context, v *volume.Volume, nodeName
 		m.AccessMode = types.StringValue(v.AccessMode)
 		m.AttachmentMode = types.StringValue(v.AttachmentMode)
 	}
-	m.Parameters = keepEmptyMap(m.Parameters, mapOrNull(ctx, v.Parameters, diags))
-	m.Constraints = keepEmptyList(m.Constraints, constraintsValue(ctx, v.Constraints, diags))
+	m.Parameters = KeepEmptyMap(m.Parameters, MapOrNull(ctx, v.Parameters, diags))
+	m.Constraints = KeepEmptyList(m.Constraints, constraintsValue(ctx, v.Constraints, diags))
 	m.HostPath = types.StringValue(v.HostPath)
 	m.CapacityBytes = types.Int64Value(v.CapacityBytes)
 	m.State = types.StringValue(v.State)
-	m.Allocations = listOf(ctx, v.LiveAllocationIDs(), diags)
+	m.Allocations = ListOf(ctx, v.LiveAllocationIDs(), diags)
 	m.NodeName = types.StringValue(nodeName)
 	if m.ForceDestroy.IsNull() {
 		m.ForceDestroy = types.BoolValue(false)
@@ -155,7 +155,7 @@ func constraintsValue(ctx context.Context, cs []volume.Constraint, diags *diag.D
 	models := make([]constraintModel, 0, len(cs))
 	for _, c := range cs {
 		models = append(models, constraintModel{
-			Attribute: types.StringValue(c.Attribute), Operator: types.StringValue(c.Operator), Value: stringOrNull(c.Value),
+			Attribute: types.StringValue(c.Attribute), Operator: types.StringValue(c.Operator), Value: StringOrNull(c.Value),
 		})
 	}
 	l, d := types.ListValueFrom(ctx, elem, models)

@@ -93,7 +93,7 @@ func TestVolumeCreate_noPathToNode(t *testing.T) {
 			t.Errorf("%s: a create Nomad could not deliver counts as uncertain: %v", name, err)
 		}
 		var diags diag.Diagnostics
-		addWorkflowError(&diags, volumeErrors(""), err)
+		AddWorkflowError(&diags, volumeErrors(""), err)
 		if len(diags) != 1 {
 			t.Fatalf("%s: %d diagnostics, want 1: %v", name, len(diags), diags)
 		}

@@ -20,8 +20,8 @@ func (r *volumeResource) volumes() workflow.Volumes {
 
 // volumeErrors is how the volume workflow's errors read; chargeSummary
 // names a refused charge.
-func volumeErrors(chargeSummary string) errorContext {
-	return errorContext{object: "volume", chargeSummary: chargeSummary, chargeFix: volumeBudgetFix}
+func volumeErrors(chargeSummary string) ErrorContext {
+	return ErrorContext{Object: "volume", ChargeSummary: chargeSummary, ChargeFix: volumeBudgetFix}
 }
 
 // writeInput converts the plan (and state, for an update) into the
@@ -54,7 +54,7 @@ func (r *volumeResource) writeInput(ctx context.Context, plan volumeModel, state
 // exists.
 func (r *volumeResource) readBack(ctx context.Context, waitErr error, ns, id string, seen, written *volume.Volume,
 	m *volumeModel, diags *diag.Diagnostics) *volume.Volume {
-	fresh := cleanupContext(ctx)
+	fresh := CleanupContext(ctx)
 	vol := seen
 	if waitErr != nil || vol == nil {
 		get := r.data.Nomad.GetVolume

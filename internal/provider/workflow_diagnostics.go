@@ -19,20 +19,20 @@ import (
 // by resource, so they come in an errorContext.
 
 // errorContext is what the diagnostics of one resource's workflow name.
-type errorContext struct {
+type ErrorContext struct {
 	// object is what the write creates ("job", "volume").
-	object string
+	Object string
 	// chargeSummary and chargeFix: a refused charge on a node reservation.
-	chargeSummary, chargeFix string
+	ChargeSummary, ChargeFix string
 	// updating: a lost answer kept the new charge (an update) rather than
 	// a tainted object (a create).
-	updating bool
+	Updating bool
 	// writeRefused reports a write Nomad refused (nil: Nomad's words).
-	writeRefused func(diags *diag.Diagnostics, err *workflow.WriteError)
+	WriteRefused func(diags *diag.Diagnostics, err *workflow.WriteError)
 }
 
 // addWorkflowError adds the one diagnostic err stands for.
-func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
+func AddWorkflowError(diags *diag.Diagnostics, ec ErrorContext, err error) {
 	var (
 		nomadErr   *workflow.NomadError
 		chargeErr  *workflow.ChargeError
@@ -54,44 +54,44 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 	)
 	switch {
 	case errors.As(err, &chargeErr):
-		addChargeError(diags, ec.chargeSummary, ec.chargeFix, chargeErr.Err)
+		addChargeError(diags, ec.ChargeSummary, ec.ChargeFix, chargeErr.Err)
 	case errors.As(err, &noPath):
 		addVolumeNoPathError(diags, noPath)
 	case errors.As(err, &reserveErr):
-		addNodeReservationError(diags, reserveErr.Summary, reserveErr.Err)
+		AddNodeReservationError(diags, reserveErr.Summary, reserveErr.Err)
 	case errors.As(err, &holdErr) && holdErr.Released:
-		addNomadError(diags, "Could not remove the reservation's hold job",
+		AddNomadError(diags, "Could not remove the reservation's hold job",
 			fmt.Errorf("the reservation was released from the ledger, but its hold job %q is still in Nomad: %w. "+
 				"Run terraform destroy again to remove it", holdErr.JobID, holdErr.Err))
 	case errors.As(err, &holdErr):
-		addNomadError(diags, "Could not hold the reservation in Nomad's scheduler",
+		AddNomadError(diags, "Could not hold the reservation in Nomad's scheduler",
 			fmt.Errorf("the reservation is in the ledger, but its hold job %q could not be written: %w. Check that the "+
 				"provider's hold_driver is enabled on the node and that the token may register jobs in the ledger namespace, "+
 				"then apply again", holdErr.JobID, holdErr.Err))
 	case errors.As(err, &releaseErr):
-		addNodeReservationError(diags, releaseErr.Summary, releaseErr.Err)
-	case errors.As(err, &writeErr) && writeErr.Uncertain && ec.updating:
-		addUncertainUpdateError(diags, writeErr.Summary, ec.object, writeErr.Err)
+		AddNodeReservationError(diags, releaseErr.Summary, releaseErr.Err)
+	case errors.As(err, &writeErr) && writeErr.Uncertain && ec.Updating:
+		addUncertainUpdateError(diags, writeErr.Summary, ec.Object, writeErr.Err)
 	case errors.As(err, &writeErr) && writeErr.Uncertain:
-		addUncertainWriteError(diags, writeErr.Summary, ec.object, writeErr.Err)
-	case errors.As(err, &writeErr) && ec.writeRefused != nil:
-		ec.writeRefused(diags, writeErr)
+		addUncertainWriteError(diags, writeErr.Summary, ec.Object, writeErr.Err)
+	case errors.As(err, &writeErr) && ec.WriteRefused != nil:
+		ec.WriteRefused(diags, writeErr)
 	case errors.As(err, &writeErr):
-		addNomadError(diags, writeErr.Summary, writeErr.Err)
-	case errors.As(err, &existsErr) && ec.object == "lease":
+		AddNomadError(diags, writeErr.Summary, writeErr.Err)
+	case errors.As(err, &existsErr) && ec.Object == "lease":
 		diags.AddAttributeError(path.Root("name"), "Job already exists",
 			fmt.Sprintf("Nomad already has a job %q in namespace %q. Choose another name, or import it: terraform import <address> %s/%s",
 				existsErr.Name, existsErr.Namespace, existsErr.Namespace, existsErr.Name))
 	case errors.As(err, &existsErr):
 		addJobExistsError(diags, existsErr.Namespace, existsErr.Name, existsErr.Berth)
-	case errors.As(err, &goneErr) && ec.object == "lease":
+	case errors.As(err, &goneErr) && ec.Object == "lease":
 		diags.AddError("Lease job is gone", fmt.Sprintf("Job %q in namespace %q was deleted from Nomad during the apply. "+
 			"Run terraform apply again to create the lease.", goneErr.Name, goneErr.Namespace))
 	case errors.As(err, &goneErr):
 		diags.AddError("Job is gone", fmt.Sprintf("Job %q was deleted from Nomad during the apply. Run terraform apply again to recreate it.", goneErr.Name))
 	case errors.As(err, &changedErr):
 		what := "Job"
-		if ec.object == "lease" {
+		if ec.Object == "lease" {
 			what = "Lease"
 		}
 		diags.AddError("Job changed in Nomad since the last refresh",
@@ -102,12 +102,12 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 		diags.AddAttributeError(path.Root("variables_wo"), "Missing variables_wo",
 			"variables_wo_version changed, but the configuration gives no variables_wo to write.")
 	case errors.As(err, &secretErr) && secretErr.Service == "":
-		addNomadError(diags, "Could not write the job's Variable", secretErr.Err)
+		AddNomadError(diags, "Could not write the job's Variable", secretErr.Err)
 	case errors.As(err, &secretErr) && secretErr.Missing:
 		diags.AddAttributeError(path.Root("services").AtMapKey(secretErr.Service).AtName("secret_env_wo"), "Missing secret_env_wo",
 			"secret_env_wo_version changed, but the configuration gives no secret_env_wo to write.")
 	case errors.As(err, &secretErr):
-		addNomadError(diags, fmt.Sprintf("Could not write the secrets of service %q", secretErr.Service), secretErr.Err)
+		AddNomadError(diags, fmt.Sprintf("Could not write the secrets of service %q", secretErr.Service), secretErr.Err)
 	case errors.As(err, &dropErr):
 		summary := "Could not delete a secrets Variable"
 		detail := fmt.Sprintf("%v\n\nThe Variable still holds the secrets; delete it with `nomad var purge -namespace=%s %s`.",
@@ -152,14 +152,14 @@ func addWorkflowError(diags *diag.Diagnostics, ec errorContext, err error) {
 				"import it (terraform import <address> %s/%s) or stop it; its charge on a node reservation, if any, was kept.",
 				unknownReg.Name, unknownReg.Namespace, unknownReg.Err, unknownReg.Namespace, unknownReg.Name))
 	case errors.As(err, &nomadErr):
-		addNomadError(diags, nomadErr.Summary, nomadErr.Err)
+		AddNomadError(diags, nomadErr.Summary, nomadErr.Err)
 	default:
-		addNomadError(diags, "Could not write to Nomad", err)
+		AddNomadError(diags, "Could not write to Nomad", err)
 	}
 }
 
 // addWarnings adds a workflow's warnings to diags.
-func addWarnings(diags *diag.Diagnostics, warnings []workflow.Warning) {
+func AddWarnings(diags *diag.Diagnostics, warnings []workflow.Warning) {
 	for _, w := range warnings {
 		diags.AddWarning(w.Summary, w.Detail)
 	}
@@ -167,10 +167,10 @@ func addWarnings(diags *diag.Diagnostics, warnings []workflow.Warning) {
 
 // addOutcome adds a workflow's warnings and the problems of its undo and
 // clean-up steps.
-func addOutcome(diags *diag.Diagnostics, ec errorContext, warnings []workflow.Warning, problems []error) {
-	addWarnings(diags, warnings)
+func AddOutcome(diags *diag.Diagnostics, ec ErrorContext, warnings []workflow.Warning, problems []error) {
+	AddWarnings(diags, warnings)
 	for _, p := range problems {
-		addWorkflowError(diags, ec, p)
+		AddWorkflowError(diags, ec, p)
 	}
 }
 
@@ -190,7 +190,7 @@ func addJobExistsError(diags *diag.Diagnostics, namespace, name string, berthJob
 // berth lost track of the rollout (Nomad unreachable, no leader, timeout)
 // rather than seeing it fail, it says that the job is registered and the
 // rollout may go on.
-func addRolloutError(diags *diag.Diagnostics, summary, jobID string, err error) {
+func AddRolloutError(diags *diag.Diagnostics, summary, jobID string, err error) {
 	var re *nomadclient.RolloutError
 	if errors.As(err, &re) {
 		diags.AddError(summary, re.Error()+"\n\nThe job stays registered; fix the cause and apply again, "+
@@ -198,7 +198,7 @@ func addRolloutError(diags *diag.Diagnostics, summary, jobID string, err error) 
 		return
 	}
 	var d diag.Diagnostics
-	addNomadError(&d, summary, err)
+	AddNomadError(&d, summary, err)
 	diags.AddError(summary, fmt.Sprintf("Job %q is registered, but berth lost track of its rollout while waiting for it: %s\n\n"+
 		"The rollout may still be going on in Nomad. Check it with `nomad job status %s`, then run terraform apply again.",
 		jobID, d[0].Detail(), jobID))
@@ -251,7 +251,7 @@ func addVolumeNoPathError(diags *diag.Diagnostics, e *nomadclient.VolumeNoPathEr
 // addNodeReservationError reports capacity and budget refusals in berth's own
 // words (they already name the node and the numbers), and Nomad failures
 // with Nomad's.
-func addNodeReservationError(diags *diag.Diagnostics, summary string, err error) {
+func AddNodeReservationError(diags *diag.Diagnostics, summary string, err error) {
 	var notEnough *ledger.NotEnoughError
 	var noCand *ledger.NoCandidateError
 	var budget *ledger.BudgetError
@@ -265,6 +265,6 @@ func addNodeReservationError(diags *diag.Diagnostics, summary string, err error)
 		errors.Is(err, nomadclient.ErrLedgerContention):
 		diags.AddError(summary, err.Error())
 	default:
-		addNomadError(diags, summary, err)
+		AddNomadError(diags, summary, err)
 	}
 }
