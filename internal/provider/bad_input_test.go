@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // badInput is one configuration berth must refuse before anything reaches
@@ -119,7 +120,7 @@ func runBadInput(t *testing.T, tc badInput, prefix, nodeID string) {
 		t.Errorf("the error came from %s; a rule that depends on the cluster must fail the apply, not the plan: %+v", d.rpc, d)
 	case tc.atApply:
 		if !slices.ContainsFunc(rec.warningList(), func(w recordedDiag) bool {
-			return w.rpc == "PlanResourceChange" && w.path == tc.path && w.summary == d.summary && strings.Contains(w.detail, ApplyRefuses)
+			return w.rpc == "PlanResourceChange" && w.path == tc.path && w.summary == d.summary && strings.Contains(w.detail, shared.ApplyRefuses)
 		}) {
 			t.Errorf("the plan did not warn about it at %s: warnings %+v", tc.path, rec.warningList())
 		}

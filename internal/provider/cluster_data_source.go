@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var (
@@ -19,7 +20,7 @@ var (
 // NewClusterDataSource builds the berth_cluster data source.
 func NewClusterDataSource() datasource.DataSource { return &clusterDataSource{} }
 
-type clusterDataSource struct{ data *ProviderData }
+type clusterDataSource struct{ data *shared.ProviderData }
 
 // clusterModel is berth_cluster's state; every attribute is computed.
 type clusterModel struct {
@@ -58,7 +59,7 @@ func (d *clusterDataSource) Metadata(_ context.Context, req datasource.MetadataR
 }
 
 func (d *clusterDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -122,7 +123,7 @@ func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 func (d *clusterDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
 	st, err := d.data.Nomad.ClusterStatus(ctx)
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not read the Nomad cluster's status", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the Nomad cluster's status", err)
 		return
 	}
 	if st.AgentError != "" {

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // A new berth_instance plans without the framework's generic plan pass.
@@ -44,13 +46,13 @@ type createPlans struct {
 	stateType  tftypes.Type
 	tree       map[string]*schemaTree
 	noIdentity *tfprotov6.ResourceIdentityData
-	data       *atomic.Pointer[ProviderData] // the configured provider's (nil until Configure)
-	shortcuts  *shortcutSwitch               // BERTH_SHORTCUTS (nil: on)
+	data       *atomic.Pointer[shared.ProviderData] // the configured provider's (nil until Configure)
+	shortcuts  *shortcutSwitch                      // BERTH_SHORTCUTS (nil: on)
 	verify     bool
 	taken      atomic.Int64 // plans answered here, for tests
 }
 
-func newCreatePlans(data *atomic.Pointer[ProviderData], verify bool) (*createPlans, error) {
+func newCreatePlans(data *atomic.Pointer[shared.ProviderData], verify bool) (*createPlans, error) {
 	d, err := instanceDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("reading berth_instance's schema: %w", err)

@@ -6,9 +6,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var instanceIdentity = ResourceIdentity{
+var instanceIdentity = shared.ResourceIdentity{
 	{Name: "namespace", Doc: "Nomad namespace of the job; default: the provider's namespace.", Optional: true},
 	{Name: "name", Doc: "Job ID."},
 }
@@ -20,15 +22,15 @@ func (r *instanceResource) IdentitySchema(_ context.Context, _ resource.Identity
 }
 
 // instanceDrivers reads services[*].driver.
-func instanceDrivers(_ context.Context, p tfsdk.Plan) map[string]DriverAt {
-	services, ok := RawElements(RawAttr(p.Raw, "services"))
+func instanceDrivers(_ context.Context, p tfsdk.Plan) map[string]shared.DriverAt {
+	services, ok := shared.RawElements(shared.RawAttr(p.Raw, "services"))
 	if !ok {
 		return nil
 	}
-	out := map[string]DriverAt{}
+	out := map[string]shared.DriverAt{}
 	for name, svc := range services {
-		if d, ok := RawString(RawAttr(svc, "driver")); ok && d != "" {
-			out[name] = DriverAt{At: path.Root("services").AtMapKey(name).AtName("driver"), Driver: d}
+		if d, ok := shared.RawString(shared.RawAttr(svc, "driver")); ok && d != "" {
+			out[name] = shared.DriverAt{At: path.Root("services").AtMapKey(name).AtName("driver"), Driver: d}
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var (
@@ -21,7 +22,7 @@ var (
 // NewInstanceDataSource builds the berth_instance data source.
 func NewInstanceDataSource() datasource.DataSource { return &instanceDataSource{} }
 
-type instanceDataSource struct{ data *ProviderData }
+type instanceDataSource struct{ data *shared.ProviderData }
 
 type instanceStatusModel struct {
 	ID               types.String            `tfsdk:"id"`
@@ -69,13 +70,13 @@ func (d *instanceDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 		MarkdownDescription: "Live status of one instance (any Nomad service job, berth's or not): status, deployment, and each " +
 			"current allocation with its tasks and a one-shot CPU and memory sample.",
 		Attributes: map[string]schema.Attribute{
-			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Job ID." + LookupRuleDoc,
-				Validators: []validator.String{LookupNameValidator()}},
-			"namespace": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Namespace. Default: the provider's." + NamespaceRuleDoc,
-				Validators: []validator.String{NamespaceValidator()}},
+			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Job ID." + shared.LookupRuleDoc,
+				Validators: []validator.String{shared.LookupNameValidator()}},
+			"namespace": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Namespace. Default: the provider's." + shared.NamespaceRuleDoc,
+				Validators: []validator.String{shared.NamespaceValidator()}},
 			"id":                str("`<namespace>/<name>`."),
 			"managed_by_berth":  schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the job carries berth's `berth.kind` meta."},
-			"status":            str("Status from the current allocations: " + BacktickList(instanceStatuses()) + "."),
+			"status":            str("Status from the current allocations: " + shared.BacktickList(instanceStatuses()) + "."),
 			"job_version":       schema.Int64Attribute{Computed: true, MarkdownDescription: "Current job version."},
 			"deployment_id":     str("Latest deployment; empty when none."),
 			"deployment_status": str("Status of the latest deployment."),
@@ -110,7 +111,7 @@ func (d *instanceDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 }
 
 func (d *instanceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -127,7 +128,7 @@ func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadReques
 	nomad := d.data.Nomad
 	job, err := nomad.GetJob(ctx, namespace, name.ValueString())
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not read the job", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the job", err)
 		return
 	}
 	if job == nil {
@@ -137,12 +138,12 @@ func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	allocs, err := nomad.JobAllocations(ctx, namespace, job.ID())
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not read the job's allocations", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the job's allocations", err)
 		return
 	}
 	dep, err := nomad.LatestDeployment(ctx, namespace, job.ID())
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not read the job's deployment", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the job's deployment", err)
 		return
 	}
 	obs := job.ObserveInstance(allocs)

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ list.ListResourceWithConfigure = &instanceListResource{}
@@ -22,7 +23,7 @@ var _ list.ListResourceWithConfigure = &instanceListResource{}
 // including jobs berth did not create.
 func NewInstanceListResource() list.ListResource { return &instanceListResource{} }
 
-type instanceListResource struct{ data *ProviderData }
+type instanceListResource struct{ data *shared.ProviderData }
 
 // instanceListModel is the list block's configuration.
 type instanceListModel struct {
@@ -37,7 +38,7 @@ func (r *instanceListResource) Metadata(_ context.Context, req resource.Metadata
 }
 
 func (r *instanceListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *instanceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -57,7 +58,7 @@ func (r *instanceListResource) ListResourceConfigSchema(_ context.Context, _ lis
 }
 
 func (r *instanceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := OpenList[instanceListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[instanceListModel](ctx, r.data, req, stream)
 	if !ok {
 		return
 	}
@@ -68,7 +69,7 @@ func (r *instanceListResource) List(ctx context.Context, req list.ListRequest, s
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	StreamJobs(ctx, r.data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
+	shared.StreamJobs(ctx, r.data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
 		return r.listed(ctx, req, j)
 	})
 }
@@ -81,7 +82,7 @@ func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest,
 	if err != nil || job == nil {
 		var diags diag.Diagnostics
 		if err != nil {
-			AddNomadError(&diags, "Could not read job "+instanceID(j.Namespace, j.ID), err)
+			shared.AddNomadError(&diags, "Could not read job "+instanceID(j.Namespace, j.ID), err)
 		}
 		return list.ListResult{Diagnostics: diags}, err != nil
 	}
@@ -101,7 +102,7 @@ func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest,
 	if !req.IncludeResource {
 		return result, true
 	}
-	m, diags := NullResourceModel[instanceModel](ctx, instanceSchema(ctx))
+	m, diags := shared.NullResourceModel[instanceModel](ctx, instanceSchema(ctx))
 	m.Name, m.Namespace = types.StringValue(j.ID), types.StringValue(j.Namespace)
 	(&instanceResource{data: r.data}).mergeLive(ctx, &m, live, true, &diags)
 	setComputed(&m, job)

@@ -16,6 +16,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -63,12 +64,12 @@ func instanceAttrType(name string) attr.Type { return instanceAttributes()[name]
 // readAttr converts the value v of the top-level attribute name into *dst,
 // a domain value with `tf` tags; errUnknown when a value is not known yet.
 func readAttr(ctx context.Context, name string, v attr.Value, dst any, diags *diag.Diagnostics) error {
-	return TfToGo(ctx, path.Root(name), instanceAttributes()[name], v, reflect.ValueOf(dst).Elem(), diags)
+	return shared.TfToGo(ctx, path.Root(name), instanceAttributes()[name], v, reflect.ValueOf(dst).Elem(), diags)
 }
 
 // writeAttr converts src into a value of the top-level attribute name.
 func writeAttr[T attr.Value](ctx context.Context, name string, src any, diags *diag.Diagnostics) T {
-	v, d := GoToTF(ctx, instanceAttributes()[name], reflect.ValueOf(src))
+	v, d := shared.GoToTF(ctx, instanceAttributes()[name], reflect.ValueOf(src))
 	diags.Append(d...)
 	out, ok := v.(T)
 	if !ok && !d.HasError() {
@@ -93,8 +94,8 @@ func (m *instanceModel) toSpec(ctx context.Context) (instance.Spec, diag.Diagnos
 	// Nested attributes are converted by readAttr below, which returns
 	// errUnknown itself, except for an unknown optional sub-field Nomad
 	// fills in (a policy field left out of the configuration), which is unset.
-	if AnyUnknown(m.Name, m.Type, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.NodeReservation, m.Group) {
-		return s, diags, ErrUnknown
+	if shared.AnyUnknown(m.Name, m.Type, m.Datacenters, m.Running, m.NetworkMode, m.Meta, m.NodeReservation, m.Group) {
+		return s, diags, shared.ErrUnknown
 	}
 	if !m.NodeReservation.IsNull() {
 		// The attribute's validator has already refused a malformed ID, at
@@ -136,8 +137,8 @@ func specToModel(ctx context.Context, s instance.Spec, m *instanceModel) diag.Di
 	if s.Replicas != nil {
 		m.Replicas = types.Int64Value(int64(*s.Replicas))
 	}
-	m.Datacenters = ListOf(ctx, s.Datacenters, &diags)
-	m.Meta = MapOrNull(ctx, s.Meta, &diags)
+	m.Datacenters = shared.ListOf(ctx, s.Datacenters, &diags)
+	m.Meta = shared.MapOrNull(ctx, s.Meta, &diags)
 	m.Update = writeAttr[types.Object](ctx, "update", instance.ConfiguredUpdate(s), &diags)
 	m.Services = writeAttr[types.Map](ctx, "services", s.Services, &diags)
 	m.Policies = writeAttr[types.Object](ctx, "policies", s.Policies, &diags)
@@ -215,25 +216,25 @@ func fieldPath(elems []any) path.Path {
 	for i, e := range elems {
 		if n, ok := e.(int); ok {
 			p = p.AtListIndex(n)
-			attrs, collection = NestedAttributes(collection), nil
+			attrs, collection = shared.NestedAttributes(collection), nil
 			continue
 		}
 		s, isName := e.(string)
 		if !isName && collection != nil {
 			// A set element, named by its value: the domain struct as
 			// configured converts to the element Terraform holds.
-			v, diags := GoToTF(context.Background(), ElementAttribute(collection), reflect.ValueOf(e))
+			v, diags := shared.GoToTF(context.Background(), shared.ElementAttribute(collection), reflect.ValueOf(e))
 			if diags.HasError() {
 				return p // the set itself, rather than no path
 			}
 			p = p.AtSetValue(v)
-			attrs, collection = NestedAttributes(collection), nil
+			attrs, collection = shared.NestedAttributes(collection), nil
 			continue
 		}
 		switch {
 		case collection != nil:
 			p = p.AtMapKey(s)
-			attrs, collection = NestedAttributes(collection), nil
+			attrs, collection = shared.NestedAttributes(collection), nil
 			continue
 		case i == 0:
 			p = path.Root(s)
@@ -244,7 +245,7 @@ func fieldPath(elems []any) path.Path {
 		case schema.MapAttribute, schema.MapNestedAttribute, schema.ListAttribute, schema.ListNestedAttribute, schema.SetNestedAttribute:
 			collection = a
 		default:
-			attrs = NestedAttributes(a)
+			attrs = shared.NestedAttributes(a)
 		}
 	}
 	return p

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // TestPlacementModelRoundTrip: placement survives domain -> Terraform sets
@@ -85,8 +86,8 @@ func TestPlacementModelRoundTrip(t *testing.T) {
 func TestFieldPathOfSetElement(t *testing.T) {
 	c := instance.Constraint{Operator: "distinct_hosts", Value: "yes"}
 	p := fieldPath([]any{"placement", "constraints", c, "value"})
-	sets := NestedAttributes(instanceAttributes()["placement"])
-	v, diags := GoToTF(context.Background(), ElementAttribute(sets["constraints"]), reflect.ValueOf(c))
+	sets := shared.NestedAttributes(instanceAttributes()["placement"])
+	v, diags := shared.GoToTF(context.Background(), shared.ElementAttribute(sets["constraints"]), reflect.ValueOf(c))
 	if diags.HasError() {
 		t.Fatal(diags)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -42,18 +43,18 @@ func TestSpecModelRoundTrip(t *testing.T) {
 		},
 		Update: instance.Update{MaxParallel: 0, MinHealthyTime: time.Second, HealthyDeadline: time.Minute, ProgressDeadline: 0, AutoRevert: true, Canary: 1},
 		Policies: &instance.Policies{
-			Priority: PtrTo(70),
-			Restart: &instance.Restart{Attempts: PtrTo(0), Interval: PtrTo(time.Hour), Delay: PtrTo(time.Duration(0)), Mode: PtrTo("fail"),
-				RenderTemplates: PtrTo(false)},
-			Reschedule: &instance.Reschedule{Attempts: PtrTo(1), Interval: PtrTo(time.Hour), Delay: PtrTo(time.Minute),
-				DelayFunction: PtrTo("constant"), MaxDelay: PtrTo(time.Duration(0)), Unlimited: PtrTo(false)},
-			Migrate:       &instance.Migrate{MaxParallel: PtrTo(0), HealthCheck: PtrTo("checks"), MinHealthyTime: PtrTo(time.Second), HealthyDeadline: PtrTo(time.Minute)},
-			EphemeralDisk: &instance.EphemeralDisk{SizeMB: PtrTo(500), Sticky: PtrTo(false), Migrate: PtrTo(true)},
+			Priority: ptrTo(70),
+			Restart: &instance.Restart{Attempts: ptrTo(0), Interval: ptrTo(time.Hour), Delay: ptrTo(time.Duration(0)), Mode: ptrTo("fail"),
+				RenderTemplates: ptrTo(false)},
+			Reschedule: &instance.Reschedule{Attempts: ptrTo(1), Interval: ptrTo(time.Hour), Delay: ptrTo(time.Minute),
+				DelayFunction: ptrTo("constant"), MaxDelay: ptrTo(time.Duration(0)), Unlimited: ptrTo(false)},
+			Migrate:       &instance.Migrate{MaxParallel: ptrTo(0), HealthCheck: ptrTo("checks"), MinHealthyTime: ptrTo(time.Second), HealthyDeadline: ptrTo(time.Minute)},
+			EphemeralDisk: &instance.EphemeralDisk{SizeMB: ptrTo(500), Sticky: ptrTo(false), Migrate: ptrTo(true)},
 		},
 	})
 	web := want.Services["web"]
-	web.Policies = &instance.TaskPolicies{KillTimeout: PtrTo(time.Duration(0)), ShutdownDelay: PtrTo(2 * time.Second), User: "nobody",
-		Logs: &instance.Logs{MaxFiles: PtrTo(1), MaxFileSizeMB: PtrTo(0)}, Meta: map[string]string{"k": ""}}
+	web.Policies = &instance.TaskPolicies{KillTimeout: ptrTo(time.Duration(0)), ShutdownDelay: ptrTo(2 * time.Second), User: "nobody",
+		Logs: &instance.Logs{MaxFiles: ptrTo(1), MaxFileSizeMB: ptrTo(0)}, Meta: map[string]string{"k": ""}}
 	want.Services["web"] = web
 	m := instanceModel{Datacenters: types.ListNull(types.StringType)}
 	if diags := specToModel(ctx, want, &m); diags.HasError() {
@@ -74,7 +75,7 @@ func TestSpecModelRoundTrip(t *testing.T) {
 	if got := svc["init"].Attributes()["policies"]; !got.IsNull() {
 		t.Errorf("unset policies = %v, want null", got)
 	}
-	if d := m.Policies.Attributes()["restart"].(types.Object).Attributes()["delay"]; !d.Equal(DurationValue(0)) {
+	if d := m.Policies.Attributes()["restart"].(types.Object).Attributes()["delay"]; !d.Equal(shared.DurationValue(0)) {
 		t.Errorf("restart delay 0 = %v", d)
 	}
 	got, diags, err := m.toSpec(ctx)
@@ -112,7 +113,7 @@ func TestToSpecTakesSchemaDefaults(t *testing.T) {
 	}
 	attrs["kill_signal"] = types.StringUnknown()
 	m.Services = types.MapValueMust(m.Services.ElementType(ctx), map[string]attr.Value{"a": types.ObjectValueMust(obj.AttributeTypes(ctx), attrs)})
-	if _, _, err := m.toSpec(ctx); err != ErrUnknown {
+	if _, _, err := m.toSpec(ctx); err != shared.ErrUnknown {
 		t.Errorf("unknown kill_signal: err = %v, want errUnknown", err)
 	}
 }
@@ -123,8 +124,8 @@ func TestToSpecTakesSchemaDefaults(t *testing.T) {
 func TestResolveUnknowns(t *testing.T) {
 	ctx := context.Background()
 	var diags diag.Diagnostics
-	pol := writeAttr[types.Object](ctx, "policies", &instance.Policies{Restart: &instance.Restart{Attempts: PtrTo(2), Interval: PtrTo(30 * time.Minute),
-		Delay: PtrTo(15 * time.Second), Mode: PtrTo("fail"), RenderTemplates: PtrTo(false)}}, &diags)
+	pol := writeAttr[types.Object](ctx, "policies", &instance.Policies{Restart: &instance.Restart{Attempts: ptrTo(2), Interval: ptrTo(30 * time.Minute),
+		Delay: ptrTo(15 * time.Second), Mode: ptrTo("fail"), RenderTemplates: ptrTo(false)}}, &diags)
 	live := pol.Attributes()["restart"].(types.Object)
 	planned := live.Attributes()
 	planned["attempts"] = types.Int64Value(0)
@@ -133,7 +134,7 @@ func TestResolveUnknowns(t *testing.T) {
 	plan := types.ObjectValueMust(live.AttributeTypes(ctx), planned)
 
 	got := resolveUnknowns(ctx, plan, live).(types.Object).Attributes()
-	if !got["attempts"].Equal(types.Int64Value(0)) || !got["interval"].Equal(DurationValue(30*time.Minute)) || !got["mode"].Equal(types.StringValue("fail")) {
+	if !got["attempts"].Equal(types.Int64Value(0)) || !got["interval"].Equal(shared.DurationValue(30*time.Minute)) || !got["mode"].Equal(types.StringValue("fail")) {
 		t.Errorf("resolved = %v", got)
 	}
 	got = resolveUnknowns(ctx, plan, nil).(types.Object).Attributes()
@@ -152,12 +153,14 @@ func TestChargeOfEphemeralDisk(t *testing.T) {
 	if got, want := workflow.InstanceCharge(s, 2), (capacity.Resources{CPU: 300, MemoryMB: 192, DiskMB: 600}); got != want {
 		t.Errorf("default disk: %+v, want %+v", got, want)
 	}
-	s.Policies = &instance.Policies{EphemeralDisk: &instance.EphemeralDisk{Sticky: PtrTo(true)}}
+	s.Policies = &instance.Policies{EphemeralDisk: &instance.EphemeralDisk{Sticky: ptrTo(true)}}
 	if got := workflow.InstanceCharge(s, 2).DiskMB; got != 600 {
 		t.Errorf("size unset: disk %d, want 600", got)
 	}
-	s.Policies.EphemeralDisk.SizeMB = PtrTo(50)
+	s.Policies.EphemeralDisk.SizeMB = ptrTo(50)
 	if got := workflow.InstanceCharge(s, 3).DiskMB; got != 150 {
 		t.Errorf("size 50: disk %d, want 150", got)
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

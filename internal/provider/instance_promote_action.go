@@ -10,6 +10,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ action.ActionWithConfigure = &instancePromoteAction{}
@@ -19,14 +20,14 @@ var _ action.ActionWithConfigure = &instancePromoteAction{}
 // 1.14+). The `promote_trigger` attribute does the same for older CLIs.
 func NewInstancePromoteAction() action.Action { return &instancePromoteAction{} }
 
-type instancePromoteAction struct{ data *ProviderData }
+type instancePromoteAction struct{ data *shared.ProviderData }
 
 func (a *instancePromoteAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_instance_promote"
 }
 
 func (a *instancePromoteAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	a.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (a *instancePromoteAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
@@ -37,12 +38,12 @@ func (a *instancePromoteAction) Schema(_ context.Context, _ action.SchemaRequest
 			"first, except with `update.health_check = \"manual\"`, where it promotes at once. No new job version is " +
 			"registered, so the instance's next plan is empty. With nothing awaiting promotion it says so and changes " +
 			"nothing. On older Terraform versions, change the instance's `promote_trigger` instead.",
-		Attributes: JobActionAttributes("instance", "How long the promotion may take, including the deployment finishing"),
+		Attributes: shared.JobActionAttributes("instance", "How long the promotion may take, including the deployment finishing"),
 	}
 }
 
 func (a *instancePromoteAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := OpenJobAction(ctx, a.data, "instance", req, resp)
+	ctx, cancel, t, ok := shared.OpenJobAction(ctx, a.data, "instance", req, resp)
 	defer cancel()
 	if !ok {
 		return
@@ -52,7 +53,7 @@ func (a *instancePromoteAction) Invoke(ctx context.Context, req action.InvokeReq
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("promoting the canaries of %s/%s", t.Ns, t.Name)})
 	dep, err := a.data.Nomad.PromoteCanaries(ctx, t.Ns, t.Name, nomadclient.PromoteOptions{WaitReady: !manual, WaitDone: !manual})
 	if err != nil {
-		AddRolloutError(&resp.Diagnostics, "The promotion did not complete", t.Name, err)
+		shared.AddRolloutError(&resp.Diagnostics, "The promotion did not complete", t.Name, err)
 		return
 	}
 	if dep == nil {

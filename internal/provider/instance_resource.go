@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -27,7 +28,7 @@ var (
 // NewInstanceResource builds the berth_instance resource.
 func NewInstanceResource() resource.Resource { return &instanceResource{} }
 
-type instanceResource struct{ data *ProviderData }
+type instanceResource struct{ data *shared.ProviderData }
 
 func (r *instanceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_instance"
@@ -38,7 +39,7 @@ func (r *instanceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 }
 
 func (r *instanceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *instanceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -54,7 +55,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	defer cancel()
 
 	spec, ok := r.plannedSpec(ctx, &plan, &resp.Diagnostics)
-	if CheckDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, instanceDrivers); !ok || resp.Diagnostics.HasError() {
+	if shared.CheckDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, instanceDrivers); !ok || resp.Diagnostics.HasError() {
 		return
 	}
 	in := workflow.InstanceWrite{Want: spec, Reservation: plan.NodeReservation.ValueString(), Wait: waitsForHealthy(&plan),
@@ -64,12 +65,12 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	out, err := r.instances().Create(ctx, in)
 	ec := instanceErrors(spec, false)
-	AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems)
+	shared.AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems)
 	if err != nil {
-		AddWorkflowError(&resp.Diagnostics, ec, err)
+		shared.AddWorkflowError(&resp.Diagnostics, ec, err)
 		if workflow.Uncertain(err) {
 			// The job may exist: keep it (tainted) with its charge.
-			SetStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
+			shared.SetStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
 		}
 		return
 	}
@@ -101,7 +102,7 @@ func (r *instanceResource) plannedSpec(ctx context.Context, plan *instanceModel,
 // refreshComputed reads the job into m's computed attributes and the count
 // Nomad runs, and records a batch job's completion in private. It returns
 // an error (and sets nothing) when Nomad could not be read.
-func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel, private PrivateData) error {
+func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel, private shared.PrivateData) error {
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
 	job, err := r.data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
@@ -146,7 +147,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	job, err := r.data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not read the job", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the job", err)
 		return
 	}
 	if job == nil && collectedBatch(ctx, &state, req.Private) {
@@ -161,7 +162,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	if err := r.recordBatchComplete(ctx, job, resp.Private); err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not read the job's allocations", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the job's allocations", err)
 		return
 	}
 	live, unsupported := job.InstanceSpec()
@@ -181,7 +182,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	recordUnmanaged(ctx, resp.Private, unsupported, &resp.Diagnostics)
 	r.mergeLive(ctx, &state, live, importing, &resp.Diagnostics)
 	setComputed(&state, job)
-	if SameModel(&read, &state) {
+	if shared.SameModel(&read, &state) {
 		return // resp.State already holds it
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -245,8 +246,8 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	out, err := r.instances().Update(ctx, in)
 	ec := instanceErrors(in.Want, true)
-	if AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
-		AddWorkflowError(&resp.Diagnostics, ec, err)
+	if shared.AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		shared.AddWorkflowError(&resp.Diagnostics, ec, err)
 		return
 	}
 	if out.Written == nil {
@@ -274,8 +275,8 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	out, err := r.instances().Delete(ctx, in)
 	ec := instanceErrors(instance.Spec{Namespace: in.Namespace, Name: in.Name}, true)
-	if AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
-		AddWorkflowError(&resp.Diagnostics, ec, err)
+	if shared.AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		shared.AddWorkflowError(&resp.Diagnostics, ec, err)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // jobTypeAttribute is the instance's `type`. Unset means "service" and
@@ -25,7 +26,7 @@ import (
 func jobTypeAttribute() schema.StringAttribute {
 	return schema.StringAttribute{
 		Optional: true,
-		MarkdownDescription: "Nomad job type: " + BacktickList(instance.JobTypes()) + ". Default `service`. Changing it replaces " +
+		MarkdownDescription: "Nomad job type: " + shared.BacktickList(instance.JobTypes()) + ". Default `service`. Changing it replaces " +
 			"the instance (Nomad refuses to change the type of a job).\n\n" +
 			"  - `service` runs until stopped; an apply waits for its deployment to be healthy.\n" +
 			"  - `batch` runs to completion: an apply waits until every allocation of the new job version has exited " +
@@ -83,7 +84,7 @@ func planJobType(ctx context.Context, req resource.ModifyPlanRequest, resp *reso
 	if resp.Diagnostics.HasError() || typ.IsUnknown() {
 		return
 	}
-	unset := func(name string) bool { return ConfigNull(ctx, req.Config, name, &resp.Diagnostics) }
+	unset := func(name string) bool { return shared.ConfigNull(ctx, req.Config, name, &resp.Diagnostics) }
 	switch typ.ValueString() {
 	case instance.TypeBatch:
 		if unset("update") {
@@ -144,7 +145,7 @@ const batchCompleteKey = "batch_complete"
 // garbage-collected (Nomad collects dead batch jobs after its
 // job_gc_threshold). Such an instance stays in state as it was: dropping
 // it would make the next plan create it, which runs the job again.
-func collectedBatch(ctx context.Context, state *instanceModel, private PrivateData) bool {
+func collectedBatch(ctx context.Context, state *instanceModel, private shared.PrivateData) bool {
 	if state.Type.ValueString() != instance.TypeBatch || private == nil {
 		return false
 	}
@@ -155,7 +156,7 @@ func collectedBatch(ctx context.Context, state *instanceModel, private PrivateDa
 // recordBatchComplete records in private state whether a batch job ran to
 // completion. Only a batch job Nomad reports dead has its allocations read
 // to tell completion from failure: every other refresh is one read.
-func (r *instanceResource) recordBatchComplete(ctx context.Context, job *nomadclient.Job, private PrivateData) error {
+func (r *instanceResource) recordBatchComplete(ctx context.Context, job *nomadclient.Job, private shared.PrivateData) error {
 	if job.Type() != instance.TypeBatch {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // ValidateConfig runs berth's own checks at validate/plan time, each at
@@ -18,12 +19,12 @@ import (
 func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m instanceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || AnyInvalidValue(ctx, m.Update, m.Services, m.Policies) {
+	if resp.Diagnostics.HasError() || shared.AnyInvalidValue(ctx, m.Update, m.Services, m.Policies) {
 		return // invalid values are reported by the framework, at their attribute
 	}
 	validateJobTypeConfig(&m, &resp.Diagnostics)
 	validateSecretEnvConfig(ctx, req.Config, &resp.Diagnostics)
-	if !RawFullyKnown(req.Config.Raw, "services", "update", "volumes", "policies") {
+	if !shared.RawFullyKnown(req.Config.Raw, "services", "update", "volumes", "policies") {
 		// toSpec would read an unknown policy field as unset (Nomad's
 		// default), and the cross-field checks would judge that default.
 		return // checked again at apply, when every value is known
@@ -44,8 +45,8 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 // instance from the provider's namespace so the plan shows them.
 func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var found diag.Diagnostics
-	CheckDrivers(ctx, r.data, req.Plan, req.State, &found, instanceDrivers)
-	WarnAtPlan(&resp.Diagnostics, found)
+	shared.CheckDrivers(ctx, r.data, req.Plan, req.State, &found, instanceDrivers)
+	shared.WarnAtPlan(&resp.Diagnostics, found)
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -67,7 +68,7 @@ func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 // reservation, whenever the reservation or the charge changes; the charge
 // at apply refuses it before anything is written.
 func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if reservation := RawAttr(resp.Plan.Raw, "node_reservation"); reservation.IsNull() || !reservation.IsKnown() {
+	if reservation := shared.RawAttr(resp.Plan.Raw, "node_reservation"); reservation.IsNull() || !reservation.IsKnown() {
 		return // not placed into a node reservation: nothing to check
 	}
 	var plan instanceModel
@@ -91,9 +92,9 @@ func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyP
 		ns = r.data.Nomad.Namespace()
 	}
 	var found diag.Diagnostics
-	CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.InstanceConsumer(ns, plan.Name.ValueString()), want,
+	shared.CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.InstanceConsumer(ns, plan.Name.ValueString()), want,
 		instanceBudgetFix, &found)
-	WarnAtPlan(&resp.Diagnostics, found)
+	shared.WarnAtPlan(&resp.Diagnostics, found)
 }
 
 // planNamespace fills the namespace and ID of a new instance.
@@ -102,12 +103,12 @@ func (r *instanceResource) planNamespace(ctx context.Context, req resource.Modif
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
 	set := map[string]tftypes.Value{}
-	if ns.IsUnknown() && ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
+	if ns.IsUnknown() && shared.ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
 		ns = types.StringValue(r.data.Nomad.Namespace())
 		set["namespace"] = tftypes.NewValue(tftypes.String, ns.ValueString())
 	}
 	if !ns.IsUnknown() && !name.IsUnknown() {
 		set["id"] = tftypes.NewValue(tftypes.String, instanceID(ns.ValueString(), name.ValueString()))
 	}
-	resp.Diagnostics.Append(SetPlanRoot(&resp.Plan, set)...)
+	resp.Diagnostics.Append(shared.SetPlanRoot(&resp.Plan, set)...)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // A service's secret_env_wo is write-only: the framework gives it to berth
@@ -49,13 +50,13 @@ func secretEnvConfig(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnost
 // and it is not empty (Nomad refuses an empty Variable). Unknown values
 // are checked when they are known.
 func validateSecretEnvConfig(_ context.Context, cfg tfsdk.Config, diags *diag.Diagnostics) {
-	services, _ := RawElements(RawAttr(cfg.Raw, "services"))
+	services, _ := shared.RawElements(shared.RawAttr(cfg.Raw, "services"))
 	for name, svc := range services {
 		if !svc.IsKnown() || svc.IsNull() {
 			continue
 		}
-		secrets, version := RawAttr(svc, "secret_env_wo"), RawAttr(svc, "secret_env_wo_version")
-		elems, known := RawElements(secrets)
+		secrets, version := shared.RawAttr(svc, "secret_env_wo"), shared.RawAttr(svc, "secret_env_wo_version")
+		elems, known := shared.RawElements(secrets)
 		at := path.Root("services").AtMapKey(name)
 		switch {
 		case !secrets.IsNull() && version.IsNull():
@@ -87,7 +88,7 @@ const secretEnvReadKey = "secret_env_read"
 // wait for it. One list request, and only for instances with secrets. When
 // Nomad cannot list them, live is left as it is. It marks private
 // (secretEnvReadKey) while the job refers to any Variable.
-func (r *instanceResource) forgetMissingSecretEnv(ctx context.Context, live *instance.Spec, private PrivateData) diag.Diagnostics {
+func (r *instanceResource) forgetMissingSecretEnv(ctx context.Context, live *instance.Spec, private shared.PrivateData) diag.Diagnostics {
 	refs := instance.SecretEnvPaths(*live)
 	var mark []byte
 	if len(refs) > 0 {

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // Settings berth_instance does not manage that appear on a job it manages
@@ -24,7 +26,7 @@ import (
 const unmanagedKey = "unmanaged"
 
 // recordUnmanaged keeps found (nil: none) in private state.
-func recordUnmanaged(ctx context.Context, private PrivateData, found []string, diags *diag.Diagnostics) {
+func recordUnmanaged(ctx context.Context, private shared.PrivateData, found []string, diags *diag.Diagnostics) {
 	var value []byte
 	if len(found) > 0 {
 		value, _ = json.Marshal(found) // a []string always marshals
@@ -33,7 +35,7 @@ func recordUnmanaged(ctx context.Context, private PrivateData, found []string, d
 }
 
 // recordedUnmanaged reads the list recordUnmanaged kept.
-func recordedUnmanaged(ctx context.Context, private PrivateData) []string {
+func recordedUnmanaged(ctx context.Context, private shared.PrivateData) []string {
 	if private == nil {
 		return nil
 	}

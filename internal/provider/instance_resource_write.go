@@ -13,6 +13,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -22,8 +23,8 @@ func (r *instanceResource) instances() workflow.Instances {
 }
 
 // instanceErrors is how the instance workflow's errors read for want.
-func instanceErrors(want instance.Spec, updating bool) ErrorContext {
-	return ErrorContext{Object: "job", Updating: updating,
+func instanceErrors(want instance.Spec, updating bool) shared.ErrorContext {
+	return shared.ErrorContext{Object: "job", Updating: updating,
 		ChargeSummary: "Could not place the instance into its node reservation", ChargeFix: instanceBudgetFix,
 		WriteRefused: func(diags *diag.Diagnostics, err *workflow.WriteError) { addWriteError(diags, want, err.Err) }}
 }
@@ -41,7 +42,7 @@ func (r *instanceResource) updateInput(ctx context.Context, req resource.UpdateR
 	var configCount types.Int64
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("replicas"), &configCount)...)
 	want, ok := r.plannedSpec(ctx, plan, diags)
-	if CheckDrivers(ctx, r.data, req.Plan, req.State, diags, instanceDrivers); !ok || diags.HasError() {
+	if shared.CheckDrivers(ctx, r.data, req.Plan, req.State, diags, instanceDrivers); !ok || diags.HasError() {
 		return workflow.InstanceWrite{}, false
 	}
 	had, ds, err := state.toSpec(ctx)
@@ -71,14 +72,14 @@ func (r *instanceResource) updateInput(ctx context.Context, req resource.UpdateR
 // tainted or updated resource and never an orphaned job; then the
 // rollout's failure, if any.
 func (r *instanceResource) recordOutcome(ctx context.Context, m *instanceModel, out workflow.InstanceOutcome, st *tfsdk.State,
-	private PrivateData, diags *diag.Diagnostics, rolloutSummary string) {
+	private shared.PrivateData, diags *diag.Diagnostics, rolloutSummary string) {
 	if out.Deployment != nil {
 		m.DeploymentID, m.DeploymentStatus = types.StringValue(out.Deployment.ID), types.StringValue(out.Deployment.Status)
 	}
-	r.recordWritten(CleanupContext(ctx), m, out.Written, private, diags)
+	r.recordWritten(shared.CleanupContext(ctx), m, out.Written, private, diags)
 	diags.Append(st.Set(ctx, m)...)
 	if out.RolloutErr != nil {
-		AddRolloutError(diags, rolloutSummary, m.Name.ValueString(), out.RolloutErr)
+		shared.AddRolloutError(diags, rolloutSummary, m.Name.ValueString(), out.RolloutErr)
 	}
 }
 
@@ -106,7 +107,7 @@ func addWriteError(diags *diag.Diagnostics, want instance.Spec, err error) {
 		diags.AddError("Nomad refused the change",
 			fmt.Sprintf("Nomad refused to %s job %q: %s. %s Current state: %s.", what, want.Name, nomadclient.NomadMessage(err), hint, status))
 	default:
-		AddNomadError(diags, "Could not write the job", err)
+		shared.AddNomadError(diags, "Could not write the job", err)
 	}
 }
 
@@ -118,7 +119,7 @@ func addWriteError(diags *diag.Diagnostics, want instance.Spec, err error) {
 // error: the write happened, and an error would taint a new instance and
 // replace it on the next apply.
 func (r *instanceResource) recordWritten(ctx context.Context, m *instanceModel, written *nomadclient.RegisterResult,
-	private PrivateData, diags *diag.Diagnostics) {
+	private shared.PrivateData, diags *diag.Diagnostics) {
 	err := r.refreshComputed(ctx, m, private)
 	if err == nil {
 		return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // Errors from a register or scale reach the user as what happened and
@@ -77,7 +78,7 @@ func TestRecordWritten_readFailsAfterWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &instanceResource{data: &ProviderData{Nomad: c}}
+	r := &instanceResource{data: &shared.ProviderData{Nomad: c}}
 	m := instanceModel{
 		Name: types.StringValue("web"), Namespace: types.StringValue("default"), ID: types.StringUnknown(),
 		Replicas: types.Int64Unknown(), NodePool: types.StringUnknown(), Datacenters: types.ListUnknown(types.StringType),

@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	actionschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ action.ActionWithConfigure = &instanceRestartAction{}
@@ -17,14 +19,14 @@ var _ action.ActionWithConfigure = &instanceRestartAction{}
 // Terraform versions.
 func NewInstanceRestartAction() action.Action { return &instanceRestartAction{} }
 
-type instanceRestartAction struct{ data *ProviderData }
+type instanceRestartAction struct{ data *shared.ProviderData }
 
 func (a *instanceRestartAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_instance_restart"
 }
 
 func (a *instanceRestartAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	a.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (a *instanceRestartAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
@@ -34,12 +36,12 @@ func (a *instanceRestartAction) Schema(_ context.Context, _ action.SchemaRequest
 			"-invoke=action.berth_instance_restart.<name>` or from a resource's `action_trigger`). No new job version is " +
 			"registered, so the instance's next plan is empty. On older Terraform versions, change the instance's " +
 			"`restart_triggers` instead.",
-		Attributes: JobActionAttributes("instance", "How long the whole restart may take"),
+		Attributes: shared.JobActionAttributes("instance", "How long the whole restart may take"),
 	}
 }
 
 func (a *instanceRestartAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := OpenJobAction(ctx, a.data, "instance", req, resp)
+	ctx, cancel, t, ok := shared.OpenJobAction(ctx, a.data, "instance", req, resp)
 	defer cancel()
 	if !ok {
 		return
@@ -48,7 +50,7 @@ func (a *instanceRestartAction) Invoke(ctx context.Context, req action.InvokeReq
 		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("restarted %s (%d of %d)", alloc, done, total)})
 	})
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, fmt.Sprintf("Restart of %s/%s stopped after %d allocations", t.Ns, t.Name, n), err)
+		shared.AddNomadError(&resp.Diagnostics, fmt.Sprintf("Restart of %s/%s stopped after %d allocations", t.Ns, t.Name, n), err)
 		return
 	}
 	tflog.Info(ctx, "Restarted instance", map[string]any{"job": t.Name, "namespace": t.Ns, "allocations": n})

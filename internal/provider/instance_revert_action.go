@@ -16,6 +16,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -27,18 +28,18 @@ var _ action.ActionWithConfigure = &instanceRevertAction{}
 // (templates/actions/instance_revert.md.tmpl) says how.
 func NewInstanceRevertAction() action.Action { return &instanceRevertAction{} }
 
-type instanceRevertAction struct{ data *ProviderData }
+type instanceRevertAction struct{ data *shared.ProviderData }
 
 func (a *instanceRevertAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_instance_revert"
 }
 
 func (a *instanceRevertAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	a.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (a *instanceRevertAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	attrs := JobActionAttributes("instance", "How long the revert may take, including the wait for a healthy deployment")
+	attrs := shared.JobActionAttributes("instance", "How long the revert may take, including the wait for a healthy deployment")
 	attrs["version"] = actionschema.Int64Attribute{Optional: true,
 		Validators: []validator.Int64{int64validator.AtLeast(0)},
 		MarkdownDescription: "The job version to return to, as `nomad job history` lists them. It must be one Nomad still " +
@@ -64,7 +65,7 @@ type instanceRevertModel struct {
 }
 
 func (a *instanceRevertAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := OpenJobAction(ctx, a.data, "instance", req, resp)
+	ctx, cancel, t, ok := shared.OpenJobAction(ctx, a.data, "instance", req, resp)
 	defer cancel()
 	if !ok {
 		return
@@ -98,7 +99,7 @@ func (a *instanceRevertAction) Invoke(ctx context.Context, req action.InvokeRequ
 		err = fmt.Errorf("job %q is gone from namespace %q", t.Name, t.Ns)
 	}
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not read the reverted job", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the reverted job", err)
 		return
 	}
 	// Wait as an apply of the reverted spec would (its type, health check
@@ -116,7 +117,7 @@ func (a *instanceRevertAction) Invoke(ctx context.Context, req action.InvokeRequ
 		return
 	case err != nil:
 		var d diag.Diagnostics
-		AddNomadError(&d, "", err)
+		shared.AddNomadError(&d, "", err)
 		resp.Diagnostics.AddError(fmt.Sprintf("Lost track of the revert to version %d", res.To), fmt.Sprintf(
 			"Job %q is reverted, but berth lost track of its rollout while waiting for it: %s\n\nThe rollout may still be "+
 				"going on in Nomad. Check it with `nomad job status %s`; do not run the action again for the same revert.",
@@ -131,7 +132,7 @@ func (a *instanceRevertAction) Invoke(ctx context.Context, req action.InvokeRequ
 // addRevertError reports why a revert was not made (or may have been),
 // with what to do next; a version that cannot be reverted to is reported
 // at the version attribute.
-func addRevertError(diags *diag.Diagnostics, t JobActionTarget, err error) {
+func addRevertError(diags *diag.Diagnostics, t shared.JobActionTarget, err error) {
 	var refusal *instance.RevertRefusal
 	var conflict *nomadclient.RevertConflictError
 	history := fmt.Sprintf("`nomad job history -namespace=%s %s`", t.Ns, t.Name)
@@ -148,6 +149,6 @@ func addRevertError(diags *diag.Diagnostics, t JobActionTarget, err error) {
 		diags.AddError("The revert may or may not have been made",
 			fmt.Sprintf("%v\n\nCheck with %s whether a new version was registered before running the action again.", err, history))
 	default:
-		AddNomadError(diags, fmt.Sprintf("Could not revert %s/%s", t.Ns, t.Name), err)
+		shared.AddNomadError(diags, fmt.Sprintf("Could not revert %s/%s", t.Ns, t.Name), err)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // Defaults the schema applies; they match what Nomad fills in, so a plan
@@ -48,13 +49,13 @@ func instanceRoles() []string {
 // defaultUpdateObject is Nomad's update strategy as the value of "update".
 func defaultUpdateObject() types.Object {
 	a := schema.SingleNestedAttribute{Attributes: updateAttributes(), Computed: true}
-	v, diags := GoToTF(context.Background(), a, reflect.ValueOf(instance.DefaultUpdate()))
+	v, diags := shared.GoToTF(context.Background(), a, reflect.ValueOf(instance.DefaultUpdate()))
 	if obj, ok := v.(types.Object); ok && !diags.HasError() {
 		return obj
 	}
 	// Only a mismatch between Update and updateAttributes gets here; the
 	// schema unit tests plan with this default and would fail.
-	return types.ObjectNull(AttributeTypes(a.Attributes))
+	return types.ObjectNull(shared.AttributeTypes(a.Attributes))
 }
 
 func durationAttr(desc string, def string) schema.StringAttribute {
@@ -81,15 +82,15 @@ func instanceSchema(ctx context.Context) schema.Schema {
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"name": schema.StringAttribute{
-				Required: true, MarkdownDescription: "Job ID and name. Changing it replaces the instance." + NameRuleDoc,
+				Required: true, MarkdownDescription: "Job ID and name. Changing it replaces the instance." + shared.NameRuleDoc,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{NameValidator()},
+				Validators:    []validator.String{shared.NameValidator()},
 			},
 			"namespace": schema.StringAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Nomad namespace. Default: the provider's `namespace`. Changing it replaces the instance." + NamespaceRuleDoc,
+				MarkdownDescription: "Nomad namespace. Default: the provider's `namespace`. Changing it replaces the instance." + shared.NamespaceRuleDoc,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
-				Validators:          []validator.String{NamespaceValidator()},
+				Validators:          []validator.String{shared.NamespaceValidator()},
 			},
 			"type": jobTypeAttribute(),
 			"datacenters": schema.ListAttribute{
@@ -116,7 +117,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 					"charged after it completes, until it is destroyed: its next change runs it again.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(reservationUnknownAtPlan,
 					"A node reservation known only at apply replaces the instance.", "A node reservation known only at apply replaces the instance.")},
-				Validators: []validator.String{ReservationIDValidator()},
+				Validators: []validator.String{shared.ReservationIDValidator()},
 			},
 			"replicas": schema.Int64Attribute{
 				Optional: true, Computed: true,
@@ -132,7 +133,7 @@ func instanceSchema(ctx context.Context) schema.Schema {
 			},
 			"network_mode": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(instance.DefaultNetworkMode),
-				MarkdownDescription: "Group network mode: " + BacktickList(instance.NetworkModes()) + ". Default `host`.",
+				MarkdownDescription: "Group network mode: " + shared.BacktickList(instance.NetworkModes()) + ". Default `host`.",
 				Validators:          []validator.String{stringvalidator.OneOf(instance.NetworkModes()...)},
 			},
 			"meta": schema.MapAttribute{
@@ -155,8 +156,8 @@ func instanceSchema(ctx context.Context) schema.Schema {
 						Validators:          []validator.String{stringvalidator.OneOf(instance.VolumeTypes()...)}},
 					"volume": schema.StringAttribute{Required: true,
 						MarkdownDescription: "Name of the volume, e.g. `berth_volume.data.name`; it must be in the instance's namespace. " +
-							"With `per_alloc`, the name without the `[<index>]` suffix." + LookupRuleDoc,
-						Validators: []validator.String{LookupNameValidator()}},
+							"With `per_alloc`, the name without the `[<index>]` suffix." + shared.LookupRuleDoc,
+						Validators: []validator.String{shared.LookupNameValidator()}},
 					"read_only": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 						MarkdownDescription: "Claim the volume read-only. Default `false`."},
 					"per_alloc": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
@@ -164,13 +165,13 @@ func instanceSchema(ctx context.Context) schema.Schema {
 							"claims `<volume>[0]`, allocation 1 `<volume>[1]`, and so on; those volumes must exist. " +
 							"Not allowed on `system` jobs or with `update.canary`. Default `false`."},
 					"access_mode": schema.StringAttribute{Optional: true,
-						MarkdownDescription: "Access mode to claim. Host volumes: " + BacktickList(instance.VolumeAccessModesFor(instance.VolumeTypeHost)) +
-							"; CSI volumes: " + BacktickList(instance.VolumeAccessModesFor(instance.VolumeTypeCSI)) +
+						MarkdownDescription: "Access mode to claim. Host volumes: " + shared.BacktickList(instance.VolumeAccessModesFor(instance.VolumeTypeHost)) +
+							"; CSI volumes: " + shared.BacktickList(instance.VolumeAccessModesFor(instance.VolumeTypeCSI)) +
 							". Default: `single-node-writer`, or `single-node-reader-only` when `read_only`. It must be one the volume offers; " +
 							"a CSI volume claimed by more than one allocation needs `per_alloc` or a `multi-node-*` mode.",
 						Validators: []validator.String{stringvalidator.OneOf(instance.VolumeAccessModes()...)}},
 					"attachment_mode": schema.StringAttribute{Optional: true,
-						MarkdownDescription: "Attachment mode: " + BacktickList(instance.VolumeAttachmentModes()) + ". Default `file-system`.",
+						MarkdownDescription: "Attachment mode: " + shared.BacktickList(instance.VolumeAttachmentModes()) + ". Default `file-system`.",
 						Validators:          []validator.String{stringvalidator.OneOf(instance.VolumeAttachmentModes()...)}},
 				}},
 			},
@@ -219,9 +220,9 @@ func updateAttributes() map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
 		"max_parallel": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(int64(u.MaxParallel)),
 			MarkdownDescription: "Allocations updated at once. `0` disables deployments.", Validators: []validator.Int64{int64validator.AtLeast(0)}},
-		"min_healthy_time":  durationAttr("How long an allocation must be healthy before it counts as healthy. Default `10s`.", DurationValue(u.MinHealthyTime).ValueString()),
-		"healthy_deadline":  durationAttr("How long an allocation may take to become healthy. Default `5m`.", DurationValue(u.HealthyDeadline).ValueString()),
-		"progress_deadline": durationAttr("How long a deployment may go without progress before it fails. Default `10m`.", DurationValue(u.ProgressDeadline).ValueString()),
+		"min_healthy_time":  durationAttr("How long an allocation must be healthy before it counts as healthy. Default `10s`.", shared.DurationValue(u.MinHealthyTime).ValueString()),
+		"healthy_deadline":  durationAttr("How long an allocation may take to become healthy. Default `5m`.", shared.DurationValue(u.HealthyDeadline).ValueString()),
+		"progress_deadline": durationAttr("How long a deployment may go without progress before it fails. Default `10m`.", shared.DurationValue(u.ProgressDeadline).ValueString()),
 		"auto_revert": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			MarkdownDescription: "Revert to the last stable version when a deployment fails. Default `false`."},
 		"canary": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(0),
@@ -247,7 +248,7 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 			MarkdownDescription: "How the task runs: `main` for the group's lifetime; `init` to completion before the main tasks " +
 				"(prestart); `prestart_sidecar` started before them and running alongside (prestart, sidecar); `sidecar` started after " +
 				"them and running alongside (poststart, sidecar); `poststart` to completion once they have started; `poststop` to " +
-				"completion after they have stopped. One of " + BacktickList(instanceRoles()) + ". Default `main`. Services that run to " +
+				"completion after they have stopped. One of " + shared.BacktickList(instanceRoles()) + ". Default `main`. Services that run to " +
 				"completion (`init`, `poststart`, `poststop`) cannot have a `check`.",
 			Validators: []validator.String{stringvalidator.OneOf(instanceRoles()...)},
 		},
@@ -266,7 +267,7 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 		"kill_signal": schema.StringAttribute{
 			Optional: true,
 			MarkdownDescription: "Signal Nomad sends to stop the task (Nomad sends `SIGKILL` if it has not exited after the kill timeout): " +
-				BacktickList(instance.KillSignals()) + ". Default: Nomad's, `SIGINT`.",
+				shared.BacktickList(instance.KillSignals()) + ". Default: Nomad's, `SIGINT`.",
 			Validators: []validator.String{stringvalidator.OneOf(instance.KillSignals()...)},
 		},
 		"ports": schema.MapNestedAttribute{
@@ -293,7 +294,7 @@ func serviceAttributes(positive []validator.Int64) map[string]schema.Attribute {
 			MarkdownDescription: "A health check on a Nomad-native service registration for this task; deployments then wait for it to pass. " +
 				"Shorthand for one registration named `<instance>-<service>` on `port` with this one check; conflicts with `registrations`.",
 			Attributes: map[string]schema.Attribute{
-				"type": schema.StringAttribute{Required: true, MarkdownDescription: "Check type: " + BacktickList(instance.CheckTypes()) + ".",
+				"type": schema.StringAttribute{Required: true, MarkdownDescription: "Check type: " + shared.BacktickList(instance.CheckTypes()) + ".",
 					Validators: []validator.String{stringvalidator.OneOf(instance.CheckTypes()...)}},
 				"port":     schema.StringAttribute{Required: true, MarkdownDescription: "Label of a port declared by a service of this instance."},
 				"path":     schema.StringAttribute{Optional: true, MarkdownDescription: "HTTP path, required for `http` checks."},

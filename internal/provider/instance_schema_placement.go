@@ -10,6 +10,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/names"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // placementAttributes are berth_instance's group name and placement:
@@ -29,7 +30,7 @@ func placementAttributes() map[string]schema.Attribute {
 			MarkdownDescription: fmt.Sprintf("Name of the job's task group. Default `%s` (reads back as null). Changing it "+
 				"registers the job with the group renamed, and Nomad replaces every allocation. A job imported with a "+
 				"group of another name keeps it.", instance.GroupName),
-			Validators: []validator.String{StringRule{Summary: "Invalid group name", Desc: "must be " + names.LookupRule, Check: names.CheckLookup}},
+			Validators: []validator.String{shared.StringRule{Summary: "Invalid group name", Desc: "must be " + names.LookupRule, Check: names.CheckLookup}},
 		},
 		"placement": schema.SingleNestedAttribute{
 			Optional: true,
@@ -53,7 +54,7 @@ func placementSets(attrDoc, weight string) map[string]schema.Attribute {
 				"attribute": schema.StringAttribute{Optional: true,
 					MarkdownDescription: attrDoc + " Required except with `distinct_hosts`."},
 				"operator": schema.StringAttribute{Optional: true,
-					MarkdownDescription: "One of " + BacktickList(instance.ConstraintOperators()) + ". Default `" + instance.DefaultOperator +
+					MarkdownDescription: "One of " + shared.BacktickList(instance.ConstraintOperators()) + ". Default `" + instance.DefaultOperator +
 						"` (reads back as null). `version` takes a constraint like `>= 1.2, < 2` (`~>` allowed), `semver` a strict " +
 						"semantic version constraint like `>= 1.2.0`, `regexp` a Go regular expression, `set_contains*` a " +
 						"comma-separated list; `is_set` and `is_not_set` take no value.",
@@ -70,7 +71,7 @@ func placementSets(attrDoc, weight string) map[string]schema.Attribute {
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"attribute": schema.StringAttribute{Required: true, MarkdownDescription: attrDoc},
 				"operator": schema.StringAttribute{Optional: true,
-					MarkdownDescription: "One of " + BacktickList(instance.AffinityOperators()) + " (Nomad accepts no other operator in an " +
+					MarkdownDescription: "One of " + shared.BacktickList(instance.AffinityOperators()) + " (Nomad accepts no other operator in an " +
 						"affinity). Default `" + instance.DefaultOperator + "` (reads back as null).",
 					Validators: []validator.String{stringvalidator.OneOf(instance.AffinityOperators()...)}},
 				"value": schema.StringAttribute{Optional: true, MarkdownDescription: "Value to compare with."},

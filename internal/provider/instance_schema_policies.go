@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // The lifecycle policies of berth_instance. Each policy object is optional
@@ -51,7 +52,7 @@ func policyBool(desc string) schema.BoolAttribute {
 
 func policyEnum(desc string, values []string) schema.StringAttribute {
 	return schema.StringAttribute{Optional: true, Computed: true,
-		MarkdownDescription: desc + " One of " + BacktickList(values) + ".",
+		MarkdownDescription: desc + " One of " + shared.BacktickList(values) + ".",
 		Validators:          []validator.String{stringvalidator.OneOf(values...)},
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // A service's registrations (internal/instance/registrations.go): optional
@@ -56,7 +57,7 @@ func falseByDefault(desc string) schema.BoolAttribute {
 
 func enumWithDefault(desc string, values []string, def string) schema.StringAttribute {
 	return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(def),
-		MarkdownDescription: desc + " One of " + BacktickList(values) + ". Default `" + def + "`.",
+		MarkdownDescription: desc + " One of " + shared.BacktickList(values) + ". Default `" + def + "`.",
 		Validators:          []validator.String{stringvalidator.OneOf(values...)}}
 }
 
@@ -100,7 +101,7 @@ func registrationCheckAttributes() map[string]schema.Attribute {
 		"name": optionalString("Check name, unique within the registration; it names the check in a failed deployment's error. " +
 			"Default: Nomad's `service: \"<name>\" check`, so a registration with several checks must name all but one."),
 		"type": schema.StringAttribute{Required: true,
-			MarkdownDescription: "Check type: " + BacktickList(instance.RegistrationCheckTypes()) + ". `grpc` is Consul only: a plan-time error with `provider = \"nomad\"`.",
+			MarkdownDescription: "Check type: " + shared.BacktickList(instance.RegistrationCheckTypes()) + ". `grpc` is Consul only: a plan-time error with `provider = \"nomad\"`.",
 			Validators:          []validator.String{stringvalidator.OneOf(instance.RegistrationCheckTypes()...)}},
 		"port":     optionalString("Label of a declared port to check. Default: the registration's `port`."),
 		"path":     optionalString("HTTP path, required for `http` checks."),
@@ -111,8 +112,8 @@ func registrationCheckAttributes() map[string]schema.Attribute {
 		"body":            optionalString("HTTP body of `http` checks."),
 		"interval":        durationAttr("Time between checks; at least `1s`. Default `10s`.", defaultCheckInterval),
 		"timeout":         durationAttr("Time a check may take; at least `1s`. Default `2s`.", defaultCheckTimeout),
-		"address_mode":    schema.StringAttribute{Optional: true, MarkdownDescription: "Which address the check targets: " + BacktickList(instance.CheckAddressModes()) + ". Default: the registration's address. `driver` is Consul only: a plan-time error with `provider = \"nomad\"`.", Validators: []validator.String{stringvalidator.OneOf(instance.CheckAddressModes()...)}},
-		"on_update":       schema.StringAttribute{Optional: true, MarkdownDescription: "How this check counts during a deployment: " + BacktickList(instance.OnUpdateModes()) + ". Default: the registration's `on_update`.", Validators: []validator.String{stringvalidator.OneOf(instance.OnUpdateModes()...)}},
+		"address_mode":    schema.StringAttribute{Optional: true, MarkdownDescription: "Which address the check targets: " + shared.BacktickList(instance.CheckAddressModes()) + ". Default: the registration's address. `driver` is Consul only: a plan-time error with `provider = \"nomad\"`.", Validators: []validator.String{stringvalidator.OneOf(instance.CheckAddressModes()...)}},
+		"on_update":       schema.StringAttribute{Optional: true, MarkdownDescription: "How this check counts during a deployment: " + shared.BacktickList(instance.OnUpdateModes()) + ". Default: the registration's `on_update`.", Validators: []validator.String{stringvalidator.OneOf(instance.OnUpdateModes()...)}},
 		"tls_skip_verify": falseByDefault("Skip TLS verification."),
 		"check_restart": schema.SingleNestedAttribute{
 			Optional:            true,

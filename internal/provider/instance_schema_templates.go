@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // A service's templates and artifacts. Both are optional lists, null when
@@ -70,10 +71,10 @@ func templateAttributes() map[string]schema.Attribute {
 		"change_mode": schema.StringAttribute{Optional: true,
 			MarkdownDescription: "What happens when the rendered file changes: `restart` restarts the task, `signal` sends " +
 				"`change_signal`, `script` runs `change_script` in the task, `noop` does nothing. One of " +
-				BacktickList(instance.TemplateChangeModes()) + ". Nomad's default: `restart`." + fileDefaultDoc,
+				shared.BacktickList(instance.TemplateChangeModes()) + ". Nomad's default: `restart`." + fileDefaultDoc,
 			Validators: []validator.String{stringvalidator.OneOf(instance.TemplateChangeModes()...)}},
 		"change_signal": schema.StringAttribute{Optional: true,
-			MarkdownDescription: "Signal sent with `change_mode = \"signal\"` (and only then): " + BacktickList(instance.KillSignals()) +
+			MarkdownDescription: "Signal sent with `change_mode = \"signal\"` (and only then): " + shared.BacktickList(instance.KillSignals()) +
 				". Nomad's default: `SIGHUP`." + fileDefaultDoc,
 			Validators: []validator.String{stringvalidator.OneOf(instance.KillSignals()...)}},
 		"change_script": schema.SingleNestedAttribute{Optional: true,
@@ -120,7 +121,7 @@ func artifactAttributes() map[string]schema.Attribute {
 			"allocation. Nomad's default: `local/` (in `file` mode `local/<file name>`)." + fileDefaultDoc),
 		"mode": schema.StringAttribute{Optional: true,
 			MarkdownDescription: "`file` downloads one file to `destination`, `dir` a directory, `any` lets go-getter decide. " +
-				"One of " + BacktickList(instance.ArtifactModes()) + ". Nomad's default: `any`." + fileDefaultDoc,
+				"One of " + shared.BacktickList(instance.ArtifactModes()) + ". Nomad's default: `any`." + fileDefaultDoc,
 			Validators: []validator.String{stringvalidator.OneOf(instance.ArtifactModes()...)}},
 		"options": schema.MapAttribute{ElementType: types.StringType, Optional: true, Sensitive: true,
 			MarkdownDescription: "go-getter options, for example `checksum = \"sha256:<hex>\"` (a download that does not match " +

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // updateStrategyAttributes are the update attributes that stay null unless
@@ -16,7 +17,7 @@ func updateStrategyAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"health_check": schema.StringAttribute{
 			Optional: true,
-			MarkdownDescription: "How a deployment decides that an allocation is healthy: " + BacktickList(instance.HealthChecks()) +
+			MarkdownDescription: "How a deployment decides that an allocation is healthy: " + shared.BacktickList(instance.HealthChecks()) +
 				". `checks`: its tasks run and its services' checks pass; `task_states`: its tasks run; `manual`: only when " +
 				"someone marks it healthy through Nomad's API (`PUT /v1/deployment/allocation-health/<deployment>`). " +
 				"Unset: `checks` when a service has a `check`, `task_states` otherwise (without checks the two decide alike, " +

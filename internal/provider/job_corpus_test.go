@@ -70,7 +70,7 @@ func TestAccJob_corpusReadsBackWithoutDrift(t *testing.T) {
 		parsed++
 		// A short ID: Nomad derives service names from it, at most 63 characters.
 		id := fmt.Sprintf("corpus-%03d%s", parsed, suffix)
-		job.ID, job.Name, job.Namespace, job.Region = &id, &id, PtrTo("default"), nil
+		job.ID, job.Name, job.Namespace, job.Region = &id, &id, ptrTo("default"), nil
 		job.Constraints = append(job.Constraints, api.NewConstraint("${meta.berth_corpus_never}", "is_set", ""))
 		if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
 			refused++
@@ -108,7 +108,7 @@ func changedInNomad(t *testing.T, nomad *api.Client, file string, want, live *ap
 	if wantTask.Resources == nil || wantTask.Resources.CPU == nil {
 		return false
 	}
-	task.Resources.CPU = PtrTo(*task.Resources.CPU + 1)
+	task.Resources.CPU = ptrTo(*task.Resources.CPU + 1)
 	if _, _, err := nomad.Jobs().Register(live, nil); err != nil {
 		t.Logf("%s: changing cpu refused: %v", file, firstLine(err.Error()))
 		return false
@@ -218,7 +218,7 @@ func TestAccJob_corpusThroughTerraform(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			live.TaskGroups[0].Tasks[0].Resources.CPU = PtrTo(j.cpu + 1)
+			live.TaskGroups[0].Tasks[0].Resources.CPU = ptrTo(j.cpu + 1)
 			if _, _, err := nomad.Jobs().Register(live, nil); err != nil {
 				t.Fatalf("%s: changing cpu: %v", j.file, err)
 			}

@@ -8,6 +8,8 @@ import (
 	actionschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ action.ActionWithConfigure = &jobDispatchAction{}
@@ -16,11 +18,11 @@ var _ action.ActionWithConfigure = &jobDispatchAction{}
 // parameterized berth_job (Terraform 1.14+), as `nomad job dispatch`.
 func NewJobDispatchAction() action.Action { return &jobDispatchAction{} }
 
-type jobDispatchAction struct{ data *ProviderData }
+type jobDispatchAction struct{ data *shared.ProviderData }
 
 // jobDispatchModel is the action's configuration.
 type jobDispatchModel struct {
-	JobActionModel
+	shared.JobActionModel
 	Payload types.String `tfsdk:"payload"`
 	Meta    types.Map    `tfsdk:"meta"`
 	Wait    types.Bool   `tfsdk:"wait"`
@@ -31,11 +33,11 @@ func (a *jobDispatchAction) Metadata(_ context.Context, req action.MetadataReque
 }
 
 func (a *jobDispatchAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	a.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (a *jobDispatchAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	attrs := JobActionAttributes("job", "How long the dispatch (and, with wait, the run) may take")
+	attrs := shared.JobActionAttributes("job", "How long the dispatch (and, with wait, the run) may take")
 	attrs["payload"] = actionschema.StringAttribute{Optional: true,
 		MarkdownDescription: "The run's payload, as `nomad job dispatch` reads it from a file (the job's `parameterized.payload` " +
 			"says whether it is required)."}
@@ -53,7 +55,7 @@ func (a *jobDispatchAction) Schema(_ context.Context, _ action.SchemaRequest, re
 }
 
 func (a *jobDispatchAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := OpenJobAction(ctx, a.data, "job", req, resp)
+	ctx, cancel, t, ok := shared.OpenJobAction(ctx, a.data, "job", req, resp)
 	defer cancel()
 	if !ok {
 		return
@@ -77,7 +79,7 @@ func (a *jobDispatchAction) Invoke(ctx context.Context, req action.InvokeRequest
 	}
 	d, err := a.data.Nomad.DispatchJob(ctx, t.Ns, t.Name, meta, payload)
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, fmt.Sprintf("Could not dispatch %s/%s", t.Ns, t.Name), err)
+		shared.AddNomadError(&resp.Diagnostics, fmt.Sprintf("Could not dispatch %s/%s", t.Ns, t.Name), err)
 		return
 	}
 	tflog.Info(ctx, "Dispatched job", map[string]any{"job": t.Name, "namespace": t.Ns, "dispatched": d.JobID})
@@ -86,7 +88,7 @@ func (a *jobDispatchAction) Invoke(ctx context.Context, req action.InvokeRequest
 		return
 	}
 	if err := a.data.Nomad.WaitBatchComplete(ctx, t.Ns, d.JobID, d.EvalID); err != nil {
-		AddRolloutError(&resp.Diagnostics, "The dispatched run did not complete", d.JobID, err)
+		shared.AddRolloutError(&resp.Diagnostics, "The dispatched run did not complete", d.JobID, err)
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: d.JobID + " completed"})

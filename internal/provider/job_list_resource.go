@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ list.ListResourceWithConfigure = &jobListResource{}
@@ -19,7 +20,7 @@ var _ list.ListResourceWithConfigure = &jobListResource{}
 // from its jobspec.
 func NewJobListResource() list.ListResource { return &jobListResource{} }
 
-type jobListResource struct{ data *ProviderData }
+type jobListResource struct{ data *shared.ProviderData }
 
 // jobListModel is the list block's configuration.
 type jobListModel struct {
@@ -33,7 +34,7 @@ func (r *jobListResource) Metadata(_ context.Context, req resource.MetadataReque
 }
 
 func (r *jobListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *jobListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -54,12 +55,12 @@ func (r *jobListResource) ListResourceConfigSchema(_ context.Context, _ list.Lis
 }
 
 func (r *jobListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := OpenList[jobListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[jobListModel](ctx, r.data, req, stream)
 	if !ok {
 		return
 	}
 	filter := nomadclient.JobFilter{Namespace: cfg.Namespace.ValueString(), Prefix: cfg.NamePrefix.ValueString()}
-	StreamJobs(ctx, r.data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
+	shared.StreamJobs(ctx, r.data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
 		return r.listed(ctx, req, j, cfg.IncludeInstances.ValueBool())
 	})
 }
@@ -71,7 +72,7 @@ func (r *jobListResource) listed(ctx context.Context, req list.ListRequest, j no
 	if err != nil || job == nil {
 		result := list.ListResult{}
 		if err != nil {
-			AddNomadError(&result.Diagnostics, "Could not read job "+j.Namespace+"/"+j.ID, err)
+			shared.AddNomadError(&result.Diagnostics, "Could not read job "+j.Namespace+"/"+j.ID, err)
 		}
 		return result, err != nil
 	}
@@ -84,7 +85,7 @@ func (r *jobListResource) listed(ctx context.Context, req list.ListRequest, j no
 	if !req.IncludeResource {
 		return result, true
 	}
-	m, diags := NullResourceModel[jobModel](ctx, jobSchema(ctx))
+	m, diags := shared.NullResourceModel[jobModel](ctx, jobSchema(ctx))
 	m.Name, m.Namespace, m.ID = types.StringValue(j.ID), types.StringValue(j.Namespace), types.StringValue(j.Namespace+"/"+j.ID)
 	(&jobResource{data: r.data}).recordImported(ctx, &m, job, &diags)
 	if !diags.HasError() {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -30,9 +31,9 @@ var (
 // NewJobResource builds the berth_job resource.
 func NewJobResource() resource.Resource { return &jobResource{} }
 
-type jobResource struct{ data *ProviderData }
+type jobResource struct{ data *shared.ProviderData }
 
-var jobIdentity = ResourceIdentity{
+var jobIdentity = shared.ResourceIdentity{
 	{Name: "namespace", Doc: "Nomad namespace of the job; default: the provider's namespace.", Optional: true},
 	{Name: "name", Doc: "Job ID."},
 }
@@ -50,7 +51,7 @@ func (r *jobResource) IdentitySchema(_ context.Context, _ resource.IdentitySchem
 }
 
 func (r *jobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *jobResource) jobs() workflow.Jobs {
@@ -105,20 +106,20 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 		return
 	}
 	out, err := r.jobs().Create(ctx, in)
-	if AddOutcome(&resp.Diagnostics, jobErrors(), out.Warnings, out.Problems); err != nil {
-		AddWorkflowError(&resp.Diagnostics, jobErrors(), err)
+	if shared.AddOutcome(&resp.Diagnostics, jobErrors(), out.Warnings, out.Problems); err != nil {
+		shared.AddWorkflowError(&resp.Diagnostics, jobErrors(), err)
 		if workflow.Uncertain(err) {
-			SetStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics) // tainted: the next apply reads it back
+			shared.SetStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics) // tainted: the next apply reads it back
 		}
 		return
 	}
 	r.recordOutcome(ctx, &plan, out, &resp.State, &resp.Diagnostics)
 }
 
-func jobErrors() ErrorContext {
-	return ErrorContext{Object: "job", ChargeSummary: "Could not place the job into its node reservation", ChargeFix: jobBudgetFix,
+func jobErrors() shared.ErrorContext {
+	return shared.ErrorContext{Object: "job", ChargeSummary: "Could not place the job into its node reservation", ChargeFix: jobBudgetFix,
 		WriteRefused: func(diags *diag.Diagnostics, err *workflow.WriteError) {
-			AddNomadError(diags, err.Summary, err.Err)
+			shared.AddNomadError(diags, err.Summary, err.Err)
 		}}
 }
 
@@ -129,7 +130,7 @@ func (r *jobResource) recordOutcome(ctx context.Context, m *jobModel, out workfl
 	if out.Deployment != nil {
 		m.DeploymentID = types.StringValue(out.Deployment.ID)
 	}
-	if r.refresh(CleanupContext(ctx), m, diags) == ObjectUnread && out.Written != nil {
+	if r.refresh(shared.CleanupContext(ctx), m, diags) == shared.ObjectUnread && out.Written != nil {
 		m.JobModifyIndex = types.Int64Value(int64(out.Written.JobModifyIndex))
 	}
 	if drift := stableDrift(ctx, m, m.Drift.Elements(), diags); len(drift) > 0 {
@@ -142,21 +143,21 @@ func (r *jobResource) recordOutcome(ctx context.Context, m *jobModel, out workfl
 				"empty, and report it to berth's maintainers.", m.Name.ValueString(), joinValues(drift)))
 	}
 	m.setDrift(nil)
-	SetStateUnknownsNull(ctx, st, m, diags)
+	shared.SetStateUnknownsNull(ctx, st, m, diags)
 	if out.RolloutErr != nil {
-		AddRolloutError(diags, "The job did not reach the state its type runs to", m.Name.ValueString(), out.RolloutErr)
+		shared.AddRolloutError(diags, "The job did not reach the state its type runs to", m.Name.ValueString(), out.RolloutErr)
 	}
 }
 
 // refresh reads the job into m: its index, version, type and drift.
-func (r *jobResource) refresh(ctx context.Context, m *jobModel, diags *diag.Diagnostics) ReadOutcome {
+func (r *jobResource) refresh(ctx context.Context, m *jobModel, diags *diag.Diagnostics) shared.ReadOutcome {
 	job, err := r.data.Nomad.GetJob(ctx, m.Namespace.ValueString(), m.Name.ValueString())
 	if err != nil {
-		AddNomadError(diags, "Could not read the job", err)
-		return ObjectUnread
+		shared.AddNomadError(diags, "Could not read the job", err)
+		return shared.ObjectUnread
 	}
 	if job == nil {
-		return ObjectGone
+		return shared.ObjectGone
 	}
 	return r.recordJob(ctx, m, job, diags)
 }
@@ -170,12 +171,12 @@ func (r *jobResource) recordImported(ctx context.Context, m *jobModel, job *noma
 
 // recordJob reads job into m: its index, version, type and drift; an
 // imported job (no jobspec yet) as its JSON jobspec, with the defaults.
-func (r *jobResource) recordJob(ctx context.Context, m *jobModel, job *nomadclient.Job, diags *diag.Diagnostics) ReadOutcome {
+func (r *jobResource) recordJob(ctx context.Context, m *jobModel, job *nomadclient.Job, diags *diag.Diagnostics) shared.ReadOutcome {
 	m.JobModifyIndex, m.JobVersion = types.Int64Value(int64(job.ModifyIndex())), types.Int64Value(int64(job.Version()))
 	m.Type = types.StringValue(job.Type())
 	if m.Jobspec.IsNull() || m.Jobspec.IsUnknown() {
 		if !r.recordSource(ctx, m, job, diags) {
-			return ObjectUnread
+			return shared.ObjectUnread
 		}
 		m.WaitForHealthy, m.PurgeOnDestroy, m.DeploymentID = types.BoolValue(true), types.BoolValue(true), types.StringValue("")
 	}
@@ -183,13 +184,13 @@ func (r *jobResource) recordJob(ctx context.Context, m *jobModel, job *nomadclie
 	drift, err := job.JobspecDrift(s)
 	if err != nil {
 		addJobspecError(diags, err)
-		return ObjectUnread
+		return shared.ObjectUnread
 	}
 	if len(drift) > 0 {
 		tflog.Info(ctx, "Job differs in Nomad from its jobspec", map[string]any{"job": m.Name.ValueString(), "fields": strings.Join(drift, "; ")})
 	}
 	m.setDrift(drift)
-	return ObjectRead
+	return shared.ObjectRead
 }
 
 // recordSource gives an imported job its jobspec: the source its version
@@ -200,7 +201,7 @@ func (r *jobResource) recordJob(ctx context.Context, m *jobModel, job *nomadclie
 func (r *jobResource) recordSource(ctx context.Context, m *jobModel, job *nomadclient.Job, diags *diag.Diagnostics) bool {
 	s, ok, err := r.data.Nomad.JobSource(ctx, job)
 	if err != nil {
-		AddNomadError(diags, "Could not read the job's source", err)
+		shared.AddNomadError(diags, "Could not read the job's source", err)
 		return false
 	}
 	if ok {
@@ -219,7 +220,7 @@ func (r *jobResource) recordSource(ctx context.Context, m *jobModel, job *nomadc
 		}
 		s = jobspec.Spec{Source: src, Format: jobspec.FormatJSON}
 	}
-	m.Jobspec, m.Format, m.Variables = types.StringValue(s.Source), types.StringValue(s.Format), MapOrNull(ctx, s.Variables, diags)
+	m.Jobspec, m.Format, m.Variables = types.StringValue(s.Source), types.StringValue(s.Format), shared.MapOrNull(ctx, s.Variables, diags)
 	return !diags.HasError()
 }
 
@@ -230,9 +231,9 @@ func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 		return
 	}
 	switch r.refresh(ctx, &state, &resp.Diagnostics) {
-	case ObjectUnread:
+	case shared.ObjectUnread:
 		return
-	case ObjectGone:
+	case shared.ObjectGone:
 		tflog.Info(ctx, "Job is gone from Nomad; removing it from state", map[string]any{"job": state.Name.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
@@ -262,8 +263,8 @@ func (r *jobResource) Update(ctx context.Context, req resource.UpdateRequest, re
 		return
 	}
 	out, err := r.jobs().Update(ctx, in)
-	if AddOutcome(&resp.Diagnostics, jobErrors(), out.Warnings, out.Problems); err != nil {
-		AddWorkflowError(&resp.Diagnostics, jobErrors(), err)
+	if shared.AddOutcome(&resp.Diagnostics, jobErrors(), out.Warnings, out.Problems); err != nil {
+		shared.AddWorkflowError(&resp.Diagnostics, jobErrors(), err)
 		return
 	}
 	r.recordOutcome(ctx, &plan, out, &resp.State, &resp.Diagnostics)
@@ -282,8 +283,8 @@ func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 	secrets := !state.VariablesWOVer.IsNull()
 	out, err := r.jobs().Delete(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.NodeReservation.ValueString(),
 		purge, secrets)
-	if AddOutcome(&resp.Diagnostics, jobErrors(), out.Warnings, out.Problems); err != nil {
-		AddWorkflowError(&resp.Diagnostics, jobErrors(), err)
+	if shared.AddOutcome(&resp.Diagnostics, jobErrors(), out.Warnings, out.Problems); err != nil {
+		shared.AddWorkflowError(&resp.Diagnostics, jobErrors(), err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // ValidateConfig parses the jobspec offline with Nomad's own parser, so a
@@ -128,8 +129,8 @@ func sameJobSettings(plan, state jobModel) bool {
 // plan never holds variables_wo: it goes with variables_wo_version, and it
 // is not empty (Nomad keeps no empty Variable).
 func validateVariablesWO(req resource.ValidateConfigRequest, diags *diag.Diagnostics) {
-	secrets, version := RawAttr(req.Config.Raw, "variables_wo"), RawAttr(req.Config.Raw, "variables_wo_version")
-	elems, known := RawElements(secrets)
+	secrets, version := shared.RawAttr(req.Config.Raw, "variables_wo"), shared.RawAttr(req.Config.Raw, "variables_wo_version")
+	elems, known := shared.RawElements(secrets)
 	switch {
 	case !secrets.IsNull() && version.IsNull():
 		diags.AddAttributeError(path.Root("variables_wo_version"), "Missing variables_wo_version",
@@ -159,7 +160,7 @@ func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec
 	p, err := r.data.Nomad.PlanJobspec(ctx, s, plan.Namespace.ValueString(), exists)
 	if err != nil {
 		var d diag.Diagnostics
-		AddNomadError(&d, "Could not ask Nomad's scheduler", err)
+		shared.AddNomadError(&d, "Could not ask Nomad's scheduler", err)
 		diags.AddWarning("Could not ask Nomad's scheduler", d[0].Detail()+"\n\nThe plan does not say whether the job can be placed.")
 		return
 	}
@@ -169,7 +170,7 @@ func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec
 	}
 	tflog.Info(ctx, "Nomad's scheduler plans", map[string]any{"job": plan.Name.ValueString(), "groups": changes, "moving": p.Moving})
 	if !p.Moving {
-		plan.SchedulerPlan = MapOrNull(ctx, changes, diags)
+		plan.SchedulerPlan = shared.MapOrNull(ctx, changes, diags)
 	}
 	if len(p.Failures) == 0 {
 		return
@@ -206,7 +207,7 @@ func (r *jobResource) checkReservation(ctx context.Context, plan *jobModel, sum 
 		return
 	}
 	var found diag.Diagnostics
-	CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.JobConsumer(plan.Namespace.ValueString(), sum.ID),
+	shared.CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.JobConsumer(plan.Namespace.ValueString(), sum.ID),
 		sum.Charge, jobBudgetFix, &found)
-	WarnAtPlan(diags, found)
+	shared.WarnAtPlan(diags, found)
 }

@@ -135,7 +135,7 @@ func TestAccJob_twoGroupsLifecycle(t *testing.T) {
 						t.Fatal(err)
 					}
 					task := job.TaskGroups[0].Tasks[0]
-					task.Resources.MemoryMB = PtrTo(48)
+					task.Resources.MemoryMB = ptrTo(48)
 					task.Env["ROLE"] = "changed"
 					if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
 						t.Fatal(err)

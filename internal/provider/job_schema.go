@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // The values of plan_failures.
@@ -40,7 +41,7 @@ func jobSchema(ctx context.Context) schema.Schema {
 					"`job` block's label) and namespace are read from it; changing either replaces the job."},
 			"format": schema.StringAttribute{Optional: true, Computed: true,
 				Validators: []validator.String{stringvalidator.OneOf(jobspec.Formats()...)},
-				MarkdownDescription: "How `jobspec` is written: " + BacktickList(jobspec.Formats()) + ". Default: JSON when " +
+				MarkdownDescription: "How `jobspec` is written: " + shared.BacktickList(jobspec.Formats()) + ". Default: JSON when " +
 					"it starts with `{`, HCL2 otherwise; state holds the format in effect."},
 			"variables": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Values of the jobspec's HCL2 `variable` blocks, as `nomad job run -var` gives them. " +
@@ -58,7 +59,7 @@ func jobSchema(ctx context.Context) schema.Schema {
 					"whenever they change; only then are they written again."},
 			"node_reservation": schema.StringAttribute{Optional: true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{ReservationIDValidator()},
+				Validators:    []validator.String{shared.ReservationIDValidator()},
 				MarkdownDescription: "ID of a `berth_node_reservation` to place the whole job into: the job is pinned to the " +
 					"reservation's node (a constraint on `${node.unique.id}` added at registration, which drift does not " +
 					"report), and what it takes (every group's tasks' cpu and memory and its ephemeral disk, times its count, " +

@@ -10,9 +10,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var leaseIdentity = ResourceIdentity{
+var leaseIdentity = shared.ResourceIdentity{
 	{Name: "namespace", Doc: "Nomad namespace of the lease job; default: the provider's namespace.", Optional: true},
 	{Name: "name", Doc: "Lease name (its job ID)."},
 }
@@ -24,14 +25,14 @@ func (r *leaseResource) IdentitySchema(_ context.Context, _ resource.IdentitySch
 }
 
 // leaseDrivers reads workload.driver.
-func leaseDrivers(ctx context.Context, p tfsdk.Plan) map[string]DriverAt {
+func leaseDrivers(ctx context.Context, p tfsdk.Plan) map[string]shared.DriverAt {
 	at := path.Root("workload").AtName("driver")
 	var d types.String
 	if diags := p.GetAttribute(ctx, at, &d); diags.HasError() {
 		return nil
 	}
-	if v, ok := KnownString(d); ok && v != "" {
-		return map[string]DriverAt{"workload": {At: at, Driver: v}}
+	if v, ok := shared.KnownString(d); ok && v != "" {
+		return map[string]shared.DriverAt{"workload": {At: at, Driver: v}}
 	}
 	return nil
 }

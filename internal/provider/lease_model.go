@@ -14,6 +14,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 type leaseModel struct {
@@ -110,10 +111,10 @@ func timeOf(v timetypes.RFC3339) (time.Time, bool) {
 
 func workloadObject(ctx context.Context, w lease.Workload, diags *diag.Diagnostics) types.Object {
 	obj, d := types.ObjectValueFrom(ctx, workloadAttrTypes(), workloadModel{
-		Driver: types.StringValue(w.Driver), Image: StringOrNull(w.Image), Command: StringOrNull(w.Command),
-		Args: ListOrNull(ctx, w.Args, diags), Env: MapOrNull(ctx, w.Env, diags),
+		Driver: types.StringValue(w.Driver), Image: shared.StringOrNull(w.Image), Command: shared.StringOrNull(w.Command),
+		Args: shared.ListOrNull(ctx, w.Args, diags), Env: shared.MapOrNull(ctx, w.Env, diags),
 		CPU: types.Int64Value(int64(w.CPU)), Memory: types.Int64Value(int64(w.Memory)), Disk: types.Int64Value(int64(w.Disk)),
-		Ports: ListOrNull(ctx, w.Ports, diags),
+		Ports: shared.ListOrNull(ctx, w.Ports, diags),
 	})
 	diags.Append(d...)
 	return obj
@@ -196,7 +197,7 @@ func keepEmptyWorkloadCollections(ctx context.Context, prior, next types.Object,
 	if diags.HasError() {
 		return next
 	}
-	n.Env, n.Args, n.Ports = KeepEmptyMap(p.Env, n.Env), KeepEmptyList(p.Args, n.Args), KeepEmptyList(p.Ports, n.Ports)
+	n.Env, n.Args, n.Ports = shared.KeepEmptyMap(p.Env, n.Env), shared.KeepEmptyList(p.Args, n.Args), shared.KeepEmptyList(p.Ports, n.Ports)
 	obj, d := types.ObjectValueFrom(ctx, workloadAttrTypes(), n)
 	diags.Append(d...)
 	return obj

@@ -10,6 +10,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // TestLeaseObjects_fromSchema: the workload and result objects are built
@@ -44,11 +45,11 @@ func TestLeaseSign_onePlace(t *testing.T) {
 	l := lease.Lease{Name: "x", Namespace: "default", Duration: time.Hour, CreatedAt: time.Unix(1700000000, 0).UTC(),
 		Workload: lease.Workload{Driver: "raw_exec", CPU: 100, Memory: 300, Disk: 300}, User: "old", Signature: "old"}
 	var diags diag.Diagnostics
-	if got := (&leaseResource{data: &ProviderData{}}).sign(l, &diags); got.User != "" || got.Signature != "" || diags.HasError() {
+	if got := (&leaseResource{data: &shared.ProviderData{}}).sign(l, &diags); got.User != "" || got.Signature != "" || diags.HasError() {
 		t.Errorf("without a key: user %q, signature %q, diags %v; want unsigned", got.User, got.Signature, diags)
 	}
 	key := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
-	got := (&leaseResource{data: &ProviderData{SigningKey: key}}).sign(l, &diags)
+	got := (&leaseResource{data: &shared.ProviderData{SigningKey: key}}).sign(l, &diags)
 	if ok, problems := lease.Verify(got); !ok || diags.HasError() {
 		t.Errorf("with a key: %v, diags %v; want a verified lease", problems, diags)
 	}

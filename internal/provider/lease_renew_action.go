@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ action.ActionWithConfigure = &leaseRenewAction{}
@@ -19,14 +20,14 @@ var _ action.ActionWithConfigure = &leaseRenewAction{}
 // for its full duration, signed again, from a plan (Terraform 1.14+).
 func NewLeaseRenewAction() action.Action { return &leaseRenewAction{} }
 
-type leaseRenewAction struct{ data *ProviderData }
+type leaseRenewAction struct{ data *shared.ProviderData }
 
 func (a *leaseRenewAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_reservation_renew"
 }
 
 func (a *leaseRenewAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	a.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (a *leaseRenewAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
@@ -38,12 +39,12 @@ func (a *leaseRenewAction) Schema(_ context.Context, _ action.SchemaRequest, res
 			"signature from Nomad and, since the signature verifies, plans no change; a lease the provider's key cannot " +
 			"verify (changed outside berth, or signed by another key) is refused rather than renewed. Without Terraform " +
 			"1.14, a lease is renewed by replacing it (`renew = true` after expiry, or `terraform apply -replace`).",
-		Attributes: JobActionAttributes("lease", "How long the renewal may take, including the workload starting again"),
+		Attributes: shared.JobActionAttributes("lease", "How long the renewal may take, including the workload starting again"),
 	}
 }
 
 func (a *leaseRenewAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := OpenJobAction(ctx, a.data, "lease", req, resp)
+	ctx, cancel, t, ok := shared.OpenJobAction(ctx, a.data, "lease", req, resp)
 	defer cancel()
 	if !ok {
 		return
@@ -66,13 +67,13 @@ func (a *leaseRenewAction) Invoke(ctx context.Context, req action.InvokeRequest,
 	// apply, another renewal) fails this one instead of being overwritten.
 	res, err := a.data.Nomad.RegisterLease(ctx, l, a.data.LeaseDriver, at, job.ModifyIndex())
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, fmt.Sprintf("Could not renew lease %s/%s", ns, name), err)
+		shared.AddNomadError(&resp.Diagnostics, fmt.Sprintf("Could not renew lease %s/%s", ns, name), err)
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("lease %s/%s renewed until %s; waiting for its workload",
 		ns, name, l.ExpiresAt().Format(time.RFC3339))})
 	if err := a.data.Nomad.WaitTaskRunning(ctx, ns, name, res.EvalID, lease.WorkloadTask); err != nil {
-		AddRolloutError(&resp.Diagnostics, "The renewed lease's workload did not start", name, err)
+		shared.AddRolloutError(&resp.Diagnostics, "The renewed lease's workload did not start", name, err)
 		return
 	}
 	tflog.Info(ctx, "Renewed lease", map[string]any{"job": name, "namespace": ns, "expires_at": l.ExpiresAt().Format(time.RFC3339)})

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // A renewal re-signs the lease, so it must refuse every lease the
@@ -48,7 +49,7 @@ func TestLeaseRenewAction_refusesWhatTheKeyCannotVouchFor(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := &leaseRenewAction{data: &ProviderData{SigningKey: c.key}}
+			a := &leaseRenewAction{data: &shared.ProviderData{SigningKey: c.key}}
 			var resp action.InvokeResponse
 			ok := a.trusted(c.l, &resp)
 			errs := resp.Diagnostics.Errors()

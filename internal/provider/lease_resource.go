@@ -17,6 +17,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -32,7 +33,7 @@ var (
 func NewLeaseResource() resource.Resource { return &leaseResource{now: time.Now} }
 
 type leaseResource struct {
-	data *ProviderData
+	data *shared.ProviderData
 	// now is the clock every time decision reads (expiry, renewal, whether
 	// a new duration has already ended), so tests can choose the instant.
 	now func() time.Time
@@ -47,7 +48,7 @@ func (r *leaseResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 }
 
 func (r *leaseResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *leaseResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -127,7 +128,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	l := plan.toLease(ctx, r.data.Nomad.Namespace(), &resp.Diagnostics)
-	if CheckDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, leaseDrivers); resp.Diagnostics.HasError() {
+	if shared.CheckDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, leaseDrivers); resp.Diagnostics.HasError() {
 		return
 	}
 	if r.checkReference(ctx, l, &resp.Diagnostics); resp.Diagnostics.HasError() {
@@ -143,15 +144,15 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 		Wait: plan.WaitForRunning.IsNull() || plan.WaitForRunning.ValueBool(), Record: r.recorder(ctx, &plan, &rec, l, now, &resp.Diagnostics)}
 	out, err := r.leases().Create(ctx, in)
 	ec := leaseErrors()
-	if AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
-		AddWorkflowError(&resp.Diagnostics, ec, err)
+	if shared.AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		shared.AddWorkflowError(&resp.Diagnostics, ec, err)
 	}
 	if out.Written {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		writeLeaseRecord(ctx, resp.Private, rec, &resp.Diagnostics)
 	}
 	if out.RunErr != nil {
-		AddRolloutError(&resp.Diagnostics, "The lease's workload did not start", l.Name, out.RunErr)
+		shared.AddRolloutError(&resp.Diagnostics, "The lease's workload did not start", l.Name, out.RunErr)
 	}
 }
 
@@ -161,8 +162,8 @@ func (r *leaseResource) leases() workflow.Leases {
 }
 
 // leaseErrors is how the lease workflow's errors read.
-func leaseErrors() ErrorContext {
-	return ErrorContext{Object: "lease", ChargeSummary: "Could not place the lease into its node reservation", ChargeFix: leaseBudgetFix}
+func leaseErrors() shared.ErrorContext {
+	return shared.ErrorContext{Object: "lease", ChargeSummary: "Could not place the lease into its node reservation", ChargeFix: leaseBudgetFix}
 }
 
 // recorder records a registered lease job into m and reads it back (with
@@ -176,7 +177,7 @@ func (r *leaseResource) recorder(ctx context.Context, m *leaseModel, rec *leaseR
 	return func(_ context.Context, index uint64) bool {
 		m.recordRegistered(ctx, l, index, now, diags)
 		rec.noteSigning(l)
-		return r.readBack(ctx, m, rec, diags) != ObjectGone
+		return r.readBack(ctx, m, rec, diags) != shared.ObjectGone
 	}
 }
 
@@ -205,7 +206,7 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	}
 	rec := readLeaseRecord(ctx, req.Private)
 	defer func() { writeLeaseRecord(ctx, resp.Private, rec, &resp.Diagnostics) }()
-	if r.refresh(ctx, &state, &rec, &resp.Diagnostics) == ObjectGone {
+	if r.refresh(ctx, &state, &rec, &resp.Diagnostics) == shared.ObjectGone {
 		// A job gone after expiry (Nomad garbage-collects dead batch jobs)
 		// is still an expired lease; a job purged before it is a deleted
 		// one. Both stay in state: the next plan renews them (renew =
@@ -275,13 +276,13 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		Record: r.recorder(ctx, &plan, &rec, l, now, &resp.Diagnostics)}
 	out, err := r.leases().Update(ctx, in)
 	if err != nil {
-		AddWorkflowError(&resp.Diagnostics, leaseErrors(), err)
+		shared.AddWorkflowError(&resp.Diagnostics, leaseErrors(), err)
 	}
 	switch {
 	case out.Written:
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	case out.Unsettled:
-		if r.refresh(CleanupContext(ctx), &state, &rec, &resp.Diagnostics) != ObjectGone {
+		if r.refresh(shared.CleanupContext(ctx), &state, &rec, &resp.Diagnostics) != shared.ObjectGone {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		}
 	}
@@ -298,8 +299,8 @@ func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out, err := r.leases().Delete(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.NodeReservation.ValueString())
-	if AddOutcome(&resp.Diagnostics, leaseErrors(), out.Warnings, out.Problems); err != nil {
-		AddWorkflowError(&resp.Diagnostics, leaseErrors(), err)
+	if shared.AddOutcome(&resp.Diagnostics, leaseErrors(), out.Warnings, out.Problems); err != nil {
+		shared.AddWorkflowError(&resp.Diagnostics, leaseErrors(), err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // leasePlan is what time and tampering mean for the plan of an existing
@@ -66,21 +67,21 @@ func decideLeasePlan(plan, state leaseModel, now time.Time) leasePlan {
 // on replaces it, and Terraform plans a replacement as a new lease.)
 func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var found diag.Diagnostics
-	CheckDrivers(ctx, r.data, req.Plan, req.State, &found, leaseDrivers)
-	WarnAtPlan(&resp.Diagnostics, found)
+	shared.CheckDrivers(ctx, r.data, req.Plan, req.State, &found, leaseDrivers)
+	shared.WarnAtPlan(&resp.Diagnostics, found)
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
 	}
 	if req.State.Raw.IsNull() {
 		var ns types.String
 		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
-		if ns.IsUnknown() && ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
+		if ns.IsUnknown() && shared.ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
 		}
 		if !resp.Diagnostics.HasError() {
 			var found diag.Diagnostics
 			r.checkBudget(ctx, resp, &found)
-			WarnAtPlan(&resp.Diagnostics, found)
+			shared.WarnAtPlan(&resp.Diagnostics, found)
 		}
 		return
 	}
@@ -105,7 +106,7 @@ func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		// By the clock: a warning (plan_advice.go); Update refuses it.
 		var found diag.Diagnostics
 		found.AddAttributeError(path.Root("duration"), "Lease would already have ended", d.tooLate)
-		WarnAtPlan(&resp.Diagnostics, found)
+		shared.WarnAtPlan(&resp.Diagnostics, found)
 	case !d.newEnd.IsZero():
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("expires_at"), timeValue(d.newEnd))...)
 		unknown("signature", "user", "verified", "result", "job_modify_index")
@@ -117,7 +118,7 @@ func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 func (r *leaseResource) checkBudget(ctx context.Context, resp *resource.ModifyPlanResponse, diags *diag.Diagnostics) {
 	var plan leaseModel
 	diags.Append(resp.Plan.Get(ctx, &plan)...)
-	if diags.HasError() || plan.NodeReservation.IsNull() || plan.NodeReservation.IsUnknown() || AnyUnknown(plan.Name, plan.Namespace, plan.Workload) {
+	if diags.HasError() || plan.NodeReservation.IsNull() || plan.NodeReservation.IsUnknown() || shared.AnyUnknown(plan.Name, plan.Namespace, plan.Workload) {
 		return
 	}
 	var quiet diag.Diagnostics // conversion problems are reported by validation
@@ -125,5 +126,5 @@ func (r *leaseResource) checkBudget(ctx context.Context, resp *resource.ModifyPl
 	if quiet.HasError() {
 		return
 	}
-	CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.LeaseConsumer(l.Namespace, l.Name), l.Footprint(), leaseBudgetFix, diags)
+	shared.CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.LeaseConsumer(l.Namespace, l.Name), l.Footprint(), leaseBudgetFix, diags)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // clock is the lease resource's notion of now; tests replace it.
@@ -29,9 +30,9 @@ func (r *leaseResource) clock() time.Time {
 func (m *leaseModel) recordRegistered(ctx context.Context, l lease.Lease, index uint64, now time.Time, diags *diag.Diagnostics) {
 	m.ID = types.StringValue(l.Namespace + "/" + l.Name)
 	m.Namespace = types.StringValue(l.Namespace)
-	m.NodeID = StringOrNull(l.NodeID)
+	m.NodeID = shared.StringOrNull(l.NodeID)
 	m.CreatedAt, m.ExpiresAt = timeValue(l.CreatedAt), timeValue(l.ExpiresAt())
-	m.User, m.Signature, m.Verified = StringOrNull(l.User), StringOrNull(l.Signature), types.BoolNull()
+	m.User, m.Signature, m.Verified = shared.StringOrNull(l.User), shared.StringOrNull(l.Signature), types.BoolNull()
 	if l.Signature != "" {
 		m.Verified = types.BoolValue(true) // berth signed what it registered
 	}
@@ -46,9 +47,9 @@ func (m *leaseModel) recordRegistered(ctx context.Context, l lease.Lease, index 
 // (the operation's may be spent). A failed read is a warning, not an
 // error: the write happened, an error would taint a healthy lease, and
 // recordRegistered has already filled in every computed value.
-func (r *leaseResource) readBack(ctx context.Context, m *leaseModel, rec *leaseRecord, diags *diag.Diagnostics) ReadOutcome {
+func (r *leaseResource) readBack(ctx context.Context, m *leaseModel, rec *leaseRecord, diags *diag.Diagnostics) shared.ReadOutcome {
 	var read diag.Diagnostics
-	got := r.refresh(CleanupContext(ctx), m, rec, &read)
+	got := r.refresh(shared.CleanupContext(ctx), m, rec, &read)
 	for _, d := range read {
 		if d.Severity() != diag.SeverityError {
 			diags.Append(d)
@@ -64,7 +65,7 @@ func (r *leaseResource) readBack(ctx context.Context, m *leaseModel, rec *leaseR
 // signature (and rec, berth's own record of its signatures, which a
 // verified read brings up to date), expiry from the clock and the job,
 // and the result.
-func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRecord, diags *diag.Diagnostics) ReadOutcome {
+func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRecord, diags *diag.Diagnostics) shared.ReadOutcome {
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
 	if m.Namespace.IsUnknown() || ns == "" {
 		ns = r.data.Nomad.Namespace()
@@ -72,18 +73,18 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 	nomad := r.data.Nomad
 	job, err := nomad.GetJob(ctx, ns, name)
 	if err != nil {
-		AddNomadError(diags, "Could not read the lease", err)
-		return ObjectUnread
+		shared.AddNomadError(diags, "Could not read the lease", err)
+		return shared.ObjectUnread
 	}
 	if job == nil {
-		return ObjectGone
+		return shared.ObjectGone
 	}
 	live, err := job.Lease()
 	if err != nil {
 		if m.CreatedAt.IsNull() || m.CreatedAt.IsUnknown() {
 			// Nothing recorded (an import): refuse rather than adopt it.
 			diags.AddError("Not a berth lease", fmt.Sprintf("Job %q in namespace %q is not a berth lease: %v", name, ns, err))
-			return ObjectUnread
+			return shared.ObjectUnread
 		}
 		// A lease berth made that no longer looks like one was changed
 		// behind Terraform's back: the same as a failed signature.
@@ -91,12 +92,12 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 		m.JobModifyIndex = types.Int64Value(int64(job.ModifyIndex()))
 		diags.AddWarning("Lease job is no longer a berth lease",
 			fmt.Sprintf("Job %q in namespace %q was changed outside Terraform: %v.\nThe next apply replaces it.", name, ns, err))
-		return ObjectUnread
+		return shared.ObjectUnread
 	}
 	allocs, err := nomad.JobAllocations(ctx, ns, name)
 	if err != nil {
-		AddNomadError(diags, "Could not read the lease's allocations", err)
-		return ObjectUnread
+		shared.AddNomadError(diags, "Could not read the lease's allocations", err)
+		return shared.ObjectUnread
 	}
 	trust := r.trust(m, *rec)
 	status, problems := lease.Check(live, trust)
@@ -104,11 +105,11 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 	m.Namespace = types.StringValue(ns)
 	m.CreatedAt, m.ExpiresAt = timeValue(live.CreatedAt), timeValue(live.ExpiresAt())
 	if m.Duration.IsNull() || m.Duration.IsUnknown() || !durationsEqual(m.Duration, live.Duration) {
-		m.Duration = DurationValue(live.Duration)
+		m.Duration = shared.DurationValue(live.Duration)
 	}
 	// user is a key berth vouches for: taken from the job only when it
 	// verifies, so a stranger's key never lands there.
-	m.Signature = StringOrNull(live.Signature)
+	m.Signature = shared.StringOrNull(live.Signature)
 	switch status {
 	case lease.Unsigned:
 		m.Verified, m.User = types.BoolNull(), types.StringNull()
@@ -118,7 +119,7 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 					name, ns, strings.Join(problems, "\n  - ")))
 		}
 	case lease.Verified:
-		m.Verified, m.User = types.BoolValue(true), StringOrNull(live.User)
+		m.Verified, m.User = types.BoolValue(true), shared.StringOrNull(live.User)
 		rec.noteVerified(live, trust)
 	case lease.Tampered:
 		m.Verified = types.BoolValue(false)
@@ -129,7 +130,7 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 	}
 	m.JobModifyIndex = types.Int64Value(int64(job.ModifyIndex()))
 	if m.NodeReservation.IsNull() || m.NodeID.IsUnknown() {
-		m.NodeID = StringOrNull(live.NodeID)
+		m.NodeID = shared.StringOrNull(live.NodeID)
 	}
 	m.Workload = keepEmptyWorkloadCollections(ctx, m.Workload, workloadObject(ctx, live.Workload, diags), diags)
 	m.Reference = types.StringNull()
@@ -142,8 +143,8 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 	outcome := allocs.NewestTaskOutcome(lease.WorkloadTask)
 	if len(live.Workload.Ports) > 0 && !expired {
 		if err := nomad.WorkloadPorts(ctx, ns, &outcome); err != nil {
-			AddNomadError(diags, "Could not read where the lease's workload runs", err)
-			return ObjectUnread
+			shared.AddNomadError(diags, "Could not read where the lease's workload runs", err)
+			return shared.ObjectUnread
 		}
 	}
 	outcome.Signature = r.resultSignature(ctx, ns, m.Result, outcome.AllocationID)
@@ -154,7 +155,7 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 	if m.WaitForRunning.IsNull() {
 		m.WaitForRunning = types.BoolValue(true)
 	}
-	return ObjectRead
+	return shared.ObjectRead
 }
 
 // checkReference refuses a reference to a lease that is not there to
@@ -169,7 +170,7 @@ func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags
 	job, err := r.data.Nomad.GetJob(ctx, l.Namespace, l.Reference)
 	if err != nil {
 		var d diag.Diagnostics
-		AddNomadError(&d, "Could not read the referenced lease", err)
+		shared.AddNomadError(&d, "Could not read the referenced lease", err)
 		diags.AddAttributeError(at, d[0].Summary(), d[0].Detail())
 		return
 	}

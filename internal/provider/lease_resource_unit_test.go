@@ -24,6 +24,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // These unit tests drive leaseResource against a fake Nomad for
@@ -164,14 +165,14 @@ func newLeaseUpdateFixture(t *testing.T) *leaseUpdateFixture {
 		t.Fatal(err)
 	}
 	f := &leaseUpdateFixture{
-		r:     &leaseResource{data: &ProviderData{Nomad: client, SigningKey: key, LeaseDriver: "raw_exec"}, now: func() time.Time { return now }},
+		r:     &leaseResource{data: &shared.ProviderData{Nomad: client, SigningKey: key, LeaseDriver: "raw_exec"}, now: func() time.Time { return now }},
 		fake:  fake,
 		lease: l,
 		now:   now,
 	}
 	var diags diag.Diagnostics
 	f.state = leaseModel{
-		Name: types.StringValue(l.Name), Duration: DurationValue(l.Duration), NodeReservation: types.StringNull(),
+		Name: types.StringValue(l.Name), Duration: shared.DurationValue(l.Duration), NodeReservation: types.StringNull(),
 		Renew: types.BoolValue(true), WaitForRunning: types.BoolValue(true),
 		Workload: workloadObject(ctx, l.Workload, &diags),
 		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
@@ -190,7 +191,7 @@ func newLeaseUpdateFixture(t *testing.T) *leaseUpdateFixture {
 func (f *leaseUpdateFixture) update(t *testing.T, ctx context.Context, duration time.Duration) (diag.Diagnostics, leaseModel) {
 	t.Helper()
 	plan := f.state
-	plan.Duration = DurationValue(duration)
+	plan.Duration = shared.DurationValue(duration)
 	plan.ExpiresAt = timetypes.NewRFC3339ValueMust(f.lease.CreatedAt.Add(duration).Format(time.RFC3339))
 	plan.Signature, plan.User = types.StringUnknown(), types.StringUnknown()
 	plan.Verified, plan.Expired = types.BoolUnknown(), types.BoolUnknown()
@@ -395,7 +396,7 @@ func TestLeaseRefresh_expiryByInjectedClock(t *testing.T) {
 		f.r.now = func() time.Time { return tt.now }
 		m := f.state
 		var diags diag.Diagnostics
-		if f.r.refresh(context.Background(), &m, &leaseRecord{}, &diags) != ObjectRead || diags.HasError() {
+		if f.r.refresh(context.Background(), &m, &leaseRecord{}, &diags) != shared.ObjectRead || diags.HasError() {
 			t.Fatalf("refresh: %v", diags)
 		}
 		state := m.Result.Attributes()["state"].(types.String).ValueString()

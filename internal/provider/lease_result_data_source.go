@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var (
@@ -24,7 +25,7 @@ var (
 // NewLeaseResultDataSource builds the berth_lease_result data source.
 func NewLeaseResultDataSource() datasource.DataSource { return &leaseResultDataSource{} }
 
-type leaseResultDataSource struct{ data *ProviderData }
+type leaseResultDataSource struct{ data *shared.ProviderData }
 
 type leaseResultDataModel struct {
 	LeaseID      types.String `tfsdk:"lease_id"`
@@ -69,7 +70,7 @@ func (d *leaseResultDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 }
 
 func (d *leaseResultDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *leaseResultDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -79,7 +80,7 @@ func (d *leaseResultDataSource) Read(ctx context.Context, req datasource.ReadReq
 	}
 	keys, err := d.data.Nomad.ClusterKeySet(ctx)
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not read the cluster's key set", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the cluster's key set", err)
 		return
 	}
 	ns, name, _ := strings.Cut(m.LeaseID.ValueString(), "/")
@@ -119,7 +120,7 @@ func (d *leaseResultDataSource) boundToLease(ctx context.Context, ns, name, allo
 	}
 	ranJob, err := d.data.Nomad.AllocationJob(ctx, ns, allocID)
 	if err != nil {
-		AddNomadError(diags, "Could not read the allocation the result names", err)
+		shared.AddNomadError(diags, "Could not read the allocation the result names", err)
 		return nil
 	}
 	if ranJob == nil {
@@ -134,7 +135,7 @@ func (d *leaseResultDataSource) boundToLease(ctx context.Context, ns, name, allo
 	}
 	curJob, err := d.data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
-		AddNomadError(diags, "Could not read the lease", err)
+		shared.AddNomadError(diags, "Could not read the lease", err)
 		return nil
 	}
 	if curJob == nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // portLabelPattern is what Nomad accepts as a port label (it becomes part of
@@ -45,24 +46,24 @@ func leaseSchema(ctx context.Context) schema.Schema {
 		Attributes: map[string]schema.Attribute{
 			"id": computed("`<namespace>/<name>`."),
 			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
-				MarkdownDescription: "Job ID. Changing it replaces the lease." + NameRuleDoc, Validators: []validator.String{NameValidator()}},
+				MarkdownDescription: "Job ID. Changing it replaces the lease." + shared.NameRuleDoc, Validators: []validator.String{shared.NameValidator()}},
 			"namespace": schema.StringAttribute{Optional: true, Computed: true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
-				MarkdownDescription: "Namespace. Default: the provider's. Changing it replaces the lease." + NamespaceRuleDoc,
-				Validators:          []validator.String{NamespaceValidator()}},
+				MarkdownDescription: "Namespace. Default: the provider's. Changing it replaces the lease." + shared.NamespaceRuleDoc,
+				Validators:          []validator.String{shared.NamespaceValidator()}},
 			"duration": schema.StringAttribute{Required: true, CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "How long the lease lasts from `created_at`, a Go duration such as `8h`. Changing it before expiry " +
 					"extends or shortens the lease in place (re-signed, timer updated); a new end already in the past is an error."},
 			"node_id": schema.StringAttribute{Optional: true, Computed: true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
 				MarkdownDescription: "Full ID of the node to run on. Unset: Nomad places the lease (or the node reservation's node).",
-				Validators:          []validator.String{NodeIDValidator()}},
+				Validators:          []validator.String{shared.NodeIDValidator()}},
 			"node_reservation": schema.StringAttribute{Optional: true, PlanModifiers: replace,
 				MarkdownDescription: "ID of a `berth_node_reservation`: the lease runs on its node, and what its job asks Nomad for " +
 					"(the workload's cpu, memory and disk plus the timer task's " + fmt.Sprintf("%d MHz and %d MiB", lease.TimerCPU, lease.TimerMemoryMB) +
 					") is charged to the reservation, released on destroy; a plan that would not fit in what the reservation has " +
 					"left fails. Conflicts with `node_id`.",
-				Validators: []validator.String{ReservationIDValidator()}},
+				Validators: []validator.String{shared.ReservationIDValidator()}},
 			"workload": schema.SingleNestedAttribute{Required: true,
 				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				MarkdownDescription: "The leased workload: one task. Changing it replaces the lease.",
@@ -125,9 +126,9 @@ func leaseSchema(ctx context.Context) schema.Schema {
 					UpdateDescription: "How long an in-place duration change may take, as a duration such as `15m`. Default `10m`.",
 					DeleteDescription: "How long stopping and purging the lease may take, as a duration such as `10m`. Default `5m`."}),
 			"result": schema.SingleNestedAttribute{Computed: true,
-				MarkdownDescription: "Outcome: `state` is one of " + BacktickList(resultStates) + ".",
+				MarkdownDescription: "Outcome: `state` is one of " + shared.BacktickList(resultStates) + ".",
 				Attributes: map[string]schema.Attribute{
-					"state":         schema.StringAttribute{Computed: true, MarkdownDescription: "One of " + BacktickList(resultStates) + "."},
+					"state":         schema.StringAttribute{Computed: true, MarkdownDescription: "One of " + shared.BacktickList(resultStates) + "."},
 					"error":         schema.StringAttribute{Computed: true, MarkdownDescription: "Why the lease failed, from placement or task events."},
 					"node_id":       schema.StringAttribute{Computed: true, MarkdownDescription: "Node of the newest allocation."},
 					"allocation_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Newest allocation."},

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // What berth itself knows of a lease's signatures is kept in the
@@ -73,7 +74,7 @@ func (rec *leaseRecord) noteVerified(live lease.Lease, t lease.Trust) {
 
 // readLeaseRecord is the record in private (empty when there is none: a
 // new or imported lease, or one a berth before the record wrote).
-func readLeaseRecord(ctx context.Context, private PrivateData) leaseRecord {
+func readLeaseRecord(ctx context.Context, private shared.PrivateData) leaseRecord {
 	var rec leaseRecord
 	if private == nil {
 		return rec
@@ -86,7 +87,7 @@ func readLeaseRecord(ctx context.Context, private PrivateData) leaseRecord {
 }
 
 // writeLeaseRecord keeps rec in private (removing it when empty).
-func writeLeaseRecord(ctx context.Context, private PrivateData, rec leaseRecord, diags *diag.Diagnostics) {
+func writeLeaseRecord(ctx context.Context, private shared.PrivateData, rec leaseRecord, diags *diag.Diagnostics) {
 	if private == nil {
 		return
 	}

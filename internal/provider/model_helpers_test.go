@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 func TestSameModel(t *testing.T) {
@@ -34,7 +36,7 @@ func TestSameModel(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := SameModel(&base, &tc.other); got != tc.same {
+			if got := shared.SameModel(&base, &tc.other); got != tc.same {
 				t.Fatalf("sameModel = %v, want %v", got, tc.same)
 			}
 		})

@@ -7,10 +7,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/berthhq/terraform-provider-berth/internal/names"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // nodeReservationIdentity identifies a berth_node_reservation.
-var nodeReservationIdentity = ResourceIdentity{
+var nodeReservationIdentity = shared.ResourceIdentity{
 	{Name: "node_id", Doc: "Node ID, or a unique prefix of it."},
 	{Name: "name", Doc: "Reservation name."},
 }
@@ -22,7 +23,7 @@ func (r *nodeReservationResource) IdentitySchema(_ context.Context, _ resource.I
 }
 
 // nodePoolIdentity identifies a berth_node_pool.
-var nodePoolIdentity = SingleIdentity{Name: "name", Doc: "Node pool name."}
+var nodePoolIdentity = shared.SingleIdentity{Name: "name", Doc: "Node pool name."}
 
 var _ resource.ResourceWithIdentity = &nodePoolResource{}
 
@@ -31,5 +32,5 @@ func (r *nodePoolResource) IdentitySchema(_ context.Context, _ resource.Identity
 }
 
 func nodeIDPrefixValidator() validator.String {
-	return StringRule{Summary: "Invalid node ID", Desc: "must be " + names.NodeIDPrefixRule, Check: names.CheckNodeIDPrefix}
+	return shared.StringRule{Summary: "Invalid node ID", Desc: "must be " + names.NodeIDPrefixRule, Check: names.CheckNodeIDPrefix}
 }

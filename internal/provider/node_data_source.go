@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var (
@@ -21,7 +22,7 @@ var (
 // NewNodeDataSource builds the berth_node data source.
 func NewNodeDataSource() datasource.DataSource { return &nodeDataSource{} }
 
-type nodeDataSource struct{ data *ProviderData }
+type nodeDataSource struct{ data *shared.ProviderData }
 
 func (d *nodeDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_node"
@@ -38,7 +39,7 @@ func (d *nodeDataSource) ConfigValidators(context.Context) []datasource.ConfigVa
 }
 
 func (d *nodeDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *nodeDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -65,7 +66,7 @@ func (d *nodeDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		case errors.As(err, &ambiguous):
 			resp.Diagnostics.AddAttributeError(at, "Nomad node lookup is ambiguous", err.Error())
 		default:
-			AddNomadError(&resp.Diagnostics, "Could not read Nomad node", err)
+			shared.AddNomadError(&resp.Diagnostics, "Could not read Nomad node", err)
 		}
 		return
 	}

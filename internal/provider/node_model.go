@@ -8,6 +8,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // NodeModel is one node as both node data sources report it.
@@ -65,7 +66,7 @@ func newLeaseEntries(leases []nomadclient.NodeLease) []leaseEntry {
 	out := make([]leaseEntry, 0, len(leases))
 	for _, l := range leases {
 		out = append(out, leaseEntry{
-			Name: types.StringValue(l.Name), Namespace: types.StringValue(l.Namespace), User: StringOrNull(l.User),
+			Name: types.StringValue(l.Name), Namespace: types.StringValue(l.Namespace), User: shared.StringOrNull(l.User),
 			ExpiresAt: rfc3339OrNull(l.ExpiresAt), Resources: newCapacityModel(l.Resources),
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ list.ListResourceWithConfigure = &nodePoolListResource{}
@@ -17,7 +18,7 @@ var _ list.ListResourceWithConfigure = &nodePoolListResource{}
 // `terraform query` (Terraform 1.14+).
 func NewNodePoolListResource() list.ListResource { return &nodePoolListResource{} }
 
-type nodePoolListResource struct{ data *ProviderData }
+type nodePoolListResource struct{ data *shared.ProviderData }
 
 // nodePoolListModel is the list block's configuration.
 type nodePoolListModel struct {
@@ -29,7 +30,7 @@ func (r *nodePoolListResource) Metadata(_ context.Context, req resource.Metadata
 }
 
 func (r *nodePoolListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *nodePoolListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -43,16 +44,16 @@ func (r *nodePoolListResource) ListResourceConfigSchema(_ context.Context, _ lis
 }
 
 func (r *nodePoolListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := OpenList[nodePoolListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[nodePoolListModel](ctx, r.data, req, stream)
 	if !ok {
 		return
 	}
 	pools, err := r.data.Nomad.ListNodePools(ctx, cfg.NamePrefix.ValueString())
 	if err != nil {
-		ListFailed(stream, "Could not list node pools", err)
+		shared.ListFailed(stream, "Could not list node pools", err)
 		return
 	}
-	stream.Results = ListStream(pools, req.Limit, func(p nomadclient.NodePool) (list.ListResult, bool) {
+	stream.Results = shared.ListStream(pools, req.Limit, func(p nomadclient.NodePool) (list.ListResult, bool) {
 		if nomadclient.IsBuiltInNodePool(p.Name) {
 			return list.ListResult{}, false
 		}
@@ -62,7 +63,7 @@ func (r *nodePoolListResource) List(ctx context.Context, req list.ListRequest, s
 		if !req.IncludeResource {
 			return result, true
 		}
-		m, d := NullResourceModel[nodePoolModel](ctx, nodePoolSchema())
+		m, d := shared.NullResourceModel[nodePoolModel](ctx, nodePoolSchema())
 		result.Diagnostics.Append(d...)
 		m.fromNodePool(ctx, &p, &result.Diagnostics)
 		if !result.Diagnostics.HasError() {

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 type nodePoolModel struct {
@@ -40,10 +41,10 @@ func (m *nodePoolModel) fromNodePool(ctx context.Context, p *nomadclient.NodePoo
 	m.ID = types.StringValue(p.Name)
 	m.Name = types.StringValue(p.Name)
 	if p.Description != "" || m.Description.IsNull() || m.Description.IsUnknown() || m.Description.ValueString() != "" {
-		m.Description = StringOrNull(p.Description)
+		m.Description = shared.StringOrNull(p.Description)
 	}
-	m.Meta = KeepEmptyMap(m.Meta, MapOrNull(ctx, p.Meta, diags))
-	m.SchedulerAlgorithm = StringOrNull(p.SchedulerAlgorithm)
+	m.Meta = shared.KeepEmptyMap(m.Meta, shared.MapOrNull(ctx, p.Meta, diags))
+	m.SchedulerAlgorithm = shared.StringOrNull(p.SchedulerAlgorithm)
 	m.MemoryOversubscription = types.BoolNull()
 	if p.MemoryOversubscription != nil {
 		m.MemoryOversubscription = types.BoolValue(*p.MemoryOversubscription)

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var (
@@ -24,7 +25,7 @@ var (
 // NewNodePoolResource builds the berth_node_pool resource.
 func NewNodePoolResource() resource.Resource { return &nodePoolResource{} }
 
-type nodePoolResource struct{ data *ProviderData }
+type nodePoolResource struct{ data *shared.ProviderData }
 
 func (r *nodePoolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_node_pool"
@@ -35,7 +36,7 @@ func (r *nodePoolResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 }
 
 func (r *nodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig refuses Nomad's built-in pools, which always exist and
@@ -62,7 +63,7 @@ func (r *nodePoolResource) Create(ctx context.Context, req resource.CreateReques
 	name := plan.Name.ValueString()
 	existing, err := r.data.Nomad.GetNodePool(ctx, name)
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not check whether the node pool exists", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not check whether the node pool exists", err)
 		return
 	}
 	if existing != nil {
@@ -90,7 +91,7 @@ func (r *nodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	p, err := r.data.Nomad.GetNodePool(ctx, state.Name.ValueString())
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not read the node pool", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the node pool", err)
 		return
 	}
 	if p == nil {
@@ -132,7 +133,7 @@ func (r *nodePoolResource) Delete(ctx context.Context, req resource.DeleteReques
 	case errors.As(err, &inUse):
 		resp.Diagnostics.AddError("Node pool is in use", nodePoolInUseDetail(inUse))
 	default:
-		AddNomadError(&resp.Diagnostics, "Could not delete the node pool", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not delete the node pool", err)
 	}
 }
 
@@ -177,7 +178,7 @@ func (r *nodePoolResource) write(ctx context.Context, plan *nodePoolModel, summa
 				"(the cluster-wide scheduler configuration, `nomad operator scheduler set-config`, applies to every pool), "+
 				"or use a Nomad Enterprise cluster.", strings.TrimSpace(enterprise.Err.Error()), pool.Name))
 	default:
-		AddNomadError(diags, summary, err)
+		shared.AddNomadError(diags, summary, err)
 	}
 	return false
 }
@@ -192,7 +193,7 @@ func (r *nodePoolResource) readBack(ctx context.Context, plan *nodePoolModel, di
 		if err == nil {
 			err = errors.New("the pool was written but is not there")
 		}
-		AddNomadError(&found, "Could not read the node pool back", err)
+		shared.AddNomadError(&found, "Could not read the node pool back", err)
 		for _, d := range found {
 			diags.AddWarning(d.Summary(), d.Detail()+" State records the pool as configured; the next refresh reads it again.")
 		}
@@ -214,7 +215,7 @@ func (r *nodePoolResource) ImportState(ctx context.Context, req resource.ImportS
 	}
 	p, err := r.data.Nomad.GetNodePool(ctx, name)
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Cannot import the node pool", err)
+		shared.AddNomadError(&resp.Diagnostics, "Cannot import the node pool", err)
 		return
 	}
 	if p == nil {

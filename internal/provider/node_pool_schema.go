@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // nodePoolNameRe is Nomad's rule for node pool names.
@@ -46,7 +48,7 @@ func nodePoolSchema() schema.Schema {
 			"meta": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Metadata of the pool (not of its nodes)."},
 			"scheduler_algorithm": schema.StringAttribute{Optional: true,
-				MarkdownDescription: "Scheduler algorithm for the pool's nodes: " + BacktickList(nodePoolSchedulerAlgorithms) +
+				MarkdownDescription: "Scheduler algorithm for the pool's nodes: " + shared.BacktickList(nodePoolSchedulerAlgorithms) +
 					". Unset: the cluster's." + enterpriseOnlyDoc,
 				Validators: []validator.String{stringvalidator.OneOf(nodePoolSchedulerAlgorithms...)}},
 			"memory_oversubscription": schema.BoolAttribute{Optional: true,

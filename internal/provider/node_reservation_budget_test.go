@@ -15,6 +15,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 func TestPlacementChanged(t *testing.T) {
@@ -68,12 +69,12 @@ func TestReservationUnknownAtPlan(t *testing.T) {
 }
 
 func TestPlannedReservations(t *testing.T) {
-	var none *PlannedReservations
+	var none *shared.PlannedReservations
 	none.Record("n/r", capacity.Resources{CPU: 1})
 	if none.Planned("n/r") != nil {
 		t.Error("a nil set remembered a request")
 	}
-	p := NewPlannedReservations()
+	p := shared.NewPlannedReservations()
 	if p.Planned("n/r") != nil {
 		t.Error("an empty set has a request")
 	}
@@ -98,9 +99,9 @@ func TestCheckReservationBudget_quietWhenNomadUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := &ProviderData{Nomad: client, LedgerNamespace: "default", Plans: NewPlannedReservations()}
+	data := &shared.ProviderData{Nomad: client, LedgerNamespace: "default", Plans: shared.NewPlannedReservations()}
 	var diags diag.Diagnostics
-	CheckReservationBudget(context.Background(), data, types.StringValue("00000000-0000-4000-8000-000000000000/r"),
+	shared.CheckReservationBudget(context.Background(), data, types.StringValue("00000000-0000-4000-8000-000000000000/r"),
 		nomadclient.InstanceConsumer("default", "web"), capacity.Resources{CPU: 100}, "", &diags)
 	if len(diags) != 0 {
 		t.Errorf("diagnostics with Nomad unreachable: %v", diags)

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ list.ListResourceWithConfigure = &nodeReservationListResource{}
@@ -17,7 +18,7 @@ var _ list.ListResourceWithConfigure = &nodeReservationListResource{}
 // resource for `terraform query` (Terraform 1.14+).
 func NewNodeReservationListResource() list.ListResource { return &nodeReservationListResource{} }
 
-type nodeReservationListResource struct{ data *ProviderData }
+type nodeReservationListResource struct{ data *shared.ProviderData }
 
 // nodeReservationListModel is the list block's configuration.
 type nodeReservationListModel struct {
@@ -30,7 +31,7 @@ func (r *nodeReservationListResource) Metadata(_ context.Context, req resource.M
 }
 
 func (r *nodeReservationListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *nodeReservationListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -45,30 +46,30 @@ func (r *nodeReservationListResource) ListResourceConfigSchema(_ context.Context
 }
 
 func (r *nodeReservationListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := OpenList[nodeReservationListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[nodeReservationListModel](ctx, r.data, req, stream)
 	if !ok {
 		return
 	}
 	refs, err := r.data.Nomad.ListNodeReservations(ctx, r.data.LedgerNamespace, cfg.NodeID.ValueString(), cfg.NamePrefix.ValueString())
 	if err != nil {
-		ListFailed(stream, "Could not list node reservations", err)
+		shared.ListFailed(stream, "Could not list node reservations", err)
 		return
 	}
-	stream.Results = ListStream(refs, req.Limit, func(ref nomadclient.NodeReservationRef) (list.ListResult, bool) {
+	stream.Results = shared.ListStream(refs, req.Limit, func(ref nomadclient.NodeReservationRef) (list.ListResult, bool) {
 		result := req.NewListResult(ctx)
 		result.DisplayName = ref.NodeID + "/" + ref.Name
 		nodeReservationIdentity.Record(ctx, result.Identity, ref.NodeID, ref.Name, &result.Diagnostics)
 		if !req.IncludeResource {
 			return result, true
 		}
-		m, d := NullResourceModel[nodeReservationModel](ctx, nodeReservationSchema(ctx))
+		m, d := shared.NullResourceModel[nodeReservationModel](ctx, nodeReservationSchema(ctx))
 		result.Diagnostics.Append(d...)
 		m.NodeID, m.Name = types.StringValue(ref.NodeID), types.StringValue(ref.Name)
 		m.ID = types.StringValue(ref.NodeID + "/" + ref.Name)
 		switch (&nodeReservationResource{data: r.data}).refresh(ctx, &m, &result.Diagnostics) {
-		case ObjectGone:
+		case shared.ObjectGone:
 			return result, false // released since the listing
-		case ObjectRead:
+		case shared.ObjectRead:
 			result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
 		}
 		return result, true

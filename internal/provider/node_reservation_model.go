@@ -15,6 +15,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 type nodeReservationModel struct {
@@ -102,7 +103,7 @@ func (m *nodeReservationModel) setFrom(ctx context.Context, res *nomadclient.Nod
 	m.CPU = types.Int64Value(res.Request.CPU)
 	m.Memory = types.Int64Value(res.Request.MemoryMB)
 	m.Disk = types.Int64Value(res.Request.DiskMB)
-	m.Annotations = KeepEmptyMap(m.Annotations, MapOrNull(ctx, res.Annotations, diags))
+	m.Annotations = shared.KeepEmptyMap(m.Annotations, shared.MapOrNull(ctx, res.Annotations, diags))
 	m.CreatedAt = timetypes.NewRFC3339TimeValue(res.CreatedAt.UTC())
 	m.Used = nodeReservationUsedObject(ctx, res.Used(), diags)
 	m.Hold = objectFrom(ctx, nodeReservationHoldAttribute(), holdModel{

@@ -19,6 +19,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/names"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -33,7 +34,7 @@ var (
 // NewNodeReservationResource builds the berth_node_reservation resource.
 func NewNodeReservationResource() resource.Resource { return &nodeReservationResource{} }
 
-type nodeReservationResource struct{ data *ProviderData }
+type nodeReservationResource struct{ data *shared.ProviderData }
 
 // defaultNodeReservationTimeout bounds create, update and delete when the
 // timeouts block does not: a ledger write under contention retries, and
@@ -49,13 +50,13 @@ func (r *nodeReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 }
 
 func (r *nodeReservationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *nodeReservationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m nodeReservationModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || AnyUnknown(m.CPU, m.Memory, m.Disk) {
+	if resp.Diagnostics.HasError() || shared.AnyUnknown(m.CPU, m.Memory, m.Disk) {
 		return
 	}
 	// Negative amounts are the schema's to report; "empty" would repeat them.
@@ -86,7 +87,7 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	}
 	var plan nodeReservationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || plan.NodeID.IsUnknown() || plan.NodeID.IsNull() || AnyUnknown(plan.CPU, plan.Memory, plan.Disk, plan.Name) {
+	if resp.Diagnostics.HasError() || plan.NodeID.IsUnknown() || plan.NodeID.IsNull() || shared.AnyUnknown(plan.CPU, plan.Memory, plan.Disk, plan.Name) {
 		return
 	}
 	inPlace := false
@@ -129,8 +130,8 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 			"berth could not get an answer from Nomad to check that the reservation fits ("+err.Error()+"); apply will check it.")
 	default:
 		var found diag.Diagnostics
-		AddNodeReservationError(&found, "The reservation does not fit", err)
-		WarnAtPlan(&resp.Diagnostics, found)
+		shared.AddNodeReservationError(&found, "The reservation does not fit", err)
+		shared.WarnAtPlan(&resp.Diagnostics, found)
 	}
 }
 
@@ -151,8 +152,8 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	defer cancel()
 	rr.Create, rr.CreatedAt = true, time.Now().UTC()
 	out, err := r.reservations().Create(opCtx, rr)
-	if AddWarnings(&resp.Diagnostics, out.Warnings); err != nil {
-		AddWorkflowError(&resp.Diagnostics, ErrorContext{}, err)
+	if shared.AddWarnings(&resp.Diagnostics, out.Warnings); err != nil {
+		shared.AddWorkflowError(&resp.Diagnostics, shared.ErrorContext{}, err)
 	}
 	switch {
 	case out.Unsettled:
@@ -204,17 +205,17 @@ func (r *nodeReservationResource) recordMaybeMade(ctx context.Context, st *tfsdk
 	found := plan
 	found.NodeID = types.StringValue(nodeID)
 	var quiet diag.Diagnostics
-	switch r.refresh(CleanupContext(ctx), &found, &quiet) {
-	case ObjectRead:
+	switch r.refresh(shared.CleanupContext(ctx), &found, &quiet) {
+	case shared.ObjectRead:
 		if got, d := found.CreatedAt.ValueRFC3339Time(); !d.HasError() && !quiet.HasError() && got.Equal(stamp.Truncate(time.Second)) {
 			diags.Append(st.Set(ctx, &found)...)
 		}
-	case ObjectUnread:
+	case shared.ObjectUnread:
 		made := plan
 		made.NodeID = types.StringValue(nodeID)
 		made.ID = types.StringValue(nodeID + "/" + plan.Name.ValueString())
 		made.CreatedAt = timetypes.NewRFC3339TimeValue(stamp)
-		SetStateUnknownsNull(ctx, st, &made, diags)
+		shared.SetStateUnknownsNull(ctx, st, &made, diags)
 	}
 }
 
@@ -225,14 +226,14 @@ func (r *nodeReservationResource) recordMaybeMade(ctx context.Context, st *tfsdk
 // tell set to null; the next plan reads the ledger.
 func (r *nodeReservationResource) recordWritten(ctx context.Context, st *tfsdk.State, m *nodeReservationModel, done string, diags *diag.Diagnostics) {
 	var read diag.Diagnostics
-	got := r.refresh(CleanupContext(ctx), m, &read)
+	got := r.refresh(shared.CleanupContext(ctx), m, &read)
 	switch {
-	case got == ObjectUnread || read.HasError():
+	case got == shared.ObjectUnread || read.HasError():
 		diags.AddWarning("Could not read the reservation back",
 			fmt.Sprintf("The reservation was %s, but reading it back failed: %s State records what berth wrote; the next "+
 				"terraform plan reads the rest from the node's ledger.", done, read.Errors()[0].Detail()))
-		SetStateUnknownsNull(ctx, st, m, diags)
-	case got == ObjectGone:
+		shared.SetStateUnknownsNull(ctx, st, m, diags)
+	case got == shared.ObjectGone:
 		diags.AddError("Reservation vanished",
 			"The reservation was "+done+" but is no longer in the node's ledger (someone released it meanwhile); run terraform apply again to recreate it.")
 	default:
@@ -241,15 +242,15 @@ func (r *nodeReservationResource) recordWritten(ctx context.Context, st *tfsdk.S
 }
 
 // refresh reads the reservation from its node's ledger into m.
-func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservationModel, diags *diag.Diagnostics) ReadOutcome {
+func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservationModel, diags *diag.Diagnostics) shared.ReadOutcome {
 	nodeID, name := m.NodeID.ValueString(), m.Name.ValueString()
 	res, found, err := r.data.Nomad.ReadNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name)
 	if err != nil {
-		AddNomadError(diags, "Could not read the reservation", err)
-		return ObjectUnread
+		shared.AddNomadError(diags, "Could not read the reservation", err)
+		return shared.ObjectUnread
 	}
 	if !found {
-		return ObjectGone
+		return shared.ObjectGone
 	}
 	m.setFrom(ctx, res, diags)
 	if res.NodeDraining {
@@ -260,7 +261,7 @@ func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservatio
 				"drain (`nomad node drain -disable`, or remove `drain` from its berth_node_settings) to hold it again.",
 				res.NodeName, res.NodeID, res.Name))
 	}
-	return ObjectRead
+	return shared.ObjectRead
 }
 
 func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -271,9 +272,9 @@ func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	switch r.refresh(ctx, &state, &resp.Diagnostics) {
-	case ObjectUnread:
+	case shared.ObjectUnread:
 		return
-	case ObjectGone:
+	case shared.ObjectGone:
 		tflog.Info(ctx, "Reservation is gone from the ledger; removing it from state", map[string]any{"id": state.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
@@ -307,15 +308,15 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 		return
 	}
 	out, err := r.reservations().Update(opCtx, rr, !sameLedgerItem)
-	if AddWarnings(&resp.Diagnostics, out.Warnings); err != nil {
-		AddWorkflowError(&resp.Diagnostics, ErrorContext{}, err)
+	if shared.AddWarnings(&resp.Diagnostics, out.Warnings); err != nil {
+		shared.AddWorkflowError(&resp.Diagnostics, shared.ErrorContext{}, err)
 	}
 	switch {
 	case out.Unsettled:
 		// State must say what the ledger holds now, whether or not the
 		// failed write landed: read it back with a fresh bound.
 		state.Timeouts = plan.Timeouts
-		if r.refresh(CleanupContext(ctx), &state, &diag.Diagnostics{}) != ObjectGone {
+		if r.refresh(shared.CleanupContext(ctx), &state, &diag.Diagnostics{}) != shared.ObjectGone {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		}
 	case out.Reserved:
@@ -342,7 +343,7 @@ func (r *nodeReservationResource) Delete(ctx context.Context, req resource.Delet
 		createdAt = t
 	}
 	if err := r.reservations().Delete(ctx, nodeID, name, createdAt); err != nil {
-		AddWorkflowError(&resp.Diagnostics, ErrorContext{}, err)
+		shared.AddWorkflowError(&resp.Diagnostics, shared.ErrorContext{}, err)
 	}
 }
 
@@ -362,7 +363,7 @@ func (r *nodeReservationResource) ImportState(ctx context.Context, req resource.
 	}
 	node, err := r.data.Nomad.FindNode(ctx, prefix, "", r.data.LedgerNamespace)
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Cannot import the reservation", err)
+		shared.AddNomadError(&resp.Diagnostics, "Cannot import the reservation", err)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("node_id"), node.ID)...)

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 func strategies() []string {
@@ -45,13 +46,13 @@ func nodeReservationSchema(ctx context.Context) schema.Schema {
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`<node_id>/<name>`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
-			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Name, unique per node. Changing it replaces the reservation." + NameRuleDoc,
+			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Name, unique per node. Changing it replaces the reservation." + shared.NameRuleDoc,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{NameValidator()}},
+				Validators:    []validator.String{shared.NameValidator()}},
 			"node_id": schema.StringAttribute{Optional: true, Computed: true,
 				MarkdownDescription: "Full ID of the node to reserve on. When unset berth picks a node (see `placement`) and reports it here. Changing it replaces the reservation.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
-				Validators:          []validator.String{NodeIDValidator()}},
+				Validators:          []validator.String{shared.NodeIDValidator()}},
 			"placement": schema.SingleNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Where to schedule the reservation when `node_id` is unset. Candidates are nodes that are " +
@@ -65,7 +66,7 @@ func nodeReservationSchema(ctx context.Context) schema.Schema {
 					"node_class": schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes of this class."},
 					"strategy": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(string(ledger.Binpack)),
 						MarkdownDescription: "`binpack` picks the node left with the least free capacity (Nomad's default), `spread` the most; " +
-							"ties go to the lowest node ID. One of " + BacktickList(strategies()) + ". Default `binpack`.",
+							"ties go to the lowest node ID. One of " + shared.BacktickList(strategies()) + ". Default `binpack`.",
 						Validators: []validator.String{stringvalidator.OneOf(strategies()...)}},
 				},
 			},

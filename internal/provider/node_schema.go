@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // nodeStatuses are the node statuses Nomad reports; the `status` filter
@@ -40,7 +42,7 @@ func nodeAttributes() map[string]schema.Attribute {
 		"node_pool":   computedString("Node pool the node belongs to."),
 		"node_class":  computedString("Node class; empty when the node has none."),
 		"address":     computedString("Host address of the node's HTTP API."),
-		"status":      computedString("Node status: " + BacktickList(nodeStatuses) + "."),
+		"status":      computedString("Node status: " + shared.BacktickList(nodeStatuses) + "."),
 		"eligible":    computedBool("Whether the node is eligible for scheduling."),
 		"draining":    computedBool("Whether the node is draining."),
 		"ready":       computedBool("Whether the node can take new work: status `ready`, eligible and not draining."),
@@ -145,7 +147,7 @@ func nodesDataSourceSchema() schema.Schema {
 			"node_class": schema.StringAttribute{Optional: true, MarkdownDescription: "Only nodes of this node class."},
 			"status": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "Only nodes with this status: " + BacktickList(nodeStatuses) + ".",
+				MarkdownDescription: "Only nodes with this status: " + shared.BacktickList(nodeStatuses) + ".",
 				Validators:          []validator.String{stringvalidator.OneOf(nodeStatuses...)},
 			},
 			"ready": schema.BoolAttribute{

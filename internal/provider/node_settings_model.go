@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -81,13 +82,13 @@ func (m *nodeSettingsModel) record(ctx context.Context, n *nomadclient.NodeSetti
 			owned[k] = v
 		}
 	}
-	m.Meta = KeepEmptyMap(m.Meta, MapOrNull(ctx, owned, diags))
+	m.Meta = shared.KeepEmptyMap(m.Meta, shared.MapOrNull(ctx, owned, diags))
 }
 
 // foundKey keeps, in private state, how berth found the node.
 const foundKey = "found"
 
-func readFound(ctx context.Context, p PrivateData, diags *diag.Diagnostics) *workflow.NodeFound {
+func readFound(ctx context.Context, p shared.PrivateData, diags *diag.Diagnostics) *workflow.NodeFound {
 	raw, d := p.GetKey(ctx, foundKey)
 	if diags.Append(d...); len(raw) == 0 {
 		return nil
@@ -100,7 +101,7 @@ func readFound(ctx context.Context, p PrivateData, diags *diag.Diagnostics) *wor
 	return &f
 }
 
-func writeFound(ctx context.Context, p PrivateData, f workflow.NodeFound, diags *diag.Diagnostics) {
+func writeFound(ctx context.Context, p shared.PrivateData, f workflow.NodeFound, diags *diag.Diagnostics) {
 	raw, err := json.Marshal(f)
 	if err != nil {
 		diags.AddError("Could not record how berth found the node", err.Error())

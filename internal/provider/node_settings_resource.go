@@ -16,6 +16,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/names"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -30,7 +31,7 @@ var (
 // NewNodeSettingsResource builds the berth_node_settings resource.
 func NewNodeSettingsResource() resource.Resource { return &nodeSettingsResource{} }
 
-type nodeSettingsResource struct{ data *ProviderData }
+type nodeSettingsResource struct{ data *shared.ProviderData }
 
 func (r *nodeSettingsResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_node_settings"
@@ -41,7 +42,7 @@ func (r *nodeSettingsResource) Schema(ctx context.Context, _ resource.SchemaRequ
 }
 
 func (r *nodeSettingsResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *nodeSettingsResource) ConfigValidators(context.Context) []resource.ConfigValidator {
@@ -125,7 +126,7 @@ func addNodeLookupError(diags *diag.Diagnostics, cfgID types.String, err error) 
 		diags.AddAttributeError(at, "Node not found", err.Error()+". Check `nomad node status`.")
 	default:
 		var d diag.Diagnostics
-		AddNomadError(&d, "Could not look the node up", err)
+		shared.AddNomadError(&d, "Could not look the node up", err)
 		diags.AddAttributeError(at, d[0].Summary(), d[0].Detail())
 	}
 }
@@ -178,12 +179,12 @@ func (r *nodeSettingsResource) Update(ctx context.Context, req resource.UpdateRe
 // finish records how berth found the node and the node as it now is, then
 // reports a failed step; what was applied before it stays in state.
 func (r *nodeSettingsResource) finish(ctx context.Context, m *nodeSettingsModel, out workflow.NodeSettingsOutcome, err error,
-	private PrivateData, st interface {
+	private shared.PrivateData, st interface {
 		Set(context.Context, any) diag.Diagnostics
 	}, diags *diag.Diagnostics) {
 	writeFound(ctx, private, out.Found, diags)
 	tflog.Info(ctx, "Node settings applied", map[string]any{"node": m.ID.ValueString(), "steps": strings.Join(out.Steps, ", ")})
-	read := CleanupContext(ctx)
+	read := shared.CleanupContext(ctx)
 	if n, rerr := r.data.Nomad.GetNodeSettings(read, m.ID.ValueString()); rerr == nil {
 		drain := m.Drain
 		m.record(ctx, n, m.metaAsMap(ctx, diags), diags)
@@ -209,7 +210,7 @@ func (r *nodeSettingsResource) finish(ctx context.Context, m *nodeSettingsModel,
 				"waits for it again. Give `timeouts` more time than the drain's `deadline`, or set a shorter deadline "+
 				"(Nomad stops what is left on the node when it passes).", m.ID.ValueString(), unfinished.Err))
 	case err != nil:
-		AddWorkflowError(diags, ErrorContext{Object: "node"}, err)
+		shared.AddWorkflowError(diags, shared.ErrorContext{Object: "node"}, err)
 	}
 }
 
@@ -236,13 +237,13 @@ func (r *nodeSettingsResource) Read(ctx context.Context, req resource.ReadReques
 		resp.State.RemoveResource(ctx)
 		return
 	case err != nil:
-		AddNomadError(&resp.Diagnostics, "Could not read the node", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the node", err)
 		return
 	}
 	var dynamic map[string]string
 	if !state.Meta.IsNull() && len(state.Meta.Elements()) > 0 {
 		if dynamic, err = r.data.Nomad.NodeDynamicMeta(ctx, n.ID); err != nil {
-			AddNomadError(&resp.Diagnostics, "Could not read the node's metadata", err)
+			shared.AddNomadError(&resp.Diagnostics, "Could not read the node's metadata", err)
 			return
 		}
 	}
@@ -272,7 +273,7 @@ func (r *nodeSettingsResource) Delete(ctx context.Context, req resource.DeleteRe
 		found = &workflow.NodeFound{Eligible: true}
 	}
 	if _, err := r.settings().Restore(ctx, state.ID.ValueString(), had, *found); err != nil {
-		AddWorkflowError(&resp.Diagnostics, ErrorContext{Object: "node"}, err)
+		shared.AddWorkflowError(&resp.Diagnostics, shared.ErrorContext{Object: "node"}, err)
 	}
 }
 

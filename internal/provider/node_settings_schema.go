@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 func nodeSettingsSchema(ctx context.Context) schema.Schema {
@@ -24,10 +26,10 @@ func nodeSettingsSchema(ctx context.Context) schema.Schema {
 			"id": schema.StringAttribute{Computed: true, PlanModifiers: keep,
 				MarkdownDescription: "The node's ID."},
 			"node_id": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: keep,
-				Validators:          []validator.String{NodeIDValidator()},
+				Validators:          []validator.String{shared.NodeIDValidator()},
 				MarkdownDescription: "The node's full ID. Set exactly one of `node_id` and `node_name`; naming another node replaces the resource (the first node is put back)."},
 			"node_name": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: keep,
-				Validators:          []validator.String{LookupNameValidator()},
+				Validators:          []validator.String{shared.LookupNameValidator()},
 				MarkdownDescription: "The node's name, which must name exactly one node."},
 			"eligible": schema.BoolAttribute{Optional: true, Computed: true,
 				MarkdownDescription: "Whether the scheduler may place new work on the node. Unset: berth leaves it as it " +

@@ -5,6 +5,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var (
@@ -15,7 +17,7 @@ var (
 // NewNodesDataSource builds the berth_nodes data source.
 func NewNodesDataSource() datasource.DataSource { return &nodesDataSource{} }
 
-type nodesDataSource struct{ data *ProviderData }
+type nodesDataSource struct{ data *shared.ProviderData }
 
 func (d *nodesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_nodes"
@@ -26,7 +28,7 @@ func (d *nodesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 }
 
 func (d *nodesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *nodesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -37,7 +39,7 @@ func (d *nodesDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	}
 	nodes, err := d.data.Nomad.ListNodes(ctx, m.filter(), m.IncludeMeta.ValueBool(), d.data.LedgerNamespace)
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not list Nomad nodes", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not list Nomad nodes", err)
 		return
 	}
 	want := m.MinFree.resources()

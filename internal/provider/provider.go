@@ -39,6 +39,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var (
@@ -57,7 +58,7 @@ type berthProvider struct {
 	version string
 	// configured receives the provider's data once Configure ran (nil when
 	// built by New alone), for the server's read shortcut.
-	configured *atomic.Pointer[ProviderData]
+	configured *atomic.Pointer[shared.ProviderData]
 }
 
 // providerModel is the provider block.
@@ -101,7 +102,7 @@ func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 				"address with the password redacted. Environment: `NOMAD_ADDR`. Default: `"+nomadclient.DefaultAddress+"`.",
 				false, addressValidator{}),
 			"region":    str("Nomad region to send requests to. Environment: `NOMAD_REGION`. Default: the agent's region.", false),
-			"namespace": str("Namespace for objects that do not set their own. Environment: `NOMAD_NAMESPACE`. Default: `default`."+NamespaceRuleDoc, false, NamespaceValidator()),
+			"namespace": str("Namespace for objects that do not set their own. Environment: `NOMAD_NAMESPACE`. Default: `default`."+shared.NamespaceRuleDoc, false, shared.NamespaceValidator()),
 			"token":     str("ACL token (secret ID). Environment: `NOMAD_TOKEN`. Never logged.", true),
 			"ca_file": str("Path to a PEM CA certificate that verifies the agent's TLS certificate. Environment: `NOMAD_CACERT`. "+
 				"Conflicts with `ca_pem`.", false, stringvalidator.ConflictsWith(path.MatchRoot("ca_pem"))),
@@ -119,7 +120,7 @@ func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 					"Environment: `NOMAD_SKIP_VERIFY` (`true`/`1`).",
 			},
 			"ledger_namespace": str("Namespace of the Nomad Variables that hold node reservation ledgers "+
-				"(`berth/nodes/<node-id>`). Every configuration that reserves on the same nodes must use the same one. Default: `default`."+NamespaceRuleDoc, false, NamespaceValidator()),
+				"(`berth/nodes/<node-id>`). Every configuration that reserves on the same nodes must use the same one. Default: `default`."+shared.NamespaceRuleDoc, false, shared.NamespaceValidator()),
 			"signing_key": str("ed25519 private key that signs `berth_reservation` leases: PEM (PKCS#8) or the base64 "+
 				"32-byte seed. Environment: `BERTH_SIGNING_KEY`. Without one, leases are unsigned. Never logged.", true),
 			"lease_driver": str("Task driver of the lease timer task that ends `berth_reservation` leases at expiry: `exec` or "+
@@ -179,7 +180,7 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	if ledgerNS == "" {
 		ledgerNS = "default"
 	}
-	data := &ProviderData{Nomad: client, LedgerNamespace: ledgerNS, LeaseDriver: m.LeaseDriver.ValueString(), Plans: NewPlannedReservations()}
+	data := &shared.ProviderData{Nomad: client, LedgerNamespace: ledgerNS, LeaseDriver: m.LeaseDriver.ValueString(), Plans: shared.NewPlannedReservations()}
 	if data.LeaseDriver == "" {
 		data.LeaseDriver = "exec"
 	}

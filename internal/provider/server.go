@@ -8,6 +8,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // NewServer returns the protocol 6 server berth serves: the framework's,
@@ -23,7 +25,7 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 // every instance the shortcuts answer, and a difference is an error (tests).
 func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
-		configured := &atomic.Pointer[ProviderData]{}
+		configured := &atomic.Pointer[shared.ProviderData]{}
 		fw, err := providerserver.NewProtocol6WithError(&berthProvider{version: version, configured: configured})()
 		if err != nil {
 			return nil, err
@@ -67,7 +69,7 @@ type server struct {
 	frameworkServer frameworkServer
 	// configured is the provider's data once Configure ran: whose secrets
 	// every RPC masks.
-	configured *atomic.Pointer[ProviderData]
+	configured *atomic.Pointer[shared.ProviderData]
 	unchanged  *unchangedPlans
 	creates    *createPlans
 	reads      *unchangedReads

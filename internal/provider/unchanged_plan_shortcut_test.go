@@ -17,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // Every attribute of berth_instance with a schema default is read by the
@@ -33,7 +35,7 @@ func TestUnchangedPlans_everyDefaultRead(t *testing.T) {
 					t.Errorf("%s%s: default not read (%v)", prefix, name, err)
 				}
 			}
-			n += walk(prefix+name+".", NestedAttributes(a))
+			n += walk(prefix+name+".", shared.NestedAttributes(a))
 		}
 		return n
 	}
@@ -77,7 +79,7 @@ func TestUnchangedPlans_everyPlanModifierAccountedFor(t *testing.T) {
 					found[kind] = append(found[kind], prefix+name)
 				}
 			}
-			walk(prefix+name+".", NestedAttributes(a))
+			walk(prefix+name+".", shared.NestedAttributes(a))
 		}
 	}
 	walk("", instanceSchema(context.Background()).Attributes)

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // An unchanged berth_instance refreshes without the framework's read pass.
@@ -50,7 +52,7 @@ type unchangedReads struct {
 	stateType    tftypes.Type
 	identityType tftypes.Type
 	// data is the configured provider's (nil until Configure).
-	data *atomic.Pointer[ProviderData]
+	data *atomic.Pointer[shared.ProviderData]
 	// build is the provider build's buildKey, recorded and compared.
 	build     string
 	shortcuts *shortcutSwitch
@@ -78,7 +80,7 @@ type readSeen struct {
 	Cluster string `json:"cluster"`
 }
 
-func newUnchangedReads(data *atomic.Pointer[ProviderData], version string, verify bool) (*unchangedReads, error) {
+func newUnchangedReads(data *atomic.Pointer[shared.ProviderData], version string, verify bool) (*unchangedReads, error) {
 	d, err := instanceDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("reading berth_instance's schema: %w", err)

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 func TestWithReadSeen_keepsOtherKeys(t *testing.T) {
@@ -115,7 +117,7 @@ func TestSetPlanRoot(t *testing.T) {
 	plan := tfsdk.Plan{Raw: tftypes.NewValue(obj, map[string]tftypes.Value{
 		"id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue), "n": tftypes.NewValue(tftypes.Number, big.NewFloat(1)),
 	})}
-	if d := SetPlanRoot(&plan, map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "default/web")}); d.HasError() {
+	if d := shared.SetPlanRoot(&plan, map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "default/web")}); d.HasError() {
 		t.Fatal(d)
 	}
 	var attrs map[string]tftypes.Value
@@ -126,7 +128,7 @@ func TestSetPlanRoot(t *testing.T) {
 	if err := attrs["id"].As(&id); err != nil || id != "default/web" || !attrs["n"].IsKnown() {
 		t.Errorf("plan after setPlanRoot: %v", plan.Raw)
 	}
-	if d := SetPlanRoot(&plan, map[string]tftypes.Value{"n": tftypes.NewValue(tftypes.String, "x")}); !d.HasError() {
+	if d := shared.SetPlanRoot(&plan, map[string]tftypes.Value{"n": tftypes.NewValue(tftypes.String, "x")}); !d.HasError() {
 		t.Error("a value of the wrong type was set")
 	}
 }

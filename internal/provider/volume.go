@@ -9,10 +9,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/names"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
-var volumeIdentity = ResourceIdentity{
+var volumeIdentity = shared.ResourceIdentity{
 	{Name: "namespace", Doc: "Nomad namespace of the host volume; default: the provider's namespace.", Optional: true},
 	{Name: "id", Doc: "Host volume ID (a UUID), or its name."},
 }
@@ -40,7 +41,7 @@ func (v volumeNameRule) MarkdownDescription(ctx context.Context) string { return
 func (volumeNameRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	var typ types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
-	rule := StringRule{Summary: "Invalid name", Check: names.Check}
+	rule := shared.StringRule{Summary: "Invalid name", Check: names.Check}
 	if typ.IsUnknown() || typ.ValueString() == volume.TypeCSI {
 		rule.Check = names.CheckCSIVolume
 	}
@@ -48,7 +49,7 @@ func (volumeNameRule) ValidateString(ctx context.Context, req validator.StringRe
 }
 
 func volumeIDValidator() validator.String {
-	return StringRule{Summary: "Invalid volume ID", Desc: "must be " + names.VolumeIDRule, Check: names.CheckVolumeID}
+	return shared.StringRule{Summary: "Invalid volume ID", Desc: "must be " + names.VolumeIDRule, Check: names.CheckVolumeID}
 }
 
 const volumeBudgetFix = "Lower capacity_max (or capacity_min), or grow the node reservation's disk."

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
@@ -24,7 +25,7 @@ type mountOptionsModel struct {
 // capabilityType and mountOptionsTypes come from the schema so the two
 // cannot disagree.
 func capabilityType(ctx context.Context) attr.Type {
-	return types.ObjectType{AttrTypes: AttributeTypes(NestedAttributes(volumeSchema(ctx).Attributes["capabilities"]))}
+	return types.ObjectType{AttrTypes: shared.AttributeTypes(shared.NestedAttributes(volumeSchema(ctx).Attributes["capabilities"]))}
 }
 
 func mountOptionsTypes() map[string]attr.Type {
@@ -59,7 +60,7 @@ func (m *volumeModel) fromCSI(ctx context.Context, v *volume.Volume, diags *diag
 	m.PluginID = types.StringValue(v.PluginID)
 	m.CapacityMin = keepSize(m.CapacityMin, v.CapacityMinBytes)
 	m.CapacityMax = keepSize(m.CapacityMax, v.CapacityMaxBytes)
-	m.Parameters = KeepEmptyMap(m.Parameters, MapOrNull(ctx, v.Parameters, diags))
+	m.Parameters = shared.KeepEmptyMap(m.Parameters, shared.MapOrNull(ctx, v.Parameters, diags))
 	models := make([]capabilityModel, 0, len(v.Capabilities))
 	for _, c := range v.Capabilities {
 		models = append(models, capabilityModel{AccessMode: types.StringValue(c.AccessMode), AttachmentMode: types.StringValue(c.AttachmentMode)})
@@ -81,10 +82,10 @@ func (m *volumeModel) fromCSI(ctx context.Context, v *volume.Volume, diags *diag
 	if m.AttachmentMode.IsUnknown() || m.AttachmentMode.IsNull() {
 		m.AttachmentMode = types.StringValue(volume.DefaultAttachmentMode)
 	}
-	m.ExternalID = StringOrNull(v.ExternalID)
+	m.ExternalID = shared.StringOrNull(v.ExternalID)
 	m.CapacityBytes = types.Int64Value(v.CapacityBytes)
 	m.State = types.StringValue(v.State)
-	m.Allocations = ListOf(ctx, v.LiveAllocationIDs(), diags)
+	m.Allocations = shared.ListOf(ctx, v.LiveAllocationIDs(), diags)
 	if m.ForceDestroy.IsNull() {
 		m.ForceDestroy = types.BoolValue(false)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
@@ -22,7 +23,7 @@ func csiCapabilities(ctx context.Context, diags *diag.Diagnostics, modes ...stri
 }
 
 func csiMountOptions(ctx context.Context, diags *diag.Diagnostics, fsType string, flags ...string) types.Object {
-	o, d := types.ObjectValueFrom(ctx, mountOptionsTypes(), mountOptionsModel{FSType: types.StringValue(fsType), MountFlags: ListOf(ctx, flags, diags)})
+	o, d := types.ObjectValueFrom(ctx, mountOptionsTypes(), mountOptionsModel{FSType: types.StringValue(fsType), MountFlags: shared.ListOf(ctx, flags, diags)})
 	diags.Append(d...)
 	return o
 }

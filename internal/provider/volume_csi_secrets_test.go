@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
@@ -48,7 +49,7 @@ func TestVolumeCreate_csiPluginErrorHidesSecrets(t *testing.T) {
 	m.AccessMode, m.AttachmentMode, m.NodeID, m.NodePool = types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()
 	m.NodeReservation, m.Constraints, m.ForceDestroy = types.StringNull(), types.ListNull(m.Constraints.ElementType(ctx)), types.BoolValue(false)
 	var diags diag.Diagnostics
-	m.SecretsWO = MapOrNull(ctx, map[string]string{"access_key": secret, "region_key": other}, &diags)
+	m.SecretsWO = shared.MapOrNull(ctx, map[string]string{"access_key": secret, "region_key": other}, &diags)
 	s := volumeSchema(ctx)
 	config := tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)}
 	diags.Append(config.Set(ctx, &m)...)
@@ -59,7 +60,7 @@ func TestVolumeCreate_csiPluginErrorHidesSecrets(t *testing.T) {
 		t.Fatal(diags)
 	}
 
-	r := &volumeResource{data: &ProviderData{Nomad: client, LedgerNamespace: "default"}}
+	r := &volumeResource{data: &shared.ProviderData{Nomad: client, LedgerNamespace: "default"}}
 	resp := &resource.CreateResponse{State: tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)}}
 	r.Create(ctx, resource.CreateRequest{Plan: plan, Config: tfsdk.Config{Schema: s, Raw: config.Raw}}, resp)
 	if !resp.Diagnostics.HasError() {

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
@@ -26,7 +27,7 @@ var (
 // NewVolumeDataSource builds the berth_volume data source.
 func NewVolumeDataSource() datasource.DataSource { return &volumeDataSource{} }
 
-type volumeDataSource struct{ data *ProviderData }
+type volumeDataSource struct{ data *shared.ProviderData }
 
 type volumeDataModel struct {
 	ID             types.String `tfsdk:"id"`
@@ -65,21 +66,21 @@ func (d *volumeDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 				MarkdownDescription: "Full volume ID. Exactly one of `id` and `name` is required.",
 				Validators:          []validator.String{volumeIDValidator()}},
 			"name": schema.StringAttribute{Optional: true, Computed: true,
-				MarkdownDescription: "Volume name; it must be unique in the namespace. Exactly one of `id` and `name` is required." + LookupRuleDoc,
-				Validators:          []validator.String{LookupNameValidator()}},
-			"namespace": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Namespace. Default: the provider's." + NamespaceRuleDoc,
-				Validators: []validator.String{NamespaceValidator()}},
+				MarkdownDescription: "Volume name; it must be unique in the namespace. Exactly one of `id` and `name` is required." + shared.LookupRuleDoc,
+				Validators:          []validator.String{shared.LookupNameValidator()}},
+			"namespace": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Namespace. Default: the provider's." + shared.NamespaceRuleDoc,
+				Validators: []validator.String{shared.NamespaceValidator()}},
 			"plugin_id":          str("Plugin that created it."),
 			"capacity_min_bytes": num("Requested minimum capacity in bytes."),
 			"capacity_max_bytes": num("Requested maximum capacity in bytes."),
 			"capacity_bytes":     num("Capacity the plugin reports."),
-			"access_mode":        str("Access mode: " + BacktickList(volumeAccessModes) + "."),
-			"attachment_mode":    str("Attachment mode: " + BacktickList(volumeAttachmentModes) + "."),
+			"access_mode":        str("Access mode: " + shared.BacktickList(volumeAccessModes) + "."),
+			"attachment_mode":    str("Attachment mode: " + shared.BacktickList(volumeAttachmentModes) + "."),
 			"node_id":            str("Node it lives on."),
 			"node_name":          str("Name of that node."),
 			"node_pool":          str("Node pool."),
 			"host_path":          str("Path on the node."),
-			"state":              str("State: " + BacktickList(volumeStates) + "."),
+			"state":              str("State: " + shared.BacktickList(volumeStates) + "."),
 			"parameters":         schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Plugin parameters."},
 			"allocations":        schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "IDs of the allocations using it that may still run (`pending`, `running`, or `unknown` on a disconnected client)."},
 		},
@@ -91,7 +92,7 @@ func (d *volumeDataSource) ConfigValidators(context.Context) []datasource.Config
 }
 
 func (d *volumeDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *volumeDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -119,7 +120,7 @@ func (d *volumeDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		resp.Diagnostics.AddAttributeError(at, "Volume name is ambiguous", err.Error())
 		return
 	case err != nil:
-		AddNomadError(&resp.Diagnostics, "Could not read the volume", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the volume", err)
 		return
 	case v == nil:
 		resp.Diagnostics.AddAttributeError(at, "Volume not found",
@@ -128,7 +129,7 @@ func (d *volumeDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	}
 	nodeName, err := nomad.NodeName(ctx, v.NodeID)
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not read the volume's node", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the volume's node", err)
 		return
 	}
 	m := volumeDataFrom(ctx, v, nodeName, &resp.Diagnostics)
@@ -144,7 +145,7 @@ func volumeDataFrom(ctx context.Context, v *volume.Volume, nodeName string, diag
 		NodeID: types.StringValue(v.NodeID), NodeName: types.StringValue(nodeName), NodePool: types.StringValue(v.NodePool),
 		HostPath: types.StringValue(v.HostPath), State: types.StringValue(v.State),
 		AccessMode: types.StringValue(v.AccessMode), AttachmentMode: types.StringValue(v.AttachmentMode),
-		Parameters:  MapOrNull(ctx, v.Parameters, diags),
-		Allocations: ListOf(ctx, v.LiveAllocationIDs(), diags),
+		Parameters:  shared.MapOrNull(ctx, v.Parameters, diags),
+		Allocations: shared.ListOf(ctx, v.LiveAllocationIDs(), diags),
 	}
 }

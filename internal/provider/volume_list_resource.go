@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
@@ -18,7 +19,7 @@ var _ list.ListResourceWithConfigure = &volumeListResource{}
 // `terraform query` (Terraform 1.14+).
 func NewVolumeListResource() list.ListResource { return &volumeListResource{} }
 
-type volumeListResource struct{ data *ProviderData }
+type volumeListResource struct{ data *shared.ProviderData }
 
 // volumeListModel is the list block's configuration.
 type volumeListModel struct {
@@ -33,7 +34,7 @@ func (r *volumeListResource) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (r *volumeListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *volumeListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -50,7 +51,7 @@ func (r *volumeListResource) ListResourceConfigSchema(_ context.Context, _ list.
 }
 
 func (r *volumeListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := OpenList[volumeListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[volumeListModel](ctx, r.data, req, stream)
 	if !ok {
 		return
 	}
@@ -63,10 +64,10 @@ func (r *volumeListResource) List(ctx context.Context, req list.ListRequest, str
 	}
 	vols, err := r.data.Nomad.ListVolumes(ctx, filter)
 	if err != nil {
-		ListFailed(stream, "Could not list host volumes", err)
+		shared.ListFailed(stream, "Could not list host volumes", err)
 		return
 	}
-	stream.Results = ListStream(vols, req.Limit, func(s volume.Summary) (list.ListResult, bool) {
+	stream.Results = shared.ListStream(vols, req.Limit, func(s volume.Summary) (list.ListResult, bool) {
 		result := req.NewListResult(ctx)
 		result.DisplayName = s.Namespace + "/" + s.Name + " (" + s.ID + ")"
 		volumeIdentity.Record(ctx, result.Identity, s.Namespace, s.ID, &result.Diagnostics)
@@ -76,11 +77,11 @@ func (r *volumeListResource) List(ctx context.Context, req list.ListRequest, str
 		v, err := r.data.Nomad.GetVolume(ctx, s.Namespace, s.ID)
 		if err != nil || v == nil {
 			if err != nil {
-				AddNomadError(&result.Diagnostics, "Could not read host volume "+s.ID, err)
+				shared.AddNomadError(&result.Diagnostics, "Could not read host volume "+s.ID, err)
 			}
 			return result, err != nil // nil: gone since the listing
 		}
-		m, d := NullResourceModel[volumeModel](ctx, volumeSchema(ctx))
+		m, d := shared.NullResourceModel[volumeModel](ctx, volumeSchema(ctx))
 		result.Diagnostics.Append(d...)
 		m.Namespace, m.ID = types.StringValue(s.Namespace), types.StringValue(s.ID)
 		(&volumeResource{data: r.data}).record(ctx, v, &m, &result.Diagnostics)

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/units"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
@@ -74,7 +75,7 @@ func sameSettings(plan, state volumeModel) bool {
 // constraintType is the element type of the constraints attribute, taken
 // from the schema so the two cannot disagree.
 func constraintType(ctx context.Context) attr.Type {
-	return types.ObjectType{AttrTypes: AttributeTypes(NestedAttributes(volumeSchema(ctx).Attributes["constraints"]))}
+	return types.ObjectType{AttrTypes: shared.AttributeTypes(shared.NestedAttributes(volumeSchema(ctx).Attributes["constraints"]))}
 }
 
 // toVolume builds the volume to ask Nomad for from the plan; unknown
@@ -134,12 +135,12 @@ func (m *volumeModel) fromVolume(ctx context.Context, v *volume.Volume, nodeName
 		m.AccessMode = types.StringValue(v.AccessMode)
 		m.AttachmentMode = types.StringValue(v.AttachmentMode)
 	}
-	m.Parameters = KeepEmptyMap(m.Parameters, MapOrNull(ctx, v.Parameters, diags))
-	m.Constraints = KeepEmptyList(m.Constraints, constraintsValue(ctx, v.Constraints, diags))
+	m.Parameters = shared.KeepEmptyMap(m.Parameters, shared.MapOrNull(ctx, v.Parameters, diags))
+	m.Constraints = shared.KeepEmptyList(m.Constraints, constraintsValue(ctx, v.Constraints, diags))
 	m.HostPath = types.StringValue(v.HostPath)
 	m.CapacityBytes = types.Int64Value(v.CapacityBytes)
 	m.State = types.StringValue(v.State)
-	m.Allocations = ListOf(ctx, v.LiveAllocationIDs(), diags)
+	m.Allocations = shared.ListOf(ctx, v.LiveAllocationIDs(), diags)
 	m.NodeName = types.StringValue(nodeName)
 	if m.ForceDestroy.IsNull() {
 		m.ForceDestroy = types.BoolValue(false)
@@ -155,7 +156,7 @@ func constraintsValue(ctx context.Context, cs []volume.Constraint, diags *diag.D
 	models := make([]constraintModel, 0, len(cs))
 	for _, c := range cs {
 		models = append(models, constraintModel{
-			Attribute: types.StringValue(c.Attribute), Operator: types.StringValue(c.Operator), Value: StringOrNull(c.Value),
+			Attribute: types.StringValue(c.Attribute), Operator: types.StringValue(c.Operator), Value: shared.StringOrNull(c.Value),
 		})
 	}
 	l, d := types.ListValueFrom(ctx, elem, models)

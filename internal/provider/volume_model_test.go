@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
@@ -32,14 +33,14 @@ func fullVolumeModel(t *testing.T) volumeModel {
 		AccessMode: types.StringValue(volume.DefaultAccessMode), AttachmentMode: types.StringValue(volume.DefaultAttachmentMode),
 		NodeID: types.StringValue("node"), NodePool: types.StringValue("default"), NodeReservation: types.StringValue("res"),
 		Constraints:  constraintsValue(ctx, []volume.Constraint{{Attribute: "${attr.kernel.name}", Operator: "=", Value: "linux"}}, &diags),
-		Parameters:   MapOrNull(ctx, map[string]string{"mode": "0755"}, &diags),
+		Parameters:   shared.MapOrNull(ctx, map[string]string{"mode": "0755"}, &diags),
 		ForceDestroy: types.BoolValue(true), Timeouts: timeouts.Value{Object: to},
 		NodeName: types.StringValue("n1"), HostPath: types.StringValue("/srv"), CapacityBytes: types.Int64Value(1),
-		State: types.StringValue("ready"), Allocations: ListOf(ctx, []string{"a1"}, &diags),
+		State: types.StringValue("ready"), Allocations: shared.ListOf(ctx, []string{"a1"}, &diags),
 		Type: types.StringValue(volume.TypeHost), ExternalID: types.StringValue("ext-1"),
 		Capabilities: csiCapabilities(ctx, &diags, "single-node-writer"),
 		MountOptions: csiMountOptions(ctx, &diags, "ext4", "noatime"),
-		SecretsWO:    MapOrNull(ctx, map[string]string{"token": "s"}, &diags),
+		SecretsWO:    shared.MapOrNull(ctx, map[string]string{"token": "s"}, &diags),
 	}
 	if diags.HasError() {
 		t.Fatal(diags)
@@ -102,7 +103,7 @@ func TestVolumeSameSettings_cases(t *testing.T) {
 		}, true},
 		{"capacity_max grows", func(m *volumeModel) { m.CapacityMax = newSizeValue(30 << 20) }, false},
 		{"a parameter changes", func(m *volumeModel) {
-			m.Parameters = MapOrNull(t.Context(), map[string]string{"mode": "0700"}, nil)
+			m.Parameters = shared.MapOrNull(t.Context(), map[string]string{"mode": "0700"}, nil)
 		}, false},
 		{"parameters unknown", func(m *volumeModel) { m.Parameters = types.MapUnknown(types.StringType) }, false},
 		{"a constraint changes", func(m *volumeModel) {

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
@@ -93,7 +94,7 @@ func TestVolumeCreate_noPathToNode(t *testing.T) {
 			t.Errorf("%s: a create Nomad could not deliver counts as uncertain: %v", name, err)
 		}
 		var diags diag.Diagnostics
-		AddWorkflowError(&diags, volumeErrors(""), err)
+		shared.AddWorkflowError(&diags, volumeErrors(""), err)
 		if len(diags) != 1 {
 			t.Fatalf("%s: %d diagnostics, want 1: %v", name, len(diags), diags)
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/units"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
@@ -33,7 +34,7 @@ var (
 // NewVolumeResource builds the berth_volume resource.
 func NewVolumeResource() resource.Resource { return &volumeResource{} }
 
-type volumeResource struct{ data *ProviderData }
+type volumeResource struct{ data *shared.ProviderData }
 
 func (r *volumeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_volume"
@@ -44,7 +45,7 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 }
 
 func (r *volumeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -98,12 +99,12 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	if req.State.Raw.IsNull() {
-		if ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
+		if shared.ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
 		}
 		var found diag.Diagnostics
 		r.checkBudget(ctx, plan, nil, &found)
-		WarnAtPlan(&resp.Diagnostics, found)
+		shared.WarnAtPlan(&resp.Diagnostics, found)
 		return
 	}
 	var state volumeModel
@@ -121,7 +122,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if checkNoShrink(plan, state, &found); !found.HasError() {
 		r.checkBudget(ctx, plan, &state, &found)
 	}
-	WarnAtPlan(&resp.Diagnostics, found)
+	shared.WarnAtPlan(&resp.Diagnostics, found)
 }
 
 // checkNoShrink refuses a capacity_max below the capacity the volume
@@ -152,7 +153,7 @@ func (r *volumeResource) checkBudget(ctx context.Context, plan volumeModel, stat
 	if plan.Namespace.IsUnknown() || ns == "" {
 		ns = r.data.Nomad.Namespace()
 	}
-	CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.VolumeConsumer(ns, plan.Name.ValueString()),
+	shared.CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.VolumeConsumer(ns, plan.Name.ValueString()),
 		capacity.Resources{DiskMB: volumeDiskMB(plan)}, volumeBudgetFix, diags)
 }
 
@@ -187,12 +188,12 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	out, err := r.volumes().Create(ctx, in)
 	ec := volumeErrors("Could not place the volume into its node reservation")
-	if AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
-		AddWorkflowError(&resp.Diagnostics, ec, err)
+	if shared.AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		shared.AddWorkflowError(&resp.Diagnostics, ec, err)
 		if workflow.Uncertain(err) {
 			// The volume may exist under an ID berth never learnt: keep it
 			// (tainted, no ID) with its charge; Read finds it by name.
-			SetStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
+			shared.SetStateUnknownsNull(ctx, &resp.State, &plan, &resp.Diagnostics)
 		}
 		return
 	}
@@ -221,7 +222,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	v, err := r.lookup(ctx, state)
 	if err != nil {
-		AddNomadError(&resp.Diagnostics, "Could not read the volume", err)
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the volume", err)
 		return
 	}
 	if v == nil {
@@ -254,14 +255,14 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	out, err := r.volumes().Update(ctx, in)
 	ec := volumeErrors("The new capacity does not fit the volume's node reservation")
 	ec.Updating = true
-	if AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
-		AddWorkflowError(&resp.Diagnostics, ec, err)
+	if shared.AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		shared.AddWorkflowError(&resp.Diagnostics, ec, err)
 		return
 	}
 	r.readBack(ctx, out.WaitErr, in.Volume.Namespace, in.Volume.ID, out.Ready, out.Written, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if out.WaitErr != nil {
-		AddNomadError(&resp.Diagnostics, "The volume did not become ready after the update", out.WaitErr)
+		shared.AddNomadError(&resp.Diagnostics, "The volume did not become ready after the update", out.WaitErr)
 	}
 }
 
@@ -278,8 +279,8 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	out, err := r.volumes().Delete(ctx, workflow.VolumeDelete{Type: state.Type.ValueString(), Namespace: state.Namespace.ValueString(), ID: state.ID.ValueString(),
 		Name: state.Name.ValueString(), Reservation: state.NodeReservation.ValueString(), Force: state.ForceDestroy.ValueBool()})
 	ec := volumeErrors("")
-	if AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
-		AddWorkflowError(&resp.Diagnostics, ec, err)
+	if shared.AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
+		shared.AddWorkflowError(&resp.Diagnostics, ec, err)
 	}
 }
 
@@ -308,7 +309,7 @@ func (r *volumeResource) record(ctx context.Context, v *volume.Volume, m *volume
 	}
 	name, err := r.data.Nomad.NodeName(ctx, v.NodeID)
 	if err != nil {
-		AddNomadError(diags, "Could not read the volume's node", err)
+		shared.AddNomadError(diags, "Could not read the volume's node", err)
 	}
 	m.fromVolume(ctx, v, name, diags)
 }
@@ -330,7 +331,7 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 	if !uuidRe.MatchString(ref) {
 		v, err := r.data.Nomad.FindVolume(ctx, ns, ref)
 		if err != nil {
-			AddNomadError(&resp.Diagnostics, "Cannot import the volume", err)
+			shared.AddNomadError(&resp.Diagnostics, "Cannot import the volume", err)
 			return
 		}
 		if v == nil {

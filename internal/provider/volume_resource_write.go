@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
@@ -20,8 +21,8 @@ func (r *volumeResource) volumes() workflow.Volumes {
 
 // volumeErrors is how the volume workflow's errors read; chargeSummary
 // names a refused charge.
-func volumeErrors(chargeSummary string) ErrorContext {
-	return ErrorContext{Object: "volume", ChargeSummary: chargeSummary, ChargeFix: volumeBudgetFix}
+func volumeErrors(chargeSummary string) shared.ErrorContext {
+	return shared.ErrorContext{Object: "volume", ChargeSummary: chargeSummary, ChargeFix: volumeBudgetFix}
 }
 
 // writeInput converts the plan (and state, for an update) into the
@@ -54,7 +55,7 @@ func (r *volumeResource) writeInput(ctx context.Context, plan volumeModel, state
 // exists.
 func (r *volumeResource) readBack(ctx context.Context, waitErr error, ns, id string, seen, written *volume.Volume,
 	m *volumeModel, diags *diag.Diagnostics) *volume.Volume {
-	fresh := CleanupContext(ctx)
+	fresh := shared.CleanupContext(ctx)
 	vol := seen
 	if waitErr != nil || vol == nil {
 		get := r.data.Nomad.GetVolume

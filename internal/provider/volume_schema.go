@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
@@ -48,13 +49,13 @@ func volumeSchema(ctx context.Context) schema.Schema {
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "Volume ID.", PlanModifiers: keep},
 			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
-				MarkdownDescription: "Volume name; instances mount it by this name. Changing it replaces the volume." + NameRuleDoc +
+				MarkdownDescription: "Volume name; instances mount it by this name. Changing it replaces the volume." + shared.NameRuleDoc +
 					" A CSI volume's name may end in a per-allocation index, e.g. `data[0]`, `data[1]`: the volumes an instance's " +
 					"`per_alloc` request claims, one per allocation.",
 				Validators: []validator.String{volumeNameValidator()}},
 			"namespace": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
-				MarkdownDescription: "Namespace. Default: the provider's `namespace`. Changing it replaces the volume." + NamespaceRuleDoc,
-				Validators:          []validator.String{NamespaceValidator()}},
+				MarkdownDescription: "Namespace. Default: the provider's `namespace`. Changing it replaces the volume." + shared.NamespaceRuleDoc,
+				Validators:          []validator.String{shared.NamespaceValidator()}},
 			"type": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.TypeHost),
 				PlanModifiers: []planmodifier.String{replaceTypeChange{}},
 				MarkdownDescription: "Volume type: `host` (a dynamic host volume) or `csi` (a CSI volume; needs `plugin_id` and " +
@@ -68,24 +69,24 @@ func volumeSchema(ctx context.Context) schema.Schema {
 			"capacity_max": size("Largest acceptable capacity. Changed in place; lowering it below the current capacity is refused (a warning in the plan, an error at apply)."),
 			"access_mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.DefaultAccessMode),
 				PlanModifiers: replace,
-				MarkdownDescription: "How allocations may use a host volume: " + BacktickList(volumeAccessModes) + ". Default `single-node-writer`. " +
+				MarkdownDescription: "How allocations may use a host volume: " + shared.BacktickList(volumeAccessModes) + ". Default `single-node-writer`. " +
 					"CSI volumes use `capabilities` instead.",
 				Validators: []validator.String{stringvalidator.OneOf(volumeAccessModes...)}},
 			"attachment_mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.DefaultAttachmentMode),
 				PlanModifiers: replace,
-				MarkdownDescription: "How a host volume is presented: " + BacktickList(volumeAttachmentModes) + ". Default `file-system`. " +
+				MarkdownDescription: "How a host volume is presented: " + shared.BacktickList(volumeAttachmentModes) + ". Default `file-system`. " +
 					"CSI volumes use `capabilities` instead.",
 				Validators: []validator.String{stringvalidator.OneOf(volumeAttachmentModes...)}},
 			"node_id": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
 				MarkdownDescription: "Full ID of the node to create it on. When unset Nomad places it (using `node_pool` and `constraints`) and this reports the node chosen.",
-				Validators:          []validator.String{NodeIDValidator()}},
+				Validators:          []validator.String{shared.NodeIDValidator()}},
 			"node_reservation": schema.StringAttribute{Optional: true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				MarkdownDescription: "ID of a `berth_node_reservation` to place the volume into: it is created on the " +
 					"reservation's node and its `capacity_max` (or `capacity_min`) is charged to the reservation's disk budget, " +
 					"released after the volume is deleted; a plan that would not fit in what the reservation has left fails. " +
 					"Conflicts with `node_id`. Changing it replaces the volume.",
-				Validators: []validator.String{ReservationIDValidator()}},
+				Validators: []validator.String{shared.ReservationIDValidator()}},
 			"node_pool": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceIfSet,
 				MarkdownDescription: "Node pool to place it in. Default: the namespace's default pool."},
 			"constraints": schema.ListNestedAttribute{
@@ -94,7 +95,7 @@ func volumeSchema(ctx context.Context) schema.Schema {
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"attribute": schema.StringAttribute{Required: true, MarkdownDescription: "Attribute to test, e.g. `${attr.kernel.name}` (write `$${...}` in HCL)."},
 					"operator": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(volume.DefaultConstraintOperator),
-						MarkdownDescription: "Operator: " + BacktickList(constraintOperators) + ". Default `=`.",
+						MarkdownDescription: "Operator: " + shared.BacktickList(constraintOperators) + ". Default `=`.",
 						Validators:          []validator.String{stringvalidator.OneOf(constraintOperators...)}},
 					"value": schema.StringAttribute{Optional: true, MarkdownDescription: "Value to compare with."},
 				}},
@@ -102,17 +103,17 @@ func volumeSchema(ctx context.Context) schema.Schema {
 			"parameters": schema.MapAttribute{ElementType: types.StringType, Optional: true,
 				PlanModifiers: []planmodifier.Map{replaceMapIfCSI()},
 				MarkdownDescription: "Plugin parameters, changed in place for host volumes (a change replaces a CSI volume). The `mkdir` plugin " +
-					"accepts only " + BacktickList(mkdirParameters) + "."},
+					"accepts only " + shared.BacktickList(mkdirParameters) + "."},
 			"capabilities": schema.ListNestedAttribute{
 				Optional: true, PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
 				MarkdownDescription: "CSI only, required there: the ways allocations may use the volume; the plugin must support each. " +
 					"Changing them replaces the volume.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"access_mode": schema.StringAttribute{Required: true,
-						MarkdownDescription: "Access mode: " + BacktickList(csiAccessModes) + ".",
+						MarkdownDescription: "Access mode: " + shared.BacktickList(csiAccessModes) + ".",
 						Validators:          []validator.String{stringvalidator.OneOf(csiAccessModes...)}},
 					"attachment_mode": schema.StringAttribute{Required: true,
-						MarkdownDescription: "Attachment mode: " + BacktickList(volumeAttachmentModes) + ".",
+						MarkdownDescription: "Attachment mode: " + shared.BacktickList(volumeAttachmentModes) + ".",
 						Validators:          []validator.String{stringvalidator.OneOf(volumeAttachmentModes...)}},
 				}},
 			},
@@ -139,7 +140,7 @@ func volumeSchema(ctx context.Context) schema.Schema {
 			"host_path":      schema.StringAttribute{Computed: true, MarkdownDescription: "Path on the node (host volumes)."},
 			"external_id":    schema.StringAttribute{Computed: true, MarkdownDescription: "The CSI plugin's ID for the volume (CSI volumes)."},
 			"capacity_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Capacity the plugin reports (the `mkdir` plugin reports 0)."},
-			"state": schema.StringAttribute{Computed: true, MarkdownDescription: "State: " + BacktickList(volumeStates) + ". A CSI volume " +
+			"state": schema.StringAttribute{Computed: true, MarkdownDescription: "State: " + shared.BacktickList(volumeStates) + ". A CSI volume " +
 				"is `ready` while Nomad reports it schedulable (its plugin has healthy controllers and nodes), else `unavailable`."},
 			"allocations": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "IDs of the allocations using it that may still run (`pending`, `running`, or `unknown` on a disconnected client)."},

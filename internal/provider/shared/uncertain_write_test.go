@@ -1,4 +1,4 @@
-package provider
+package shared
 
 import (
 	"context"
@@ -31,14 +31,14 @@ func statusBodyErr(t *testing.T, code int, body string) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = c.Jobs().Register(&api.Job{ID: PtrTo("j")}, nil)
+	_, _, err = c.Jobs().Register(&api.Job{ID: ptrOf("j")}, nil)
 	if err == nil {
 		t.Fatalf("status %d gave no error", code)
 	}
 	return err
 }
 
-func PtrTo[T any](v T) *T { return &v }
+func ptrOf[T any](v T) *T { return &v }
 
 func TestOutcomeUnknown(t *testing.T) {
 	wrap := func(err error) error {

@@ -1,6 +1,8 @@
-package provider
+package shared
 
-import "strings"
+import (
+	"strings"
+)
 
 // backtickList renders enum values for MarkdownDescription, so the docs
 // list exactly what the validator accepts.

@@ -1,6 +1,8 @@
-package provider
+package shared
 
-import "github.com/hashicorp/terraform-plugin-framework/diag"
+import (
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+)
 
 // Plan-time checks that read the cluster (drivers, budgets, a node's
 // room), the prior state or the clock report what they find as warnings;

@@ -1,4 +1,11 @@
-package provider
+// Package shared is what every resource family of the Terraform layer
+// uses: the provider's data (ProviderData), diagnostics from workflow
+// outcomes, identities, validators, the model reflector and raw-value
+// readers, list and job-action helpers, and the node reservation budget
+// check. It imports no family and not the provider root; families import
+// it and nothing else under internal/provider (a depguard rule in
+// .golangci.yml).
+package shared
 
 import (
 	"crypto/ed25519"

@@ -1,4 +1,4 @@
-package provider
+package shared
 
 // readOutcome is what a resource's refresh found of its object in Nomad.
 type ReadOutcome int

@@ -1,6 +1,8 @@
-package provider
+package shared
 
-import "github.com/hashicorp/terraform-plugin-go/tftypes"
+import (
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
 
 // Plan-time checks that look at a few fields of berth_instance read them
 // from the raw Terraform value. Converting the whole object (or all of
