@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 )
 
@@ -58,8 +59,8 @@ func healthyServers(h *api.OperatorHealthReply) int {
 // source still reads, reporting what Nomad's own API says.
 func TestAccClusterDataSource_threeServersOneDown(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	cl, nomad := startPrivateCluster(t, "berth-cluster-ds")
+	acctest.PreCheck(t)
+	cl, nomad := acctest.StartPrivateCluster(t, "berth-cluster-ds")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	addr := cl.Client.Addr
@@ -76,7 +77,7 @@ func TestAccClusterDataSource_threeServersOneDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Autopilot calls a new server healthy once it has been stable a while.
-	waitFor(t, "autopilot to report every server healthy", 2*time.Minute, func() (bool, error) {
+	acctest.WaitFor(t, "autopilot to report every server healthy", 2*time.Minute, func() (bool, error) {
 		h, err := autopilotHealth(ctx, addr)
 		return err == nil && h.Healthy && healthyServers(h) == 3, err
 	})
@@ -121,7 +122,7 @@ data "berth_cluster" "c" {}
 
 	// t.Parallel ran above, before the cluster started.
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: config,
@@ -148,7 +149,7 @@ data "berth_cluster" "c" {}
 					if err := victim.Kill(); err != nil {
 						t.Fatal(err)
 					}
-					waitFor(t, "autopilot to report the killed server unhealthy", 2*time.Minute, func() (bool, error) {
+					acctest.WaitFor(t, "autopilot to report the killed server unhealthy", 2*time.Minute, func() (bool, error) {
 						h, err := autopilotHealth(ctx, addr)
 						if err != nil {
 							return false, err

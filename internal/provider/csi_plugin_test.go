@@ -2,174 +2,32 @@ package provider
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
-
-// testCSIPlugin is berth's test CSI plugin (internal/csiplugin) built for
-// one test, and where its job keeps volumes.
-type testCSIPlugin struct {
-	ID, JobName, Bin, BaseDir, StateDir string
-	// NodeID is the node of the agent whose StateDir it is: the plugin
-	// runs there (the suite has other client nodes, with other state
-	// dirs), and so does the work that mounts its volumes.
-	NodeID string
-}
-
-// newTestCSIPlugin builds the plugin binary into a temporary directory.
-// The client runs it with raw_exec, so the binary and the volumes' base
-// directory are plain host paths.
-func newTestCSIPlugin(t *testing.T, nomad *api.Client) testCSIPlugin {
-	t.Helper()
-	dir := t.TempDir()
-	// Exec tasks run as nobody; they reach volumes through the bind mount,
-	// but the mount source must be traversable.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "berth-csi-test")
-	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin,
-		"github.com/berthhq/terraform-provider-berth/internal/csiplugin/cmd/berth-csi-test").CombinedOutput()
-	if err != nil {
-		t.Fatalf("building the test CSI plugin: %v\n%s", err, out)
-	}
-	suffix := randomHex(3)
-	stateDir, nodeID := clientStateDir(t, nomad)
-	return testCSIPlugin{
-		ID: "berth-acc-csi-" + suffix, JobName: "berth-acc-csi-plugin-" + suffix,
-		Bin: bin, BaseDir: filepath.Join(dir, "volumes"), StateDir: stateDir, NodeID: nodeID,
-	}
-}
-
-// clientStateDir is the state_dir (data_dir/client unless set) and node
-// ID of the client in the agent the API answers from: Nomad keeps CSI
-// plugin sockets and mounts under that directory.
-func clientStateDir(t *testing.T, nomad *api.Client) (string, string) {
-	t.Helper()
-	self, err := nomad.Agent().Self()
-	if err != nil {
-		t.Fatalf("reading the agent's configuration: %v", err)
-	}
-	nodeID := self.Stats["client"]["node_id"]
-	if nodeID == "" {
-		t.Fatal("the agent the tests talk to runs no client")
-	}
-	if client, ok := self.Config["Client"].(map[string]any); ok {
-		if dir, _ := client["StateDir"].(string); dir != "" {
-			return dir, nodeID
-		}
-	}
-	dataDir, _ := self.Config["DataDir"].(string)
-	if dataDir == "" {
-		t.Fatal("the agent reports no DataDir")
-	}
-	return filepath.Join(dataDir, "client"), nodeID
-}
-
-// Jobspec is a monolith plugin job, pinned to NodeID (written for a
-// Terraform heredoc: "$${" is a literal "${"). Under raw_exec the task sees the host's
-// filesystem: Nomad hands it the socket's host path in CSI_ENDPOINT (so
-// mount_dir is unused), and stage_publish_base_dir must be the host
-// directory Nomad keeps the plugin's mounts in, since the plugin is given
-// paths under it to mount onto.
-func (p testCSIPlugin) Jobspec() string {
-	return fmt.Sprintf(`
-job %q {
-  constraint {
-    attribute = "$${node.unique.id}"
-    value     = %q
-  }
-  group "plugin" {
-    task "plugin" {
-      driver = "raw_exec"
-      config {
-        command = %q
-        args    = ["-base-dir", %q, "-staging"]
-      }
-      csi_plugin {
-        id                     = %q
-        type                   = "monolith"
-        mount_dir              = "/csi"
-        stage_publish_base_dir = %q
-      }
-      resources {
-        cpu    = 20
-        memory = 32
-      }
-    }
-  }
-}`, p.JobName, p.NodeID, p.Bin, p.BaseDir, p.ID, filepath.Join(p.StateDir, "csi", "monolith", p.ID))
-}
-
-// Config is a berth_job resource for the plugin.
-func (p testCSIPlugin) Config() string {
-	return fmt.Sprintf(`
-resource "berth_job" "csi_plugin" {
-  jobspec = <<-EOT
-%s
-  EOT
-}
-`, p.Jobspec())
-}
-
-// waitHealthy waits until Nomad reports a healthy controller and node for
-// the plugin, the condition for creating and mounting its volumes.
-func (p testCSIPlugin) waitHealthy(t *testing.T, nomad *api.Client) {
-	t.Helper()
-	waitFor(t, "CSI plugin "+p.ID+" healthy", 90*time.Second, func() (bool, error) {
-		plug, _, err := nomad.CSIPlugins().Info(p.ID, nil)
-		if err != nil {
-			return false, err
-		}
-		if plug.ControllersHealthy < 1 || plug.NodesHealthy < 1 {
-			return false, fmt.Errorf("controllers healthy %d, nodes healthy %d", plug.ControllersHealthy, plug.NodesHealthy)
-		}
-		return true, nil
-	})
-}
-
-// waitGone waits until Nomad no longer lists a healthy instance of the
-// plugin (its job is gone; Nomad drops the plugin once nothing serves it).
-func (p testCSIPlugin) waitGone(t *testing.T, nomad *api.Client) {
-	t.Helper()
-	waitFor(t, "CSI plugin "+p.ID+" gone", 90*time.Second, func() (bool, error) {
-		plug, _, err := nomad.CSIPlugins().Info(p.ID, nil)
-		if err != nil && strings.Contains(err.Error(), "404") {
-			return true, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		return plug.ControllersHealthy == 0 && plug.NodesHealthy == 0, nil
-	})
-}
 
 // TestAccCSI_pluginJobHealthy: the test CSI plugin, registered as a
 // raw_exec monolith job through berth_job, becomes a healthy controller
 // and node in Nomad; destroy stops it.
 func TestAccCSI_pluginJobHealthy(t *testing.T) {
-	testAccPreCheck(t)
-	needRootForCSI(t)
-	nomad := testNomad(t)
-	plugin := newTestCSIPlugin(t, nomad)
+	acctest.PreCheck(t)
+	acctest.NeedRootForCSI(t)
+	nomad := acctest.Nomad(t)
+	plugin := acctest.NewCSIPlugin(t, nomad)
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: plugin.Config(),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction("berth_job.csi_plugin", plancheck.ResourceActionCreate),
 			}},
 			Check: func(*terraform.State) error {
-				plugin.waitHealthy(t, nomad)
+				plugin.WaitHealthy(t, nomad)
 				plug, _, err := nomad.CSIPlugins().Info(plugin.ID, nil)
 				if err != nil {
 					return err
@@ -181,18 +39,8 @@ func TestAccCSI_pluginJobHealthy(t *testing.T) {
 			},
 		}},
 		CheckDestroy: func(*terraform.State) error {
-			plugin.waitGone(t, nomad)
+			plugin.WaitGone(t, nomad)
 			return nil
 		},
 	})
-}
-
-// needRootForCSI skips CSI tests where the Nomad client cannot mount: the
-// test plugin bind-mounts, which needs root (the agent the tests start
-// runs as the test's user).
-func needRootForCSI(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("CSI acceptance tests need root: the test plugin bind-mounts volumes")
-	}
 }

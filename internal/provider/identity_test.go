@@ -12,103 +12,65 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 )
 
-// identityCase is one resource's identity test: its configuration, the
-// identity it must record, and a check in Nomad that the imported object
-// is the one created.
-type identityCase struct {
-	addr     string
-	config   string
-	identity map[string]knownvalue.Check
-	inNomad  resource.TestCheckFunc
-}
-
-// testIdentity creates the resource, checks the identity Terraform
-// recorded, then imports it again through an import block that gives
-// only the identity, and requires that import to plan no change.
-func testIdentity(t *testing.T, c identityCase) {
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
-		Steps: []resource.TestStep{
-			{
-				Config: c.config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(c.addr, plancheck.ResourceActionCreate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectIdentity(c.addr, c.identity)},
-				Check:             c.inNomad,
-			},
-			{
-				Config:          c.config,
-				ResourceName:    c.addr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithResourceIdentity,
-				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(c.addr, plancheck.ResourceActionNoop),
-				}},
-			},
-		},
-	})
-}
-
 func TestAccInstanceIdentity_importByIdentity(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-identity-" + randomHex(3)
-	testIdentity(t, identityCase{
-		addr:   instanceAddr,
-		config: instanceConfig{name: name}.String(),
-		identity: map[string]knownvalue.Check{
+	acctest.PreCheck(t)
+	name := "berth-acc-identity-" + acctest.RandomHex(3)
+	acctest.CheckIdentity(t, acctest.IdentityCase{
+		Addr:   acctest.InstanceAddr,
+		Config: acctest.InstanceConfig{Name: name}.String(),
+		Identity: map[string]knownvalue.Check{
 			"namespace": knownvalue.StringExact("default"), "name": knownvalue.StringExact(name),
 		},
-		inNomad: withJob(t, name, func(*api.Job, []*api.AllocationListStub) error { return nil }),
+		InNomad: acctest.WithJob(t, name, func(*api.Job, []*api.AllocationListStub) error { return nil }),
 	})
 }
 
 func TestAccLeaseIdentity_importByIdentity(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-lease-identity-" + randomHex(3)
-	testIdentity(t, identityCase{
-		addr: "berth_reservation.l",
-		config: fmt.Sprintf(`
+	acctest.PreCheck(t)
+	name := "berth-acc-lease-identity-" + acctest.RandomHex(3)
+	acctest.CheckIdentity(t, acctest.IdentityCase{
+		Addr: "berth_reservation.l",
+		Config: fmt.Sprintf(`
 resource "berth_reservation" "l" {
   name     = %q
   duration = "1h"
   workload = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 20, memory = 16 }
 }`, name),
-		identity: map[string]knownvalue.Check{
+		Identity: map[string]knownvalue.Check{
 			"namespace": knownvalue.StringExact("default"), "name": knownvalue.StringExact(name),
 		},
-		inNomad: withJob(t, name, func(*api.Job, []*api.AllocationListStub) error { return nil }),
+		InNomad: acctest.WithJob(t, name, func(*api.Job, []*api.AllocationListStub) error { return nil }),
 	})
 }
 
 func TestAccVolumeIdentity_importByIdentity(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-vol-identity-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-vol-identity-" + acctest.RandomHex(3)
 	var volID string
-	testIdentity(t, identityCase{
-		addr: "berth_volume.v",
-		config: fmt.Sprintf(`
+	acctest.CheckIdentity(t, acctest.IdentityCase{
+		Addr: "berth_volume.v",
+		Config: fmt.Sprintf(`
 resource "berth_volume" "v" {
   name         = %q
   capacity_min = "10MiB"
   capacity_max = "20MiB"
   parameters   = { mode = "0755" }
 }`, name),
-		identity: map[string]knownvalue.Check{
+		Identity: map[string]knownvalue.Check{
 			"namespace": knownvalue.StringExact("default"),
 			"id":        knownvalue.StringRegexp(uuidRe),
 		},
-		inNomad: func(s *terraform.State) error {
+		InNomad: func(s *terraform.State) error {
 			volID = s.RootModule().Resources["berth_volume.v"].Primary.ID
-			v, _, err := testNomad(t).HostVolumes().Get(volID, nil)
+			v, _, err := acctest.Nomad(t).HostVolumes().Get(volID, nil)
 			if err != nil || v.Name != name {
 				return fmt.Errorf("host volume %s in Nomad: %+v, %v; want one named %s", volID, v, err, name)
 			}
@@ -119,25 +81,25 @@ resource "berth_volume" "v" {
 
 func TestAccNodeReservationIdentity_importByIdentity(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	if mainAgent == nil {
+	acctest.PreCheck(t)
+	if acctest.MainAgent == nil {
 		t.Skip("needs the Nomad agent started by the tests (its node is reserved)")
 	}
-	name := "identity-" + randomHex(3)
-	node := mainAgent.NodeID
-	testIdentity(t, identityCase{
-		addr: "berth_node_reservation.r",
-		config: fmt.Sprintf(`
+	name := "identity-" + acctest.RandomHex(3)
+	node := acctest.MainAgent.NodeID
+	acctest.CheckIdentity(t, acctest.IdentityCase{
+		Addr: "berth_node_reservation.r",
+		Config: fmt.Sprintf(`
 resource "berth_node_reservation" "r" {
   name    = %q
   node_id = %q
   cpu     = 10
   memory  = 16
 }`, name, node),
-		identity: map[string]knownvalue.Check{
+		Identity: map[string]knownvalue.Check{
 			"node_id": knownvalue.StringExact(node), "name": knownvalue.StringExact(name),
 		},
-		inNomad: checkLedger(t, node, func(l ledger.Ledger) error {
+		InNomad: acctest.CheckLedger(t, node, func(l ledger.Ledger) error {
 			if _, ok := l.Reservations[name]; !ok {
 				return fmt.Errorf("the ledger of node %s holds no reservation %q: %v", node, name, l.Reservations)
 			}
@@ -153,9 +115,9 @@ resource "berth_node_reservation" "r" {
 // import plans nothing.
 func TestAccJobIdentity_importByIdentity(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-job-identity-" + randomHex(3)
-	nomad := testNomad(t)
+	acctest.PreCheck(t)
+	name := "berth-acc-job-identity-" + acctest.RandomHex(3)
+	nomad := acctest.Nomad(t)
 	job, err := jobspec.Parse(jobspec.Spec{Source: twoGroupJobspec(name, 1, 16)})
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +138,7 @@ func TestAccJobIdentity_importByIdentity(t *testing.T) {
 	}
 	config := fmt.Sprintf("resource \"berth_job\" \"t\" {\n  format  = \"json\"\n  jobspec = %q\n}\n", asJSON)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
 		Steps: []resource.TestStep{
 			{
@@ -184,7 +146,7 @@ func TestAccJobIdentity_importByIdentity(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectIdentity(jobAddr, map[string]knownvalue.Check{
 					"namespace": knownvalue.StringExact("default"), "name": knownvalue.StringExact(name),
 				})},
-				Check: withJob(t, name, func(*api.Job, []*api.AllocationListStub) error { return nil }),
+				Check: acctest.WithJob(t, name, func(*api.Job, []*api.AllocationListStub) error { return nil }),
 			},
 			{
 				Config:          config,
@@ -201,17 +163,17 @@ func TestAccJobIdentity_importByIdentity(t *testing.T) {
 
 func TestAccNodePoolIdentity_importByIdentity(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-pool-identity-" + randomHex(3)
-	testIdentity(t, identityCase{
-		addr: nodePoolAddr,
-		config: fmt.Sprintf(`
+	acctest.PreCheck(t)
+	name := "berth-acc-pool-identity-" + acctest.RandomHex(3)
+	acctest.CheckIdentity(t, acctest.IdentityCase{
+		Addr: nodePoolAddr,
+		Config: fmt.Sprintf(`
 resource "berth_node_pool" "p" {
   name        = %q
   description = "imported by identity"
   meta        = { team = "a" }
 }`, name),
-		identity: map[string]knownvalue.Check{"name": knownvalue.StringExact(name)},
-		inNomad:  checkNodePool(t, name, "imported by identity", map[string]string{"team": "a"}),
+		Identity: map[string]knownvalue.Check{"name": knownvalue.StringExact(name)},
+		InNomad:  checkNodePool(t, name, "imported by identity", map[string]string{"team": "a"}),
 	})
 }

@@ -19,13 +19,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // perAllocCSIConfig is two CSI volumes "<src>[0]" and "<src>[1]" on the
 // plugin and a two-replica instance claiming them per allocation. Its exec
 // service writes "<alloc index> <gen>" into the volume unless a file is
 // already there, then copies what the volume holds to alloc/seen.txt.
-func perAllocCSIConfig(p testCSIPlugin, src, app, gen string) string {
+func perAllocCSIConfig(p acctest.CSIPlugin, src, app, gen string) string {
 	return p.Config() + fmt.Sprintf(`
 resource "berth_volume" "per_alloc" {
   count        = 2
@@ -64,11 +66,11 @@ resource "berth_instance" "app" {
 // allocations, which find the data the first ones wrote; the plan after
 // each apply is empty; destroy removes the instance, then the volumes.
 func TestAccInstanceCSI_perAllocVolumes(t *testing.T) {
-	testAccPreCheck(t)
-	needRootForCSI(t)
-	nomad := testNomad(t)
-	plugin := newTestCSIPlugin(t, nomad)
-	suffix := randomHex(3)
+	acctest.PreCheck(t)
+	acctest.NeedRootForCSI(t)
+	nomad := acctest.Nomad(t)
+	plugin := acctest.NewCSIPlugin(t, nomad)
+	suffix := acctest.RandomHex(3)
 	src, app := "berth-acc-csipa-"+suffix, "berth-acc-csipa-app-"+suffix
 	volName := func(i int) string { return src + "[" + strconv.Itoa(i) + "]" }
 
@@ -78,7 +80,7 @@ func TestAccInstanceCSI_perAllocVolumes(t *testing.T) {
 	checkAllocs := func(version uint64) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			byIndex := map[int]*api.Allocation{}
-			waitFor(t, fmt.Sprintf("two running allocations of version %d", version), 2*time.Minute, func() (bool, error) {
+			acctest.WaitFor(t, fmt.Sprintf("two running allocations of version %d", version), 2*time.Minute, func() (bool, error) {
 				allocs, _, err := nomad.Jobs().Allocations(app, false, nil)
 				if err != nil {
 					return false, err
@@ -114,7 +116,7 @@ func TestAccInstanceCSI_perAllocVolumes(t *testing.T) {
 				if err != nil || strings.TrimSpace(string(b)) != want {
 					return fmt.Errorf("volume %s holds %q (%v), want %q", volName(i), b, err, want)
 				}
-				waitFor(t, fmt.Sprintf("allocation %d to copy its volume's file", i), time.Minute, func() (bool, error) {
+				acctest.WaitFor(t, fmt.Sprintf("allocation %d to copy its volume's file", i), time.Minute, func() (bool, error) {
 					r, err := nomad.AllocFS().Cat(a, "alloc/seen.txt", nil)
 					if err != nil {
 						return false, err
@@ -129,16 +131,16 @@ func TestAccInstanceCSI_perAllocVolumes(t *testing.T) {
 	}
 
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: plugin.Config(),
-				Check:  func(*terraform.State) error { plugin.waitHealthy(t, nomad); return nil },
+				Check:  func(*terraform.State) error { plugin.WaitHealthy(t, nomad); return nil },
 			},
 			{
 				Config: perAllocCSIConfig(plugin, src, app, "1"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PostApplyPostRefresh: []plancheck.PlanCheck{expectNoChanges{}},
+					PostApplyPostRefresh: []plancheck.PlanCheck{acctest.ExpectNoChanges{}},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("berth_volume.per_alloc[1]", tfjsonpath.New("name"), knownvalue.StringExact(volName(1))),
@@ -148,7 +150,7 @@ func TestAccInstanceCSI_perAllocVolumes(t *testing.T) {
 					})),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					withJob(t, app, func(job *api.Job, _ []*api.AllocationListStub) error {
+					acctest.WithJob(t, app, func(job *api.Job, _ []*api.AllocationListStub) error {
 						req := job.TaskGroups[0].Volumes["data"]
 						if req == nil || req.Type != "csi" || req.Source != src || !req.PerAlloc ||
 							req.AccessMode != "single-node-writer" || req.AttachmentMode != "file-system" {
@@ -165,13 +167,13 @@ func TestAccInstanceCSI_perAllocVolumes(t *testing.T) {
 				Config: perAllocCSIConfig(plugin, src, app, "2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("berth_instance.app", plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{expectNoChanges{}},
+					PostApplyPostRefresh: []plancheck.PlanCheck{acctest.ExpectNoChanges{}},
 				},
 				Check: checkAllocs(1),
 			},
 		},
 		CheckDestroy: func(*terraform.State) error {
-			if err := checkInstanceDestroyed(t, app)(nil); err != nil {
+			if err := acctest.CheckInstanceDestroyed(t, app)(nil); err != nil {
 				return err
 			}
 			for i := range 2 {
@@ -182,7 +184,7 @@ func TestAccInstanceCSI_perAllocVolumes(t *testing.T) {
 					return fmt.Errorf("the directory of volume %s is still there after destroy: %v", volName(i), err)
 				}
 			}
-			plugin.waitGone(t, nomad)
+			plugin.WaitGone(t, nomad)
 			return nil
 		},
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -26,8 +27,8 @@ import (
 // that precedes a purge does not end.
 func TestAccInstanceDataSource_disconnectedAllocationIsLive(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	sfx := randomHex(3)
+	acctest.PreCheck(t)
+	sfx := acctest.RandomHex(3)
 	// A private server and client: a frozen node in the shared cluster
 	// would stall other tests (Nomad places host volumes on any node,
 	// even one that does not answer).
@@ -38,14 +39,14 @@ func TestAccInstanceDataSource_disconnectedAllocationIsLive(t *testing.T) {
 	}
 	name := "berth-acc-disc-" + sfx
 	job := &api.Job{
-		ID: ptr(name), Name: ptr(name), Type: ptr("service"), Datacenters: []string{"*"}, NodePool: ptr(client.NodePool()),
+		ID: acctest.Ptr(name), Name: acctest.Ptr(name), Type: acctest.Ptr("service"), Datacenters: []string{"*"}, NodePool: acctest.Ptr(client.NodePool()),
 		TaskGroups: []*api.TaskGroup{{
-			Name: ptr("app"), Count: ptr(1),
-			Disconnect: &api.DisconnectStrategy{LostAfter: ptr(30 * time.Minute)},
+			Name: acctest.Ptr("app"), Count: acctest.Ptr(1),
+			Disconnect: &api.DisconnectStrategy{LostAfter: acctest.Ptr(30 * time.Minute)},
 			Tasks: []*api.Task{{
 				Name: "app", Driver: "raw_exec",
 				Config:    map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
-				Resources: &api.Resources{CPU: ptr(20), MemoryMB: ptr(16)},
+				Resources: &api.Resources{CPU: acctest.Ptr(20), MemoryMB: acctest.Ptr(16)},
 			}},
 		}},
 	}
@@ -59,7 +60,7 @@ func TestAccInstanceDataSource_disconnectedAllocationIsLive(t *testing.T) {
 		}
 		return allocs[0].ClientStatus, nil
 	}
-	waitFor(t, "the allocation to run", 2*time.Minute, func() (bool, error) {
+	acctest.WaitFor(t, "the allocation to run", 2*time.Minute, func() (bool, error) {
 		s, err := allocStatus()
 		return s == api.AllocClientStatusRunning, err
 	})
@@ -70,7 +71,7 @@ func TestAccInstanceDataSource_disconnectedAllocationIsLive(t *testing.T) {
 	// Cleanups run last-in first-out: the client runs again before the
 	// agents are stopped.
 	t.Cleanup(func() { _ = syscall.Kill(client.PID, syscall.SIGCONT) })
-	waitFor(t, "Nomad to mark the allocation unknown", 3*time.Minute, func() (bool, error) {
+	acctest.WaitFor(t, "Nomad to mark the allocation unknown", 3*time.Minute, func() (bool, error) {
 		s, err := allocStatus()
 		return s == api.AllocClientStatusUnknown, err
 	})
@@ -90,7 +91,7 @@ func TestAccInstanceDataSource_disconnectedAllocationIsLive(t *testing.T) {
 
 	ds := "data.berth_instance.t"
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
 provider "berth" {
@@ -124,7 +125,7 @@ func startPrivateServerAndClient(t *testing.T, name string) (*devagent.Agent, pr
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	stop := func(a *devagent.Agent) {
-		trackAgent(a) // stopped at exit too, should the test be killed
+		acctest.TrackAgent(a) // stopped at exit too, should the test be killed
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()

@@ -11,20 +11,22 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 func TestAccInstanceDataSource_basic(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	cfg := instanceConfig{name: name, extra: "replicas = 1"}.String() + `
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1"}.String() + `
 data "berth_instance" "t" {
   name = berth_instance.t.name
 }`
 	ds := "data.berth_instance.t"
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config:      `data "berth_instance" "t" { name = "no-such-instance-berth" }`,
@@ -50,7 +52,7 @@ data "berth_instance" "t" {
 					})),
 				},
 				Check: func(s *terraform.State) error {
-					return withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					return acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 						id := s.RootModule().Resources[ds].Primary.Attributes["allocations.0.id"]
 						for _, a := range allocs {
 							if a.ID == id && a.ClientStatus == "running" {

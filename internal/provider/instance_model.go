@@ -184,10 +184,6 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// defaultEphemeralDiskMB is the disk Nomad gives each allocation when the
-// instance sets no ephemeral_disk.size.
-const defaultEphemeralDiskMB = instance.DefaultEphemeralDiskMB
-
 // plannedCharge is what m charges its node reservation: a new instance
 // starts with 1 replica unless replicas says otherwise. ok is false while
 // a value it needs is unknown.

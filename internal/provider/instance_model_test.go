@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -43,18 +44,18 @@ func TestSpecModelRoundTrip(t *testing.T) {
 		},
 		Update: instance.Update{MaxParallel: 0, MinHealthyTime: time.Second, HealthyDeadline: time.Minute, ProgressDeadline: 0, AutoRevert: true, Canary: 1},
 		Policies: &instance.Policies{
-			Priority: ptrTo(70),
-			Restart: &instance.Restart{Attempts: ptrTo(0), Interval: ptrTo(time.Hour), Delay: ptrTo(time.Duration(0)), Mode: ptrTo("fail"),
-				RenderTemplates: ptrTo(false)},
-			Reschedule: &instance.Reschedule{Attempts: ptrTo(1), Interval: ptrTo(time.Hour), Delay: ptrTo(time.Minute),
-				DelayFunction: ptrTo("constant"), MaxDelay: ptrTo(time.Duration(0)), Unlimited: ptrTo(false)},
-			Migrate:       &instance.Migrate{MaxParallel: ptrTo(0), HealthCheck: ptrTo("checks"), MinHealthyTime: ptrTo(time.Second), HealthyDeadline: ptrTo(time.Minute)},
-			EphemeralDisk: &instance.EphemeralDisk{SizeMB: ptrTo(500), Sticky: ptrTo(false), Migrate: ptrTo(true)},
+			Priority: acctest.Ptr(70),
+			Restart: &instance.Restart{Attempts: acctest.Ptr(0), Interval: acctest.Ptr(time.Hour), Delay: acctest.Ptr(time.Duration(0)), Mode: acctest.Ptr("fail"),
+				RenderTemplates: acctest.Ptr(false)},
+			Reschedule: &instance.Reschedule{Attempts: acctest.Ptr(1), Interval: acctest.Ptr(time.Hour), Delay: acctest.Ptr(time.Minute),
+				DelayFunction: acctest.Ptr("constant"), MaxDelay: acctest.Ptr(time.Duration(0)), Unlimited: acctest.Ptr(false)},
+			Migrate:       &instance.Migrate{MaxParallel: acctest.Ptr(0), HealthCheck: acctest.Ptr("checks"), MinHealthyTime: acctest.Ptr(time.Second), HealthyDeadline: acctest.Ptr(time.Minute)},
+			EphemeralDisk: &instance.EphemeralDisk{SizeMB: acctest.Ptr(500), Sticky: acctest.Ptr(false), Migrate: acctest.Ptr(true)},
 		},
 	})
 	web := want.Services["web"]
-	web.Policies = &instance.TaskPolicies{KillTimeout: ptrTo(time.Duration(0)), ShutdownDelay: ptrTo(2 * time.Second), User: "nobody",
-		Logs: &instance.Logs{MaxFiles: ptrTo(1), MaxFileSizeMB: ptrTo(0)}, Meta: map[string]string{"k": ""}}
+	web.Policies = &instance.TaskPolicies{KillTimeout: acctest.Ptr(time.Duration(0)), ShutdownDelay: acctest.Ptr(2 * time.Second), User: "nobody",
+		Logs: &instance.Logs{MaxFiles: acctest.Ptr(1), MaxFileSizeMB: acctest.Ptr(0)}, Meta: map[string]string{"k": ""}}
 	want.Services["web"] = web
 	m := instanceModel{Datacenters: types.ListNull(types.StringType)}
 	if diags := specToModel(ctx, want, &m); diags.HasError() {
@@ -124,8 +125,8 @@ func TestToSpecTakesSchemaDefaults(t *testing.T) {
 func TestResolveUnknowns(t *testing.T) {
 	ctx := context.Background()
 	var diags diag.Diagnostics
-	pol := writeAttr[types.Object](ctx, "policies", &instance.Policies{Restart: &instance.Restart{Attempts: ptrTo(2), Interval: ptrTo(30 * time.Minute),
-		Delay: ptrTo(15 * time.Second), Mode: ptrTo("fail"), RenderTemplates: ptrTo(false)}}, &diags)
+	pol := writeAttr[types.Object](ctx, "policies", &instance.Policies{Restart: &instance.Restart{Attempts: acctest.Ptr(2), Interval: acctest.Ptr(30 * time.Minute),
+		Delay: acctest.Ptr(15 * time.Second), Mode: acctest.Ptr("fail"), RenderTemplates: acctest.Ptr(false)}}, &diags)
 	live := pol.Attributes()["restart"].(types.Object)
 	planned := live.Attributes()
 	planned["attempts"] = types.Int64Value(0)
@@ -153,14 +154,12 @@ func TestChargeOfEphemeralDisk(t *testing.T) {
 	if got, want := workflow.InstanceCharge(s, 2), (capacity.Resources{CPU: 300, MemoryMB: 192, DiskMB: 600}); got != want {
 		t.Errorf("default disk: %+v, want %+v", got, want)
 	}
-	s.Policies = &instance.Policies{EphemeralDisk: &instance.EphemeralDisk{Sticky: ptrTo(true)}}
+	s.Policies = &instance.Policies{EphemeralDisk: &instance.EphemeralDisk{Sticky: acctest.Ptr(true)}}
 	if got := workflow.InstanceCharge(s, 2).DiskMB; got != 600 {
 		t.Errorf("size unset: disk %d, want 600", got)
 	}
-	s.Policies.EphemeralDisk.SizeMB = ptrTo(50)
+	s.Policies.EphemeralDisk.SizeMB = acctest.Ptr(50)
 	if got := workflow.InstanceCharge(s, 3).DiskMB; got != 150 {
 		t.Errorf("size 50: disk %d, want 150", got)
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 )
 
@@ -24,13 +25,13 @@ func TestUpdateStrategyInState(t *testing.T) {
 	}{
 		{"defaults read as null", func() instance.Update {
 			u := instance.DefaultUpdate()
-			u.HealthCheck, u.Stagger, u.AutoPromote = ptr("task_states"), ptr(instance.DefaultStagger), ptr(false)
+			u.HealthCheck, u.Stagger, u.AutoPromote = acctest.Ptr("task_states"), acctest.Ptr(instance.DefaultStagger), acctest.Ptr(false)
 			return u
 		}(), map[string]any{"health_check": nil, "stagger": nil, "auto_promote": nil}},
 		{"set values", func() instance.Update {
 			u := instance.DefaultUpdate()
 			u.Canary = 1
-			u.HealthCheck, u.Stagger, u.AutoPromote = ptr("manual"), ptr(time.Minute), ptr(false)
+			u.HealthCheck, u.Stagger, u.AutoPromote = acctest.Ptr("manual"), acctest.Ptr(time.Minute), acctest.Ptr(false)
 			return u
 		}(), map[string]any{"health_check": "manual", "stagger": "1m", "auto_promote": false}},
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 )
 
@@ -48,7 +49,7 @@ func (o nomadDiffAgrees) CheckPlan(ctx context.Context, req plancheck.CheckPlanR
 			resp.Error = fmt.Errorf("reading the planned state: %w", err)
 			return
 		}
-		nomad, err := nomadDiff(testNomad(o.t), after)
+		nomad, err := nomadDiff(acctest.Nomad(o.t), after)
 		if errors.Is(err, errNoJob) {
 			// A completed batch job Nomad collected stays in state
 			// without a plan until a change registers it anew (DESIGN,
@@ -81,7 +82,7 @@ func (o nomadDiffAgrees) CheckPlan(ctx context.Context, req plancheck.CheckPlanR
 // after it (for a plan-only step, its refresh plan); steps that plan no
 // configuration (import, refresh) are left as they are.
 func checkedByNomad(t *testing.T, steps ...resource.TestStep) []resource.TestStep {
-	oracle := nomadDiffAgrees{t: t, addr: instanceAddr}
+	oracle := nomadDiffAgrees{t: t, addr: acctest.InstanceAddr}
 	for i := range steps {
 		if steps[i].Config == "" || steps[i].ImportState || steps[i].RefreshState {
 			continue // no plan of a configuration

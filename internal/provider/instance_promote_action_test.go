@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccInstancePromoteAction_promotesCanaries: an update leaves a canary
@@ -18,17 +20,17 @@ import (
 // instance plans no change.
 func TestAccInstancePromoteAction_promotesCanaries(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-promote-action-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-promote-action-" + acctest.RandomHex(3)
 	var previous string
 	var awaiting *api.Deployment
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
 		Steps: []resource.TestStep{
 			{
 				Config: promotionConfig(name, "1", ""),
-				Check: withJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
 					for _, a := range allocs {
 						if a.ClientStatus == "running" {
 							previous = a.ID
@@ -64,10 +66,10 @@ resource "terraform_data" "promote" {
   }
 }`,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionNoop),
 				}},
-				Check: withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
-					d, _, err := testNomad(t).Deployments().Info(awaiting.ID, nil)
+				Check: acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					d, _, err := acctest.Nomad(t).Deployments().Info(awaiting.ID, nil)
 					if err != nil {
 						return err
 					}

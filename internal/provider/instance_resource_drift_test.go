@@ -9,22 +9,9 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-)
 
-// mutateJob changes the job in Nomad behind Terraform's back.
-func mutateJob(t *testing.T, name string, change func(*api.Job)) func() {
-	return func() {
-		c := testNomad(t)
-		job, _, err := c.Jobs().Info(name, nil)
-		if err != nil {
-			t.Fatalf("reading job %q: %v", name, err)
-		}
-		change(job)
-		if _, _, err := c.Jobs().Register(job, nil); err != nil {
-			t.Fatalf("changing job %q out of band: %v", name, err)
-		}
-	}
-}
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
+)
 
 func appTask(job *api.Job) *api.Task {
 	for _, task := range job.TaskGroups[0].Tasks {
@@ -48,15 +35,15 @@ func planShowsUpdate(cfg string, preConfig func()) resource.TestStep {
 
 func TestAccInstance_driftIsDetected(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	cfg := instanceConfig{name: name, extra: "replicas = 1", app: `env = { LOG_LEVEL = "info" }`}.String()
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: `env = { LOG_LEVEL = "info" }`}.String()
 	backToConfig := resource.TestStep{
 		Config: cfg,
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-			plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+			plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
 		}},
-		Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+		Check: acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 			task := appTask(job)
 			if task.Env["LOG_LEVEL"] != "info" || *task.Resources.CPU != 50 || task.Config["command"] != "/bin/sleep" {
 				return fmt.Errorf("apply did not restore the job: env %v cpu %d config %v", task.Env, *task.Resources.CPU, task.Config)
@@ -65,20 +52,20 @@ func TestAccInstance_driftIsDetected(t *testing.T) {
 		}),
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: checkedByNomad(t,
 			resource.TestStep{Config: cfg},
-			planShowsUpdate(cfg, mutateJob(t, name, func(j *api.Job) { appTask(j).Env["LOG_LEVEL"] = "debug" })),
+			planShowsUpdate(cfg, acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Env["LOG_LEVEL"] = "debug" })),
 			backToConfig,
-			planShowsUpdate(cfg, mutateJob(t, name, func(j *api.Job) { appTask(j).Resources.CPU = ptr(70) })),
+			planShowsUpdate(cfg, acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Resources.CPU = acctest.Ptr(70) })),
 			backToConfig,
-			planShowsUpdate(cfg, mutateJob(t, name, func(j *api.Job) { appTask(j).Config["command"] = "/usr/bin/sleep" })),
+			planShowsUpdate(cfg, acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Config["command"] = "/usr/bin/sleep" })),
 			backToConfig,
 			resource.TestStep{
 				// Stopped out of band: running drifts.
 				PreConfig: func() {
-					if _, _, err := testNomad(t).Jobs().Deregister(name, false, nil); err != nil {
+					if _, _, err := acctest.Nomad(t).Jobs().Deregister(name, false, nil); err != nil {
 						t.Fatal(err)
 					}
 				},
@@ -90,13 +77,13 @@ func TestAccInstance_driftIsDetected(t *testing.T) {
 			resource.TestStep{
 				// Purged out of band: the next plan creates it again.
 				PreConfig: func() {
-					if _, _, err := testNomad(t).Jobs().Deregister(name, true, nil); err != nil {
+					if _, _, err := acctest.Nomad(t).Jobs().Deregister(name, true, nil); err != nil {
 						t.Fatal(err)
 					}
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionCreate),
 				}},
 				Check: expectRunning(t, name, 1),
 			},
@@ -109,36 +96,36 @@ func TestAccInstance_driftIsDetected(t *testing.T) {
 // that changes something else keeps it.
 func TestAccInstance_unmanagedCountIsKept(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	cfg := instanceConfig{name: name, app: `env = { V = "1" }`}.String()
-	changed := instanceConfig{name: name, app: `env = { V = "2" }`}.String()
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	cfg := acctest.InstanceConfig{Name: name, App: `env = { V = "1" }`}.String()
+	changed := acctest.InstanceConfig{Name: name, App: `env = { V = "2" }`}.String()
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg, Check: expectRunning(t, name, 1)},
 			{
 				PreConfig: func() {
-					c := testNomad(t)
-					if _, _, err := c.Jobs().Scale(name, "app", ptr(2), "autoscaler", false, nil, nil); err != nil {
+					c := acctest.Nomad(t)
+					if _, _, err := c.Jobs().Scale(name, "app", acctest.Ptr(2), "autoscaler", false, nil, nil); err != nil {
 						t.Fatal(err)
 					}
-					waitFor(t, "two running allocations", time.Minute, func() (bool, error) {
+					acctest.WaitFor(t, "two running allocations", time.Minute, func() (bool, error) {
 						allocs, _, err := c.Jobs().Allocations(name, false, nil)
-						return err == nil && runningAllocs(allocs) == 2, err
+						return err == nil && acctest.RunningAllocs(allocs) == 2, err
 					})
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectNoChanges{},
+					acctest.ExpectNoChanges{},
 				}},
 			},
 			{
 				Config: changed,
-				Check: withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
-					if *job.TaskGroups[0].Count != 2 || runningAllocs(allocs) != 2 {
-						return fmt.Errorf("count %d with %d running, want the autoscaler's 2 kept", *job.TaskGroups[0].Count, runningAllocs(allocs))
+				Check: acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					if *job.TaskGroups[0].Count != 2 || acctest.RunningAllocs(allocs) != 2 {
+						return fmt.Errorf("count %d with %d running, want the autoscaler's 2 kept", *job.TaskGroups[0].Count, acctest.RunningAllocs(allocs))
 					}
 					return nil
 				}),
@@ -151,8 +138,8 @@ func TestAccInstance_unmanagedCountIsKept(t *testing.T) {
 // the task's own events, and the instance stays in state, tainted.
 func TestAccInstance_failingTask(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
 	cfg := fmt.Sprintf(`
 resource "berth_instance" "t" {
   name     = %q
@@ -163,8 +150,8 @@ resource "berth_instance" "t" {
   }
 }`, name)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config:      cfg,

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 )
 
@@ -34,14 +35,14 @@ resource "berth_instance" "t" {
 }
 
 func jobTypeName(t *testing.T) string {
-	return "berth-acc-type-" + strings.ToLower(strings.TrimPrefix(t.Name(), "TestAccInstanceJobType_")) + "-" + randomHex(3)
+	return "berth-acc-type-" + strings.ToLower(strings.TrimPrefix(t.Name(), "TestAccInstanceJobType_")) + "-" + acctest.RandomHex(3)
 }
 
 // expectBatchComplete checks in Nomad that the job is a batch job without
 // an update block whose allocations of the current version all completed,
 // and hands their IDs to got.
 func expectBatchComplete(t *testing.T, name string, got func(ids []string)) resource.TestCheckFunc {
-	return withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+	return acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 		if deref(job.Type) != "batch" || job.TaskGroups[0].Update != nil {
 			return fmt.Errorf("job type %q, group update %+v; want a batch job without update", deref(job.Type), job.TaskGroups[0].Update)
 		}
@@ -72,25 +73,25 @@ func expectBatchComplete(t *testing.T, name string, got func(ids []string)) reso
 // the instance.
 func TestAccInstanceJobType_batch(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	name := jobTypeName(t)
 	first := jobTypeConfig(name, "batch", "/bin/sh", `["-c", "echo run-1"]`, "")
 	second := jobTypeConfig(name, "batch", "/bin/sh", `["-c", "echo run-2"]`, "")
 	third := jobTypeConfig(name, "batch", "/bin/sh", `["-c", "echo run-3"]`, "")
 	var firstAlloc, secondAlloc string
 	completed := []statecheck.StateCheck{
-		statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("update"), knownvalue.Null()),
-		statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("running"), knownvalue.Bool(true)),
+		statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("update"), knownvalue.Null()),
+		statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("running"), knownvalue.Bool(true)),
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: checkedByNomad(t, []resource.TestStep{
 			{
 				Config: first,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("update"), knownvalue.Null()),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("update"), knownvalue.Null()),
 				}},
 				ConfigStateChecks: completed,
 				Check:             expectBatchComplete(t, name, func(ids []string) { firstAlloc = ids[0] }),
@@ -103,10 +104,10 @@ func TestAccInstanceJobType_batch(t *testing.T) {
 			{
 				Config: second,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
 				}},
 				ConfigStateChecks: append(completed,
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("job_version"), knownvalue.Int64Exact(1))),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("job_version"), knownvalue.Int64Exact(1))),
 				Check: expectBatchComplete(t, name, func(ids []string) {
 					secondAlloc = ids[0]
 					if secondAlloc == firstAlloc {
@@ -116,7 +117,7 @@ func TestAccInstanceJobType_batch(t *testing.T) {
 			},
 			{
 				// Import reads the same: type, and update null.
-				ResourceName:                         instanceAddr,
+				ResourceName:                         acctest.InstanceAddr,
 				ImportState:                          true,
 				ImportStateId:                        "default/" + name,
 				ImportStateVerify:                    true,
@@ -128,7 +129,7 @@ func TestAccInstanceJobType_batch(t *testing.T) {
 				// would collect other tests' stopped jobs too, so the
 				// job is purged the same way here): no plan to re-run it.
 				PreConfig: func() {
-					if _, _, err := testNomad(t).Jobs().Deregister(name, true, nil); err != nil {
+					if _, _, err := acctest.Nomad(t).Jobs().Deregister(name, true, nil); err != nil {
 						t.Fatalf("purging job %q: %v", name, err)
 					}
 				},
@@ -139,7 +140,7 @@ func TestAccInstanceJobType_batch(t *testing.T) {
 				// A change registers it anew, and it runs again.
 				Config: third,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
 				}},
 				ConfigStateChecks: completed,
 				Check: expectBatchComplete(t, name, func(ids []string) {
@@ -152,14 +153,14 @@ func TestAccInstanceJobType_batch(t *testing.T) {
 				Config: jobTypeConfig(name, "service", "/bin/sleep", `["3600"]`,
 					`update = { min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
-				Check: withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 					if deref(job.Type) != "service" {
 						return fmt.Errorf("job type in Nomad = %q, want service", deref(job.Type))
 					}
-					if runningAllocs(allocs) != 1 {
-						return fmt.Errorf("%d running allocations, want 1", runningAllocs(allocs))
+					if acctest.RunningAllocs(allocs) != 1 {
+						return fmt.Errorf("%d running allocations, want 1", acctest.RunningAllocs(allocs))
 					}
 					return nil
 				}),
@@ -172,13 +173,13 @@ func TestAccInstanceJobType_batch(t *testing.T) {
 // apply, quoting the exit code; Nomad holds a failed allocation.
 func TestAccInstanceJobType_batchFails(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	name := jobTypeName(t)
 	want := regexp.MustCompile(`(?s)did\s+not\s+complete.*batch\s+job\s+version\s+0\s+failed.*task\s+"app"\s+failed\s+with\s+exit\s+code\s+1`)
 	var sawError bool
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		// Called with the step's error before anything is destroyed, so
 		// Nomad is checked in the state the failed apply left.
 		ErrorCheck: func(err error) error {
@@ -186,7 +187,7 @@ func TestAccInstanceJobType_batchFails(t *testing.T) {
 				return fmt.Errorf("apply error = %v, want one matching %s", err, want)
 			}
 			sawError = true
-			return withJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
+			return acctest.WithJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
 				for _, a := range allocs {
 					if a.ClientStatus == api.AllocClientStatusFailed {
 						return nil
@@ -211,15 +212,15 @@ func TestAccInstanceJobType_batchFails(t *testing.T) {
 // pool later gets one from Nomad itself, and the plan stays empty.
 func TestAccInstanceJobType_system(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	if mainAgent == nil {
+	acctest.PreCheck(t)
+	if acctest.MainAgent == nil {
 		t.Skip("needs a Nomad server started by the tests or make (extra client agents join it)")
 	}
 	name := jobTypeName(t)
-	pool := "berth-acc-sys-" + randomHex(4)
+	pool := "berth-acc-sys-" + acctest.RandomHex(4)
 	nodes := map[string]bool{}
 	for i := range 2 {
-		a, err := startClient(devagent.Options{Name: fmt.Sprintf("%s-%d", pool, i), NodePool: pool})
+		a, err := acctest.StartClient(devagent.Options{Name: fmt.Sprintf("%s-%d", pool, i), NodePool: pool})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,24 +228,24 @@ func TestAccInstanceJobType_system(t *testing.T) {
 	}
 	cfg := jobTypeConfig(name, "system", "/bin/sleep", `["3600"]`, fmt.Sprintf("node_pool = %q", pool))
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("replicas"), knownvalue.Null()),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("replicas"), knownvalue.Null()),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("replicas"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("type"), knownvalue.StringExact("system")),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("replicas"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("type"), knownvalue.StringExact("system")),
 				},
 				Check: expectOnePerNode(t, name, nodes),
 			},
 			{
 				// Import reads the same: type, and replicas null.
-				ResourceName:                         instanceAddr,
+				ResourceName:                         acctest.InstanceAddr,
 				ImportState:                          true,
 				ImportStateId:                        "default/" + name,
 				ImportStateVerify:                    true,
@@ -254,7 +255,7 @@ func TestAccInstanceJobType_system(t *testing.T) {
 			{
 				// A node joins the pool: Nomad places the job there itself.
 				PreConfig: func() {
-					a, err := startClient(devagent.Options{Name: pool + "-late", NodePool: pool})
+					a, err := acctest.StartClient(devagent.Options{Name: pool + "-late", NodePool: pool})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -275,7 +276,7 @@ func TestAccInstanceJobType_system(t *testing.T) {
 // expectOnePerNode checks in Nomad that the job runs exactly one
 // allocation on each of nodes and none elsewhere.
 func expectOnePerNode(t *testing.T, name string, nodes map[string]bool) resource.TestCheckFunc {
-	return withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+	return acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 		if deref(job.Type) != "system" {
 			return fmt.Errorf("job type in Nomad = %q, want system", deref(job.Type))
 		}
@@ -306,7 +307,7 @@ func waitRunningOn(t *testing.T, name, node string) {
 	var index uint64
 	for {
 		q := (&api.QueryOptions{WaitIndex: index, WaitTime: 30 * time.Second}).WithContext(ctx)
-		allocs, meta, err := testNomad(t).Jobs().Allocations(name, false, q)
+		allocs, meta, err := acctest.Nomad(t).Jobs().Allocations(name, false, q)
 		if err != nil {
 			t.Fatalf("waiting for job %q on node %s: %v", name, node, err)
 		}

@@ -13,11 +13,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 func expectRunning(t *testing.T, name string, n int) resource.TestCheckFunc {
-	return withJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
-		if got := runningAllocs(allocs); got != n {
+	return acctest.WithJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
+		if got := acctest.RunningAllocs(allocs); got != n {
 			return fmt.Errorf("%d running allocations in Nomad, want %d", got, n)
 		}
 		return nil
@@ -26,18 +28,20 @@ func expectRunning(t *testing.T, name string, n int) resource.TestCheckFunc {
 
 func TestAccInstance_scale(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	at := func(n int) string { return instanceConfig{name: name, extra: fmt.Sprintf("replicas = %d", n)}.String() }
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	at := func(n int) string {
+		return acctest.InstanceConfig{Name: name, Extra: fmt.Sprintf("replicas = %d", n)}.String()
+	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: at(1), Check: expectRunning(t, name, 1)},
 			{
 				Config: at(3),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: expectRunning(t, name, 3),
 			},
@@ -48,37 +52,37 @@ func TestAccInstance_scale(t *testing.T) {
 
 func TestAccInstance_stopAndStart(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
 	cfg := func(running bool) string {
-		return instanceConfig{name: name, extra: fmt.Sprintf("replicas = 1\n  running = %v", running)}.String()
+		return acctest.InstanceConfig{Name: name, Extra: fmt.Sprintf("replicas = 1\n  running = %v", running)}.String()
 	}
-	stopped := withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+	stopped := acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 		if job.Stop == nil || !*job.Stop {
 			return fmt.Errorf("job is not stopped in Nomad")
 		}
-		if n := runningAllocs(allocs); n != 0 {
+		if n := acctest.RunningAllocs(allocs); n != 0 {
 			return fmt.Errorf("%d allocations still running", n)
 		}
 		return nil
 	})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg(true), Check: expectRunning(t, name, 1)},
 			{
 				Config: cfg(false),
 				Check:  stopped,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("running"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("running"), knownvalue.Bool(false)),
 				},
 			},
 			{
 				Config: cfg(true),
 				Check:  expectRunning(t, name, 1),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("running"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("running"), knownvalue.Bool(true)),
 				},
 			},
 		},
@@ -87,14 +91,14 @@ func TestAccInstance_stopAndStart(t *testing.T) {
 
 func TestAccInstance_restartTrigger(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
 	cfg := func(v string) string {
-		return instanceConfig{name: name, extra: fmt.Sprintf("replicas = 1\n  restart_triggers = { config = %q }", v)}.String()
+		return acctest.InstanceConfig{Name: name, Extra: fmt.Sprintf("replicas = 1\n  restart_triggers = { config = %q }", v)}.String()
 	}
 	var version uint64
 	var restarts uint64
-	record := withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+	record := acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 		version = *job.Version
 		for _, a := range allocs {
 			if a.ClientStatus == "running" {
@@ -103,7 +107,7 @@ func TestAccInstance_restartTrigger(t *testing.T) {
 		}
 		return nil
 	})
-	restarted := withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+	restarted := acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 		if *job.Version != version {
 			return fmt.Errorf("job version moved from %d to %d: a restart must not re-register", version, *job.Version)
 		}
@@ -119,8 +123,8 @@ func TestAccInstance_restartTrigger(t *testing.T) {
 		return fmt.Errorf("no running allocation after restart")
 	})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg("1"), Check: record},
 			{Config: cfg("2"), Check: restarted},
@@ -130,16 +134,16 @@ func TestAccInstance_restartTrigger(t *testing.T) {
 
 func TestAccInstance_import(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	cfg := instanceConfig{name: name, extra: "replicas = 1", app: httpServerApp}.String()
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: httpServerApp}.String()
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				ResourceName:                         instanceAddr,
+				ResourceName:                         acctest.InstanceAddr,
 				ImportState:                          true,
 				ImportStateId:                        "default/" + name,
 				ImportStateVerify:                    true,
@@ -155,21 +159,21 @@ func TestAccInstance_import(t *testing.T) {
 // A job with two task groups is refused with the reason.
 func TestAccInstance_importForeignJob(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	c := testNomad(t)
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	c := acctest.Nomad(t)
 	job := &api.Job{
-		ID: ptr(name), Name: ptr(name), Type: ptr("service"), Datacenters: []string{"*"},
+		ID: acctest.Ptr(name), Name: acctest.Ptr(name), Type: acctest.Ptr("service"), Datacenters: []string{"*"},
 		TaskGroups: []*api.TaskGroup{{
-			Name: ptr("app"), Count: ptr(1),
+			Name: acctest.Ptr("app"), Count: acctest.Ptr(1),
 			// berth always sends an update block; without one here the plan
 			// would rightly show it being added.
-			Update: &api.UpdateStrategy{MaxParallel: ptr(1), MinHealthyTime: ptr(10 * time.Second),
-				HealthyDeadline: ptr(5 * time.Minute), ProgressDeadline: ptr(10 * time.Minute)},
+			Update: &api.UpdateStrategy{MaxParallel: acctest.Ptr(1), MinHealthyTime: acctest.Ptr(10 * time.Second),
+				HealthyDeadline: acctest.Ptr(5 * time.Minute), ProgressDeadline: acctest.Ptr(10 * time.Minute)},
 			Tasks: []*api.Task{{
 				Name: "app", Driver: "raw_exec",
 				Config:    map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
-				Resources: &api.Resources{CPU: ptr(50), MemoryMB: ptr(32)},
+				Resources: &api.Resources{CPU: acctest.Ptr(50), MemoryMB: acctest.Ptr(32)},
 			}},
 		}},
 	}
@@ -178,9 +182,9 @@ func TestAccInstance_importForeignJob(t *testing.T) {
 	}
 	twoGroups := name + "-two"
 	job2 := *job
-	job2.ID, job2.Name = ptr(twoGroups), ptr(twoGroups)
+	job2.ID, job2.Name = acctest.Ptr(twoGroups), acctest.Ptr(twoGroups)
 	g2 := *job.TaskGroups[0]
-	g2.Name = ptr("other")
+	g2.Name = acctest.Ptr("other")
 	job2.TaskGroups = []*api.TaskGroup{job.TaskGroups[0], &g2}
 	if _, _, err := c.Jobs().Register(&job2, nil); err != nil {
 		t.Fatal(err)
@@ -196,19 +200,19 @@ resource "berth_instance" "t" {
   }
 }`, name)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config:        strings.Replace(cfg, fmt.Sprintf("%q", name), fmt.Sprintf("%q", twoGroups), 1),
-				ResourceName:  instanceAddr,
+				ResourceName:  acctest.InstanceAddr,
 				ImportState:   true,
 				ImportStateId: twoGroups,
 				ExpectError:   regexp.MustCompile(`(?s)cannot be represented.*2 task groups`),
 			},
 			{
 				Config:             cfg,
-				ResourceName:       instanceAddr,
+				ResourceName:       acctest.InstanceAddr,
 				ImportState:        true,
 				ImportStateId:      name,
 				ImportStatePersist: true,
@@ -216,7 +220,7 @@ resource "berth_instance" "t" {
 			{
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectNoChanges{},
+					acctest.ExpectNoChanges{},
 				}},
 			},
 		},

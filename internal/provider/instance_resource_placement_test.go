@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 )
 
@@ -35,11 +36,11 @@ var (
 
 func placementFleet(t *testing.T) *placeNodes {
 	t.Helper()
-	if mainAgent == nil {
+	if acctest.MainAgent == nil {
 		t.Skip("needs a Nomad server started by the tests or make (extra client agents join it); NOMAD_ADDR points at an existing cluster")
 	}
 	placeNodesOnce.Do(func() {
-		sfx := randomHex(4)
+		sfx := acctest.RandomHex(4)
 		n := &placeNodes{pool: "berth-acc-place-" + sfx}
 		disks := []string{"ssd", "ssd", "hdd"}
 		for i := range n.nodes {
@@ -47,7 +48,7 @@ func placementFleet(t *testing.T) *placeNodes {
 				Name: fmt.Sprintf("berth-acc-place-r%d-%s", i+1, sfx), NodePool: n.pool,
 				Meta: map[string]string{"berth_rack": fmt.Sprintf("r%d", i+1), "berth_disk": disks[i]},
 			}
-			if n.nodes[i], placeNodesErr = startClient(o); placeNodesErr != nil {
+			if n.nodes[i], placeNodesErr = acctest.StartClient(o); placeNodesErr != nil {
 				return
 			}
 		}
@@ -78,7 +79,7 @@ func (e expectOnlyChanged) CheckPlan(_ context.Context, req plancheck.CheckPlanR
 		after, _ := rc.Change.After.(map[string]any)
 		unknown, _ := rc.Change.AfterUnknown.(map[string]any)
 		var changed []string
-		for k := range union(before, after) {
+		for k := range acctest.Union(before, after) {
 			if u, _ := unknown[k].(bool); u {
 				continue
 			}
@@ -108,7 +109,7 @@ func jsonString(v any) string {
 // job to how many it runs; allocations elsewhere count under "elsewhere".
 func (n *placeNodes) placedOn(allocs []*api.AllocationListStub) map[string]int {
 	out := map[string]int{}
-	for _, a := range liveAllocs(allocs) {
+	for _, a := range acctest.LiveAllocs(allocs) {
 		where := "elsewhere"
 		for i, node := range n.nodes {
 			if a.NodeID == node.NodeID {
@@ -127,9 +128,9 @@ func (n *placeNodes) placedOn(allocs []*api.AllocationListStub) map[string]int {
 // change of placement.constraints alone, and the apply puts it back.
 func TestAccInstancePlacement_landsWhereItSays(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	fleet := placementFleet(t)
-	name := testInstanceName(t)
+	name := acctest.InstanceName(t)
 	cfg := fmt.Sprintf(`
 resource "berth_instance" "t" {
   name      = %q
@@ -152,12 +153,12 @@ resource "berth_instance" "t" {
   }
 }`, name, fleet.pool)
 
-	placed := withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+	placed := acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 		if got := fleet.placedOn(allocs); !reflect.DeepEqual(got, map[string]int{"r1": 1, "r2": 1}) {
 			return fmt.Errorf("allocations by node: %v, want one on r1 and one on r2", got)
 		}
-		if runningAllocs(allocs) != 2 {
-			return fmt.Errorf("%d running allocations, want 2", runningAllocs(allocs))
+		if acctest.RunningAllocs(allocs) != 2 {
+			return fmt.Errorf("%d running allocations, want 2", acctest.RunningAllocs(allocs))
 		}
 		if len(job.Constraints) != 0 || len(job.Affinities) != 0 || len(job.Spreads) != 0 {
 			return fmt.Errorf("job-level placement %s %s %s, want none", jsonString(job.Constraints), jsonString(job.Affinities), jsonString(job.Spreads))
@@ -182,9 +183,9 @@ resource "berth_instance" "t" {
 	})
 	// The scheduler scored the affinity: the r1 node got a positive
 	// node-affinity score when the first allocation was placed.
-	affinityScored := withJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
-		c := testNomad(t)
-		for _, stub := range liveAllocs(allocs) {
+	affinityScored := acctest.WithJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
+		c := acctest.Nomad(t)
+		for _, stub := range acctest.LiveAllocs(allocs) {
 			a, _, err := c.Allocations().Info(stub.ID, nil)
 			if err != nil {
 				return err
@@ -208,16 +209,16 @@ resource "berth_instance" "t" {
 		}
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: checkedByNomad(t, []resource.TestStep{
 			{Config: cfg, Check: resource.ComposeAggregateTestCheckFunc(placed, affinityScored)},
 			{
-				PreConfig: mutateJob(t, name, edited),
+				PreConfig: acctest.MutateJob(t, name, edited),
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
-					expectOnlyChanged{addr: instanceAddr, attrs: []string{"placement"}, check: func(before, after map[string]any) error {
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+					expectOnlyChanged{addr: acctest.InstanceAddr, attrs: []string{"placement"}, check: func(before, after map[string]any) error {
 						bp, _ := before["placement"].(map[string]any)
 						ap, _ := after["placement"].(map[string]any)
 						if !reflect.DeepEqual(bp["affinities"], ap["affinities"]) || !reflect.DeepEqual(bp["spreads"], ap["spreads"]) {
@@ -242,29 +243,29 @@ resource "berth_instance" "t" {
 // at group level, and a renamed group replaces the allocations.
 func TestAccInstancePlacement_importJobLevel(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	fleet := placementFleet(t)
-	name := testInstanceName(t)
+	name := acctest.InstanceName(t)
 	job := &api.Job{
-		ID: ptr(name), Name: ptr(name), Type: ptr("service"), Datacenters: []string{"*"}, NodePool: ptr(fleet.pool),
+		ID: acctest.Ptr(name), Name: acctest.Ptr(name), Type: acctest.Ptr("service"), Datacenters: []string{"*"}, NodePool: acctest.Ptr(fleet.pool),
 		Constraints: []*api.Constraint{{LTarget: "${meta.berth_disk}", Operand: "=", RTarget: "ssd"}},
 		Spreads:     []*api.Spread{{Attribute: "${meta.berth_rack}"}},
 		TaskGroups: []*api.TaskGroup{{
-			Name: ptr("web"), Count: ptr(1),
-			Affinities: []*api.Affinity{{LTarget: "${meta.berth_rack}", Operand: "=", RTarget: "r2", Weight: ptr(int8(30))}},
-			Update: &api.UpdateStrategy{MaxParallel: ptr(1), MinHealthyTime: ptr(time.Second),
-				HealthyDeadline: ptr(time.Minute), ProgressDeadline: ptr(2 * time.Minute)},
+			Name: acctest.Ptr("web"), Count: acctest.Ptr(1),
+			Affinities: []*api.Affinity{{LTarget: "${meta.berth_rack}", Operand: "=", RTarget: "r2", Weight: acctest.Ptr(int8(30))}},
+			Update: &api.UpdateStrategy{MaxParallel: acctest.Ptr(1), MinHealthyTime: acctest.Ptr(time.Second),
+				HealthyDeadline: acctest.Ptr(time.Minute), ProgressDeadline: acctest.Ptr(2 * time.Minute)},
 			Tasks: []*api.Task{{
 				Name: "app", Driver: "raw_exec",
 				Config:    map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
-				Resources: &api.Resources{CPU: ptr(50), MemoryMB: ptr(32)},
+				Resources: &api.Resources{CPU: acctest.Ptr(50), MemoryMB: acctest.Ptr(32)},
 			}},
 		}},
 	}
-	if _, _, err := testNomad(t).Jobs().Register(job, nil); err != nil {
+	if _, _, err := acctest.Nomad(t).Jobs().Register(job, nil); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { purgeOutsideJob(t, "", name) })
+	t.Cleanup(func() { acctest.PurgeOutsideJob(t, "", name) })
 	cfg := func(group, env string) string {
 		return fmt.Sprintf(`
 resource "berth_instance" "t" {
@@ -284,7 +285,7 @@ resource "berth_instance" "t" {
 }`, name, fleet.pool, group, env)
 	}
 	movedToGroup := func(group string) resource.TestCheckFunc {
-		return withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+		return acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 			if len(job.Constraints) != 0 || len(job.Spreads) != 0 {
 				return fmt.Errorf("job-level placement left: %s %s", jsonString(job.Constraints), jsonString(job.Spreads))
 			}
@@ -294,24 +295,24 @@ resource "berth_instance" "t" {
 				return fmt.Errorf("group %q: constraints %s, affinities %s, spreads %s", *g.Name,
 					jsonString(g.Constraints), jsonString(g.Affinities), jsonString(g.Spreads))
 			}
-			for _, a := range liveAllocs(allocs) {
+			for _, a := range acctest.LiveAllocs(allocs) {
 				if a.TaskGroup != group || a.ClientStatus != api.AllocClientStatusRunning {
 					return fmt.Errorf("allocation %s of group %q is %s", a.ID, a.TaskGroup, a.ClientStatus)
 				}
 			}
-			if got := fleet.placedOn(allocs); got["r3"] != 0 || got["elsewhere"] != 0 || runningAllocs(allocs) != 1 {
+			if got := fleet.placedOn(allocs); got["r3"] != 0 || got["elsewhere"] != 0 || acctest.RunningAllocs(allocs) != 1 {
 				return fmt.Errorf("allocations by node: %v, want one on an ssd node", got)
 			}
 			return nil
 		})
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config:             cfg("web", ""),
-				ResourceName:       instanceAddr,
+				ResourceName:       acctest.InstanceAddr,
 				ImportState:        true,
 				ImportStateId:      name,
 				ImportStatePersist: true,
@@ -319,14 +320,14 @@ resource "berth_instance" "t" {
 			{
 				Config: cfg("web", ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectNoChanges{},
+					acctest.ExpectNoChanges{},
 				}},
 			},
 			{Config: cfg("web", `, env = { V = "2" }`), Check: movedToGroup("web")},
 			{
 				Config: cfg("api", `, env = { V = "2" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectOnlyChanged{addr: instanceAddr, attrs: []string{"group"}},
+					expectOnlyChanged{addr: acctest.InstanceAddr, attrs: []string{"group"}},
 				}},
 				Check: movedToGroup("api"),
 			},

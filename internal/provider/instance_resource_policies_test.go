@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -26,8 +27,8 @@ import (
 // exactly (Nomad's values for the fields left out).
 func TestAccInstancePolicies_failFast(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
 	const healthyDeadline = 2 * time.Minute
 	cfg := fmt.Sprintf(`
 resource "berth_instance" "t" {
@@ -44,8 +45,8 @@ resource "berth_instance" "t" {
 }`, name, healthyDeadline.String())
 	var started time.Time
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				PreConfig:   func() { started = time.Now() },
@@ -62,15 +63,15 @@ resource "berth_instance" "t" {
 				RefreshState:       true,
 				ExpectNonEmptyPlan: true,
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(instanceAddr, "policies.restart.attempts", "0"),
-					resource.TestCheckResourceAttr(instanceAddr, "policies.restart.interval", "30m"),
-					resource.TestCheckResourceAttr(instanceAddr, "policies.restart.delay", "15s"),
-					resource.TestCheckResourceAttr(instanceAddr, "policies.restart.mode", "fail"),
-					resource.TestCheckResourceAttr(instanceAddr, "policies.reschedule.attempts", "0"),
-					resource.TestCheckResourceAttr(instanceAddr, "policies.reschedule.unlimited", "false"),
-					resource.TestCheckResourceAttr(instanceAddr, "policies.reschedule.delay_function", "exponential"),
-					resource.TestCheckNoResourceAttr(instanceAddr, "policies.migrate.max_parallel"),
-					withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.restart.attempts", "0"),
+					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.restart.interval", "30m"),
+					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.restart.delay", "15s"),
+					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.restart.mode", "fail"),
+					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.reschedule.attempts", "0"),
+					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.reschedule.unlimited", "false"),
+					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.reschedule.delay_function", "exponential"),
+					resource.TestCheckNoResourceAttr(acctest.InstanceAddr, "policies.migrate.max_parallel"),
+					acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 						g := job.TaskGroups[0]
 						if r := g.RestartPolicy; *r.Attempts != 0 || *r.Mode != "fail" {
 							return fmt.Errorf("restart in Nomad = %+v", r)
@@ -99,7 +100,7 @@ func policyConfig(name string, unset bool) string {
 	if unset {
 		priority, kill = "", ""
 	}
-	return instanceConfig{name: name, extra: `replicas = 1
+	return acctest.InstanceConfig{Name: name, Extra: `replicas = 1
   policies = {
     ` + priority + `
     restart        = { attempts = 1, interval = "10s", delay = "1s", mode = "fail" }
@@ -107,7 +108,7 @@ func policyConfig(name string, unset bool) string {
     migrate        = { max_parallel = 2, health_check = "task_states" }
     ephemeral_disk = { size = 200, sticky = true }
   }`,
-		app: `policies = {
+		App: `policies = {
         ` + kill + `
         shutdown_delay = "1s"
         logs           = { max_files = 2, max_file_size_mb = 5 }
@@ -118,7 +119,7 @@ func policyConfig(name string, unset bool) string {
 
 // expectPolicies checks the policies in Nomad.
 func expectPolicies(t *testing.T, name string, priority int, kill time.Duration, restartAttempts int) resource.TestCheckFunc {
-	return withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+	return acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 		g, task := job.TaskGroups[0], appTask(job)
 		got := []any{*job.Priority, *g.RestartPolicy.Attempts, *g.RestartPolicy.Interval, *g.RestartPolicy.Delay,
 			*g.ReschedulePolicy.Attempts, *g.ReschedulePolicy.Unlimited, *g.Migrate.MaxParallel, *g.Migrate.HealthCheck,
@@ -139,38 +140,38 @@ func expectPolicies(t *testing.T, name string, priority int, kill time.Duration,
 // Nomad to one of them is drift too.
 func TestAccInstancePolicies_roundTrip(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
 	set, unset := policyConfig(name, false), policyConfig(name, true)
 	policies := tfjsonpath.New("policies")
 	restartAttempts := policies.AtMapKey("restart").AtMapKey("attempts")
 	priority := policies.AtMapKey("priority")
 	killTimeout := tfjsonpath.New("services").AtMapKey("app").AtMapKey("policies").AtMapKey("kill_timeout")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: checkedByNomad(t, []resource.TestStep{
 			{
 				Config: set,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(instanceAddr, restartAttempts, knownvalue.Int64Exact(1)),
-					statecheck.ExpectKnownValue(instanceAddr, policies.AtMapKey("migrate").AtMapKey("min_healthy_time"), knownvalue.StringExact("10s")),
-					statecheck.ExpectKnownValue(instanceAddr, policies.AtMapKey("ephemeral_disk").AtMapKey("migrate"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, restartAttempts, knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, policies.AtMapKey("migrate").AtMapKey("min_healthy_time"), knownvalue.StringExact("10s")),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, policies.AtMapKey("ephemeral_disk").AtMapKey("migrate"), knownvalue.Bool(false)),
 				},
 				Check: expectPolicies(t, name, 60, 3*time.Second, 1),
 			},
 			{
 				// Changed in Nomad: the plan puts restart.attempts back.
 				Config: set,
-				PreConfig: mutateJob(t, name, func(j *api.Job) {
-					j.TaskGroups[0].RestartPolicy.Attempts = ptr(4)
+				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) {
+					j.TaskGroups[0].RestartPolicy.Attempts = acctest.Ptr(4)
 					for _, task := range j.TaskGroups[0].Tasks {
 						task.RestartPolicy = nil // the tasks take the group's, as berth sends it
 					}
 				}),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(instanceAddr, restartAttempts, knownvalue.Int64Exact(1)),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(acctest.InstanceAddr, restartAttempts, knownvalue.Int64Exact(1)),
 				}},
 				Check: expectPolicies(t, name, 60, 3*time.Second, 1),
 			},
@@ -178,17 +179,17 @@ func TestAccInstancePolicies_roundTrip(t *testing.T) {
 				// Unset: Nomad's defaults, null in state.
 				Config: unset,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(instanceAddr, priority, knownvalue.Null()),
-					statecheck.ExpectKnownValue(instanceAddr, killTimeout, knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, priority, knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, killTimeout, knownvalue.Null()),
 				},
 				Check: expectPolicies(t, name, 50, 5*time.Second, 1),
 			},
-			planShowsUpdate(unset, mutateJob(t, name, func(j *api.Job) { j.Priority = ptr(70) })),
+			planShowsUpdate(unset, acctest.MutateJob(t, name, func(j *api.Job) { j.Priority = acctest.Ptr(70) })),
 			{
 				Config: unset,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(instanceAddr, priority, knownvalue.Null()),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(acctest.InstanceAddr, priority, knownvalue.Null()),
 				}},
 				Check: expectPolicies(t, name, 50, 5*time.Second, 1),
 			},
@@ -200,11 +201,11 @@ func TestAccInstancePolicies_roundTrip(t *testing.T) {
 // lifecycle block and the instance becomes healthy with all of them.
 func TestAccInstancePolicies_lifecycleRoles(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
 	oneShot := `driver = "raw_exec", command = "/bin/sh", args = ["-c", "exit 0"], cpu = 20, memory = 16`
 	long := `driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 20, memory = 16`
-	cfg := instanceConfig{name: name, extra: "replicas = 1", more: fmt.Sprintf(`
+	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", More: fmt.Sprintf(`
     setup  = { role = "init", %[1]s }
     proxy  = { role = "prestart_sidecar", %[2]s }
     agent  = { role = "sidecar", %[2]s }
@@ -219,14 +220,14 @@ func TestAccInstancePolicies_lifecycleRoles(t *testing.T) {
 		"drain":  {Hook: "poststop"},
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
 			},
-			Check: withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+			Check: acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 				got := map[string]*api.TaskLifecycle{}
 				for _, task := range job.TaskGroups[0].Tasks {
 					got[task.Name] = task.Lifecycle
@@ -234,8 +235,8 @@ func TestAccInstancePolicies_lifecycleRoles(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					return fmt.Errorf("lifecycles in Nomad = %v, want %v", got, want)
 				}
-				if runningAllocs(allocs) != 1 {
-					return fmt.Errorf("%d running allocations, want 1", runningAllocs(allocs))
+				if acctest.RunningAllocs(allocs) != 1 {
+					return fmt.Errorf("%d running allocations, want 1", acctest.RunningAllocs(allocs))
 				}
 				return nil
 			}),
@@ -249,24 +250,24 @@ func TestAccInstancePolicies_lifecycleRoles(t *testing.T) {
 // defaults as null, and the plan is empty.
 func TestAccInstancePolicies_importHandWritten(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
 	job := &api.Job{
-		ID: ptr(name), Name: ptr(name), Type: ptr("service"), Datacenters: []string{"*"},
+		ID: acctest.Ptr(name), Name: acctest.Ptr(name), Type: acctest.Ptr("service"), Datacenters: []string{"*"},
 		TaskGroups: []*api.TaskGroup{{
-			Name: ptr("app"), Count: ptr(1),
-			Update: &api.UpdateStrategy{MaxParallel: ptr(1), MinHealthyTime: ptr(10 * time.Second),
-				HealthyDeadline: ptr(5 * time.Minute), ProgressDeadline: ptr(10 * time.Minute)},
-			RestartPolicy:    &api.RestartPolicy{Attempts: ptr(5), Delay: ptr(10 * time.Second)},
-			ReschedulePolicy: &api.ReschedulePolicy{Attempts: ptr(2), Interval: ptr(time.Hour), Unlimited: ptr(false)},
+			Name: acctest.Ptr("app"), Count: acctest.Ptr(1),
+			Update: &api.UpdateStrategy{MaxParallel: acctest.Ptr(1), MinHealthyTime: acctest.Ptr(10 * time.Second),
+				HealthyDeadline: acctest.Ptr(5 * time.Minute), ProgressDeadline: acctest.Ptr(10 * time.Minute)},
+			RestartPolicy:    &api.RestartPolicy{Attempts: acctest.Ptr(5), Delay: acctest.Ptr(10 * time.Second)},
+			ReschedulePolicy: &api.ReschedulePolicy{Attempts: acctest.Ptr(2), Interval: acctest.Ptr(time.Hour), Unlimited: acctest.Ptr(false)},
 			Tasks: []*api.Task{{
-				Name: "app", Driver: "raw_exec", KillTimeout: ptr(20 * time.Second),
+				Name: "app", Driver: "raw_exec", KillTimeout: acctest.Ptr(20 * time.Second),
 				Config:    map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
-				Resources: &api.Resources{CPU: ptr(50), MemoryMB: ptr(32)},
+				Resources: &api.Resources{CPU: acctest.Ptr(50), MemoryMB: acctest.Ptr(32)},
 			}},
 		}},
 	}
-	if _, _, err := testNomad(t).Jobs().Register(job, nil); err != nil {
+	if _, _, err := acctest.Nomad(t).Jobs().Register(job, nil); err != nil {
 		t.Fatal(err)
 	}
 	cfg := fmt.Sprintf(`
@@ -282,12 +283,12 @@ resource "berth_instance" "t" {
   }
 }`, name)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config:             cfg,
-				ResourceName:       instanceAddr,
+				ResourceName:       acctest.InstanceAddr,
 				ImportState:        true,
 				ImportStateId:      name,
 				ImportStatePersist: true,
@@ -311,7 +312,7 @@ resource "berth_instance" "t" {
 			{
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectNoChanges{},
+					acctest.ExpectNoChanges{},
 				}},
 			},
 		},
@@ -324,10 +325,10 @@ resource "berth_instance" "t" {
 // allocations in Nomad ask for it.
 func TestAccInstancePolicies_diskCharge(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	n := consumerFleet(t)
-	node := n.a.NodeID
-	app := "berth-acc-disk-" + randomHex(3)
+	acctest.PreCheck(t)
+	n := acctest.ConsumerFleet(t)
+	node := n.A.NodeID
+	app := "berth-acc-disk-" + acctest.RandomHex(3)
 	resName := "disk-" + app[len(app)-6:]
 	cfg := func(sizeMB int) string {
 		return fmt.Sprintf(`
@@ -352,24 +353,24 @@ resource "berth_instance" "app" {
     }
   }
 }
-`, resName, node, app, n.pool, sizeMB)
+`, resName, node, app, n.Pool, sizeMB)
 	}
 	key := nomadclient.InstanceConsumer("default", app)
-	rec := &diagRecorder{}
+	rec := &acctest.DiagRecorder{}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: recordingFactories(rec),
-		CheckDestroy:             checkInstanceDestroyed(t, app),
+		ProtoV6ProviderFactories: acctest.RecordingFactories(rec),
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, app),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg(100),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					checkCharge(t, node, resName, key, capacity.Resources{CPU: 200, MemoryMB: 128, DiskMB: 200}),
-					withJob(t, app, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					acctest.CheckCharge(t, node, resName, key, capacity.Resources{CPU: 200, MemoryMB: 128, DiskMB: 200}),
+					acctest.WithJob(t, app, func(job *api.Job, allocs []*api.AllocationListStub) error {
 						if got := *job.TaskGroups[0].EphemeralDisk.SizeMB; got != 100 {
 							return fmt.Errorf("ephemeral disk in Nomad = %d MiB, want 100", got)
 						}
-						if runningAllocs(allocs) != 2 {
-							return fmt.Errorf("%d running allocations, want 2", runningAllocs(allocs))
+						if acctest.RunningAllocs(allocs) != 2 {
+							return fmt.Errorf("%d running allocations, want 2", acctest.RunningAllocs(allocs))
 						}
 						return nil
 					}),
@@ -377,19 +378,19 @@ resource "berth_instance" "app" {
 			},
 			{
 				// 2 × 600 MiB do not fit in 1000.
-				PreConfig:   rec.reset,
+				PreConfig:   rec.Reset,
 				Config:      cfg(600),
 				ExpectError: regexp.MustCompile(`(?s)Not enough left in the node reservation.*requested\s+1200`),
 			},
 			{
 				PreConfig: func() {
-					requireRefusedAtApply(t, rec, "Not enough left in the node reservation")
-					if c, _ := usedBy(t, node, resName, key); c.DiskMB != 200 {
+					acctest.RequireRefusedAtApply(t, rec, "Not enough left in the node reservation")
+					if c, _ := acctest.UsedBy(t, node, resName, key); c.DiskMB != 200 {
 						t.Fatalf("charge after the refused apply: %+v, want the old 200 MiB disk", c)
 					}
 				},
 				Config: cfg(400),
-				Check:  checkCharge(t, node, resName, key, capacity.Resources{CPU: 200, MemoryMB: 128, DiskMB: 800}),
+				Check:  acctest.CheckCharge(t, node, resName, key, capacity.Resources{CPU: 200, MemoryMB: 128, DiskMB: 800}),
 			},
 		},
 	})

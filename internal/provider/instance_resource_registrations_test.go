@@ -17,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // The registration tests run a tiny HTTP server as the task (Python's
@@ -51,13 +53,13 @@ resource "berth_instance" "t" {
 }
 
 func registrationName(scenario string) string {
-	return "berth-acc-reg-" + scenario + "-" + randomHex(3)
+	return "berth-acc-reg-" + scenario + "-" + acctest.RandomHex(3)
 }
 
 // catalogTags returns the tags Nomad's service catalog holds for service,
 // one entry per registered instance.
 func catalogTags(t *testing.T, service string) ([][]string, error) {
-	regs, _, err := testNomad(t).Services().Get(service, nil)
+	regs, _, err := acctest.Nomad(t).Services().Get(service, nil)
 	if err != nil {
 		return nil, fmt.Errorf("reading service %q from the catalog: %v", service, err)
 	}
@@ -70,7 +72,7 @@ func catalogTags(t *testing.T, service string) ([][]string, error) {
 
 func TestAccInstanceRegistration_catalog(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	name := registrationName("catalog")
 	cfg := registrationInstance(name, fmt.Sprintf(`[
         {
@@ -96,13 +98,13 @@ func TestAccInstanceRegistration_catalog(t *testing.T) {
         },
       ]`, name), "")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(*terraform.State) error {
@@ -117,12 +119,12 @@ func TestAccInstanceRegistration_catalog(t *testing.T) {
 						}
 						return nil
 					},
-					withJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
+					acctest.WithJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
 						for _, a := range allocs {
 							if a.ClientStatus != "running" {
 								continue
 							}
-							checks, err := testNomad(t).Allocations().Checks(a.ID, nil)
+							checks, err := acctest.Nomad(t).Allocations().Checks(a.ID, nil)
 							if err != nil {
 								return err
 							}
@@ -144,7 +146,7 @@ func TestAccInstanceRegistration_catalog(t *testing.T) {
 				),
 			},
 			{
-				ResourceName:                         instanceAddr,
+				ResourceName:                         acctest.InstanceAddr,
 				ImportState:                          true,
 				ImportStateId:                        name,
 				ImportStateVerify:                    true,
@@ -157,7 +159,7 @@ func TestAccInstanceRegistration_catalog(t *testing.T) {
 
 func TestAccInstanceRegistration_failingCheck(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	name := registrationName("failing")
 	cfg := registrationInstance(name, fmt.Sprintf(`[{
         name = "%s-web"
@@ -168,8 +170,8 @@ func TestAccInstanceRegistration_failingCheck(t *testing.T) {
         ]
       }]`, name), `{ min_healthy_time = "1s", healthy_deadline = "10s", progress_deadline = "15s" }`)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{{
 			Config:      cfg,
 			ExpectError: regexp.MustCompile(`check "missing-page" of service "` + name + `-web" \(task "app"\) is\s+(failure|pending)`),
@@ -212,7 +214,7 @@ func (e expectChangeAt) CheckPlan(_ context.Context, req plancheck.CheckPlanRequ
 // its attribute, and an apply puts it back in Nomad.
 func TestAccInstanceRegistration_driftAndImport(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	name := registrationName("import")
 	check := func(name, typ, path string) api.ServiceCheck {
 		return api.ServiceCheck{Name: name, Type: typ, Path: path, Interval: 2 * time.Second, Timeout: time.Second}
@@ -222,16 +224,16 @@ func TestAccInstanceRegistration_driftAndImport(t *testing.T) {
 	restarting.Method = "GET"
 	restarting.CheckRestart = &api.CheckRestart{Limit: 2}
 	job := &api.Job{
-		ID: ptr(name), Name: ptr(name), Type: ptr("service"), Datacenters: []string{"*"},
+		ID: acctest.Ptr(name), Name: acctest.Ptr(name), Type: acctest.Ptr("service"), Datacenters: []string{"*"},
 		TaskGroups: []*api.TaskGroup{{
-			Name: ptr("app"), Count: ptr(1),
-			Update: &api.UpdateStrategy{MaxParallel: ptr(1), MinHealthyTime: ptr(time.Second),
-				HealthyDeadline: ptr(time.Minute), ProgressDeadline: ptr(2 * time.Minute)},
+			Name: acctest.Ptr("app"), Count: acctest.Ptr(1),
+			Update: &api.UpdateStrategy{MaxParallel: acctest.Ptr(1), MinHealthyTime: acctest.Ptr(time.Second),
+				HealthyDeadline: acctest.Ptr(time.Minute), ProgressDeadline: acctest.Ptr(2 * time.Minute)},
 			Networks: []*api.NetworkResource{{DynamicPorts: []api.Port{{Label: "http"}}}},
 			Tasks: []*api.Task{{
 				Name: "app", Driver: "raw_exec",
 				Config:    map[string]any{"command": pyServer, "args": []string{"-m", "http.server", "${NOMAD_PORT_http}"}},
-				Resources: &api.Resources{CPU: ptr(50), MemoryMB: ptr(64)},
+				Resources: &api.Resources{CPU: acctest.Ptr(50), MemoryMB: acctest.Ptr(64)},
 				Services: []*api.Service{
 					{Name: name + "-web", Provider: "nomad", PortLabel: "http", Tags: []string{"web"},
 						Checks: []api.ServiceCheck{check("root", "http", "/"), check("listening", "tcp", "")}},
@@ -241,7 +243,7 @@ func TestAccInstanceRegistration_driftAndImport(t *testing.T) {
 			}},
 		}},
 	}
-	if _, _, err := testNomad(t).Jobs().Register(job, nil); err != nil {
+	if _, _, err := acctest.Nomad(t).Jobs().Register(job, nil); err != nil {
 		t.Fatal(err)
 	}
 	cfg := registrationInstance(name, fmt.Sprintf(`[
@@ -266,12 +268,12 @@ func TestAccInstanceRegistration_driftAndImport(t *testing.T) {
       ]`, name), "")
 	tags := tfjsonpath.New("services").AtMapKey("app").AtMapKey("registrations").AtSliceIndex(1).AtMapKey("tags")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config:             cfg,
-				ResourceName:       instanceAddr,
+				ResourceName:       acctest.InstanceAddr,
 				ImportState:        true,
 				ImportStateId:      name,
 				ImportStatePersist: true,
@@ -279,15 +281,15 @@ func TestAccInstanceRegistration_driftAndImport(t *testing.T) {
 			{
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectNoChanges{},
+					acctest.ExpectNoChanges{},
 				}},
 			},
 			{
-				PreConfig: mutateJob(t, name, func(j *api.Job) { appTask(j).Services[1].Tags = []string{"admin", "public"} }),
+				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Services[1].Tags = []string{"admin", "public"} }),
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
-					expectChangeAt{addr: instanceAddr, path: tags, want: []any{"admin", "internal"}},
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+					expectChangeAt{addr: acctest.InstanceAddr, path: tags, want: []any{"admin", "internal"}},
 				}},
 				Check: func(*terraform.State) error {
 					got, err := catalogTags(t, name+"-admin")

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccInstance_countBackDuringForeignDeployment scales an instance
@@ -25,15 +27,15 @@ import (
 // without a new job version.
 func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	c := testNomad(t)
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	c := acctest.Nomad(t)
 	cfg := func(trigger string) string {
 		// A long min_healthy_time keeps the out-of-band deployment from
 		// completing on its own before the test pauses it: Nomad marks even
 		// a paused deployment successful once its allocations are healthy.
-		return instanceConfig{name: name, update: `{ min_healthy_time = "30s", healthy_deadline = "2m", progress_deadline = "3m" }`,
-			extra: fmt.Sprintf("replicas = 1\n  restart_triggers = { config = %q }", trigger)}.String()
+		return acctest.InstanceConfig{Name: name, Update: `{ min_healthy_time = "30s", healthy_deadline = "2m", progress_deadline = "3m" }`,
+			Extra: fmt.Sprintf("replicas = 1\n  restart_triggers = { config = %q }", trigger)}.String()
 	}
 	var foreign string        // the out-of-band deployment
 	var foreignVersion uint64 // the job version it deploys
@@ -45,13 +47,13 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 		}
 		count := 2
 		if _, _, err := c.Jobs().ScaleWithRequest(name, &api.ScalingRequest{
-			Count: ptr(int64(count)), Target: map[string]string{"Job": name, "Group": "app"},
+			Count: acctest.Ptr(int64(count)), Target: map[string]string{"Job": name, "Group": "app"},
 			Message: "out of band", JobModifyIndex: *job.JobModifyIndex,
 		}, nil); err != nil {
 			t.Fatalf("scaling through the API: %v", err)
 		}
 		var dep *api.Deployment
-		waitFor(t, "the scale's deployment", time.Minute, func() (bool, error) {
+		acctest.WaitFor(t, "the scale's deployment", time.Minute, func() (bool, error) {
 			d, _, err := c.Jobs().LatestDeployment(name, nil)
 			if err != nil || d == nil {
 				return false, err
@@ -64,11 +66,11 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 		}
 		foreign, foreignVersion = dep.ID, dep.JobVersion
 		// What berth used to hit: the scale endpoint refuses now.
-		if _, _, err := c.Jobs().Scale(name, "app", ptr(1), "probe", false, nil, nil); err == nil {
+		if _, _, err := c.Jobs().Scale(name, "app", acctest.Ptr(1), "probe", false, nil, nil); err == nil {
 			t.Fatal("Nomad accepted a scale during an active deployment; the test does not exercise the case")
 		}
 	}
-	countBack := withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+	countBack := acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 		if n := *job.TaskGroups[0].Count; n != 1 {
 			return fmt.Errorf("group count in Nomad is %d, want 1", n)
 		}
@@ -77,7 +79,7 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 		if *job.Version != foreignVersion+1 {
 			return fmt.Errorf("job version %d, want %d (one registration after the out-of-band version %d)", *job.Version, foreignVersion+1, foreignVersion)
 		}
-		if n := runningAllocs(allocs); n != 1 {
+		if n := acctest.RunningAllocs(allocs); n != 1 {
 			return fmt.Errorf("%d running allocations, want 1", n)
 		}
 		// Superseded: canceled, or already gone from Nomad's state (seen
@@ -102,33 +104,33 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 		versionAfter = *job.Version
 		return nil
 	})
-	restartedInPlace := withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+	restartedInPlace := acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 		if *job.Version != versionAfter {
 			return fmt.Errorf("job version moved from %d to %d on a restart_triggers change", versionAfter, *job.Version)
 		}
 		return nil
 	})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg("1"), Check: expectRunning(t, name, 1)},
 			{
 				PreConfig: scaleOutOfBand,
 				Config:    cfg("1"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{expectNoChanges{}},
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{acctest.ExpectNoChanges{}},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("replicas"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("replicas"), knownvalue.Int64Exact(1)),
 				},
 				Check: resource.ComposeTestCheckFunc(countBack, checkStateIndexMatchesNomad(t, name)),
 			},
 			{
 				Config: cfg("2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PostApplyPostRefresh: []plancheck.PlanCheck{expectNoChanges{}},
+					PostApplyPostRefresh: []plancheck.PlanCheck{acctest.ExpectNoChanges{}},
 				},
 				Check: resource.ComposeTestCheckFunc(restartedInPlace, checkStateIndexMatchesNomad(t, name)),
 			},
@@ -140,10 +142,10 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 // job's in Nomad.
 func checkStateIndexMatchesNomad(t *testing.T, name string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		job, _, err := testNomad(t).Jobs().Info(name, nil)
+		job, _, err := acctest.Nomad(t).Jobs().Info(name, nil)
 		if err != nil {
 			return err
 		}
-		return checkAttrInt(s, instanceAddr, "job_modify_index", int64(*job.JobModifyIndex))
+		return acctest.CheckAttrInt(s, acctest.InstanceAddr, "job_modify_index", int64(*job.JobModifyIndex))
 	}
 }

@@ -1,13 +1,11 @@
 package provider
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -25,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -41,17 +39,17 @@ import (
 // Variable.
 func TestAccInstanceSecret_writeOnly(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	skipBelowTerraform(t, tfversion.Version1_11_0)
-	name := "berth-acc-secret-" + randomHex(3)
-	dir, logFile, baseEnv := traceCLIEnv(t)
+	acctest.PreCheck(t)
+	acctest.SkipBelowTerraform(t, tfversion.Version1_11_0)
+	name := "berth-acc-secret-" + acctest.RandomHex(3)
+	dir, logFile, baseEnv := acctest.TraceCLIEnv(t)
 	varPath := instance.SecretEnvPath(name, instance.GroupName, "app")
 	// Each secret has a space and a quote, and a random core to search for.
-	tokens := []string{"tok" + randomHex(8), "tok" + randomHex(8)}
+	tokens := []string{"tok" + acctest.RandomHex(8), "tok" + acctest.RandomHex(8)}
 	secretOf := func(i int) string { return fmt.Sprintf(`pa ss "%s" end`, tokens[i]) }
 	env := func(i int) []string { return append(append([]string{}, baseEnv...), "TF_VAR_secret="+secretOf(i)) }
 	write := func(version int) {
-		writeFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
+		acctest.WriteFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
 terraform {
   required_providers {
     berth = { source = "berthhq/berth" }
@@ -78,9 +76,9 @@ resource "berth_instance" "t" {
 }
 `, name, version))
 	}
-	c := testNomad(t)
+	c := acctest.Nomad(t)
 	t.Cleanup(func() {
-		runTerraformAllowFail(dir, env(1), "destroy", "-auto-approve", "-input=false", "-no-color")
+		acctest.RunTerraformAllowFail(dir, env(1), "destroy", "-auto-approve", "-input=false", "-no-color")
 		_, _, _ = c.Jobs().Deregister(name, true, nil)
 		_, _ = c.Variables().Delete(varPath, nil)
 	})
@@ -88,7 +86,7 @@ resource "berth_instance" "t" {
 	var outputs []string // every CLI output, searched for the secrets at the end
 	run := func(i int, args ...string) string {
 		t.Helper()
-		out := runTerraform(t, dir, env(i), args...)
+		out := acctest.RunTerraform(t, dir, env(i), args...)
 		outputs = append(outputs, out)
 		return out
 	}
@@ -132,7 +130,7 @@ resource "berth_instance" "t" {
 	if app["secret_env_wo"] != nil || fmt.Sprint(app["secret_env_wo_version"]) != "1" {
 		t.Errorf("state has secret_env_wo = %v, secret_env_wo_version = %v; want null and 1", app["secret_env_wo"] != nil, app["secret_env_wo_version"])
 	}
-	if out, err := terraformOutput(dir, env(0), "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+	if out, err := acctest.TerraformOutput(dir, env(0), "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
 		outputs = append(outputs, out)
 		t.Fatalf("the plan after apply is not empty (%v):\n%s", err, out)
 	} else {
@@ -165,10 +163,10 @@ resource "berth_instance" "t" {
 	waitForSecretFile(t, name, *after.Version, secretOf(1))
 
 	run(1, "destroy", "-auto-approve", "-input=false", "-no-color")
-	if _, _, err := c.Variables().Read(varPath, nil); !errors.Is(err, api.ErrVariablePathNotFound) && !isNotFound(err) {
+	if _, _, err := c.Variables().Read(varPath, nil); !errors.Is(err, api.ErrVariablePathNotFound) && !acctest.IsNotFound(err) {
 		t.Errorf("the secrets Variable after destroy: %v; want it deleted", err)
 	}
-	if _, _, err := c.Jobs().Info(name, nil); !isNotFound(err) {
+	if _, _, err := c.Jobs().Info(name, nil); !acctest.IsNotFound(err) {
 		t.Errorf("job after destroy: %v; want it purged", err)
 	}
 
@@ -205,8 +203,8 @@ resource "berth_instance" "t" {
 // (or later) has written want to local/out.
 func waitForSecretFile(t *testing.T, job string, minVersion uint64, want string) {
 	t.Helper()
-	c := testNomad(t)
-	waitFor(t, "the task to write its secret to local/out", 2*time.Minute, func() (bool, error) {
+	c := acctest.Nomad(t)
+	acctest.WaitFor(t, "the task to write its secret to local/out", 2*time.Minute, func() (bool, error) {
 		stubs, _, err := c.Jobs().Allocations(job, false, nil)
 		if err != nil {
 			return false, err
@@ -237,42 +235,10 @@ func waitForSecretFile(t *testing.T, job string, minVersion uint64, want string)
 	})
 }
 
-// skipBelowTerraform skips a test that drives the CLI itself when the CLI
-// is older than minimum (resource.Test does this with TerraformVersionChecks).
-func skipBelowTerraform(t *testing.T, minimum *version.Version) {
-	t.Helper()
-	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if bin == "" {
-		bin = "terraform"
-	}
-	raw, err := exec.Command(bin, "version", "-json").Output()
-	if err != nil {
-		t.Fatalf("terraform version: %v", err)
-	}
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatalf("terraform version -json: %v", err)
-	}
-	got, err := version.NewVersion(v.Version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var resp tfversion.CheckTerraformVersionResponse
-	tfversion.SkipBelow(minimum).CheckTerraformVersion(context.Background(), tfversion.CheckTerraformVersionRequest{TerraformVersion: got}, &resp)
-	if resp.Skip != "" {
-		t.Skip(resp.Skip)
-	}
-	if resp.Error != nil {
-		t.Fatal(resp.Error)
-	}
-}
-
 // expectSecretEnv checks in Nomad whether the app task renders berth's
 // secrets (template and version meta) and whether its Variable exists.
 func expectSecretEnv(t *testing.T, name string, want bool) resource.TestCheckFunc {
-	return withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+	return acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 		task := appTask(job)
 		var tmpl *api.Template
 		for _, tm := range task.Templates {
@@ -282,9 +248,9 @@ func expectSecretEnv(t *testing.T, name string, want bool) resource.TestCheckFun
 		}
 		_, hasMeta := task.Meta[instance.MetaSecretEnvVersion]
 		path := instance.SecretEnvPath(name, instance.GroupName, "app")
-		_, _, err := testNomad(t).Variables().Read(path, nil)
+		_, _, err := acctest.Nomad(t).Variables().Read(path, nil)
 		exists := err == nil
-		if err != nil && !errors.Is(err, api.ErrVariablePathNotFound) && !isNotFound(err) {
+		if err != nil && !errors.Is(err, api.ErrVariablePathNotFound) && !acctest.IsNotFound(err) {
 			return fmt.Errorf("reading the Variable %s: %v", path, err)
 		}
 		if (tmpl != nil) != want || hasMeta != want || exists != want {
@@ -301,26 +267,26 @@ func expectSecretEnv(t *testing.T, name string, want bool) resource.TestCheckFun
 // the secrets deletes the Variable and the template.
 func TestAccInstanceSecret_driftImportRemove(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	withSecrets := instanceConfig{name: name, app: `secret_env_wo = { TOKEN = "not-in-state" }
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	withSecrets := acctest.InstanceConfig{Name: name, App: `secret_env_wo = { TOKEN = "not-in-state" }
       secret_env_wo_version = 7`}.String()
 	version := tfjsonpath.New("services").AtMapKey("app").AtMapKey("secret_env_wo_version")
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: withSecrets,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(instanceAddr, version, knownvalue.Int64Exact(7)),
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("services").AtMapKey("app").AtMapKey("secret_env_wo"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, version, knownvalue.Int64Exact(7)),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("services").AtMapKey("app").AtMapKey("secret_env_wo"), knownvalue.Null()),
 				},
 				Check: expectSecretEnv(t, name, true),
 			},
 			{
-				ResourceName:                         instanceAddr,
+				ResourceName:                         acctest.InstanceAddr,
 				ImportState:                          true,
 				ImportStateId:                        "default/" + name,
 				ImportStateVerify:                    true,
@@ -329,43 +295,43 @@ func TestAccInstanceSecret_driftImportRemove(t *testing.T) {
 			},
 			{
 				// berth's template removed in Nomad: the version reads unset.
-				PreConfig: mutateJob(t, name, func(j *api.Job) {
+				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) {
 					appTask(j).Templates = nil
 				}),
 				RefreshState:       true,
 				ExpectNonEmptyPlan: true,
-				Check:              resource.TestCheckNoResourceAttr(instanceAddr, "services.app.secret_env_wo_version"),
+				Check:              resource.TestCheckNoResourceAttr(acctest.InstanceAddr, "services.app.secret_env_wo_version"),
 			},
 			{
 				Config: withSecrets,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(instanceAddr, version, knownvalue.Int64Exact(7)),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(acctest.InstanceAddr, version, knownvalue.Int64Exact(7)),
 				}},
 				Check: expectSecretEnv(t, name, true),
 			},
 			{
 				// The Variable deleted by hand: the version reads unset too.
 				PreConfig: func() {
-					if _, err := testNomad(t).Variables().Delete(instance.SecretEnvPath(name, instance.GroupName, "app"), nil); err != nil {
+					if _, err := acctest.Nomad(t).Variables().Delete(instance.SecretEnvPath(name, instance.GroupName, "app"), nil); err != nil {
 						t.Fatal(err)
 					}
 				},
 				RefreshState:       true,
 				ExpectNonEmptyPlan: true,
-				Check:              resource.TestCheckNoResourceAttr(instanceAddr, "services.app.secret_env_wo_version"),
+				Check:              resource.TestCheckNoResourceAttr(acctest.InstanceAddr, "services.app.secret_env_wo_version"),
 			},
 			{
 				Config: withSecrets,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: expectSecretEnv(t, name, true),
 			},
 			{
-				Config: instanceConfig{name: name}.String(),
+				Config: acctest.InstanceConfig{Name: name}.String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: expectSecretEnv(t, name, false),
 			},
@@ -378,9 +344,9 @@ func TestAccInstanceSecret_driftImportRemove(t *testing.T) {
 // once), and the charge stays what it was.
 func TestAccInstanceSecret_budgetRefusedUpdateKeepsSecret(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	n := consumerFleet(t)
-	name := "berth-acc-sbud-" + randomHex(3)
+	acctest.PreCheck(t)
+	n := acctest.ConsumerFleet(t)
+	name := "berth-acc-sbud-" + acctest.RandomHex(3)
 	cfg := func(replicas, version int, secret string) string {
 		return fmt.Sprintf(`
 resource "berth_node_reservation" "r" {
@@ -405,11 +371,11 @@ resource "berth_instance" "app" {
     }
   }
 }
-`, name, n.a.NodeID, n.pool, replicas, version, secret)
+`, name, n.A.NodeID, n.Pool, replicas, version, secret)
 	}
 	varPath := instance.SecretEnvPath(name, instance.GroupName, "app")
 	secretIs := func(want string) error {
-		v, _, err := testNomad(t).Variables().Read(varPath, nil)
+		v, _, err := acctest.Nomad(t).Variables().Read(varPath, nil)
 		if err != nil {
 			return fmt.Errorf("reading %s: %v", varPath, err)
 		}
@@ -419,9 +385,9 @@ resource "berth_instance" "app" {
 		return nil
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
-			assertNothingInNomad(t, name)
+			acctest.AssertNothingInNomad(t, name)
 			return nil
 		},
 		Steps: []resource.TestStep{
@@ -439,11 +405,11 @@ resource "berth_instance" "app" {
 					if err := secretIs("first"); err != nil {
 						t.Fatal(err)
 					}
-					job, _, err := testNomad(t).Jobs().Info(name, nil)
+					job, _, err := acctest.Nomad(t).Jobs().Info(name, nil)
 					if err != nil || *job.Version != 0 || *job.TaskGroups[0].Count != 1 {
 						t.Fatalf("job after the refused update: %v", err)
 					}
-					if c, _ := usedBy(t, n.a.NodeID, name+"-r", nomadclient.InstanceConsumer("default", name)); c.CPU != 50 {
+					if c, _ := acctest.UsedBy(t, n.A.NodeID, name+"-r", nomadclient.InstanceConsumer("default", name)); c.CPU != 50 {
 						t.Fatalf("charge after the refused update: %+v, want the old 50 MHz", c)
 					}
 				},
@@ -454,19 +420,4 @@ resource "berth_instance" "app" {
 			},
 		},
 	})
-}
-
-// traceCLIEnv is a working directory and the environment to run the
-// terraform CLI there against the provider binary (dev_overrides) and this
-// test's Nomad, logging at TRACE to logFile: the secret tests search every
-// output for their secrets.
-func traceCLIEnv(t *testing.T) (dir, logFile string, env []string) {
-	t.Helper()
-	bin := buildProviderBinary(t)
-	dir = t.TempDir()
-	logFile = filepath.Join(dir, "trace.log")
-	env = append(cleanEnv(), "NOMAD_ADDR="+os.Getenv("NOMAD_ADDR"), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
-		"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1",
-		"TF_LOG=TRACE", "TF_LOG_PATH="+logFile)
-	return dir, logFile, env
 }

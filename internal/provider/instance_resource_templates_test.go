@@ -21,65 +21,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
-
-// runningAlloc is the job's newest running allocation.
-func runningAlloc(c *api.Client, job string) (*api.Allocation, error) {
-	stubs, _, err := c.Jobs().Allocations(job, false, nil)
-	if err != nil {
-		return nil, err
-	}
-	var newest *api.AllocationListStub
-	for _, a := range stubs {
-		if a.ClientStatus == "running" && a.DesiredStatus == "run" && (newest == nil || a.CreateIndex > newest.CreateIndex) {
-			newest = a
-		}
-	}
-	if newest == nil {
-		return nil, fmt.Errorf("job %q has no running allocation", job)
-	}
-	alloc, _, err := c.Allocations().Info(newest.ID, nil)
-	return alloc, err
-}
-
-// allocFile reads a file of the job's running allocation through Nomad's
-// client filesystem API (/v1/client/fs/cat), relative to the allocation
-// directory, e.g. "app/local/app.conf".
-func allocFile(c *api.Client, job, file string) (string, error) {
-	alloc, err := runningAlloc(c, job)
-	if err != nil {
-		return "", err
-	}
-	rc, err := c.AllocFS().Cat(alloc, file, nil)
-	if err != nil {
-		return "", err
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
-	return string(b), err
-}
 
 // waitForAllocFile waits until the file reads want.
 func waitForAllocFile(t *testing.T, job, file, want string) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("%s to read %q", file, want), 3*time.Minute, func() (bool, error) {
-		got, err := allocFile(testNomad(t), job, file)
+	acctest.WaitFor(t, fmt.Sprintf("%s to read %q", file, want), 3*time.Minute, func() (bool, error) {
+		got, err := acctest.AllocFile(acctest.Nomad(t), job, file)
 		if err == nil && got != want {
 			err = fmt.Errorf("it reads %q", got)
 		}
 		return err == nil, err
 	})
-}
-
-// setJobVariable writes the job's Nomad Variable, which its tasks may read
-// without a policy; the test deletes it at the end.
-func setJobVariable(t *testing.T, job string, items map[string]string) {
-	t.Helper()
-	c := testNomad(t)
-	if _, _, err := c.Variables().Update(&api.Variable{Path: "nomad/jobs/" + job, Items: items}, nil); err != nil {
-		t.Fatalf("writing variable nomad/jobs/%s: %v", job, err)
-	}
-	t.Cleanup(func() { _, _ = c.Variables().Delete("nomad/jobs/"+job, nil) })
 }
 
 // expectBefore is a plan check that the resource's prior value at path
@@ -91,7 +46,7 @@ type expectBefore struct {
 
 func (e expectBefore) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
 	for _, rc := range req.Plan.ResourceChanges {
-		if rc.Address != instanceAddr {
+		if rc.Address != acctest.InstanceAddr {
 			continue
 		}
 		got, err := tfjsonpath.Traverse(rc.Change.Before, e.path)
@@ -100,7 +55,7 @@ func (e expectBefore) CheckPlan(_ context.Context, req plancheck.CheckPlanReques
 		}
 		return
 	}
-	resp.Error = fmt.Errorf("no change planned for %s", instanceAddr)
+	resp.Error = fmt.Errorf("no change planned for %s", acctest.InstanceAddr)
 }
 
 // TestAccInstanceTemplate_variable: a template reading a Nomad Variable
@@ -109,11 +64,11 @@ func (e expectBefore) CheckPlan(_ context.Context, req plancheck.CheckPlanReques
 // file has the new value.
 func TestAccInstanceTemplate_variable(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	setJobVariable(t, name, map[string]string{"greeting": "hello-1"})
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	acctest.SetJobVariable(t, name, map[string]string{"greeting": "hello-1"})
 	data := fmt.Sprintf(`{{ with nomadVar "nomad/jobs/%s" }}greeting={{ .greeting }}{{ end }}`, name)
-	cfg := instanceConfig{name: name, extra: "replicas = 1", app: fmt.Sprintf(`templates = [{
+	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: fmt.Sprintf(`templates = [{
         data        = %q
         destination = "local/app.conf"
         change_mode = "restart"
@@ -121,19 +76,19 @@ func TestAccInstanceTemplate_variable(t *testing.T) {
       }]`, data)}.String()
 	templates := tfjsonpath.New("services").AtMapKey("app").AtMapKey("templates")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(instanceAddr, templates.AtSliceIndex(0).AtMapKey("data"), knownvalue.StringExact(data)),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, templates.AtSliceIndex(0).AtMapKey("data"), knownvalue.StringExact(data)),
 					// Left to Nomad: null in state.
-					statecheck.ExpectKnownValue(instanceAddr, templates.AtSliceIndex(0).AtMapKey("perms"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("services").AtMapKey("app").AtMapKey("artifacts"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, templates.AtSliceIndex(0).AtMapKey("perms"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("services").AtMapKey("app").AtMapKey("artifacts"), knownvalue.Null()),
 				},
 				Check: func(*terraform.State) error {
-					got, err := allocFile(testNomad(t), name, "app/local/app.conf")
+					got, err := acctest.AllocFile(acctest.Nomad(t), name, "app/local/app.conf")
 					if err != nil {
 						return err
 					}
@@ -141,10 +96,10 @@ func TestAccInstanceTemplate_variable(t *testing.T) {
 						return fmt.Errorf("app/local/app.conf = %q, want the Variable's value", got)
 					}
 					// Change the Variable: Nomad re-renders and restarts the task.
-					setJobVariable(t, name, map[string]string{"greeting": "hello-2"})
+					acctest.SetJobVariable(t, name, map[string]string{"greeting": "hello-2"})
 					waitForAllocFile(t, name, "app/local/app.conf", "greeting=hello-2")
-					waitFor(t, "the task to restart", 3*time.Minute, func() (bool, error) {
-						alloc, err := runningAlloc(testNomad(t), name)
+					acctest.WaitFor(t, "the task to restart", 3*time.Minute, func() (bool, error) {
+						alloc, err := acctest.RunningAlloc(acctest.Nomad(t), name)
 						if err != nil {
 							return false, err
 						}
@@ -167,7 +122,7 @@ func TestAccInstanceTemplate_variable(t *testing.T) {
 			{
 				// Nomad's rendering is not drift.
 				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{expectNoChanges{}}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}},
 			},
 		},
 	})
@@ -179,29 +134,29 @@ func TestAccInstanceTemplate_variable(t *testing.T) {
 // services imports with an empty plan.
 func TestAccInstanceTemplate_driftAndImport(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	cfg := instanceConfig{name: name, extra: "replicas = 1", app: `templates = [
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: `templates = [
         { data = "a=1", destination = "local/a.conf", change_mode = "noop" },
         { data = "b=1", destination = "local/b.conf", perms = "0600" },
       ]`}.String()
 	data := tfjsonpath.New("services").AtMapKey("app").AtMapKey("templates").AtSliceIndex(0).AtMapKey("data")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
 				Config: cfg,
-				PreConfig: mutateJob(t, name, func(j *api.Job) {
-					appTask(j).Templates[0].EmbeddedTmpl = ptr("a=2")
+				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) {
+					appTask(j).Templates[0].EmbeddedTmpl = acctest.Ptr("a=2")
 				}),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
 					expectBefore{path: data, want: "a=2"},
-					plancheck.ExpectKnownValue(instanceAddr, data, knownvalue.StringExact("a=1")),
+					plancheck.ExpectKnownValue(acctest.InstanceAddr, data, knownvalue.StringExact("a=1")),
 				}},
-				Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 					tms := appTask(job).Templates
 					if len(tms) != 2 || *tms[0].EmbeddedTmpl != "a=1" || *tms[1].Perms != "0600" || *tms[0].ChangeMode != "noop" {
 						return fmt.Errorf("templates in Nomad = %+v, %+v", tms[0], tms[1])
@@ -216,13 +171,13 @@ func TestAccInstanceTemplate_driftAndImport(t *testing.T) {
 	// artifact and two services in one task.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "tool") }))
 	t.Cleanup(srv.Close)
-	hand := testInstanceName(t)
+	hand := acctest.InstanceName(t)
 	job := &api.Job{
-		ID: ptr(hand), Name: ptr(hand), Type: ptr("service"), Datacenters: []string{"*"},
+		ID: acctest.Ptr(hand), Name: acctest.Ptr(hand), Type: acctest.Ptr("service"), Datacenters: []string{"*"},
 		TaskGroups: []*api.TaskGroup{{
-			Name: ptr("app"), Count: ptr(1),
-			Update: &api.UpdateStrategy{MaxParallel: ptr(1), MinHealthyTime: ptr(time.Second),
-				HealthyDeadline: ptr(30 * time.Second), ProgressDeadline: ptr(time.Minute)},
+			Name: acctest.Ptr("app"), Count: acctest.Ptr(1),
+			Update: &api.UpdateStrategy{MaxParallel: acctest.Ptr(1), MinHealthyTime: acctest.Ptr(time.Second),
+				HealthyDeadline: acctest.Ptr(30 * time.Second), ProgressDeadline: acctest.Ptr(time.Minute)},
 			Networks: []*api.NetworkResource{{DynamicPorts: []api.Port{{Label: "http"}}}},
 			Tasks: []*api.Task{{
 				Services: []*api.Service{
@@ -231,18 +186,18 @@ func TestAccInstanceTemplate_driftAndImport(t *testing.T) {
 				},
 				Name: "app", Driver: "raw_exec",
 				Config:    map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
-				Resources: &api.Resources{CPU: ptr(50), MemoryMB: ptr(32)},
+				Resources: &api.Resources{CPU: acctest.Ptr(50), MemoryMB: acctest.Ptr(32)},
 				Templates: []*api.Template{
-					{EmbeddedTmpl: ptr(`port={{ env "NOMAD_ALLOC_ID" }}`), DestPath: ptr("local/app.conf"), ChangeMode: ptr("signal"),
-						ChangeSignal: ptr("SIGUSR1"), Splay: ptr(time.Second)},
-					{EmbeddedTmpl: ptr("MODE=prod\n"), DestPath: ptr("local/app.env"), Envvars: ptr(true)},
+					{EmbeddedTmpl: acctest.Ptr(`port={{ env "NOMAD_ALLOC_ID" }}`), DestPath: acctest.Ptr("local/app.conf"), ChangeMode: acctest.Ptr("signal"),
+						ChangeSignal: acctest.Ptr("SIGUSR1"), Splay: acctest.Ptr(time.Second)},
+					{EmbeddedTmpl: acctest.Ptr("MODE=prod\n"), DestPath: acctest.Ptr("local/app.env"), Envvars: acctest.Ptr(true)},
 				},
-				Artifacts: []*api.TaskArtifact{{GetterSource: ptr(srv.URL + "/tool"), GetterMode: ptr("file"),
-					RelativeDest: ptr("local/bin/tool")}},
+				Artifacts: []*api.TaskArtifact{{GetterSource: acctest.Ptr(srv.URL + "/tool"), GetterMode: acctest.Ptr("file"),
+					RelativeDest: acctest.Ptr("local/bin/tool")}},
 			}},
 		}},
 	}
-	if _, _, err := testNomad(t).Jobs().Register(job, nil); err != nil {
+	if _, _, err := acctest.Nomad(t).Jobs().Register(job, nil); err != nil {
 		t.Fatal(err)
 	}
 	imported := fmt.Sprintf(`
@@ -271,12 +226,12 @@ resource "berth_instance" "t" {
   }
 }`, hand, srv.URL+"/tool")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, hand),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, hand),
 		Steps: []resource.TestStep{
 			{
 				Config:             imported,
-				ResourceName:       instanceAddr,
+				ResourceName:       acctest.InstanceAddr,
 				ImportState:        true,
 				ImportStateId:      hand,
 				ImportStatePersist: true,
@@ -299,7 +254,7 @@ resource "berth_instance" "t" {
 			},
 			{
 				Config:           imported,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{expectNoChanges{}}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}},
 			},
 		},
 	})
@@ -310,9 +265,9 @@ resource "berth_instance" "t" {
 // with a wrong checksum the apply fails with Nomad's message.
 func TestAccInstanceArtifact_download(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	content := "artifact " + randomHex(8) + "\n"
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	content := "artifact " + acctest.RandomHex(8) + "\n"
 	sum := sha256.Sum256([]byte(content))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/dist/tool.txt" {
@@ -323,11 +278,11 @@ func TestAccInstanceArtifact_download(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	cfg := func(checksum string) string {
-		return instanceConfig{name: name, extra: `replicas = 1
+		return acctest.InstanceConfig{Name: name, Extra: `replicas = 1
   policies = {
     restart    = { attempts = 0 }
     reschedule = { attempts = 0, unlimited = false }
-  }`, app: fmt.Sprintf(`artifacts = [{
+  }`, App: fmt.Sprintf(`artifacts = [{
         source      = %q
         destination = "local/tool.txt"
         mode        = "file"
@@ -337,20 +292,20 @@ func TestAccInstanceArtifact_download(t *testing.T) {
 	}
 	wrong := sha256.Sum256([]byte("something else"))
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg(hex.EncodeToString(sum[:])),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(*terraform.State) error {
-						got, err := allocFile(testNomad(t), name, "app/local/tool.txt")
+						got, err := acctest.AllocFile(acctest.Nomad(t), name, "app/local/tool.txt")
 						if err == nil && got != content {
 							err = fmt.Errorf("app/local/tool.txt = %q, want %q", got, content)
 						}
 						return err
 					},
-					withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 						a := appTask(job).Artifacts
 						if len(a) != 1 || a[0].GetterHeaders["X-Token"] != "not-shown" || *a[0].GetterMode != "file" {
 							return fmt.Errorf("artifacts in Nomad = %+v", a)

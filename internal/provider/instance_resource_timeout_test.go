@@ -1,15 +1,13 @@
 package provider
 
 import (
-	"context"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccInstance_updateTimeoutKeepsState applies an update whose
@@ -20,14 +18,14 @@ import (
 // index, and the next plan is empty.
 func TestAccInstance_updateTimeoutKeepsState(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	bin := buildProviderBinary(t)
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	bin := acctest.BuildProviderBinary(t)
 	dir := t.TempDir()
-	env := append(cleanEnv(), "NOMAD_ADDR="+os.Getenv("NOMAD_ADDR"), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
-		"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
+	env := append(acctest.CleanEnv(), "NOMAD_ADDR="+os.Getenv("NOMAD_ADDR"), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
+		"TF_CLI_CONFIG_FILE="+acctest.DevOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
 	write := func(level, update, timeouts string) {
-		writeFile(t, filepath.Join(dir, "main.tf"), `
+		acctest.WriteFile(t, filepath.Join(dir, "main.tf"), `
 terraform {
   required_providers {
     berth = { source = "berthhq/berth" }
@@ -48,17 +46,17 @@ resource "berth_instance" "t" {
 `)
 	}
 	t.Cleanup(func() {
-		runTerraformAllowFail(dir, env, "destroy", "-auto-approve", "-input=false", "-no-color")
-		_, _, _ = testNomad(t).Jobs().Deregister(name, true, nil)
+		acctest.RunTerraformAllowFail(dir, env, "destroy", "-auto-approve", "-input=false", "-no-color")
+		_, _, _ = acctest.Nomad(t).Jobs().Deregister(name, true, nil)
 	})
 
 	write("info", `{ min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }`, "")
-	runTerraform(t, dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
+	acctest.RunTerraform(t, dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
 
 	// The new version's allocation must stay healthy for 3 minutes before
 	// the deployment succeeds; the update gives up after 5 seconds.
 	write("debug", `{ min_healthy_time = "3m", healthy_deadline = "5m", progress_deadline = "10m" }`, `timeouts = { update = "20s" }`)
-	out, err := terraformOutput(dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
+	out, err := acctest.TerraformOutput(dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
 	if err == nil {
 		t.Fatalf("the apply succeeded although the deployment cannot finish in 5s:\n%s", out)
 	}
@@ -75,8 +73,8 @@ resource "berth_instance" "t" {
 	}
 
 	// State, as the failed apply left it (no refresh): Nomad's index.
-	vals := onlyStateResource(t, dir, env, "instance")
-	job, _, err := testNomad(t).Jobs().Info(name, nil)
+	vals := acctest.OnlyStateResource(t, dir, env, "instance")
+	job, _, err := acctest.Nomad(t).Jobs().Info(name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,44 +89,7 @@ resource "berth_instance" "t" {
 	}
 
 	// The job in Nomad is what the configuration says: nothing to do.
-	if out, err := terraformOutput(dir, env, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+	if out, err := acctest.TerraformOutput(dir, env, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
 		t.Fatalf("the plan after the timed-out update is not empty (%v):\n%s", err, out)
 	}
-}
-
-// terraformOutput runs terraform and returns its combined output and error.
-func terraformOutput(dir string, env []string, args ...string) (string, error) {
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		tf = "terraform"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, tf, args...)
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
-
-// onlyStateResource returns the attribute values of the one resource in
-// the state of the configuration in dir, as `terraform show -json` reads
-// them without a refresh.
-func onlyStateResource(t *testing.T, dir string, env []string, what string) map[string]any {
-	t.Helper()
-	var shown struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Values map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(runTerraform(t, dir, env, "show", "-json")), &shown); err != nil {
-		t.Fatal(err)
-	}
-	if len(shown.Values.RootModule.Resources) != 1 {
-		t.Fatalf("state holds %d resources, want the %s", len(shown.Values.RootModule.Resources), what)
-	}
-	return shown.Values.RootModule.Resources[0].Values
 }

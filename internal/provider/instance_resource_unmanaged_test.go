@@ -15,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // planWarnings keeps the warnings the provider's plans returned.
@@ -52,9 +54,9 @@ func (s *planWarnings) take() []string {
 // the order berth lists them.
 func unmanagedSettings(job *api.Job) []string {
 	g := job.TaskGroups[0]
-	job.AllAtOnce = ptr(true)
+	job.AllAtOnce = acctest.Ptr(true)
 	g.Meta = map[string]string{"team": "payments"}
-	g.Disconnect = &api.DisconnectStrategy{LostAfter: ptr(time.Hour)}
+	g.Disconnect = &api.DisconnectStrategy{LostAfter: acctest.Ptr(time.Hour)}
 	t := g.Tasks[0]
 	t.Leader = true
 	t.Identity = &api.WorkloadIdentity{Env: true}
@@ -83,15 +85,15 @@ func mentionsAll(settings []string) *regexp.Regexp {
 // each setting, and stays as it was in Nomad.
 func TestAccInstance_importRefusesUnmanagedSettings(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	job := &api.Job{ID: ptr(name), Name: ptr(name), Type: ptr("service"), TaskGroups: []*api.TaskGroup{{
-		Name: ptr("app"), Count: ptr(1),
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	job := &api.Job{ID: acctest.Ptr(name), Name: acctest.Ptr(name), Type: acctest.Ptr("service"), TaskGroups: []*api.TaskGroup{{
+		Name: acctest.Ptr("app"), Count: acctest.Ptr(1),
 		Tasks: []*api.Task{{Name: "app", Driver: "raw_exec", Config: map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
-			Resources: &api.Resources{CPU: ptr(50), MemoryMB: ptr(32)}}},
+			Resources: &api.Resources{CPU: acctest.Ptr(50), MemoryMB: acctest.Ptr(32)}}},
 	}}}
 	settings := unmanagedSettings(job)
-	c := testNomad(t)
+	c := acctest.Nomad(t)
 	if _, _, err := c.Jobs().Register(job, nil); err != nil {
 		t.Fatalf("registering %s: %v", name, err)
 	}
@@ -101,10 +103,10 @@ func TestAccInstance_importRefusesUnmanagedSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:        instanceConfig{name: name}.String(),
-			ResourceName:  instanceAddr,
+			Config:        acctest.InstanceConfig{Name: name}.String(),
+			ResourceName:  acctest.InstanceAddr,
 			ImportState:   true,
 			ImportStateId: name,
 			ExpectError:   mentionsAll(settings),
@@ -122,29 +124,29 @@ func TestAccInstance_importRefusesUnmanagedSettings(t *testing.T) {
 // Nomad, and the plan after that is empty.
 func TestAccInstance_unmanagedSettingsAddedInNomad(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	cfg := instanceConfig{name: name, extra: "replicas = 1"}.String()
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1"}.String()
 	warnings := &planWarnings{}
 	var settings []string
-	addInNomad := mutateJob(t, name, func(j *api.Job) { settings = unmanagedSettings(j) })
+	addInNomad := acctest.MutateJob(t, name, func(j *api.Job) { settings = unmanagedSettings(j) })
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
 			"berth": func() (tfprotov6.ProviderServer, error) {
-				s, err := newServer("test", true)()
+				s, err := acctest.NewServer()
 				warnings.ProviderServer = s
 				return warnings, err
 			},
 		},
-		CheckDestroy: checkInstanceDestroyed(t, name),
+		CheckDestroy: acctest.CheckInstanceDestroyed(t, name),
 		Steps: checkedByNomad(t, []resource.TestStep{
 			{Config: cfg},
 			{
 				PreConfig: func() { addInNomad(); warnings.take() },
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectUnknownValue(instanceAddr, tfjsonpath.New("job_modify_index")),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(acctest.InstanceAddr, tfjsonpath.New("job_modify_index")),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(*terraform.State) error {
@@ -159,7 +161,7 @@ func TestAccInstance_unmanagedSettingsAddedInNomad(t *testing.T) {
 						}
 						return nil
 					},
-					withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 						g := job.TaskGroups[0]
 						if deref(job.AllAtOnce) || len(g.Meta) > 0 || g.Disconnect != nil || g.Tasks[0].Leader ||
 							g.Tasks[0].Identity == nil || g.Tasks[0].Identity.Env {
@@ -173,7 +175,7 @@ func TestAccInstance_unmanagedSettingsAddedInNomad(t *testing.T) {
 			{
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectNoChanges{},
+					acctest.ExpectNoChanges{},
 				}},
 			},
 		}...),

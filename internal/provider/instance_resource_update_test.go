@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // promotionConfig is an instance with one replica and one canary that
@@ -22,8 +24,8 @@ func promotionConfig(name, release, trigger string) string {
 	if trigger != "" {
 		extra += fmt.Sprintf("\n  promote_trigger = %q", trigger)
 	}
-	return instanceConfig{name: name, extra: extra, app: fmt.Sprintf("env = { RELEASE = %q }", release),
-		update: `{ canary = 1, auto_promote = false, min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }`}.String()
+	return acctest.InstanceConfig{Name: name, Extra: extra, App: fmt.Sprintf("env = { RELEASE = %q }", release),
+		Update: `{ canary = 1, auto_promote = false, min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }`}.String()
 }
 
 // awaitingDeployment checks in Nomad that the job's latest deployment is
@@ -32,7 +34,7 @@ func promotionConfig(name, release, trigger string) string {
 // that deployment.
 func awaitingDeployment(t *testing.T, name string, version uint64, previous string) *api.Deployment {
 	t.Helper()
-	c := testNomad(t)
+	c := acctest.Nomad(t)
 	dep, _, err := c.Jobs().LatestDeployment(name, nil)
 	if err != nil || dep == nil {
 		t.Fatalf("latest deployment of %s: %v, %v", name, dep, err)
@@ -59,11 +61,11 @@ func awaitingDeployment(t *testing.T, name string, version uint64, previous stri
 	return dep
 }
 
-func stateString(t *testing.T, cli *tfCLI, attr string) string {
+func stateString(t *testing.T, cli *acctest.TfCLI, attr string) string {
 	t.Helper()
-	r := cli.state(context.Background())[instanceAddr]
+	r := cli.State(context.Background())[acctest.InstanceAddr]
 	if r == nil {
-		t.Fatalf("%s is not in state", instanceAddr)
+		t.Fatalf("%s is not in state", acctest.InstanceAddr)
 	}
 	s, _ := r.AttributeValues[attr].(string)
 	return s
@@ -80,22 +82,22 @@ func stateString(t *testing.T, cli *tfCLI, attr string) string {
 // It drives the terraform CLI itself: warnings are only visible there.
 func TestAccInstanceUpdate_manualPromotion(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	c := testNomad(t)
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	c := acctest.Nomad(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cli := newTFCLI(t)
-	cli.init(ctx, promotionConfig(name, "1", ""))
+	cli := acctest.NewTFCLI(t)
+	cli.Init(ctx, promotionConfig(name, "1", ""))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		cli.destroy(ctx)
-		if err := checkInstanceDestroyed(t, name)(nil); err != nil {
+		cli.Destroy(ctx)
+		if err := acctest.CheckInstanceDestroyed(t, name)(nil); err != nil {
 			t.Error(err)
 		}
 	})
-	cli.mustApply(ctx, "create")
+	cli.MustApply(ctx, "create")
 	allocs, _, err := c.Jobs().Allocations(name, false, nil)
 	if err != nil || len(allocs) != 1 {
 		t.Fatalf("allocations after create: %d, %v", len(allocs), err)
@@ -107,9 +109,9 @@ func TestAccInstanceUpdate_manualPromotion(t *testing.T) {
 
 	applyWarns := func(what, config string) string {
 		t.Helper()
-		cli.write(config)
-		took, err := cli.apply(ctx)
-		out := cli.out.take()
+		cli.Write(config)
+		took, err := cli.Apply(ctx)
+		out := cli.Out.Take()
 		if err != nil {
 			t.Fatalf("%s: apply failed after %s: %v\n%s", what, took.Round(time.Second), err, out)
 		}
@@ -127,7 +129,7 @@ func TestAccInstanceUpdate_manualPromotion(t *testing.T) {
 	if got := stateString(t, cli, "deployment_id"); got != dep1.ID {
 		t.Errorf("deployment_id = %q, want %s", got, dep1.ID)
 	}
-	cli.expectEmptyPlan(ctx, "with the deployment awaiting promotion")
+	cli.ExpectEmptyPlan(ctx, "with the deployment awaiting promotion")
 
 	applyWarns("another change while the deployment is open", promotionConfig(name, "3", ""))
 	dep2 := awaitingDeployment(t, name, 2, first)
@@ -135,9 +137,9 @@ func TestAccInstanceUpdate_manualPromotion(t *testing.T) {
 		t.Errorf("the superseded deployment %s is %s (%s), want canceled", d.ID, d.Status, d.StatusDescription)
 	}
 
-	cli.write(promotionConfig(name, "3", "release-3"))
-	cli.mustApply(ctx, "promote")
-	if out := cli.out.take(); strings.Contains(out, "awaits promotion") {
+	cli.Write(promotionConfig(name, "3", "release-3"))
+	cli.MustApply(ctx, "promote")
+	if out := cli.Out.Take(); strings.Contains(out, "awaits promotion") {
 		t.Errorf("the promoting apply still warns:\n%s", out)
 	}
 	d, _, err := c.Deployments().Info(dep2.ID, nil)
@@ -176,7 +178,7 @@ func TestAccInstanceUpdate_manualPromotion(t *testing.T) {
 	if got := stateString(t, cli, "deployment_status"); got != "successful" {
 		t.Errorf("deployment_status after the promotion = %q, want successful", got)
 	}
-	cli.expectEmptyPlan(ctx, "after the promotion")
+	cli.ExpectEmptyPlan(ctx, "after the promotion")
 }
 
 // expectPriorValue checks the value an attribute has in the refreshed state
@@ -188,7 +190,7 @@ type expectPriorValue struct {
 
 func (e expectPriorValue) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
 	for _, rc := range req.Plan.ResourceChanges {
-		if rc.Address != instanceAddr {
+		if rc.Address != acctest.InstanceAddr {
 			continue
 		}
 		before, _ := rc.Change.Before.(map[string]any)
@@ -198,7 +200,7 @@ func (e expectPriorValue) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 		}
 		return
 	}
-	resp.Error = fmt.Errorf("no change planned for %s", instanceAddr)
+	resp.Error = fmt.Errorf("no change planned for %s", acctest.InstanceAddr)
 }
 
 // TestAccInstanceUpdate_healthCheckAndStagger: health_check (checks without
@@ -209,14 +211,14 @@ func (e expectPriorValue) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 // next plan and the apply puts it back.
 func TestAccInstanceUpdate_healthCheckAndStagger(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := testInstanceName(t)
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
 	cfg := func(health, release string) string {
-		return instanceConfig{name: name, extra: "replicas = 1", app: fmt.Sprintf("env = { RELEASE = %q }", release),
-			update: fmt.Sprintf(`{ health_check = %q, stagger = "45s", min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }`, health)}.String()
+		return acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: fmt.Sprintf("env = { RELEASE = %q }", release),
+			Update: fmt.Sprintf(`{ health_check = %q, stagger = "45s", min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }`, health)}.String()
 	}
 	inNomad := func(health string) resource.TestCheckFunc {
-		return withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+		return acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 			u := job.TaskGroups[0].Update
 			if *u.HealthCheck != health || *u.Stagger != 45*time.Second {
 				return fmt.Errorf("group update in Nomad: health_check %q, stagger %s; want %q, 45s", *u.HealthCheck, *u.Stagger, health)
@@ -228,12 +230,12 @@ func TestAccInstanceUpdate_healthCheckAndStagger(t *testing.T) {
 		})
 	}
 	healthAt := func(v string) statecheck.StateCheck {
-		return statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("update").AtMapKey("health_check"), knownvalue.StringExact(v))
+		return statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("update").AtMapKey("health_check"), knownvalue.StringExact(v))
 	}
-	empty := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{expectNoChanges{}}}
+	empty := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				// Not what berth derives (no service has a check), and
@@ -248,10 +250,10 @@ func TestAccInstanceUpdate_healthCheckAndStagger(t *testing.T) {
 				Config: cfg("manual", "2"), ConfigPlanChecks: empty,
 				ConfigStateChecks: []statecheck.StateCheck{
 					healthAt("manual"),
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("running")),
 				},
-				Check: resource.ComposeTestCheckFunc(inNomad("manual"), withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
-					dep, _, err := testNomad(t).Jobs().LatestDeployment(name, nil)
+				Check: resource.ComposeTestCheckFunc(inNomad("manual"), acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					dep, _, err := acctest.Nomad(t).Jobs().LatestDeployment(name, nil)
 					if err != nil || dep == nil || dep.JobVersion != *job.Version || dep.Status != api.DeploymentStatusRunning {
 						return fmt.Errorf("latest deployment %+v (%v), want version %d still running", dep, err, *job.Version)
 					}
@@ -263,15 +265,15 @@ func TestAccInstanceUpdate_healthCheckAndStagger(t *testing.T) {
 				Config: cfg("task_states", "3"), ConfigPlanChecks: empty,
 				ConfigStateChecks: []statecheck.StateCheck{
 					healthAt("task_states"),
-					statecheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
 				},
 				Check: inNomad("task_states"),
 			},
 			{
-				PreConfig: mutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.HealthCheck = ptr("manual") }),
+				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.HealthCheck = acctest.Ptr("manual") }),
 				Config:    cfg("task_states", "3"), PlanOnly: true, ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
 					expectPriorValue{attr: "update", key: "health_check", want: "manual"},
 				}},
 			},

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestInstance_badInputIsRejectedAtPlan runs the real terraform CLI: each
@@ -48,7 +50,7 @@ func TestInstance_badInputIsRejectedAtPlan(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			expectPlanRejects(t, `resource "berth_instance" "t" {
+			acctest.ExpectPlanRejects(t, `resource "berth_instance" "t" {
   name = "bad"
   `+tc.body+`
 }`, tc.want)
@@ -81,7 +83,7 @@ func TestFieldPath(t *testing.T) {
 // take Nomad's defaults; the plan must not read them as zero.
 func TestInstance_partialUpdateBlockPlans(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
 provider "berth" {
@@ -104,7 +106,7 @@ resource "berth_instance" "t" {
 // Terraform, so no other provider is needed.
 func TestInstance_unknownValuesPlan(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
 provider "berth" {
@@ -141,7 +143,7 @@ resource "berth_volume" "v" {
 // Nomad's to fill in; the plan neither fails nor reads them as zero.
 func TestInstance_partialPoliciesPlan(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
 provider "berth" {

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccInstanceRestartAction_restartsInPlace runs berth_instance_restart
@@ -15,17 +17,17 @@ import (
 // the job keeps its version, and the instance plans no change.
 func TestAccInstanceRestartAction_restartsInPlace(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-restart-action-" + randomHex(3)
-	base := instanceConfig{name: name, extra: "replicas = 2"}.String()
+	acctest.PreCheck(t)
+	name := "berth-acc-restart-action-" + acctest.RandomHex(3)
+	base := acctest.InstanceConfig{Name: name, Extra: "replicas = 2"}.String()
 	var allocIDs []string
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
 		Steps: []resource.TestStep{
 			{
 				Config: base,
-				Check: withJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
 					for _, a := range allocs {
 						if a.ClientStatus == "running" {
 							allocIDs = append(allocIDs, a.ID)
@@ -54,9 +56,9 @@ resource "terraform_data" "restart" {
   }
 }`,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionNoop),
 				}},
-				Check: withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 					if *job.Version != 0 {
 						return fmt.Errorf("job version %d after the restart action, want 0 (no new version)", *job.Version)
 					}

@@ -11,11 +11,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // revertConfig is an instance whose app task has env REV = rev.
 func revertConfig(name, rev string) string {
-	return instanceConfig{name: name, app: fmt.Sprintf(`env = { REV = %q }`, rev)}.String()
+	return acctest.InstanceConfig{Name: name, App: fmt.Sprintf(`env = { REV = %q }`, rev)}.String()
 }
 
 // withRevertAction adds to cfg a berth_instance_revert whose config block
@@ -49,10 +51,10 @@ func revertSteps(t *testing.T, name, actionConfig string) []resource.TestStep {
 		{
 			Config: withRevertAction(revertConfig(name, "b"), actionConfig),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionNoop)},
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionNoop)},
 				// The revert is drift from the configuration: the next plan
 				// puts the configuration back.
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate)},
 			},
 			ExpectNonEmptyPlan: true,
 			Check:              checkReverted(t, name, 2, 0),
@@ -60,9 +62,9 @@ func revertSteps(t *testing.T, name, actionConfig string) []resource.TestStep {
 		{
 			Config: withRevertAction(revertConfig(name, "b"), actionConfig),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
 			}},
-			Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+			Check: acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 				if got := appTask(job).Env["REV"]; got != "b" || *job.Version != 3 {
 					return fmt.Errorf("after applying the configuration: job version %d runs REV=%q, want version 3 with REV=b", *job.Version, got)
 				}
@@ -76,7 +78,7 @@ func revertSteps(t *testing.T, name, actionConfig string) []resource.TestStep {
 // and holds version from's REV, and that the allocation running now runs it.
 func checkReverted(t *testing.T, name string, want, from uint64) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		c := testNomad(t)
+		c := acctest.Nomad(t)
 		versions, _, _, err := c.Jobs().Versions(name, false, nil)
 		if err != nil {
 			return err
@@ -95,7 +97,7 @@ func checkReverted(t *testing.T, name string, want, from uint64) resource.TestCh
 			return fmt.Errorf("version %d has REV=%q, version %d REV=%q; want both \"a\"", newest, rev, from, old)
 		}
 		var running string
-		waitFor(t, "one running allocation of version "+fmt.Sprint(want), time.Minute, func() (bool, error) {
+		acctest.WaitFor(t, "one running allocation of version "+fmt.Sprint(want), time.Minute, func() (bool, error) {
 			allocs, _, err := c.Jobs().Allocations(name, false, nil)
 			if err != nil {
 				return false, err
@@ -125,12 +127,12 @@ func checkReverted(t *testing.T, name string, want, from uint64) resource.TestCh
 // TestAccInstanceRevertAction_toVersionZero reverts to version = 0.
 func TestAccInstanceRevertAction_toVersionZero(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-revert-zero-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-revert-zero-" + acctest.RandomHex(3)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps:                    revertSteps(t, name, "version = 0"),
 	})
 }
@@ -139,12 +141,12 @@ func TestAccInstanceRevertAction_toVersionZero(t *testing.T) {
 // version 1 is current, so the previous stable version is 0.
 func TestAccInstanceRevertAction_previousStable(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-revert-stable-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-revert-stable-" + acctest.RandomHex(3)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps:                    revertSteps(t, name, ""),
 	})
 }
@@ -154,18 +156,18 @@ func TestAccInstanceRevertAction_previousStable(t *testing.T) {
 // keeps its version.
 func TestAccInstanceRevertAction_refusedVersions(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-revert-refused-" + randomHex(3)
-	unchanged := withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+	acctest.PreCheck(t)
+	name := "berth-acc-revert-refused-" + acctest.RandomHex(3)
+	unchanged := acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 		if *job.Version != 0 {
 			return fmt.Errorf("job version %d after a refused revert, want 0", *job.Version)
 		}
 		return nil
 	})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: revertConfig(name, "a")},
 			{

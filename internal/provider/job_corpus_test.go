@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 )
 
@@ -55,13 +56,13 @@ func nomadCorpus(t *testing.T) map[string]string {
 // Jobs the dev agent refuses (Consul, Vault, CSI, namespaces or node pools
 // it lacks) are counted, not failed.
 func TestAccJob_corpusReadsBackWithoutDrift(t *testing.T) {
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	t.Parallel()
-	nomad := testNomad(t)
+	nomad := acctest.Nomad(t)
 	files := nomadCorpus(t)
 	names := slices.Sorted(maps.Keys(files))
 	var parsed, registered, refused, detected int
-	suffix := "-" + randomHex(3)
+	suffix := "-" + acctest.RandomHex(3)
 	for _, file := range names {
 		job, err := jobspec.Parse(jobspec.Spec{Source: files[file]})
 		if err != nil {
@@ -70,7 +71,7 @@ func TestAccJob_corpusReadsBackWithoutDrift(t *testing.T) {
 		parsed++
 		// A short ID: Nomad derives service names from it, at most 63 characters.
 		id := fmt.Sprintf("corpus-%03d%s", parsed, suffix)
-		job.ID, job.Name, job.Namespace, job.Region = &id, &id, ptrTo("default"), nil
+		job.ID, job.Name, job.Namespace, job.Region = &id, &id, acctest.Ptr("default"), nil
 		job.Constraints = append(job.Constraints, api.NewConstraint("${meta.berth_corpus_never}", "is_set", ""))
 		if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
 			refused++
@@ -108,7 +109,7 @@ func changedInNomad(t *testing.T, nomad *api.Client, file string, want, live *ap
 	if wantTask.Resources == nil || wantTask.Resources.CPU == nil {
 		return false
 	}
-	task.Resources.CPU = ptrTo(*task.Resources.CPU + 1)
+	task.Resources.CPU = acctest.Ptr(*task.Resources.CPU + 1)
 	if _, _, err := nomad.Jobs().Register(live, nil); err != nil {
 		t.Logf("%s: changing cpu refused: %v", file, firstLine(err.Error()))
 		return false
@@ -153,7 +154,7 @@ type corpusJob struct {
 // to files in dir.
 func acceptedCorpus(t *testing.T, dir, prefix string) []corpusJob {
 	t.Helper()
-	nomad := testNomad(t)
+	nomad := acctest.Nomad(t)
 	files := nomadCorpus(t)
 	names := slices.Sorted(maps.Keys(files))
 	label := regexp.MustCompile(`(?m)^\s*job\s+"[^"]*"\s*\{`)
@@ -192,11 +193,11 @@ func acceptedCorpus(t *testing.T, dir, prefix string) []corpusJob {
 // updates exactly those jobs, naming resources.cpu in their drift, and the
 // apply puts each back.
 func TestAccJob_corpusThroughTerraform(t *testing.T) {
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	t.Parallel()
-	nomad := testNomad(t)
+	nomad := acctest.Nomad(t)
 	dir := t.TempDir()
-	jobs := acceptedCorpus(t, dir, "tfc-"+randomHex(3))
+	jobs := acceptedCorpus(t, dir, "tfc-"+acctest.RandomHex(3))
 	if len(jobs) < 150 {
 		t.Fatalf("only %d corpus jobs register; the corpus or the agent changed", len(jobs))
 	}
@@ -218,14 +219,14 @@ func TestAccJob_corpusThroughTerraform(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			live.TaskGroups[0].Tasks[0].Resources.CPU = ptrTo(j.cpu + 1)
+			live.TaskGroups[0].Tasks[0].Resources.CPU = acctest.Ptr(j.cpu + 1)
 			if _, _, err := nomad.Jobs().Register(live, nil); err != nil {
 				t.Fatalf("%s: changing cpu: %v", j.file, err)
 			}
 		}
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: config.String(),
@@ -302,10 +303,10 @@ func (c corpusDriftCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 // imports only, with no change, and the jobs keep their modify index in
 // Nomad.
 func TestAccJob_corpusImportsToEmptyPlan(t *testing.T) {
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	t.Parallel()
-	nomad := testNomad(t)
-	jobs := acceptedCorpus(t, t.TempDir(), "imp-"+randomHex(3))
+	nomad := acctest.Nomad(t)
+	jobs := acceptedCorpus(t, t.TempDir(), "imp-"+acctest.RandomHex(3))
 	var config strings.Builder
 	config.WriteString("provider \"berth\" {}\n")
 	before := map[string]uint64{}
@@ -334,14 +335,14 @@ func TestAccJob_corpusImportsToEmptyPlan(t *testing.T) {
 		before[j.id] = *live.JobModifyIndex
 		fmt.Fprintf(&config, "import {\n  to = berth_job.c%03d\n  id = \"default/%s\"\n}\n", i, j.id)
 	}
-	c := newTFCLI(t)
+	c := acctest.NewTFCLI(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	c.init(ctx, config.String())
-	if _, err := c.tf.Plan(ctx, tfexec.Reattach(c.reattach), tfexec.GenerateConfigOut("generated.tf")); err != nil {
-		t.Fatalf("plan -generate-config-out: %v\n%s", err, c.out.take())
+	c.Init(ctx, config.String())
+	if _, err := c.Tf.Plan(ctx, tfexec.Reattach(c.Reattach), tfexec.GenerateConfigOut("generated.tf")); err != nil {
+		t.Fatalf("plan -generate-config-out: %v\n%s", err, c.Out.Take())
 	}
-	expectImportsOnly(ctx, t, c, len(jobs))
+	acctest.ExpectImportsOnly(ctx, t, c, len(jobs))
 	for id, index := range before {
 		live, _, err := nomad.Jobs().Info(id, nil)
 		if err != nil || *live.JobModifyIndex != index {

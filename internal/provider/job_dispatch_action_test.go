@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccJobDispatchAction_runsOnce dispatches a parameterized berth_job
@@ -17,8 +19,8 @@ import (
 // its version and plans no change.
 func TestAccJobDispatchAction_runsOnce(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-dispatch-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-dispatch-" + acctest.RandomHex(3)
 	job := jobConfig(fmt.Sprintf(`
 job %q {
   type = "batch"
@@ -39,13 +41,13 @@ job %q {
     }
   }
 }`, name), "")
-	nomad := testNomad(t)
+	nomad := acctest.Nomad(t)
 	children := func() ([]*api.JobListStub, error) {
 		stubs, _, err := nomad.Jobs().PrefixList(name + "/dispatch-")
 		return stubs, err
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
 		Steps: []resource.TestStep{
 			{

@@ -6,6 +6,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccJob_importWithVariables: berth registers the jobspec and its
@@ -13,8 +15,8 @@ import (
 // and an import block with the same configuration, a multi-line variable
 // included, plans no change.
 func TestAccJob_importWithVariables(t *testing.T) {
-	testAccPreCheck(t)
-	name := "berth-acc-job-vars-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-job-vars-" + acctest.RandomHex(3)
 	spec := fmt.Sprintf(`
 variable "greeting" {
   type = string
@@ -39,9 +41,9 @@ job %q {
 	// read of the source, so those would change after the first reader.
 	greeting := "hello & more\nsecond line"
 	config := jobConfig(spec, fmt.Sprintf("variables = { greeting = %q }", greeting))
-	nomad := testNomad(t)
+	nomad := acctest.Nomad(t)
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: config,

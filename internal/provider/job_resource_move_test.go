@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // peerProviderConfig unpacks the other Nomad provider (hashicorp/nomad
@@ -56,9 +58,9 @@ func peerProviderConfig(t *testing.T) {
 // nothing, the job's version and modify index in Nomad stay as they were,
 // and the next plan is empty.
 func TestAccJobMoved_fromNomadJob(t *testing.T) {
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	peerProviderConfig(t)
-	name := "berth-acc-moved-" + randomHex(3)
+	name := "berth-acc-moved-" + acctest.RandomHex(3)
 	spec := twoGroupJobspec(name, 1, 32)
 	peer := fmt.Sprintf(`
 terraform {
@@ -93,12 +95,12 @@ resource "berth_job" "app" {
 `, spec)
 	var before *api.Job
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		Steps: []resource.TestStep{
 			{
 				Config: peer,
-				Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 					before = job
 					return nil
 				}),
@@ -108,7 +110,7 @@ resource "berth_job" "app" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("berth_job.app", plancheck.ResourceActionNoop),
 				}},
-				Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 					if *job.Version != *before.Version || *job.JobModifyIndex != *before.JobModifyIndex {
 						return fmt.Errorf("the move changed the job: version %d -> %d, modify index %d -> %d",
 							*before.Version, *job.Version, *before.JobModifyIndex, *job.JobModifyIndex)

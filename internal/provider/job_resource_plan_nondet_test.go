@@ -18,6 +18,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // jobPlans keeps, for each berth_job plan the provider answered, its
@@ -113,7 +115,7 @@ func (s *jobPlans) expectUnstableWarnings(marker, want, steady string) resource.
 				return fmt.Errorf("a plan of the non-deterministic jobspec holds %d warnings %q, want exactly one", len(p.unstable), unstableSummary)
 			}
 			d := p.unstable[0]
-			if at := attrPathString(d.Attribute); at != "jobspec" || !strings.Contains(d.Detail, "\n  - "+want+"\n") ||
+			if at := acctest.AttrPathString(d.Attribute); at != "jobspec" || !strings.Contains(d.Detail, "\n  - "+want+"\n") ||
 				strings.Contains(d.Detail, steady) || !strings.Contains(d.Detail, "uuidv4()") {
 				return fmt.Errorf("warning at %q does not name %s alone, or not why:\n%s", at, want, d.Detail)
 			}
@@ -135,8 +137,8 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9
 // whose next apply registers another UUID. The jobs are batch /bin/true,
 // done in a moment.
 func TestAccJob_nonDeterministicJobspecWarns(t *testing.T) {
-	testAccPreCheck(t)
-	name, steady := "berth-acc-job-uuid-"+randomHex(3), "berth-acc-job-steady-"+randomHex(3)
+	acctest.PreCheck(t)
+	name, steady := "berth-acc-job-uuid-"+acctest.RandomHex(3), "berth-acc-job-steady-"+acctest.RandomHex(3)
 	jobspec := func(id, meta string) string {
 		return fmt.Sprintf(`
     job %q {
@@ -171,7 +173,7 @@ resource "berth_job" "steady" {
 `, jobspec(name, "run_id = uuidv4()"), jobspec(steady, `run_id = "fixed"`))
 	plans := &jobPlans{}
 	runIDs := []string{}
-	registered := withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+	registered := acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 		id := job.Meta["run_id"]
 		if !uuidPattern.MatchString(id) || job.Meta["team"] != "payments" {
 			return fmt.Errorf("Nomad holds meta %v, want a UUID run_id and team", job.Meta)
@@ -186,7 +188,7 @@ resource "berth_job" "steady" {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
 			"berth": func() (tfprotov6.ProviderServer, error) {
-				s, err := newServer("test", true)()
+				s, err := acctest.NewServer()
 				plans.ProviderServer = s
 				return plans, err
 			},

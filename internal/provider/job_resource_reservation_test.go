@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -20,10 +21,10 @@ import (
 // releases the charge.
 func TestAccJobReservation_chargedAndPinned(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	n := consumerFleet(t)
-	node := n.a.NodeID
-	name := "berth-acc-jobres-" + randomHex(3)
+	acctest.PreCheck(t)
+	n := acctest.ConsumerFleet(t)
+	node := n.A.NodeID
+	name := "berth-acc-jobres-" + acctest.RandomHex(3)
 	resName := "jobres-" + name[len(name)-6:]
 	key := nomadclient.JobConsumer("default", name)
 	config := func(count int) string {
@@ -58,12 +59,12 @@ resource "berth_job" "t" {
     }
   EOT
 }
-`, resName, node, name, n.pool, count)
+`, resName, node, name, n.Pool, count)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: func(s *terraform.State) error {
-			if _, ok := usedBy(t, node, resName, key); ok {
+			if _, ok := acctest.UsedBy(t, node, resName, key); ok {
 				return fmt.Errorf("%s still charged after destroy", key)
 			}
 			return nil
@@ -72,14 +73,14 @@ resource "berth_job" "t" {
 			{
 				Config: config(2),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					checkCharge(t, node, resName, key, capacity.Resources{CPU: 100, MemoryMB: 64, DiskMB: 300}),
-					withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					acctest.CheckCharge(t, node, resName, key, capacity.Resources{CPU: 100, MemoryMB: 64, DiskMB: 300}),
+					acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 						pinned := false
 						for _, c := range job.Constraints {
 							pinned = pinned || (c.LTarget == "${node.unique.id}" && c.RTarget == node)
 						}
-						if !pinned || runningAllocs(allocs) != 2 {
-							return fmt.Errorf("pinned %v, %d running allocations; want pinned to %s and 2", pinned, runningAllocs(allocs), node)
+						if !pinned || acctest.RunningAllocs(allocs) != 2 {
+							return fmt.Errorf("pinned %v, %d running allocations; want pinned to %s and 2", pinned, acctest.RunningAllocs(allocs), node)
 						}
 						for _, a := range allocs {
 							if a.NodeID != node {
@@ -100,11 +101,11 @@ resource "berth_job" "t" {
 				Config:   config(2),
 				PlanOnly: true,
 				PreConfig: func() {
-					job, _, err := testNomad(t).Jobs().Info(name, nil)
+					job, _, err := acctest.Nomad(t).Jobs().Info(name, nil)
 					if err != nil || *job.TaskGroups[0].Count != 2 {
 						t.Fatalf("job after a refused apply: %v", err)
 					}
-					if got, _ := usedBy(t, node, resName, key); got != (capacity.Resources{CPU: 100, MemoryMB: 64, DiskMB: 300}) {
+					if got, _ := acctest.UsedBy(t, node, resName, key); got != (capacity.Resources{CPU: 100, MemoryMB: 64, DiskMB: 300}) {
 						t.Fatalf("charge after a refused apply: %+v", got)
 					}
 				},

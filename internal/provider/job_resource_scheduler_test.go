@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccJob_schedulerPlanWhileMoving: a change to a job still moving on
@@ -18,8 +20,8 @@ import (
 // scheduler_plan unknown, since its counts would move before the apply;
 // the apply then records none. A new job's counts are planned.
 func TestAccJob_schedulerPlanWhileMoving(t *testing.T) {
-	testAccPreCheck(t)
-	name := "berth-acc-job-moving-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-job-moving-" + acctest.RandomHex(3)
 	spec := func(role string) string {
 		return fmt.Sprintf(`
 job %q {
@@ -40,9 +42,9 @@ job %q {
   }
 }`, name, role)
 	}
-	nomad := testNomad(t)
+	nomad := acctest.Nomad(t)
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: jobConfig(spec("a"), "wait_for_healthy = false"),
@@ -54,7 +56,7 @@ job %q {
 			},
 			{
 				PreConfig: func() {
-					waitFor(t, "the batch allocation to start", 2*time.Minute, func() (bool, error) {
+					acctest.WaitFor(t, "the batch allocation to start", 2*time.Minute, func() (bool, error) {
 						allocs, _, err := nomad.Jobs().Allocations(name, false, nil)
 						return len(allocs) == 1 && allocs[0].ClientStatus == api.AllocClientStatusRunning, err
 					})
@@ -67,7 +69,7 @@ job %q {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("scheduler_plan"), knownvalue.Null()),
 				},
-				Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 					if role := job.TaskGroups[0].Tasks[0].Env["ROLE"]; role != "b" {
 						return fmt.Errorf("ROLE %q in Nomad, want b", role)
 					}
@@ -83,8 +85,8 @@ job %q {
 // plan checks before it plans scheduler_plan).
 func waitJobAtRest(t *testing.T, name string) {
 	t.Helper()
-	nomad := testNomad(t)
-	waitFor(t, "job "+name+" at rest", 2*time.Minute, func() (bool, error) {
+	nomad := acctest.Nomad(t)
+	acctest.WaitFor(t, "job "+name+" at rest", 2*time.Minute, func() (bool, error) {
 		evals, _, err := nomad.Jobs().Evaluations(name, nil)
 		if err != nil {
 			return false, err

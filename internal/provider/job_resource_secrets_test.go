@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
@@ -24,15 +25,15 @@ import (
 // log. The next plan is empty; destroy deletes the Variable.
 func TestAccJobSecret_variablesWriteOnly(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	skipBelowTerraform(t, tfversion.Version1_11_0)
-	name := "berth-acc-jobsecret-" + randomHex(3)
+	acctest.PreCheck(t)
+	acctest.SkipBelowTerraform(t, tfversion.Version1_11_0)
+	name := "berth-acc-jobsecret-" + acctest.RandomHex(3)
 	varPath := workflow.JobVariablePath(name)
-	dir, logFile, env := traceCLIEnv(t)
-	token := "tok" + randomHex(8)
+	dir, logFile, env := acctest.TraceCLIEnv(t)
+	token := "tok" + acctest.RandomHex(8)
 	secret := fmt.Sprintf(`pa ss "%s" end`, token)
 	env = append(env, "TF_VAR_secret="+secret)
-	writeFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
+	acctest.WriteFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
 terraform {
   required_providers {
     berth = { source = "berthhq/berth" }
@@ -68,22 +69,22 @@ resource "berth_job" "t" {
   EOT
 }
 `, name, varPath))
-	c := testNomad(t)
+	c := acctest.Nomad(t)
 	t.Cleanup(func() {
-		runTerraformAllowFail(dir, env, "destroy", "-auto-approve", "-input=false", "-no-color")
+		acctest.RunTerraformAllowFail(dir, env, "destroy", "-auto-approve", "-input=false", "-no-color")
 		_, _, _ = c.Jobs().Deregister(name, true, nil)
 		_, _ = c.Variables().Delete(varPath, nil)
 	})
 	var outputs []string
 	run := func(args ...string) string {
 		t.Helper()
-		out := runTerraform(t, dir, env, args...)
+		out := acctest.RunTerraform(t, dir, env, args...)
 		outputs = append(outputs, out)
 		return out
 	}
 	run("apply", "-auto-approve", "-input=false", "-no-color")
-	waitFor(t, "the template to render the secret", 2*time.Minute, func() (bool, error) {
-		got, err := allocFile(c, name, "app/local/out")
+	acctest.WaitFor(t, "the template to render the secret", 2*time.Minute, func() (bool, error) {
+		got, err := acctest.AllocFile(c, name, "app/local/out")
 		if err == nil && got != secret {
 			err = fmt.Errorf("local/out has %d bytes, not the secret", len(got))
 		}
@@ -102,13 +103,13 @@ resource "berth_job" "t" {
 	if !strings.Contains(shown, `"variables_wo":null`) || !strings.Contains(shown, `"variables_wo_version":1`) {
 		t.Errorf("show -json does not hold variables_wo = null and its version 1")
 	}
-	if out, err := terraformOutput(dir, env, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+	if out, err := acctest.TerraformOutput(dir, env, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
 		t.Fatalf("the plan after apply is not empty (%v):\n%s", err, out)
 	} else {
 		outputs = append(outputs, out)
 	}
 	run("destroy", "-auto-approve", "-input=false", "-no-color")
-	if _, _, err := c.Variables().Read(varPath, nil); !errors.Is(err, api.ErrVariablePathNotFound) && !isNotFound(err) {
+	if _, _, err := c.Variables().Read(varPath, nil); !errors.Is(err, api.ErrVariablePathNotFound) && !acctest.IsNotFound(err) {
 		t.Errorf("the Variable after destroy: %v; want it deleted", err)
 	}
 	stateFile, _ := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))

@@ -15,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 const jobAddr = "berth_job.t"
@@ -95,22 +97,22 @@ func (e expectDriftBefore) CheckPlan(_ context.Context, req plancheck.CheckPlanR
 // apply puts it back; a count change registers a new version; import by
 // ID reads the job back with no drift; destroy purges it.
 func TestAccJob_twoGroupsLifecycle(t *testing.T) {
-	testAccPreCheck(t)
-	name := "berth-acc-job-" + randomHex(3)
-	nomad := testNomad(t)
+	acctest.PreCheck(t)
+	name := "berth-acc-job-" + acctest.RandomHex(3)
+	nomad := acctest.Nomad(t)
 	groups := func(web int) resource.TestCheckFunc {
-		return withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+		return acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 			if len(job.TaskGroups) != 2 || *job.TaskGroups[0].Count != web {
 				return fmt.Errorf("%d groups, web count %d; want 2 groups, web %d", len(job.TaskGroups), *job.TaskGroups[0].Count, web)
 			}
-			if got := runningAllocs(allocs); got != web+1 {
+			if got := acctest.RunningAllocs(allocs); got != web+1 {
 				return fmt.Errorf("%d running allocations, want %d", got, web+1)
 			}
 			return nil
 		})
 	}
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: jobConfig(twoGroupJobspec(name, 2, 32), ""),
@@ -135,7 +137,7 @@ func TestAccJob_twoGroupsLifecycle(t *testing.T) {
 						t.Fatal(err)
 					}
 					task := job.TaskGroups[0].Tasks[0]
-					task.Resources.MemoryMB = ptrTo(48)
+					task.Resources.MemoryMB = acctest.Ptr(48)
 					task.Env["ROLE"] = "changed"
 					if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
 						t.Fatal(err)
@@ -147,7 +149,7 @@ func TestAccJob_twoGroupsLifecycle(t *testing.T) {
 					expectDriftBefore{`group "web" / task "app" / resources.memory: 48 → 32`},
 					expectDriftBefore{`group "web" / task "app" / env`},
 				}},
-				Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 					task := job.TaskGroups[0].Tasks[0]
 					if *task.Resources.MemoryMB != 32 || task.Env["ROLE"] != "web" {
 						return fmt.Errorf("memory %d, ROLE %q in Nomad; want 32 and web put back", *task.Resources.MemoryMB, task.Env["ROLE"])
@@ -220,8 +222,8 @@ func TestAccJob_twoGroupsLifecycle(t *testing.T) {
 // launch runs to completion without changing it; a sysbatch job
 // runs to completion on the node before the apply returns.
 func TestAccJob_periodicAndSysbatch(t *testing.T) {
-	testAccPreCheck(t)
-	periodic, sysbatch := "berth-acc-job-cron-"+randomHex(3), "berth-acc-job-sys-"+randomHex(3)
+	acctest.PreCheck(t)
+	periodic, sysbatch := "berth-acc-job-cron-"+acctest.RandomHex(3), "berth-acc-job-sys-"+acctest.RandomHex(3)
 	config := fmt.Sprintf(`
 resource "berth_job" "cron" {
   jobspec = <<-EOT
@@ -267,20 +269,20 @@ resource "berth_job" "sys" {
 }
 `, periodic, sysbatch)
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: config,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("berth_job.sys", tfjsonpath.New("type"), knownvalue.StringExact("sysbatch")),
 			},
 			Check: resource.ComposeTestCheckFunc(
-				withJob(t, periodic, func(job *api.Job, allocs []*api.AllocationListStub) error {
+				acctest.WithJob(t, periodic, func(job *api.Job, allocs []*api.AllocationListStub) error {
 					if job.Periodic == nil || len(job.Periodic.Specs) != 1 || job.Periodic.Specs[0] != "0 3 * * *" || len(allocs) != 0 {
 						return fmt.Errorf("periodic %+v, %d allocations; want the cron and none launched", job.Periodic, len(allocs))
 					}
 					return nil
 				}),
-				withJob(t, sysbatch, func(job *api.Job, allocs []*api.AllocationListStub) error {
+				acctest.WithJob(t, sysbatch, func(job *api.Job, allocs []*api.AllocationListStub) error {
 					done := 0
 					for _, a := range allocs {
 						if a.ClientStatus == api.AllocClientStatusComplete {
@@ -297,15 +299,15 @@ resource "berth_job" "sys" {
 			// A launch (forced, as `nomad job periodic force`): a child job
 			// that runs to completion; the periodic job itself is unchanged.
 			PreConfig: func() {
-				if _, _, err := testNomad(t).Jobs().PeriodicForce(periodic, nil); err != nil {
+				if _, _, err := acctest.Nomad(t).Jobs().PeriodicForce(periodic, nil); err != nil {
 					t.Fatal(err)
 				}
-				waitFor(t, "the periodic launch to complete", 2*time.Minute, func() (bool, error) {
-					stubs, _, err := testNomad(t).Jobs().PrefixList(periodic + "/periodic-")
+				acctest.WaitFor(t, "the periodic launch to complete", 2*time.Minute, func() (bool, error) {
+					stubs, _, err := acctest.Nomad(t).Jobs().PrefixList(periodic + "/periodic-")
 					if err != nil || len(stubs) != 1 {
 						return false, fmt.Errorf("%d launches (%v)", len(stubs), err)
 					}
-					allocs, _, err := testNomad(t).Jobs().Allocations(stubs[0].ID, false, nil)
+					allocs, _, err := acctest.Nomad(t).Jobs().Allocations(stubs[0].ID, false, nil)
 					if err != nil || len(allocs) != 1 || allocs[0].ClientStatus != api.AllocClientStatusComplete {
 						return false, fmt.Errorf("launch %s: %d allocations (%v)", stubs[0].ID, len(allocs), err)
 					}
@@ -322,7 +324,7 @@ resource "berth_job" "sys" {
 // line, and nothing reaches Nomad.
 func TestAccJob_invalidJobspec(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      jobConfig("job \"x\" {\n  group \"g\" {\n    bogus = 1\n  }\n}", ""),
 			PlanOnly:    true,
@@ -354,16 +356,16 @@ job %q {
 // filters every node), and nothing is registered; with plan_failures =
 // "warn" and no wait, the plan warns and the job registers, blocked.
 func TestAccJob_cannotBePlaced(t *testing.T) {
-	testAccPreCheck(t)
-	name := "berth-acc-job-big-" + randomHex(3)
-	nomad := testNomad(t)
+	acctest.PreCheck(t)
+	name := "berth-acc-job-big-" + acctest.RandomHex(3)
+	nomad := acctest.Nomad(t)
 	huge := "cpu = 20\n memory = 100000000"
 	windows := `constraint {
       attribute = "$${attr.kernel.name}"
       value     = "windows"
     }`
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config:      jobConfig(unplaceableJobspec(name, huge, ""), ""),
@@ -383,7 +385,7 @@ func TestAccJob_cannotBePlaced(t *testing.T) {
 				},
 				Config: jobConfig(unplaceableJobspec(name, huge, ""), `plan_failures = "warn"
   wait_for_healthy = false`),
-				Check: withJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
 					if len(allocs) != 0 {
 						return fmt.Errorf("%d allocations of a job no node can take", len(allocs))
 					}
@@ -397,10 +399,10 @@ func TestAccJob_cannotBePlaced(t *testing.T) {
 // A jobspec known only at apply (built from another resource's output)
 // plans its job's name and type as unknown and registers at apply.
 func TestAccJob_jobspecKnownAtApply(t *testing.T) {
-	testAccPreCheck(t)
-	name := "berth-acc-job-late-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-job-late-" + acctest.RandomHex(3)
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
 resource "terraform_data" "name" {
@@ -433,9 +435,9 @@ resource "berth_job" "t" {
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("name"), knownvalue.StringExact(name)),
 			},
-			Check: withJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
-				if runningAllocs(allocs) != 1 {
-					return fmt.Errorf("%d running allocations, want 1", runningAllocs(allocs))
+			Check: acctest.WithJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
+				if acctest.RunningAllocs(allocs) != 1 {
+					return fmt.Errorf("%d running allocations, want 1", acctest.RunningAllocs(allocs))
 				}
 				return nil
 			}),

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
@@ -69,9 +70,9 @@ func TestLeaseRenewAction_refusesWhatTheKeyCannotVouchFor(t *testing.T) {
 // and the lease resource plans no change afterwards.
 func TestAccLeaseRenewAction_renewsAndPlansNothing(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, pub := testSigningKey(t)
-	name := "berth-acc-renew-" + randomHex(3)
+	name := "berth-acc-renew-" + acctest.RandomHex(3)
 	base := leaseConfig(key, name, "1h", "")
 	var before lease.Lease
 	var version uint64
@@ -86,7 +87,7 @@ func TestAccLeaseRenewAction_renewsAndPlansNothing(t *testing.T) {
 		return l, nil
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
 		Steps: []resource.TestStep{
 			{

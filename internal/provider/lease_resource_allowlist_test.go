@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
 
@@ -19,9 +20,9 @@ import (
 // each apply leaves a clean lease for the next.
 func TestAccLease_settingsBerthNeverWrites(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, pub := testSigningKey(t)
-	parent, child := "berth-acc-lease-allow-p-"+randomHex(3), "berth-acc-lease-allow-c-"+randomHex(3)
+	parent, child := "berth-acc-lease-allow-p-"+acctest.RandomHex(3), "berth-acc-lease-allow-c-"+acctest.RandomHex(3)
 	const childAddr = "berth_reservation.child"
 	cfg := leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "") +
 		leaseResourceConfig("child", child, "1h", "reference = berth_reservation.parent.id")
@@ -42,7 +43,7 @@ func TestAccLease_settingsBerthNeverWrites(t *testing.T) {
 		{"periodic", func(j *api.Job) {
 			// Nomad refuses to make a job periodic in place: a tamperer
 			// purges it and registers it again.
-			if _, _, err := testNomad(t).Jobs().Deregister(*j.ID, true, nil); err != nil {
+			if _, _, err := acctest.Nomad(t).Jobs().Deregister(*j.ID, true, nil); err != nil {
 				t.Fatalf("purging %s: %v", *j.ID, err)
 			}
 			j.Periodic = &api.PeriodicConfig{Enabled: new(true), SpecType: new("cron"), Spec: new("0 0 1 1 *")}
@@ -60,9 +61,9 @@ func TestAccLease_settingsBerthNeverWrites(t *testing.T) {
 		})...)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
-			checkInstanceDestroyed(t, child), checkInstanceDestroyed(t, parent)),
+			acctest.CheckInstanceDestroyed(t, child), acctest.CheckInstanceDestroyed(t, parent)),
 		Steps: steps,
 	})
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccLease_deletedBeforeExpiry: a lease whose job is stopped, then
@@ -13,18 +15,18 @@ import (
 // false the next plan keeps it, with renew = true it is replaced.
 func TestAccLease_deletedBeforeExpiry(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-deleted-" + randomHex(3)
+	name := "berth-acc-lease-deleted-" + acctest.RandomHex(3)
 	cfg := leaseConfig(key, name, "1h", "renew = false")
-	nomad := testNomad(t)
+	nomad := acctest.Nomad(t)
 	deleted := resource.ComposeAggregateTestCheckFunc(
 		resource.TestCheckResourceAttr(leaseAddr, "expired", "true"),
 		resource.TestCheckResourceAttr(leaseAddr, "result.state", "deleted"),
 	)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg, Check: resource.TestCheckResourceAttr(leaseAddr, "result.state", "ok")},
 			{

@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccLease_resultData: a lease whose workload asks for a port reports,
@@ -18,9 +20,9 @@ import (
 // the one Nomad gave the allocation.
 func TestAccLease_resultData(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-ports-" + randomHex(3)
+	name := "berth-acc-lease-ports-" + acctest.RandomHex(3)
 	cfg := leaseProvider(key) + fmt.Sprintf(`
 resource "berth_reservation" "l" {
   name     = %q
@@ -36,10 +38,10 @@ resource "berth_reservation" "l" {
   }
 }
 `, name)
-	nomad := testNomad(t)
+	nomad := acctest.Nomad(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
@@ -65,7 +67,7 @@ resource "berth_reservation" "l" {
 						return fmt.Errorf("result.data.http is %q, Nomad gave the allocation %q", at, want)
 					}
 					var answer string
-					waitFor(t, "the workload to answer on "+at, time.Minute, func() (bool, error) {
+					acctest.WaitFor(t, "the workload to answer on "+at, time.Minute, func() (bool, error) {
 						conn, err := net.DialTimeout("tcp", at, 5*time.Second)
 						if err != nil {
 							return false, nil // still starting

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
 
@@ -20,18 +21,18 @@ import (
 // expired. A reference to a lease that does not exist is refused.
 func TestAccLease_referenceEndsWithReferenced(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, pub := testSigningKey(t)
-	parent, child := "berth-acc-lease-parent-"+randomHex(3), "berth-acc-lease-child-"+randomHex(3)
-	nomad := testNomad(t)
+	parent, child := "berth-acc-lease-parent-"+acctest.RandomHex(3), "berth-acc-lease-child-"+acctest.RandomHex(3)
+	nomad := acctest.Nomad(t)
 	// renew = false: both stay ended, so the plans after this test's
 	// steps are empty.
 	cfg := leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "renew = false") +
 		leaseResourceConfig("child", child, "1h", "renew = false\n  reference = berth_reservation.parent.id")
 	childAddr := "berth_reservation.child"
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, child),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, child),
 		Steps: []resource.TestStep{
 			{
 				Config:      leaseProvider(key) + leaseResourceConfig("child", child, "1h", `reference = "default/berth-acc-nope"`),
@@ -56,7 +57,7 @@ func TestAccLease_referenceEndsWithReferenced(t *testing.T) {
 						if _, _, err := nomad.Jobs().Deregister(parent, false, nil); err != nil {
 							return err
 						}
-						waitFor(t, "lease "+child+" to end with "+parent, 2*time.Minute, func() (bool, error) {
+						acctest.WaitFor(t, "lease "+child+" to end with "+parent, 2*time.Minute, func() (bool, error) {
 							j, _, err := nomad.Jobs().Info(child, nil)
 							if err != nil {
 								return false, err
@@ -89,18 +90,18 @@ func TestAccLease_referenceEndsWithReferenced(t *testing.T) {
 // with no Terraform run, while the decoy keeps running.
 func TestAccLease_referenceIgnoresDecoyService(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, pub := testSigningKey(t)
-	suffix := randomHex(3)
+	suffix := acctest.RandomHex(3)
 	parent, child, decoy := "berth-acc-lease-dparent-"+suffix, "berth-acc-lease-dchild-"+suffix, "berth-acc-decoy-"+suffix
-	nomad := testNomad(t)
+	nomad := acctest.Nomad(t)
 	t.Cleanup(func() { _, _, _ = nomad.Jobs().Deregister(decoy, true, nil) })
 	service := lease.ServiceName("default", parent)
 	cfg := leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "renew = false") +
 		leaseResourceConfig("child", child, "1h", "renew = false\n  reference = berth_reservation.parent.id")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, child),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, child),
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			Check: resource.ComposeAggregateTestCheckFunc(
@@ -111,7 +112,7 @@ func TestAccLease_referenceIgnoresDecoyService(t *testing.T) {
 					if _, _, err := nomad.Jobs().Deregister(parent, false, nil); err != nil {
 						return err
 					}
-					waitFor(t, "lease "+child+" to end with "+parent+" despite the decoy", 2*time.Minute, func() (bool, error) {
+					acctest.WaitFor(t, "lease "+child+" to end with "+parent+" despite the decoy", 2*time.Minute, func() (bool, error) {
 						j, _, err := nomad.Jobs().Info(child, nil)
 						if err != nil {
 							return false, err
@@ -161,7 +162,7 @@ func registerDecoy(t *testing.T, nomad *api.Client, name, service string) {
 	if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
 		t.Fatalf("registering decoy %s: %v", name, err)
 	}
-	waitFor(t, "decoy "+name+" to register service "+service, 2*time.Minute, func() (bool, error) {
+	acctest.WaitFor(t, "decoy "+name+" to register service "+service, 2*time.Minute, func() (bool, error) {
 		return slices.Contains(serviceOwners(t, nomad, service), name), nil
 	})
 }

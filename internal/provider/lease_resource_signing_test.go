@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
 
@@ -26,12 +27,12 @@ import (
 // and Nomad ends up holding a clean 1h lease.
 func TestAccLease_revertToEarlierSignedVersion(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-revert-" + randomHex(3)
+	name := "berth-acc-lease-revert-" + acctest.RandomHex(3)
 	var created string
 	revert := func() {
-		c := testNomad(t)
+		c := acctest.Nomad(t)
 		job, _, err := c.Jobs().Info(name, nil)
 		if err != nil {
 			t.Fatalf("reading job %q: %v", name, err)
@@ -48,8 +49,8 @@ func TestAccLease_revertToEarlierSignedVersion(t *testing.T) {
 		}
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: leaseConfig(key, name, "24h", ""),
@@ -116,16 +117,16 @@ func TestAccLease_revertToEarlierSignedVersion(t *testing.T) {
 // becomes user; the next plan replaces it with an unsigned lease again.
 func TestAccLease_strangerSignatureOnUnsignedLease(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	_, stranger, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := "berth-acc-lease-tofu-" + randomHex(3)
+	name := "berth-acc-lease-tofu-" + acctest.RandomHex(3)
 	cfg := `provider "berth" {}` + leaseResourceConfig("l", name, "1h", "")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
@@ -135,7 +136,7 @@ func TestAccLease_strangerSignatureOnUnsignedLease(t *testing.T) {
 				},
 			},
 			{
-				PreConfig: mutateJob(t, name, func(j *api.Job) {
+				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) {
 					leaseTask(j, lease.WorkloadTask).Env = map[string]string{"SNEAKY": "1"}
 					l, err := lease.LeaseFromJob(j)
 					if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
 
@@ -48,7 +49,7 @@ func tamperSteps(t *testing.T, name, pub, cfg string, tamper func(*api.Job)) []r
 func tamperStepsAt(t *testing.T, leaseAddr, name, pub, cfg string, tamper func(*api.Job)) []resource.TestStep {
 	return []resource.TestStep{
 		{
-			PreConfig:          mutateJob(t, name, tamper),
+			PreConfig:          acctest.MutateJob(t, name, tamper),
 			RefreshState:       true,
 			ExpectNonEmptyPlan: true,
 			Check:              resource.TestCheckResourceAttr(leaseAddr, "verified", "false"),
@@ -72,13 +73,13 @@ func tamperStepsAt(t *testing.T, leaseAddr, name, pub, cfg string, tamper func(*
 
 func TestAccLease_tamperingIsDetected(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, pub := testSigningKey(t)
 	_, otherKey, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := "berth-acc-lease-tamper-" + randomHex(3)
+	name := "berth-acc-lease-tamper-" + acctest.RandomHex(3)
 	cfg := leaseConfig(key, name, "1h", "")
 	steps := []resource.TestStep{{Config: cfg, Check: checkLeaseVerifies(t, name, pub)}}
 	// An env var added: the signature no longer matches.
@@ -125,8 +126,8 @@ func TestAccLease_tamperingIsDetected(t *testing.T) {
 		}
 	})...)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps:                    steps,
 	})
 }
@@ -136,19 +137,19 @@ func TestAccLease_tamperingIsDetected(t *testing.T) {
 // must fail instead of overwriting and re-signing the change.
 func TestAccLease_jobChangedAfterPlan(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-cas-" + randomHex(3)
+	name := "berth-acc-lease-cas-" + acctest.RandomHex(3)
 	var expiresAt string
 	changeInNomad := planCheckFunc(func(context.Context, plancheck.CheckPlanRequest, *plancheck.CheckPlanResponse) {
 		// Runs between plan and apply (the apply uses the saved plan).
-		mutateJob(t, name, func(j *api.Job) {
+		acctest.MutateJob(t, name, func(j *api.Job) {
 			leaseTask(j, lease.WorkloadTask).Env = map[string]string{"SNEAKY": "1"}
 		})()
 	})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: leaseConfig(key, name, "1h", ""),

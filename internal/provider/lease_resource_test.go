@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 )
 
@@ -66,14 +67,14 @@ resource "berth_reservation" %q {
 }
 
 func withLeaseJob(t *testing.T, name string, f func(*api.Job, []*api.AllocationListStub) error) resource.TestCheckFunc {
-	return withJob(t, name, f)
+	return acctest.WithJob(t, name, f)
 }
 
 // waitLeaseEnded waits, without any Terraform action, until Nomad itself
 // has ended the lease: the allocation complete and the job dead.
 func waitLeaseEnded(t *testing.T, name string) {
-	c := testNomad(t)
-	waitFor(t, "the lease "+name+" to end on its own", 2*time.Minute, func() (bool, error) {
+	c := acctest.Nomad(t)
+	acctest.WaitFor(t, "the lease "+name+" to end on its own", 2*time.Minute, func() (bool, error) {
 		job, _, err := c.Jobs().Info(name, nil)
 		if err != nil {
 			return false, err
@@ -121,16 +122,16 @@ func checkLeaseVerifies(t *testing.T, name, pub string) resource.TestCheckFunc {
 // one whose end is awaited as a condition, never assumed from the clock.
 func TestAccLease_expiresAndRenews(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-" + randomHex(3)
+	name := "berth-acc-lease-" + acctest.RandomHex(3)
 	short := name + "-short"
 	const liveAddr, shortAddr = "berth_reservation.live", "berth_reservation.short"
 	live := leaseResourceConfig("live", name, "1h", "")
 	var firstCreated string
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             resource.ComposeAggregateTestCheckFunc(checkInstanceDestroyed(t, name), checkInstanceDestroyed(t, short)),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             resource.ComposeAggregateTestCheckFunc(acctest.CheckInstanceDestroyed(t, name), acctest.CheckInstanceDestroyed(t, short)),
 		Steps: []resource.TestStep{
 			{
 				Config: leaseProvider(key) + live + leaseResourceConfig("short", short, "3s", "wait_for_running = false"),
@@ -217,15 +218,15 @@ func TestAccLease_expiresAndRenews(t *testing.T) {
 // ends on its own; the refreshed state says so and no change is planned.
 func TestAccLease_expiredWithoutRenewStays(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-norenew-" + randomHex(3)
+	name := "berth-acc-lease-norenew-" + acctest.RandomHex(3)
 	// Nothing checks the lease while it runs, so it may end at any point
 	// of the first step without changing any outcome.
 	cfg := leaseConfig(key, name, "3s", "renew = false\n  wait_for_running = false")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
@@ -244,9 +245,9 @@ func TestAccLease_expiredWithoutRenewStays(t *testing.T) {
 
 func TestAccLease_durationInPlaceAndImport(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-dur-" + randomHex(3)
+	name := "berth-acc-lease-dur-" + acctest.RandomHex(3)
 	var created, sig string
 	var jobVersion uint64
 	timeouts := `timeouts = { create = "5m", update = "5m", delete = "5m" }`
@@ -255,8 +256,8 @@ data "berth_node" "n" {
   id = berth_reservation.l.result.node_id
 }`
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: leaseConfig(key, name, "1h", timeouts) + nodeDS,
@@ -301,14 +302,14 @@ data "berth_node" "n" {
 						return nil
 					}),
 					func(s *terraform.State) error {
-						job, _, err := testNomad(t).Jobs().Info(name, nil)
+						job, _, err := acctest.Nomad(t).Jobs().Info(name, nil)
 						if err != nil {
 							return err
 						}
-						return checkAttrInt(s, leaseAddr, "job_modify_index", int64(deref(job.JobModifyIndex)))
+						return acctest.CheckAttrInt(s, leaseAddr, "job_modify_index", int64(deref(job.JobModifyIndex)))
 					},
 					func(*terraform.State) error {
-						job, _, err := testNomad(t).Jobs().Info(name, nil)
+						job, _, err := acctest.Nomad(t).Jobs().Info(name, nil)
 						jobVersion = deref(job.Version)
 						return err
 					},
@@ -341,11 +342,11 @@ data "berth_node" "n" {
 
 func TestAccLease_workloadThatCannotStart(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-lease-fail-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-lease-fail-" + acctest.RandomHex(3)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
 resource "berth_reservation" "l" {

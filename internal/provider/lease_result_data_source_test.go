@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccLeaseResult_signatureVerifies: a running lease's result carries
@@ -22,9 +24,9 @@ import (
 // changed, or checked against another lease, does not verify.
 func TestAccLeaseResult_signatureVerifies(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-sig-" + randomHex(3)
+	name := "berth-acc-lease-sig-" + acctest.RandomHex(3)
 	lease := leaseProvider(key) + leaseResourceConfig("l", name, "1h", "")
 	checks := lease + `
 locals {
@@ -45,8 +47,8 @@ data "berth_lease_result" "other_lease" {
 }
 `
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: lease},
 			{
@@ -83,8 +85,8 @@ data "berth_lease_result" "other_lease" {
 // allocations of the one before until it collects them).
 func waitTimerToken(t *testing.T, name string) {
 	t.Helper()
-	nomad := testNomad(t)
-	waitFor(t, "lease "+name+"'s timer to print its result token", 2*time.Minute, func() (bool, error) {
+	nomad := acctest.Nomad(t)
+	acctest.WaitFor(t, "lease "+name+"'s timer to print its result token", 2*time.Minute, func() (bool, error) {
 		allocs, _, err := nomad.Jobs().Allocations(name, false, nil)
 		if err != nil || len(allocs) == 0 {
 			return false, err
@@ -119,9 +121,9 @@ func waitTimerToken(t *testing.T, name string) {
 // allocation of a job of that name. The current lease's own is valid.
 func TestAccLeaseResult_boundToTheCurrentLease(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-bound-" + randomHex(3)
+	name := "berth-acc-lease-bound-" + acctest.RandomHex(3)
 	lease := func(duration, args string) string {
 		return leaseProvider(key) + strings.Replace(leaseResourceConfig("l", name, duration, ""), `["3600"]`, args, 1) + `
 variable "old_signature" {
@@ -170,8 +172,8 @@ data "berth_lease_result" "new" {
 		}
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: lease("1h", `["3600"]`)},
 			{PreConfig: func() { waitTimerToken(t, name) }, Config: lease("1h", `["3600"]`), Check: record},

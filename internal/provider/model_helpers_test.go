@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
@@ -16,7 +17,7 @@ func TestSameModel(t *testing.T) {
 	// A model as Read gets it from state: every field typed.
 	ctx := context.Background()
 	s := instanceSchema(ctx)
-	_, state := benchInstanceValues(s.Type().TerraformType(ctx).(tftypes.Object))
+	_, state := acctest.BenchInstanceValues(s.Type().TerraformType(ctx).(tftypes.Object))
 	var base instanceModel
 	if d := (tfsdk.State{Schema: s, Raw: state}).Get(ctx, &base); d.HasError() {
 		t.Fatal(d)

@@ -12,12 +12,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 func TestAccNodeDataSource_lookup(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	node := mainNode(t, testNomad(t))
+	acctest.PreCheck(t)
+	node := acctest.MainNode(t, acctest.Nomad(t))
 	checks := func(addr string) []statecheck.StateCheck {
 		return []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(node.ID)),
@@ -30,7 +32,7 @@ func TestAccNodeDataSource_lookup(t *testing.T) {
 		}
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
 data "berth_node" "by_id"     { id = %q }
@@ -54,9 +56,9 @@ data "berth_node" "by_name"   { name = %q }
 
 func TestAccNodeDataSource_notFound(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config:      `data "berth_node" "x" { id = "ffffffff-0000-dead-beef-000000000000" }`,
@@ -80,26 +82,26 @@ func TestAccNodeDataSource_notFound(t *testing.T) {
 
 func TestAccNodeDataSource_ambiguous(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	f := sharedFleet(t)
+	acctest.PreCheck(t)
+	f := acctest.SharedFleet(t)
 	idRe := func(a string) string { return regexp.QuoteMeta(a) }
-	both := fmt.Sprintf(`(?s)%s.*%s|%s.*%s`, idRe(first(f.twins[0].NodeID, f.twins[1].NodeID)), idRe(second(f.twins[0].NodeID, f.twins[1].NodeID)),
-		idRe(f.twins[0].NodeID), idRe(f.twins[1].NodeID))
+	both := fmt.Sprintf(`(?s)%s.*%s|%s.*%s`, idRe(first(f.Twins[0].NodeID, f.Twins[1].NodeID)), idRe(second(f.Twins[0].NodeID, f.Twins[1].NodeID)),
+		idRe(f.Twins[0].NodeID), idRe(f.Twins[1].NodeID))
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:      fmt.Sprintf(`data "berth_node" "x" { id = %q }`, f.twinPrefix),
+				Config:      fmt.Sprintf(`data "berth_node" "x" { id = %q }`, f.TwinPrefix),
 				ExpectError: regexp.MustCompile(`(?s)Nomad node lookup is ambiguous.*2 Nomad nodes match id.*(` + both + `)`),
 			},
 			{
-				Config:      fmt.Sprintf(`data "berth_node" "x" { name = %q }`, f.twinName),
+				Config:      fmt.Sprintf(`data "berth_node" "x" { name = %q }`, f.TwinName),
 				ExpectError: regexp.MustCompile(`(?s)2 Nomad nodes match name.*(` + both + `)`),
 			},
 			{
 				// A prefix long enough to be unique resolves.
-				Config: fmt.Sprintf(`data "berth_node" "x" { id = %q }`, f.twins[1].NodeID[:13]),
-				Check:  resource.TestCheckResourceAttr("data.berth_node.x", "id", f.twins[1].NodeID),
+				Config: fmt.Sprintf(`data "berth_node" "x" { id = %q }`, f.Twins[1].NodeID[:13]),
+				Check:  resource.TestCheckResourceAttr("data.berth_node.x", "id", f.Twins[1].NodeID),
 			},
 		},
 	})
@@ -124,23 +126,23 @@ func second(a, b string) string {
 // min_free filter accepts an exact fit and rejects one MHz more.
 func TestAccNodeDataSource_capacity(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	f := sharedFleet(t)
-	c := testNomad(t)
-	nodeID := f.capacity.NodeID
-	jobID := "berth-acc-capacity-" + randomHex(3)
+	acctest.PreCheck(t)
+	f := acctest.SharedFleet(t)
+	c := acctest.Nomad(t)
+	nodeID := f.Capacity.NodeID
+	jobID := "berth-acc-capacity-" + acctest.RandomHex(3)
 
 	const count, cpu, mem, disk = 2, 150, 96, 160
 	job := &api.Job{
-		ID: &jobID, Name: &jobID, Type: ptr("service"), NodePool: &f.capPool, Datacenters: []string{"*"},
+		ID: &jobID, Name: &jobID, Type: acctest.Ptr("service"), NodePool: &f.CapPool, Datacenters: []string{"*"},
 		TaskGroups: []*api.TaskGroup{{
-			Name:          ptr("g"),
-			Count:         ptr(count),
-			EphemeralDisk: &api.EphemeralDisk{SizeMB: ptr(disk)},
+			Name:          acctest.Ptr("g"),
+			Count:         acctest.Ptr(count),
+			EphemeralDisk: &api.EphemeralDisk{SizeMB: acctest.Ptr(disk)},
 			Tasks: []*api.Task{{
 				Name: "sleep", Driver: "raw_exec",
 				Config:    map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
-				Resources: &api.Resources{CPU: ptr(cpu), MemoryMB: ptr(mem)},
+				Resources: &api.Resources{CPU: acctest.Ptr(cpu), MemoryMB: acctest.Ptr(mem)},
 			}},
 		}},
 	}
@@ -148,7 +150,7 @@ func TestAccNodeDataSource_capacity(t *testing.T) {
 		t.Fatalf("registering job: %v", err)
 	}
 	t.Cleanup(func() { _, _, _ = c.Jobs().Deregister(jobID, true, nil) })
-	waitFor(t, "two running allocations on the capacity node", 2*time.Minute, func() (bool, error) {
+	acctest.WaitFor(t, "two running allocations on the capacity node", 2*time.Minute, func() (bool, error) {
 		allocs, _, err := c.Jobs().Allocations(jobID, false, nil)
 		if err != nil {
 			return false, err
@@ -162,12 +164,12 @@ func TestAccNodeDataSource_capacity(t *testing.T) {
 		return running == count, fmt.Errorf("%d of %d running", running, count)
 	})
 
-	acpu, amem, adisk := allocatableOf(apiNode(t, c, nodeID))
+	acpu, amem, adisk := acctest.AllocatableOf(acctest.ApiNode(t, c, nodeID))
 	wantAlloc := map[string]int64{"cpu": count * cpu, "memory": count * mem, "disk": count * disk}
 	wantFree := map[string]int64{"cpu": acpu - count*cpu, "memory": amem - count*mem, "disk": adisk - count*disk}
 
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
 data "berth_node" "cap" { id = %[1]q }
@@ -179,7 +181,7 @@ data "berth_nodes" "one_more" {
   node_pool = %[2]q
   min_free  = { cpu = %[6]d }
 }
-`, nodeID, f.capPool, wantFree["cpu"], wantFree["memory"], wantFree["disk"], wantFree["cpu"]+1),
+`, nodeID, f.CapPool, wantFree["cpu"], wantFree["memory"], wantFree["disk"], wantFree["cpu"]+1),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("data.berth_node.cap", "allocation_count", fmt.Sprint(count)),
 				resource.TestCheckResourceAttr("data.berth_nodes.exact", "nodes.#", "1"),
@@ -187,23 +189,21 @@ data "berth_nodes" "one_more" {
 				resource.TestCheckResourceAttr("data.berth_nodes.one_more", "nodes.#", "0"),
 				func(s *terraform.State) error {
 					for k, v := range wantAlloc {
-						if err := checkAttrInt(s, "data.berth_node.cap", "allocated."+k, v); err != nil {
+						if err := acctest.CheckAttrInt(s, "data.berth_node.cap", "allocated."+k, v); err != nil {
 							return err
 						}
-						if err := checkAttrInt(s, "data.berth_nodes.exact", "nodes.0.allocated."+k, v); err != nil {
+						if err := acctest.CheckAttrInt(s, "data.berth_nodes.exact", "nodes.0.allocated."+k, v); err != nil {
 							return err
 						}
 					}
 					for k, v := range wantFree {
-						if err := checkAttrInt(s, "data.berth_node.cap", "free."+k, v); err != nil {
+						if err := acctest.CheckAttrInt(s, "data.berth_node.cap", "free."+k, v); err != nil {
 							return err
 						}
 					}
-					return checkAttrInt(s, "data.berth_node.cap", "allocatable.cpu", acpu)
+					return acctest.CheckAttrInt(s, "data.berth_node.cap", "allocatable.cpu", acpu)
 				},
 			),
 		}},
 	})
 }
-
-func ptr[T any](v T) *T { return &v }

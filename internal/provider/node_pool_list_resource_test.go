@@ -3,6 +3,8 @@ package provider
 import (
 	"fmt"
 	"testing"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccNodePoolQuery_generateConfig creates a pool, forgets it, finds it
@@ -10,9 +12,9 @@ import (
 // it with no change.
 func TestAccNodePoolQuery_generateConfig(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-pool-query-" + randomHex(3)
-	adoptAgain(t, fmt.Sprintf(`
+	acctest.PreCheck(t)
+	name := "berth-acc-pool-query-" + acctest.RandomHex(3)
+	acctest.AdoptAgain(t, fmt.Sprintf(`
 resource "berth_node_pool" "p" {
   name        = %q
   description = "found by query"
@@ -31,10 +33,10 @@ resource "berth_node_pool" "p" {
 // managed, so a query never offers them.
 func TestAccNodePoolQuery_leavesOutBuiltIn(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	c, ctx := newQueryCLI(t)
-	c.init(ctx, `provider "berth" {}`)
-	res := runQuery(ctx, t, c, `list "berth_node_pool" "default" {
+	acctest.PreCheck(t)
+	c, ctx := acctest.NewQueryCLI(t)
+	c.Init(ctx, `provider "berth" {}`)
+	res := acctest.RunQuery(ctx, t, c, `list "berth_node_pool" "default" {
   provider = berth
   config {
     name_prefix = "default"
@@ -48,7 +50,7 @@ list "berth_node_pool" "all" {
   }
 }
 `)
-	if len(res.found) != 0 {
-		t.Fatalf("query found %v; want Nomad's built-in pools left out", res.found)
+	if len(res.Found) != 0 {
+		t.Fatalf("query found %v; want Nomad's built-in pools left out", res.Found)
 	}
 }

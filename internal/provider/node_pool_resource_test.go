@@ -16,6 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 const nodePoolAddr = "berth_node_pool.p"
@@ -34,7 +36,7 @@ resource "berth_node_pool" "p" {
 // and meta.
 func checkNodePool(t *testing.T, name, description string, meta map[string]string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		p, _, err := testNomad(t).NodePools().Info(name, nil)
+		p, _, err := acctest.Nomad(t).NodePools().Info(name, nil)
 		if err != nil {
 			return fmt.Errorf("reading node pool %q from Nomad: %v", name, err)
 		}
@@ -48,7 +50,7 @@ func checkNodePool(t *testing.T, name, description string, meta map[string]strin
 // checkNodePoolGone requires that Nomad has no pool called name.
 func checkNodePoolGone(t *testing.T, name string) func(*terraform.State) error {
 	return func(*terraform.State) error {
-		p, _, err := testNomad(t).NodePools().Info(name, nil)
+		p, _, err := acctest.Nomad(t).NodePools().Info(name, nil)
 		if err == nil {
 			return fmt.Errorf("node pool %q is still in Nomad: %+v", name, p)
 		}
@@ -60,10 +62,10 @@ func checkNodePoolGone(t *testing.T, name string) func(*terraform.State) error {
 }
 
 func TestAccNodePool_lifecycle(t *testing.T) {
-	testAccPreCheck(t)
-	name := "berth-acc-pool-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-pool-" + acctest.RandomHex(3)
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkNodePoolGone(t, name),
 		Steps: []resource.TestStep{
 			{
@@ -82,7 +84,7 @@ func TestAccNodePool_lifecycle(t *testing.T) {
 				// Changed outside Terraform: the plan puts it back.
 				PreConfig: func() {
 					pool := &api.NodePool{Name: name, Description: "changed by hand", Meta: map[string]string{"team": "ops"}}
-					if _, err := testNomad(t).NodePools().Register(pool, nil); err != nil {
+					if _, err := acctest.Nomad(t).NodePools().Register(pool, nil); err != nil {
 						t.Fatalf("changing node pool %q through the API: %v", name, err)
 					}
 				},
@@ -119,9 +121,9 @@ func TestAccNodePool_lifecycle(t *testing.T) {
 // false). Removing the pool while the job is in it is refused with one
 // diagnostic naming the job; destroying both removes the instance first.
 func TestAccNodePool_usedByInstance(t *testing.T) {
-	testAccPreCheck(t)
-	pool := "berth-acc-pool-used-" + randomHex(3)
-	job := "berth-acc-pool-job-" + randomHex(3)
+	acctest.PreCheck(t)
+	pool := "berth-acc-pool-used-" + acctest.RandomHex(3)
+	job := "berth-acc-pool-job-" + acctest.RandomHex(3)
 	instance := func(nodePool string) string {
 		return fmt.Sprintf(`
 resource "berth_instance" "i" {
@@ -136,9 +138,9 @@ resource "berth_instance" "i" {
 	}
 	withPool := nodePoolConfig(pool, "for one instance", "{}") + instance("berth_node_pool.p.name")
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: resource.ComposeTestCheckFunc(checkNodePoolGone(t, pool), func(*terraform.State) error {
-			if j, _, err := testNomad(t).Jobs().Info(job, nil); err == nil {
+			if j, _, err := acctest.Nomad(t).Jobs().Info(job, nil); err == nil {
 				return fmt.Errorf("job %q is still in Nomad (status %s)", job, *j.Status)
 			}
 			return nil
@@ -149,7 +151,7 @@ resource "berth_instance" "i" {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("berth_instance.i", tfjsonpath.New("node_pool"), knownvalue.StringExact(pool)),
 				},
-				Check: withJob(t, job, func(j *api.Job, _ []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, job, func(j *api.Job, _ []*api.AllocationListStub) error {
 					if j.NodePool == nil || *j.NodePool != pool {
 						return fmt.Errorf("job %q runs in node pool %v, want %q", job, j.NodePool, pool)
 					}
@@ -182,15 +184,15 @@ resource "berth_instance" "i" {
 // attribute that asked for it, quoting Nomad, and nothing is created.
 func TestAccNodePool_enterpriseSettingsRefused(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cli := newTFCLI(t)
+	cli := acctest.NewTFCLI(t)
 	for i, c := range []struct{ setting, at string }{
 		{`scheduler_algorithm = "spread"`, "scheduler_algorithm"},
 		{`memory_oversubscription = true`, "memory_oversubscription"},
 	} {
-		name := fmt.Sprintf("berth-acc-pool-ent-%d-%s", i, randomHex(3))
+		name := fmt.Sprintf("berth-acc-pool-ent-%d-%s", i, acctest.RandomHex(3))
 		config := fmt.Sprintf(`
 resource "berth_node_pool" "p" {
   name = %q
@@ -198,13 +200,13 @@ resource "berth_node_pool" "p" {
 }
 `, name, c.setting)
 		if i == 0 {
-			cli.init(ctx, config)
+			cli.Init(ctx, config)
 		} else {
-			cli.write(config)
+			cli.Write(config)
 		}
-		_, err := cli.apply(ctx)
+		_, err := cli.Apply(ctx)
 		// Terraform wraps the detail's lines: compare words.
-		out := strings.Join(strings.Fields(diagnosticsOf(cli.out.take())), " ")
+		out := strings.Join(strings.Fields(acctest.DiagnosticsOf(cli.Out.Take())), " ")
 		if err == nil {
 			t.Fatalf("%s: the apply succeeded; want Nomad CE's refusal", c.setting)
 		}
@@ -220,13 +222,13 @@ resource "berth_node_pool" "p" {
 			t.Errorf("%s: %v", c.setting, err)
 		}
 	}
-	cli.destroy(ctx)
+	cli.Destroy(ctx)
 }
 
 // TestAccNodePool_builtInNameRefused: Nomad's built-in pools are refused
 // by terraform validate, before any plan reaches Nomad.
 func TestAccNodePool_builtInNameRefused(t *testing.T) {
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	step := func(name string) resource.TestStep {
 		return resource.TestStep{
 			Config:      fmt.Sprintf("resource \"berth_node_pool\" \"p\" {\n  name = %q\n}\n", name),
@@ -235,7 +237,7 @@ func TestAccNodePool_builtInNameRefused(t *testing.T) {
 		}
 	}
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps:                    []resource.TestStep{step("all"), step("default")},
 	})
 }

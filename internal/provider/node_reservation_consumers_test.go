@@ -3,14 +3,11 @@ package provider
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -18,120 +15,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
-	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
+	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
-// consumerNodes are client agents for the tests of work placed into node
-// reservations, apart from the shared fleet, whose node reservation tests
-// need exact numbers on their nodes. a and b share a node pool (moves
-// between nodes, scheduling); quiet sits alone in another, and only
-// TestAccNodeReservation_vanishedConsumers writes its ledger, so that test
-// can require the ledger's modify index not to move.
-type consumerNodes struct {
-	a, b, quiet     *devagent.Agent
-	pool, quietPool string
-}
-
-var (
-	consumerNodesOnce sync.Once
-	consumerNodesVal  *consumerNodes
-	consumerNodesErr  error
-)
-
-func consumerFleet(t *testing.T) *consumerNodes {
-	t.Helper()
-	if mainAgent == nil {
-		t.Skip("needs a Nomad server started by the tests or make (extra client agents join it); NOMAD_ADDR points at an existing cluster")
-	}
-	consumerNodesOnce.Do(func() {
-		sfx := randomHex(4)
-		n := &consumerNodes{pool: "berth-acc-use-" + sfx, quietPool: "berth-acc-quiet-" + sfx}
-		for _, c := range []struct {
-			dst        **devagent.Agent
-			name, pool string
-		}{
-			{&n.a, "berth-acc-use-a-" + sfx, n.pool},
-			{&n.b, "berth-acc-use-b-" + sfx, n.pool},
-			{&n.quiet, "berth-acc-quiet-" + sfx, n.quietPool},
-		} {
-			// The minimal chroot keeps the exec driver of lease timers fast.
-			o := devagent.Options{Name: c.name, NodePool: c.pool, ChrootEnv: devagent.MinimalChrootEnv()}
-			if *c.dst, consumerNodesErr = startClient(o); consumerNodesErr != nil {
-				return
-			}
-		}
-		consumerNodesVal = n
-	})
-	if consumerNodesVal == nil {
-		t.Fatalf("client agents for the consumer tests failed to start: %v", consumerNodesErr)
-	}
-	return consumerNodesVal
-}
-
-// reset forgets what the recorder saw, so a step can be checked alone.
-func (r *diagRecorder) reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.count, r.all, r.warnings = nil, nil, nil
-}
-
-// recordingFactories serves the provider through a recordingServer, so a
-// test sees each diagnostic's attribute path and the call that returned it.
-func recordingFactories(rec *diagRecorder) map[string]func() (tfprotov6.ProviderServer, error) {
-	return map[string]func() (tfprotov6.ProviderServer, error){
-		"berth": func() (tfprotov6.ProviderServer, error) {
-			s, err := newServer("test", true)()
-			return &recordingServer{ProviderServer: s, rec: rec}, err
-		},
-	}
-}
-
-// requireRefusedAtApply fails t unless the provider returned exactly one
-// error, from the apply, at node_reservation, with this summary, after a
-// warning saying so at plan: a budget depends on the cluster, so the plan
-// only warns (plan_advice.go).
-func requireRefusedAtApply(t *testing.T, rec *diagRecorder, summary string) {
-	t.Helper()
-	errs := rec.errors()
-	if len(errs) != 1 {
-		t.Fatalf("the provider returned %d errors, want exactly 1: %+v", len(errs), errs)
-	}
-	if d := errs[0]; d.rpc != "ApplyResourceChange" || d.path != "node_reservation" || d.summary != summary {
-		t.Fatalf("error %+v, want %q at node_reservation from ApplyResourceChange", d, summary)
-	}
-	if !slices.ContainsFunc(rec.warningList(), func(w recordedDiag) bool {
-		return w.rpc == "PlanResourceChange" && w.path == "node_reservation" && w.summary == summary
-	}) {
-		t.Fatalf("no plan warning %q at node_reservation: %+v", summary, rec.warningList())
-	}
-}
-
-// usedBy returns what consumer is charged on reservation name of node.
-func usedBy(t *testing.T, node, name, consumer string) (capacity.Resources, bool) {
-	l, _ := readLedger(t, node)
-	c, ok := l.Reservations[name].Consumers[consumer]
-	return c, ok
-}
-
-func checkCharge(t *testing.T, node, name, consumer string, want capacity.Resources) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		got, ok := usedBy(t, node, name, consumer)
-		if !ok || got != want {
-			l, _ := readLedger(t, node)
-			return fmt.Errorf("%s is charged %+v (charged: %v) on %q, want %+v; reservation in Nomad: %+v", consumer, got, ok, name, want, l.Reservations[name])
-		}
-		return nil
-	}
-}
-
 func checkNoCharge(t *testing.T, node, name, consumer string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		if got, ok := usedBy(t, node, name, consumer); ok {
+		if got, ok := acctest.UsedBy(t, node, name, consumer); ok {
 			return fmt.Errorf("%s is still charged %+v on %q", consumer, got, name)
 		}
 		return nil
@@ -158,7 +53,7 @@ resource "berth_instance" "app" {
 // instanceCharge is what consumerInstance charges: services × replicas,
 // plus Nomad's default ephemeral disk per allocation.
 func instanceCharge(replicas int64) capacity.Resources {
-	return capacity.Resources{CPU: 100 * replicas, MemoryMB: 64 * replicas, DiskMB: defaultEphemeralDiskMB * replicas}
+	return capacity.Resources{CPU: 100 * replicas, MemoryMB: 64 * replicas, DiskMB: instance.DefaultEphemeralDiskMB * replicas}
 }
 
 // TestAccNodeReservation_vanishedConsumers: an instance and a volume placed
@@ -167,10 +62,10 @@ func instanceCharge(replicas int64) capacity.Resources {
 // are still there); the reservation's next resize drops both charges.
 func TestAccNodeReservation_vanishedConsumers(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	n := consumerFleet(t)
-	node := n.quiet.NodeID
-	app := "berth-acc-vanish-" + randomHex(3)
+	acctest.PreCheck(t)
+	n := acctest.ConsumerFleet(t)
+	node := n.Quiet.NodeID
+	app := "berth-acc-vanish-" + acctest.RandomHex(3)
 	resName := "vanish-" + app[len(app)-6:]
 	vol := app + "-vol"
 	reservation := func(cpu int) string {
@@ -184,14 +79,14 @@ resource "berth_node_reservation" "r" {
 }
 `, resName, node, cpu)
 	}
-	consumers := consumerInstance(app, n.quietPool, "berth_node_reservation.r.id", 1) + fmt.Sprintf(`
+	consumers := consumerInstance(app, n.QuietPool, "berth_node_reservation.r.id", 1) + fmt.Sprintf(`
 resource "berth_volume" "v" {
   name             = %q
   node_reservation = berth_node_reservation.r.id
   capacity_max     = "50MiB"
 }
 `, vol)
-	c := testNomad(t)
+	c := acctest.Nomad(t)
 	holdJob := hold.JobID(node, resName)
 	holdIndex := func() uint64 {
 		job, _, err := c.Jobs().Info(holdJob, nil)
@@ -203,9 +98,9 @@ resource "berth_volume" "v" {
 	var index, holdBefore uint64
 	instKey, volKey := nomadclient.InstanceConsumer("default", app), nomadclient.VolumeConsumer("default", vol)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
-			if l, _ := readLedger(t, node); len(l.Reservations) != 0 {
+			if l, _ := acctest.ReadLedger(t, node); len(l.Reservations) != 0 {
 				return fmt.Errorf("ledger of %s still holds %+v after destroy", node, l.Reservations)
 			}
 			return nil
@@ -214,14 +109,14 @@ resource "berth_volume" "v" {
 			{
 				Config: reservation(300) + consumers,
 				Check: resource.ComposeAggregateTestCheckFunc(
-					checkCharge(t, node, resName, instKey, instanceCharge(1)),
-					checkCharge(t, node, resName, volKey, capacity.Resources{DiskMB: 50}),
+					acctest.CheckCharge(t, node, resName, instKey, instanceCharge(1)),
+					acctest.CheckCharge(t, node, resName, volKey, capacity.Resources{DiskMB: 50}),
 				),
 			},
 			{
 				// Both consumers vanish; a plan (with its refresh) writes nothing.
 				PreConfig: func() {
-					_, index = readLedger(t, node)
+					_, index = acctest.ReadLedger(t, node)
 					holdBefore = holdIndex()
 					if _, _, err := c.Jobs().Deregister(app, true, nil); err != nil {
 						t.Fatal(err)
@@ -237,7 +132,7 @@ resource "berth_volume" "v" {
 							}
 						}
 					}
-					waitFor(t, "the volume to be gone", time.Minute, func() (bool, error) {
+					acctest.WaitFor(t, "the volume to be gone", time.Minute, func() (bool, error) {
 						vols, _, err := c.HostVolumes().List(nil, nil)
 						for _, v := range vols {
 							if v.Name == vol {
@@ -254,7 +149,7 @@ resource "berth_volume" "v" {
 			{
 				// The reservation's resize drops the vanished consumers' charges.
 				PreConfig: func() {
-					l, now := readLedger(t, node)
+					l, now := acctest.ReadLedger(t, node)
 					if now != index {
 						t.Fatalf("the ledger of %s moved from modify index %d to %d during terraform plan", node, index, now)
 					}
@@ -270,7 +165,7 @@ resource "berth_volume" "v" {
 					plancheck.ExpectResourceAction("berth_node_reservation.r", plancheck.ResourceActionUpdate),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					checkLedger(t, node, func(l ledger.Ledger) error {
+					acctest.CheckLedger(t, node, func(l ledger.Ledger) error {
 						r := l.Reservations[resName]
 						if r.Request.CPU != 200 || len(r.Consumers) != 0 {
 							return fmt.Errorf("reservation in Nomad after the resize: %+v, want cpu 200 and no charges", r)
@@ -291,10 +186,10 @@ resource "berth_volume" "v" {
 // lease is charged its workload and its timer task.
 func TestAccNodeReservation_budgetRefused(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	n := consumerFleet(t)
-	node := n.a.NodeID
-	app := "berth-acc-budget-" + randomHex(3)
+	acctest.PreCheck(t)
+	n := acctest.ConsumerFleet(t)
+	node := n.A.NodeID
+	app := "berth-acc-budget-" + acctest.RandomHex(3)
 	resName := "budget-" + app[len(app)-6:]
 	reservation := func(cpu, disk int) string {
 		return fmt.Sprintf(`
@@ -329,50 +224,50 @@ resource "berth_reservation" %q {
 			`reservation %q has not enough %s left for %s: budget %d %s, already used %d, requested %d`,
 			resName, dim, consumer, budget, unit, used, requested)), " ", `\s+`))
 	}
-	rec := &diagRecorder{}
+	rec := &acctest.DiagRecorder{}
 	unchanged := func() {
 		t.Helper()
-		requireRefusedAtApply(t, rec, "Not enough left in the node reservation")
-		job, _, err := testNomad(t).Jobs().Info(app, nil)
+		acctest.RequireRefusedAtApply(t, rec, "Not enough left in the node reservation")
+		job, _, err := acctest.Nomad(t).Jobs().Info(app, nil)
 		if err != nil || *job.TaskGroups[0].Count != 1 {
 			t.Fatalf("job %s after a refused apply: %v", app, err)
 		}
-		l, _ := readLedger(t, node)
+		l, _ := acctest.ReadLedger(t, node)
 		if r := l.Reservations[resName]; r.Consumers[instKey] != instanceCharge(1) || r.Request.CPU != 400 {
 			t.Fatalf("reservation after a refused apply: %+v", r)
 		}
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: recordingFactories(rec),
-		CheckDestroy:             checkInstanceDestroyed(t, app),
+		ProtoV6ProviderFactories: acctest.RecordingFactories(rec),
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, app),
 		Steps: []resource.TestStep{
 			{
-				Config: reservation(400, 1000) + consumerInstance(app, n.pool, "berth_node_reservation.r.id", 1) + base,
+				Config: reservation(400, 1000) + consumerInstance(app, n.Pool, "berth_node_reservation.r.id", 1) + base,
 				Check: resource.ComposeAggregateTestCheckFunc(
-					checkCharge(t, node, resName, instKey, instanceCharge(1)),
-					checkCharge(t, node, resName, leaseKey, leaseCharge),
+					acctest.CheckCharge(t, node, resName, instKey, instanceCharge(1)),
+					acctest.CheckCharge(t, node, resName, leaseKey, leaseCharge),
 				),
 			},
 			{
 				// 4 replicas: 400 MHz, but the lease already uses 70 of 400.
-				PreConfig:   rec.reset,
-				Config:      reservation(400, 1000) + consumerInstance(app, n.pool, "berth_node_reservation.r.id", 4) + base,
+				PreConfig:   rec.Reset,
+				Config:      reservation(400, 1000) + consumerInstance(app, n.Pool, "berth_node_reservation.r.id", 4) + base,
 				ExpectError: budgetErr("cpu", instKey, 400, 70, 400),
 			},
 			{
 				// Growing the reservation in the same plan makes room.
 				PreConfig: unchanged,
-				Config:    reservation(700, 1500) + consumerInstance(app, n.pool, "berth_node_reservation.r.id", 4) + base,
+				Config:    reservation(700, 1500) + consumerInstance(app, n.Pool, "berth_node_reservation.r.id", 4) + base,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("berth_node_reservation.r", plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction("berth_instance.app", plancheck.ResourceActionUpdate),
 				}},
-				Check: checkCharge(t, node, resName, instKey, instanceCharge(4)),
+				Check: acctest.CheckCharge(t, node, resName, instKey, instanceCharge(4)),
 			},
 			{
 				// A volume: 1024 MiB, but 1350 of 1500 are used.
-				PreConfig: rec.reset,
-				Config: reservation(700, 1500) + consumerInstance(app, n.pool, "berth_node_reservation.r.id", 4) + base + fmt.Sprintf(`
+				PreConfig: rec.Reset,
+				Config: reservation(700, 1500) + consumerInstance(app, n.Pool, "berth_node_reservation.r.id", 4) + base + fmt.Sprintf(`
 resource "berth_volume" "v" {
   name             = "%s-vol"
   node_reservation = berth_node_reservation.r.id
@@ -384,18 +279,18 @@ resource "berth_volume" "v" {
 				// A second lease: its workload's 220 MHz fit in the 230 left,
 				// but not with the timer task.
 				PreConfig: func() {
-					requireRefusedAtApply(t, rec, "Not enough left in the node reservation")
-					rec.reset()
+					acctest.RequireRefusedAtApply(t, rec, "Not enough left in the node reservation")
+					rec.Reset()
 				},
-				Config: reservation(700, 1500) + consumerInstance(app, n.pool, "berth_node_reservation.r.id", 4) + base +
+				Config: reservation(700, 1500) + consumerInstance(app, n.Pool, "berth_node_reservation.r.id", 4) + base +
 					leaseOf("l2", app+"-lease2", 220),
 				ExpectError: budgetErr("cpu", nomadclient.LeaseConsumer("default", app+"-lease2"), 700, 470, 220+lease.TimerCPU),
 			},
 			{
-				PreConfig: func() { requireRefusedAtApply(t, rec, "Not enough left in the node reservation") },
-				Config:    reservation(700, 1500) + consumerInstance(app, n.pool, "berth_node_reservation.r.id", 4) + base,
+				PreConfig: func() { acctest.RequireRefusedAtApply(t, rec, "Not enough left in the node reservation") },
+				Config:    reservation(700, 1500) + consumerInstance(app, n.Pool, "berth_node_reservation.r.id", 4) + base,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectNoChanges{},
+					acctest.ExpectNoChanges{},
 				}},
 			},
 		},
@@ -407,9 +302,9 @@ resource "berth_volume" "v" {
 // in Nomad: an update in place, same node, same ledger item.
 func TestAccNodeReservation_strategyChangeIsNoChange(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	n := consumerFleet(t)
-	name := "berth-acc-strategy-" + randomHex(3)
+	acctest.PreCheck(t)
+	n := acctest.ConsumerFleet(t)
+	name := "berth-acc-strategy-" + acctest.RandomHex(3)
 	cfg := func(strategy string) string {
 		return fmt.Sprintf(`
 resource "berth_node_reservation" "r" {
@@ -417,18 +312,18 @@ resource "berth_node_reservation" "r" {
   memory    = 64
   placement = { node_pool = %q, strategy = %q }
 }
-`, name, n.pool, strategy)
+`, name, n.Pool, strategy)
 	}
 	var node string
 	var before ledger.Reservation
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: cfg("binpack"),
 				Check: func(s *terraform.State) error {
 					node = s.RootModule().Resources["berth_node_reservation.r"].Primary.Attributes["node_id"]
-					l, _ := readLedger(t, node)
+					l, _ := acctest.ReadLedger(t, node)
 					var ok bool
 					if before, ok = l.Reservations[name]; !ok {
 						return fmt.Errorf("no reservation %q in the ledger of %s", name, node)
@@ -450,7 +345,7 @@ resource "berth_node_reservation" "r" {
 					if got := s.RootModule().Resources["berth_node_reservation.r"].Primary.Attributes["node_id"]; got != node {
 						return fmt.Errorf("node_id %s, was %s", got, node)
 					}
-					l, _ := readLedger(t, node)
+					l, _ := acctest.ReadLedger(t, node)
 					if after := l.Reservations[name]; after.Request != before.Request || !after.CreatedAt.Equal(before.CreatedAt) {
 						return fmt.Errorf("ledger item changed: %+v, was %+v", after, before)
 					}
@@ -460,7 +355,7 @@ resource "berth_node_reservation" "r" {
 			{
 				Config: cfg("spread"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectNoChanges{},
+					acctest.ExpectNoChanges{},
 				}},
 			},
 		},
@@ -472,9 +367,9 @@ resource "berth_node_reservation" "r" {
 // version, pinned to the new node) and moves its charge.
 func TestAccNodeReservation_instanceMoves(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	n := consumerFleet(t)
-	app := "berth-acc-move-" + randomHex(3)
+	acctest.PreCheck(t)
+	n := acctest.ConsumerFleet(t)
+	app := "berth-acc-move-" + acctest.RandomHex(3)
 	sfx := app[len(app)-6:]
 	reservations := fmt.Sprintf(`
 resource "berth_node_reservation" "one" {
@@ -491,7 +386,7 @@ resource "berth_node_reservation" "two" {
   memory  = 256
   disk    = 1000
 }
-`, sfx, n.a.NodeID, n.b.NodeID)
+`, sfx, n.A.NodeID, n.B.NodeID)
 	key := nomadclient.InstanceConsumer("default", app)
 	var createIndex, version uint64
 	onlyOn := func(node string) func(*api.Job, []*api.AllocationListStub) error {
@@ -515,36 +410,36 @@ resource "berth_node_reservation" "two" {
 		}
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, app),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, app),
 		Steps: []resource.TestStep{
 			{
-				Config: reservations + consumerInstance(app, n.pool, "berth_node_reservation.one.id", 1),
+				Config: reservations + consumerInstance(app, n.Pool, "berth_node_reservation.one.id", 1),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					withJob(t, app, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					acctest.WithJob(t, app, func(job *api.Job, allocs []*api.AllocationListStub) error {
 						createIndex, version = *job.CreateIndex, *job.Version
-						return onlyOn(n.a.NodeID)(job, allocs)
+						return onlyOn(n.A.NodeID)(job, allocs)
 					}),
-					checkCharge(t, n.a.NodeID, "one-"+sfx, key, instanceCharge(1)),
+					acctest.CheckCharge(t, n.A.NodeID, "one-"+sfx, key, instanceCharge(1)),
 				),
 			},
 			{
-				Config: reservations + consumerInstance(app, n.pool, "berth_node_reservation.two.id", 1),
+				Config: reservations + consumerInstance(app, n.Pool, "berth_node_reservation.two.id", 1),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("berth_instance.app", plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction("berth_node_reservation.one", plancheck.ResourceActionNoop),
 					plancheck.ExpectResourceAction("berth_node_reservation.two", plancheck.ResourceActionNoop),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					withJob(t, app, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					acctest.WithJob(t, app, func(job *api.Job, allocs []*api.AllocationListStub) error {
 						if *job.CreateIndex != createIndex || *job.Version <= version {
 							return fmt.Errorf("job create index %d (was %d), version %d (was %d): want the same job, a newer version",
 								*job.CreateIndex, createIndex, *job.Version, version)
 						}
-						return onlyOn(n.b.NodeID)(job, allocs)
+						return onlyOn(n.B.NodeID)(job, allocs)
 					}),
-					checkNoCharge(t, n.a.NodeID, "one-"+sfx, key),
-					checkCharge(t, n.b.NodeID, "two-"+sfx, key, instanceCharge(1)),
+					checkNoCharge(t, n.A.NodeID, "one-"+sfx, key),
+					acctest.CheckCharge(t, n.B.NodeID, "two-"+sfx, key, instanceCharge(1)),
 				),
 			},
 		},

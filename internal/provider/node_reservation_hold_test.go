@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -67,7 +68,7 @@ func checkHoldJob(t *testing.T, c *api.Client, node, name string, cpu, mem, disk
 				if err != nil {
 					return err
 				}
-				if n := runningAllocs(allocs); n > 0 {
+				if n := acctest.RunningAllocs(allocs); n > 0 {
 					return fmt.Errorf("hold job %s runs %d allocations, want none", id, n)
 				}
 			}
@@ -102,20 +103,20 @@ func expectHold(cpu, mem, disk int64, inSync bool) statecheck.StateCheck {
 // the reservation is destroyed, the outside job is placed.
 func TestAccNodeReservationHold_keepsOutsideJobsOut(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	f := sharedFleet(t)
-	useNodeAlone(t, f.holdA)
-	node, c := f.holdA.NodeID, testNomad(t)
-	name := "hold-out-" + randomHex(3)
+	acctest.PreCheck(t)
+	f := acctest.SharedFleet(t)
+	acctest.UseNodeAlone(t, f.HoldA)
+	node, c := f.HoldA.NodeID, acctest.Nomad(t)
+	name := "hold-out-" + acctest.RandomHex(3)
 	res := [3]int{600, 800, 1000} // of 1000 MHz, 1024 MiB, 2048 MiB
 	var outside string
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			if err := checkHoldJob(t, c, node, name, 0, 0, 0)(nil); err != nil {
 				return err
 			}
-			waitPlaced(t, "", outside, node) // the room is free again
+			acctest.WaitPlaced(t, "", outside, node) // the room is free again
 			return nil
 		},
 		Steps: []resource.TestStep{
@@ -135,8 +136,8 @@ func TestAccNodeReservationHold_keepsOutsideJobsOut(t *testing.T) {
 						// 600 MiB fits the node's 1024, but not the 224 the
 						// reservation leaves, nor the 524 free for a moment
 						// while the hold hands 300 MiB to the instance.
-						outside = registerOutsideJob(t, "", node, 100, 600)
-						m := waitNotPlaced(t, "", outside)
+						outside = acctest.RegisterOutsideJob(t, "", node, 100, 600)
+						m := acctest.WaitNotPlaced(t, "", outside)
 						if m.DimensionExhausted["memory"] == 0 {
 							return fmt.Errorf("the outside job was refused, but not for memory: %+v", m.DimensionExhausted)
 						}
@@ -145,7 +146,7 @@ func TestAccNodeReservationHold_keepsOutsideJobsOut(t *testing.T) {
 				),
 			},
 			{
-				Config: holdTestConfig("", node, f.holdPoolA, name, res, 200, 300),
+				Config: holdTestConfig("", node, f.HoldPoolA, name, res, 200, 300),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("berth_instance.app", plancheck.ResourceActionCreate),
 				}},
@@ -156,7 +157,7 @@ func TestAccNodeReservationHold_keepsOutsideJobsOut(t *testing.T) {
 					// The instance's 200/300 and its 300 MiB of ephemeral
 					// disk moved from the hold to the instance.
 					checkHoldJob(t, c, node, name, 400, 500, 700),
-					withJob(t, name+"-app", func(_ *api.Job, allocs []*api.AllocationListStub) error {
+					acctest.WithJob(t, name+"-app", func(_ *api.Job, allocs []*api.AllocationListStub) error {
 						for _, a := range allocs {
 							if a.ClientStatus == "running" && a.NodeID == node {
 								return nil
@@ -164,14 +165,14 @@ func TestAccNodeReservationHold_keepsOutsideJobsOut(t *testing.T) {
 						}
 						return fmt.Errorf("the instance has no running allocation on %s", node)
 					}),
-					func(*terraform.State) error { waitNotPlaced(t, "", outside); return nil },
+					func(*terraform.State) error { acctest.WaitNotPlaced(t, "", outside); return nil },
 				),
 			},
 			{
 				// Refresh reads the hold the instance's apply resized; the
 				// node data sources count the hold and the instance once,
 				// inside reserved.
-				Config: holdTestConfig("", node, f.holdPoolA, name, res, 200, 300) + fmt.Sprintf(`
+				Config: holdTestConfig("", node, f.HoldPoolA, name, res, 200, 300) + fmt.Sprintf(`
 data "berth_node" "n" {
   id = %[1]q
 }
@@ -182,7 +183,7 @@ data "berth_nodes" "fits" {
 data "berth_nodes" "full" {
   node_pool = %[2]q
   min_free  = { memory = 225 }
-}`, node, f.holdPoolA),
+}`, node, f.HoldPoolA),
 				ConfigStateChecks: []statecheck.StateCheck{expectHold(400, 500, 700, true)},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("data.berth_node.n", "allocated.cpu", "0"),
@@ -205,7 +206,7 @@ data "berth_nodes" "full" {
 				Check: resource.ComposeTestCheckFunc(
 					checkHoldJob(t, c, node, name, 600, 800, 1000),
 					checkHoldRunning(t, c, node, name),
-					func(*terraform.State) error { waitNotPlaced(t, "", outside); return nil },
+					func(*terraform.State) error { acctest.WaitNotPlaced(t, "", outside); return nil },
 				),
 			},
 		},
@@ -216,7 +217,7 @@ data "berth_nodes" "full" {
 // running allocation: the scheduler counts it.
 func checkHoldRunning(t *testing.T, c *api.Client, node, name string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		waitPlaced(t, "", hold.JobID(node, name), node)
+		acctest.WaitPlaced(t, "", hold.JobID(node, name), node)
 		job, _, err := c.Jobs().Info(hold.JobID(node, name), nil)
 		if err != nil {
 			return err
@@ -241,26 +242,26 @@ func checkHoldRunning(t *testing.T, c *api.Client, node, name string) resource.T
 // and is reported in `unheld`.
 func TestAccNodeReservationHold_exactFit(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	f := sharedFleet(t)
-	useNodeAlone(t, f.holdB)
-	node, c := f.holdB.NodeID, testNomad(t)
-	name := "hold-fit-" + randomHex(3)
-	res := [3]int{holdCPU, holdMemoryMB, 1000}
+	acctest.PreCheck(t)
+	f := acctest.SharedFleet(t)
+	acctest.UseNodeAlone(t, f.HoldB)
+	node, c := f.HoldB.NodeID, acctest.Nomad(t)
+	name := "hold-fit-" + acctest.RandomHex(3)
+	res := [3]int{acctest.HoldCPU, acctest.HoldMemoryMB, 1000}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkHoldJob(t, c, node, name, 0, 0, 0),
 		Steps: []resource.TestStep{
 			{
 				Config: holdTestConfig("", node, "", name, res, 0, 0),
-				Check:  checkHoldJob(t, c, node, name, holdCPU, holdMemoryMB, 1000),
+				Check:  checkHoldJob(t, c, node, name, acctest.HoldCPU, acctest.HoldMemoryMB, 1000),
 			},
 			{
-				Config: holdTestConfig("", node, f.holdPoolB, name, res, holdCPU, holdMemoryMB),
+				Config: holdTestConfig("", node, f.HoldPoolB, name, res, acctest.HoldCPU, acctest.HoldMemoryMB),
 				Check: resource.ComposeTestCheckFunc(
 					checkHoldJob(t, c, node, name, 0, 0, 0),
-					withJob(t, name+"-app", func(_ *api.Job, allocs []*api.AllocationListStub) error {
-						if n := runningAllocs(allocs); n != 1 {
+					acctest.WithJob(t, name+"-app", func(_ *api.Job, allocs []*api.AllocationListStub) error {
+						if n := acctest.RunningAllocs(allocs); n != 1 {
 							return fmt.Errorf("%d running allocations, want 1", n)
 						}
 						return nil
@@ -268,7 +269,7 @@ func TestAccNodeReservationHold_exactFit(t *testing.T) {
 				),
 			},
 			{
-				Config: holdTestConfig("", node, f.holdPoolB, name, res, holdCPU-5, holdMemoryMB-4),
+				Config: holdTestConfig("", node, f.HoldPoolB, name, res, acctest.HoldCPU-5, acctest.HoldMemoryMB-4),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("berth_instance.app", tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
 				},
@@ -276,7 +277,7 @@ func TestAccNodeReservationHold_exactFit(t *testing.T) {
 			},
 			{
 				// The next refresh shows the sliver nothing holds.
-				Config: holdTestConfig("", node, f.holdPoolB, name, res, holdCPU-5, holdMemoryMB-4),
+				Config: holdTestConfig("", node, f.HoldPoolB, name, res, acctest.HoldCPU-5, acctest.HoldMemoryMB-4),
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectHold(0, 0, 0, true),
 					statecheck.ExpectKnownValue("berth_node_reservation.r", tfjsonpath.New("unheld"), knownvalue.ObjectExact(map[string]knownvalue.Check{
@@ -294,9 +295,9 @@ func TestAccNodeReservationHold_exactFit(t *testing.T) {
 // behind Terraform's back, writes neither the ledger nor the hold.
 func TestAccNodeReservationHold_agentRestartAndPlanWritesNothing(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	agent, c := startPrivateAgent(t, "berth-hold-restart")
-	node, name := agent.NodeID, "hold-rs-"+randomHex(3)
+	acctest.PreCheck(t)
+	agent, c := acctest.StartPrivateAgent(t, "berth-hold-restart")
+	node, name := agent.NodeID, "hold-rs-"+acctest.RandomHex(3)
 	provider := fmt.Sprintf("provider \"berth\" {\n  address = %q\n}\n", agent.Addr)
 	cfg := holdTestConfig(provider, node, "", name, [3]int{500, 256, 600}, 100, 64)
 	var ledgerIndex, holdIndex uint64
@@ -312,7 +313,7 @@ func TestAccNodeReservationHold_agentRestartAndPlanWritesNothing(t *testing.T) {
 		return v.ModifyIndex, *job.JobModifyIndex
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,

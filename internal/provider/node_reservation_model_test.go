@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -56,7 +57,7 @@ func TestNodeReservationRequest_decodeErrorsAreReported(t *testing.T) {
 			if len(errs) != 1 {
 				t.Fatalf("%d errors, want exactly one: %v", len(errs), diags)
 			}
-			if got := diagPath(errs[0]); !strings.Contains(got, name) {
+			if got := acctest.DiagPath(errs[0]); !strings.Contains(got, name) {
 				t.Errorf("error at %q, want %q: %v", got, name, errs[0])
 			}
 		})

@@ -1,19 +1,17 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/nomad/api"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
 )
@@ -26,13 +24,13 @@ import (
 // exactly. It runs several rounds.
 func TestAccNodeReservation_concurrentApplies(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	f := sharedFleet(t)
-	node := apiNode(t, testNomad(t), f.conc.NodeID)
-	acpu, _, _ := allocatableOf(node)
+	acctest.PreCheck(t)
+	f := acctest.SharedFleet(t)
+	node := acctest.ApiNode(t, acctest.Nomad(t), f.Conc.NodeID)
+	acpu, _, _ := acctest.AllocatableOf(node)
 	const perProcess = 5
 	each := acpu / 8 // 10 requests, room for 8
-	bin := buildProviderBinary(t)
+	bin := acctest.BuildProviderBinary(t)
 
 	for round := 1; round <= 3; round++ {
 		dirs := make([]string, 2)
@@ -44,10 +42,10 @@ func TestAccNodeReservation_concurrentApplies(t *testing.T) {
 				fmt.Fprintf(&b, "resource \"berth_node_reservation\" \"r%d\" {\n  name    = \"race-%d-p%d-r%d\"\n  node_id = %q\n  cpu     = %d\n  memory  = %d\n}\n",
 					j, round, p, j, node.ID, each, raceMemoryMB)
 			}
-			writeFile(t, filepath.Join(dirs[p], "main.tf"), b.String())
+			acctest.WriteFile(t, filepath.Join(dirs[p], "main.tf"), b.String())
 		}
-		env := append(cleanEnv(), "NOMAD_ADDR="+os.Getenv("NOMAD_ADDR"), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
-			"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dirs[0], filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
+		env := append(acctest.CleanEnv(), "NOMAD_ADDR="+os.Getenv("NOMAD_ADDR"), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
+			"TF_CLI_CONFIG_FILE="+acctest.DevOverridesConfig(t, dirs[0], filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
 
 		outs := make([]string, 2)
 		var wg sync.WaitGroup
@@ -55,12 +53,12 @@ func TestAccNodeReservation_concurrentApplies(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				outs[p] = runTerraformAllowFail(dirs[p], env, "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=5")
+				outs[p] = acctest.RunTerraformAllowFail(dirs[p], env, "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=5")
 			}()
 		}
 		wg.Wait()
 
-		l, _ := readLedger(t, node.ID)
+		l, _ := acctest.ReadLedger(t, node.ID)
 		var inStates []string
 		for p := range dirs {
 			inStates = append(inStates, stateNames(t, dirs[p], env)...)
@@ -92,9 +90,9 @@ func TestAccNodeReservation_concurrentApplies(t *testing.T) {
 		checkRaceHolds(t, node.ID, inLedger, each)
 		t.Logf("round %d: %d succeeded (%d of %d MHz), %d refused", round, len(inLedger), sum, acpu, failures)
 		for p := range dirs {
-			runTerraform(t, dirs[p], env, "destroy", "-auto-approve", "-input=false", "-no-color", "-refresh=false")
+			acctest.RunTerraform(t, dirs[p], env, "destroy", "-auto-approve", "-input=false", "-no-color", "-refresh=false")
 		}
-		if l, _ := readLedger(t, node.ID); len(l.Reservations) != 0 {
+		if l, _ := acctest.ReadLedger(t, node.ID); len(l.Reservations) != 0 {
 			t.Fatalf("round %d: %d reservations left after destroy", round, len(l.Reservations))
 		}
 		if left := liveHoldJobs(t, node.ID); len(left) != 0 {
@@ -103,25 +101,16 @@ func TestAccNodeReservation_concurrentApplies(t *testing.T) {
 	}
 }
 
-func runTerraformAllowFail(dir string, env []string, args ...string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "terraform", args...)
-	cmd.Dir, cmd.Env = dir, env
-	out, _ := cmd.CombinedOutput()
-	return string(out)
-}
-
 // stateNames lists the reservation names in a directory's state.
 func stateNames(t *testing.T, dir string, env []string) []string {
 	t.Helper()
-	out := runTerraform(t, dir, env, "state", "list")
+	out := acctest.RunTerraform(t, dir, env, "state", "list")
 	var names []string
 	for _, addr := range strings.Fields(out) {
 		if !strings.HasPrefix(addr, "berth_node_reservation.") {
 			continue
 		}
-		show := runTerraform(t, dir, env, "state", "show", "-no-color", addr)
+		show := acctest.RunTerraform(t, dir, env, "state", "show", "-no-color", addr)
 		for _, line := range strings.Split(show, "\n") {
 			line = strings.TrimSpace(line)
 			if strings.HasPrefix(line, "name ") {
@@ -145,7 +134,7 @@ func checkRaceHolds(t *testing.T, nodeID string, inLedger []string, cpu int64) {
 	for _, name := range inLedger {
 		id := hold.JobID(nodeID, name)
 		want[id] = true
-		job, _, err := testNomad(t).Jobs().Info(id, nil)
+		job, _, err := acctest.Nomad(t).Jobs().Info(id, nil)
 		if err != nil {
 			t.Fatalf("reservation %s has no hold job %s: %v", name, id, err)
 		}
@@ -163,7 +152,7 @@ func checkRaceHolds(t *testing.T, nodeID string, inLedger []string, cpu int64) {
 // liveHoldJobs lists the IDs of hold jobs for nodeID that are not stopped.
 func liveHoldJobs(t *testing.T, nodeID string) []string {
 	t.Helper()
-	jobs, _, err := testNomad(t).Jobs().List(&api.QueryOptions{Prefix: hold.JobID(nodeID, "")})
+	jobs, _, err := acctest.Nomad(t).Jobs().List(&api.QueryOptions{Prefix: hold.JobID(nodeID, "")})
 	if err != nil {
 		t.Fatalf("listing hold jobs: %v", err)
 	}

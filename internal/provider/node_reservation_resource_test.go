@@ -18,31 +18,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
-
-// readLedger reads a node's ledger straight from Nomad Variables.
-func readLedger(t *testing.T, nodeID string) (ledger.Ledger, uint64) {
-	t.Helper()
-	v, _, err := testNomad(t).Variables().Read(nomadclient.LedgerPath(nodeID), nil)
-	if err != nil {
-		return ledger.Ledger{NodeID: nodeID, Reservations: map[string]ledger.Reservation{}}, 0
-	}
-	l, err := ledger.Decode(nodeID, v.Items)
-	if err != nil {
-		t.Fatalf("ledger of %s in Nomad does not decode: %v", nodeID, err)
-	}
-	return l, v.ModifyIndex
-}
-
-func checkLedger(t *testing.T, nodeID string, f func(ledger.Ledger) error) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		l, _ := readLedger(t, nodeID)
-		return f(l)
-	}
-}
 
 // TestAccNodeReservation_lifecycle runs on two nodes no other test uses:
 // named reservations with an exact fit accepted and one MHz more refused,
@@ -50,14 +30,14 @@ func checkLedger(t *testing.T, nodeID string, f func(ledger.Ledger) error) resou
 // with binpack and spread.
 func TestAccNodeReservation_lifecycle(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	f := sharedFleet(t)
+	acctest.PreCheck(t)
+	f := acctest.SharedFleet(t)
 	// Its numbers are exact: no other reservation may sit on these nodes.
-	useNodeAlone(t, f.resvA, f.resvB)
-	c := testNomad(t)
-	a, b := apiNode(t, c, f.resvA.NodeID), apiNode(t, c, f.resvB.NodeID)
-	acpu, amem, _ := allocatableOf(a)
-	_, bmem, _ := allocatableOf(b)
+	acctest.UseNodeAlone(t, f.ResvA, f.ResvB)
+	c := acctest.Nomad(t)
+	a, b := acctest.ApiNode(t, c, f.ResvA.NodeID), acctest.ApiNode(t, c, f.ResvB.NodeID)
+	acpu, amem, _ := acctest.AllocatableOf(a)
+	_, bmem, _ := acctest.AllocatableOf(b)
 	if amem != bmem {
 		t.Fatalf("test nodes differ in memory (%d, %d); the scheduling steps assume equal nodes", amem, bmem)
 	}
@@ -95,13 +75,13 @@ resource "berth_node_reservation" "spread" {
   memory    = 2048
   placement = { node_pool = %[1]q, strategy = "spread" }
   depends_on = [berth_node_reservation.packed]
-}`, f.resvPool)
+}`, f.ResvPool)
 
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			for _, id := range []string{a.ID, b.ID} {
-				l, _ := readLedger(t, id)
+				l, _ := acctest.ReadLedger(t, id)
 				for _, name := range []string{"big", "exact", "packed", "spread"} {
 					if _, ok := l.Reservations[name]; ok {
 						return fmt.Errorf("ledger of %s still holds %q after destroy", id, name)
@@ -118,7 +98,7 @@ resource "berth_node_reservation" "spread" {
 					statecheck.ExpectKnownValue("berth_node_reservation.big", tfjsonpath.New("node_status"), knownvalue.StringExact("ready")),
 					statecheck.ExpectKnownValue("berth_node_reservation.big", tfjsonpath.New("node_name"), knownvalue.StringExact(a.Name)),
 				},
-				Check: checkLedger(t, a.ID, func(l ledger.Ledger) error {
+				Check: acctest.CheckLedger(t, a.ID, func(l ledger.Ledger) error {
 					big, exact := l.Reservations["big"], l.Reservations["exact"]
 					if big.Request.CPU != acpu-1000 || big.Request.MemoryMB != 1024 || big.Annotations["owner"] != "acc" || exact.Request.CPU != 1000 {
 						return fmt.Errorf("ledger in Nomad: %+v", l.Reservations)
@@ -143,7 +123,7 @@ resource "berth_node_reservation" "spread" {
 					plancheck.ExpectResourceAction("berth_node_reservation.big", plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction("berth_node_reservation.exact", plancheck.ResourceActionNoop),
 				}},
-				Check: checkLedger(t, a.ID, func(l ledger.Ledger) error {
+				Check: acctest.CheckLedger(t, a.ID, func(l ledger.Ledger) error {
 					if got := l.Reservations["big"].Request.CPU; got != acpu-2000 {
 						return fmt.Errorf("big cpu in the ledger = %d, want %d", got, acpu-2000)
 					}
@@ -159,7 +139,7 @@ resource "berth_node_reservation" "spread" {
 			{
 				// Removed from the ledger behind Terraform's back: recreated.
 				PreConfig: func() {
-					l, index := readLedger(t, a.ID)
+					l, index := acctest.ReadLedger(t, a.ID)
 					l.Release("exact")
 					items, err := l.Encode()
 					if err != nil {
@@ -181,7 +161,7 @@ resource "berth_node_reservation" "huge" {
   name      = "huge"
   cpu       = 100000000
   placement = { node_pool = %q }
-}`, f.resvPool)),
+}`, f.ResvPool)),
 				ExpectError: regexp.MustCompile(`(?s)no node can take the reservation: 2 nodes: 2 not enough cpu`),
 			},
 			{
@@ -191,7 +171,7 @@ resource "berth_node_reservation" "huge" {
 					statecheck.ExpectKnownValue("berth_node_reservation.packed", tfjsonpath.New("node_id"), knownvalue.StringExact(a.ID)),
 					statecheck.ExpectKnownValue("berth_node_reservation.spread", tfjsonpath.New("node_id"), knownvalue.StringExact(b.ID)),
 				},
-				Check: checkLedger(t, b.ID, func(l ledger.Ledger) error {
+				Check: acctest.CheckLedger(t, b.ID, func(l ledger.Ledger) error {
 					if l.Reservations["spread"].Request.MemoryMB != 2048 {
 						return fmt.Errorf("ledger of B: %+v", l.Reservations)
 					}
@@ -207,11 +187,11 @@ resource "berth_node_reservation" "huge" {
 // fails; the node data source counts the work once.
 func TestAccNodeReservation_instanceInside(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	f := sharedFleet(t)
-	useNodeAlone(t, f.resvB)
-	node := f.resvB.NodeID
-	app := "berth-acc-resv-app-" + randomHex(3)
+	acctest.PreCheck(t)
+	f := acctest.SharedFleet(t)
+	acctest.UseNodeAlone(t, f.ResvB)
+	node := f.ResvB.NodeID
+	app := "berth-acc-resv-app-" + acctest.RandomHex(3)
 	cfg := func(replicas int) string {
 		return fmt.Sprintf(`
 resource "berth_node_reservation" "app" {
@@ -239,17 +219,17 @@ resource "berth_volume" "v" {
 data "berth_node" "n" {
   id         = %[1]q
   depends_on = [berth_instance.app, berth_volume.v]
-}`, node, app, f.resvPool, app[len(app)-6:], replicas)
+}`, node, app, f.ResvPool, app[len(app)-6:], replicas)
 	}
 	resName := "app-" + app[len(app)-6:]
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             checkInstanceDestroyed(t, app),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, app),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg(2),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					withJob(t, app, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					acctest.WithJob(t, app, func(job *api.Job, allocs []*api.AllocationListStub) error {
 						if len(job.Constraints) == 0 || job.Constraints[0].RTarget != node {
 							return fmt.Errorf("job is not pinned to %s: %+v", node, job.Constraints)
 						}
@@ -260,7 +240,7 @@ data "berth_node" "n" {
 						}
 						return nil
 					}),
-					checkLedger(t, node, func(l ledger.Ledger) error {
+					acctest.CheckLedger(t, node, func(l ledger.Ledger) error {
 						used := l.Reservations[resName].Consumers[nomadclient.InstanceConsumer("default", app)]
 						vol := l.Reservations[resName].Consumers[nomadclient.VolumeConsumer("default", app+"-vol")]
 						if used.CPU != 200 || used.MemoryMB != 128 || used.DiskMB != 600 || vol.DiskMB != 100 {
@@ -289,9 +269,9 @@ data "berth_node" "n" {
 // silently replaced.
 func TestAccNodeReservation_nodeGone(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	sharedFleet(t) // needs a test-started server
-	agent, err := startClient(devagentOptions("berth-acc-gone-" + randomHex(3)))
+	acctest.PreCheck(t)
+	acctest.SharedFleet(t) // needs a test-started server
+	agent, err := acctest.StartClient(devagentOptions("berth-acc-gone-" + acctest.RandomHex(3)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +282,7 @@ resource "berth_node_reservation" "r" {
   memory  = 256
 }`, agent.NodeID)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
@@ -315,17 +295,17 @@ resource "berth_node_reservation" "r" {
 					if err := agent.Stop(ctx); err != nil {
 						t.Fatal(err)
 					}
-					if _, _, err := testNomad(t).Nodes().Purge(agent.NodeID, nil); err != nil {
+					if _, _, err := acctest.Nomad(t).Nodes().Purge(agent.NodeID, nil); err != nil {
 						t.Fatal(err)
 					}
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectNoChanges{},
+					acctest.ExpectNoChanges{},
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("berth_node_reservation.r", "node_status", "gone"),
-					checkLedger(t, agent.NodeID, func(l ledger.Ledger) error {
+					acctest.CheckLedger(t, agent.NodeID, func(l ledger.Ledger) error {
 						if _, ok := l.Reservations["held"]; !ok {
 							return fmt.Errorf("the reservation left the ledger")
 						}
@@ -345,9 +325,9 @@ func devagentOptions(name string) devagent.Options { return devagent.Options{Nam
 // apply with the import hint, and the first's ledger item is untouched.
 func TestAccNodeReservation_nameTakenOnNode(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	node := mainNode(t, testNomad(t))
-	name := "berth-acc-dup-" + randomHex(3)
+	acctest.PreCheck(t)
+	node := acctest.MainNode(t, acctest.Nomad(t))
+	name := "berth-acc-dup-" + acctest.RandomHex(3)
 	one := fmt.Sprintf(`
 resource "berth_node_reservation" "one" {
   name    = %[2]q
@@ -364,16 +344,16 @@ resource "berth_node_reservation" "two" {
 }
 `, node.ID, name)
 	var first ledger.Reservation
-	sameAsFirst := checkLedger(t, node.ID, func(l ledger.Ledger) error {
+	sameAsFirst := acctest.CheckLedger(t, node.ID, func(l ledger.Ledger) error {
 		if r, ok := l.Reservations[name]; !ok || !reflect.DeepEqual(r, first) {
 			return fmt.Errorf("ledger holds %+v for %q (present: %v), want the first resource's item untouched: %+v", r, name, ok, first)
 		}
 		return nil
 	})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
-			l, _ := readLedger(t, node.ID)
+			l, _ := acctest.ReadLedger(t, node.ID)
 			if _, ok := l.Reservations[name]; ok {
 				return fmt.Errorf("reservation %q still in the ledger of %s", name, node.ID)
 			}
@@ -382,7 +362,7 @@ resource "berth_node_reservation" "two" {
 		Steps: []resource.TestStep{
 			{
 				Config: one,
-				Check: checkLedger(t, node.ID, func(l ledger.Ledger) error {
+				Check: acctest.CheckLedger(t, node.ID, func(l ledger.Ledger) error {
 					var ok bool
 					if first, ok = l.Reservations[name]; !ok || first.Request.CPU != 11 {
 						return fmt.Errorf("ledger holds %+v for %q", first, name)
@@ -405,7 +385,7 @@ resource "berth_node_reservation" "two" {
 				// The refused creates changed nothing of the first.
 				Config: one,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectNoChanges{},
+					acctest.ExpectNoChanges{},
 				}},
 				Check: sameAsFirst,
 			},

@@ -5,39 +5,24 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-)
 
-// readyNodeID returns the ID of a ready node of the test cluster.
-func readyNodeID(t *testing.T) string {
-	t.Helper()
-	nodes, _, err := testNomad(t).Nodes().List(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range nodes {
-		if n.Status == api.NodeStatusReady && n.SchedulingEligibility == api.NodeSchedulingEligible {
-			return n.ID
-		}
-	}
-	t.Fatal("no ready node in the test cluster")
-	return ""
-}
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
+)
 
 // TestAccNodeReservation_timeouts: the timeouts block is accepted and
 // stored, a change of timeouts alone is an in-place update that keeps the
 // hold, and a bad duration fails at plan time.
 func TestAccNodeReservation_timeouts(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	nodeID := readyNodeID(t)
-	name := "timeouts-" + randomHex(4)
+	acctest.PreCheck(t)
+	nodeID := acctest.ReadyNodeID(t)
+	name := "timeouts-" + acctest.RandomHex(4)
 	cfg := func(timeouts string) string {
 		return fmt.Sprintf(`
 resource "berth_node_reservation" "r" {
@@ -48,16 +33,16 @@ resource "berth_node_reservation" "r" {
 }`, name, nodeID, timeouts)
 	}
 	held := func(*terraform.State) error {
-		l, _ := readLedger(t, nodeID)
+		l, _ := acctest.ReadLedger(t, nodeID)
 		if r, ok := l.Reservations[name]; !ok || r.Request.CPU != 1 {
 			return fmt.Errorf("ledger of %s has %+v for %q, want a 1 MHz hold", nodeID, l.Reservations[name], name)
 		}
 		return nil
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
-			l, _ := readLedger(t, nodeID)
+			l, _ := acctest.ReadLedger(t, nodeID)
 			if _, ok := l.Reservations[name]; ok {
 				return fmt.Errorf("reservation %q still in the ledger after destroy", name)
 			}

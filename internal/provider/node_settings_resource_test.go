@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
 )
@@ -30,15 +31,15 @@ var (
 func sharedDrainNodes(t *testing.T) ([2]*devagent.Agent, string) {
 	t.Helper()
 	drainOnce.Do(func() {
-		sfx := randomHex(3)
+		sfx := acctest.RandomHex(3)
 		drainPool = "berth-acc-drain-" + sfx
-		c := testNomad(t)
+		c := acctest.Nomad(t)
 		if _, err := c.NodePools().Register(&api.NodePool{Name: drainPool}, nil); err != nil {
 			drainStart = err
 			return
 		}
 		for i := range drainPair {
-			if drainPair[i], drainStart = startClient(devagent.Options{Name: fmt.Sprintf("berth-acc-drain-%s-%d", sfx, i),
+			if drainPair[i], drainStart = acctest.StartClient(devagent.Options{Name: fmt.Sprintf("berth-acc-drain-%s-%d", sfx, i),
 				NodePool: drainPool}); drainStart != nil {
 				return
 			}
@@ -47,14 +48,14 @@ func sharedDrainNodes(t *testing.T) ([2]*devagent.Agent, string) {
 	if drainStart != nil {
 		t.Fatalf("starting the drain test nodes: %v", drainStart)
 	}
-	useNodeAlone(t, drainPair[0], drainPair[1])
+	acctest.UseNodeAlone(t, drainPair[0], drainPair[1])
 	return drainPair, drainPool
 }
 
 // nodeOf reads a node through Nomad's API.
 func nodeOf(t *testing.T, id string) *api.Node {
 	t.Helper()
-	n, _, err := testNomad(t).Nodes().Info(id, nil)
+	n, _, err := acctest.Nomad(t).Nodes().Info(id, nil)
 	if err != nil {
 		t.Fatalf("reading node %s: %v", id, err)
 	}
@@ -81,16 +82,16 @@ func allocNodes(allocs []*api.AllocationListStub) []string {
 // an allocation that can run nowhere else fails the apply naming it.
 // Destroy restores A's and B's eligibility and removes only berth's key.
 func TestAccNodeSettings_drainAndMeta(t *testing.T) {
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	// Parallel before taking the nodes: a test paused in t.Parallel while
 	// holding them would block every sequential test waiting for them.
 	t.Parallel()
 	nodes, pool := sharedDrainNodes(t)
 	a, b := nodes[0].NodeID, nodes[1].NodeID
-	sfx := randomHex(3)
+	sfx := acctest.RandomHex(3)
 	key, value := "berth_acc_role_"+sfx, "a-"+sfx
 	web, pinned := "berth-acc-ns-web-"+sfx, "berth-acc-ns-pin-"+sfx
-	nomad := testNomad(t)
+	nomad := acctest.Nomad(t)
 	instance := func(label, name, placement string) string {
 		return fmt.Sprintf(`
 resource "berth_instance" %q {
@@ -124,7 +125,7 @@ resource "berth_node_settings" "a" {
 		return c
 	}
 	onNode := func(job, node string) resource.TestCheckFunc {
-		return withJob(t, job, func(_ *api.Job, allocs []*api.AllocationListStub) error {
+		return acctest.WithJob(t, job, func(_ *api.Job, allocs []*api.AllocationListStub) error {
 			if got := allocNodes(allocs); len(got) != 1 || got[0] != node {
 				return fmt.Errorf("job %s runs on %v, want only node %s", job, got, node)
 			}
@@ -132,7 +133,7 @@ resource "berth_node_settings" "a" {
 		})
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: config("", "false", true),
@@ -237,11 +238,11 @@ resource "berth_node_settings" "a" {
 // pinned to its node too: a forced drain, started once the hold runs,
 // stops it, and the apply names it as stranded.
 func TestAccNodeSettings_drainStopsReservationHold(t *testing.T) {
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	t.Parallel()
 	nodes, pool := sharedDrainNodes(t)
 	node := nodes[1].NodeID
-	name := "berth-acc-ns-res-" + randomHex(3)
+	name := "berth-acc-ns-res-" + acctest.RandomHex(3)
 	pinned := name + "-pin"
 	config := func(drain string) string {
 		return fmt.Sprintf(`
@@ -270,7 +271,7 @@ resource "berth_node_settings" "n" {
 	}
 	holdJob := hold.JobID(node, name)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: config(`drain = { deadline = "1h" }
@@ -282,7 +283,7 @@ resource "berth_node_settings" "n" {
 				// runs there again (Nomad places its blocked replacement).
 				Config: config(""),
 				Check: func(*terraform.State) error {
-					waitPlaced(t, "", holdJob, node)
+					acctest.WaitPlaced(t, "", holdJob, node)
 					if n := nodeOf(t, node); n.SchedulingEligibility != api.NodeSchedulingEligible {
 						return fmt.Errorf("node %s is %s after the drain was removed, want eligible", node, n.SchedulingEligibility)
 					}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -24,8 +25,8 @@ func TestAccNodesDataSource_scale(t *testing.T) {
 	if os.Getenv("BERTH_SCALE_TEST") == "" {
 		t.Skip("starts a dozen client agents; run it with make test-scale")
 	}
-	testAccPreCheck(t)
-	f := sharedFleet(t)
+	acctest.PreCheck(t)
+	f := acctest.SharedFleet(t)
 	proxy, addr := startCountingProxy(t)
 	client, err := nomadclient.New(nomadclient.Config{Address: addr, Token: os.Getenv("NOMAD_TOKEN")})
 	if err != nil {
@@ -35,7 +36,7 @@ func TestAccNodesDataSource_scale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sfx := randomHex(3)
+	sfx := acctest.RandomHex(3)
 	five, rest := "berth-acc-five-"+sfx, "berth-acc-rest-"+sfx
 	var fiveIDs []string
 	for i := 0; i < 5 || len(all)+i < scaleNodes; i++ {
@@ -43,7 +44,7 @@ func TestAccNodesDataSource_scale(t *testing.T) {
 		if i < 5 {
 			pool = five
 		}
-		a, err := startClient(devagent.Options{Name: fmt.Sprintf("%s-%d", pool, i), NodePool: pool})
+		a, err := acctest.StartClient(devagent.Options{Name: fmt.Sprintf("%s-%d", pool, i), NodePool: pool})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestAccNodesDataSource_scale(t *testing.T) {
 		want   func(n int) bool
 		what   string
 	}{
-		{nomadclient.NodeFilter{NodePool: f.holdPoolA}, func(n int) bool { return n == 1 }, "1 node"},
+		{nomadclient.NodeFilter{NodePool: f.HoldPoolA}, func(n int) bool { return n == 1 }, "1 node"},
 		{nomadclient.NodeFilter{NodePool: five}, func(n int) bool { return n == 5 }, "5 nodes"},
 		{nomadclient.NodeFilter{}, func(n int) bool { return n >= scaleNodes }, fmt.Sprintf("at least %d nodes", scaleNodes)},
 	} {

@@ -21,20 +21,21 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 func TestAccNodesDataSource_basic(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	c := testNomad(t)
-	node := mainNode(t, c)
-	cpu, mem, disk := allocatableOf(node)
+	acctest.PreCheck(t)
+	c := acctest.Nomad(t)
+	node := acctest.MainNode(t, c)
+	cpu, mem, disk := acctest.AllocatableOf(node)
 	name := node.Name
 
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
 data "berth_nodes" "one" {
@@ -54,7 +55,7 @@ data "berth_nodes" "one" {
 				resource.TestCheckTypeSetElemAttr("data.berth_nodes.one", "nodes.0.drivers.*", "exec"),
 				func(s *terraform.State) error {
 					for key, want := range map[string]int64{"cpu": cpu, "memory": mem, "disk": disk} {
-						if err := checkAttrInt(s, "data.berth_nodes.one", "nodes.0.allocatable."+key, want); err != nil {
+						if err := acctest.CheckAttrInt(s, "data.berth_nodes.one", "nodes.0.allocatable."+key, want); err != nil {
 							return err
 						}
 					}
@@ -67,10 +68,10 @@ data "berth_nodes" "one" {
 
 func TestAccNodesDataSource_filters(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	node := mainNode(t, testNomad(t))
+	acctest.PreCheck(t)
+	node := acctest.MainNode(t, acctest.Nomad(t))
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				// Nomad evaluates the raw filter; a broken one reports
@@ -204,18 +205,18 @@ func startCountingProxy(t *testing.T) (*countingProxy, string) {
 // ledger; only meta costs one read per node.
 func TestAccNodesDataSource_constantAPICalls(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	f := sharedFleet(t) // at least four nodes
+	acctest.PreCheck(t)
+	f := acctest.SharedFleet(t) // at least four nodes
 	// Its reservations would upset the exact numbers of the node reservation tests.
-	useNodeAlone(t, f.resvA, f.resvB)
+	acctest.UseNodeAlone(t, f.ResvA, f.ResvB)
 	proxy, addr := startCountingProxy(t)
 	client, err := nomadclient.New(nomadclient.Config{Address: addr, Token: os.Getenv("NOMAD_TOKEN")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Reservations on two nodes, each with its hold job.
-	suffix := randomHex(3)
-	for _, node := range []string{f.resvA.NodeID, f.resvB.NodeID} {
+	suffix := acctest.RandomHex(3)
+	for _, node := range []string{f.ResvA.NodeID, f.ResvB.NodeID} {
 		name := "count-" + suffix
 		if err := client.ReserveOn(t.Context(), "default", node, nomadclient.NodeReservationRequest{
 			Name: name, Request: capacity.Resources{CPU: 10, MemoryMB: 16}, Create: true,
@@ -243,8 +244,8 @@ func TestAccNodesDataSource_constantAPICalls(t *testing.T) {
 		return nodes, proxy.snapshot()[before:]
 	}
 	all, allCalls := list(nomadclient.NodeFilter{}, false)
-	one, oneCalls := list(nomadclient.NodeFilter{NodePool: f.holdPoolA}, false)
-	resv, resvCalls := list(nomadclient.NodeFilter{NodePool: f.resvPool}, false)
+	one, oneCalls := list(nomadclient.NodeFilter{NodePool: f.HoldPoolA}, false)
+	resv, resvCalls := list(nomadclient.NodeFilter{NodePool: f.ResvPool}, false)
 	if len(all) < 4 || len(one) != 1 || len(resv) != 2 {
 		t.Fatalf("listed %d, %d and %d nodes; want at least 4, 1 and 2", len(all), len(one), len(resv))
 	}
@@ -269,7 +270,7 @@ func TestAccNodesDataSource_constantAPICalls(t *testing.T) {
 	before := len(proxy.snapshot())
 
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
 provider "berth" {

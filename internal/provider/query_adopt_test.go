@@ -3,13 +3,15 @@ package provider
 import (
 	"fmt"
 	"testing"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 func TestAccVolumeQuery_adoptAgain(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-vol-query-" + randomHex(3)
-	adoptAgain(t, fmt.Sprintf(`
+	acctest.PreCheck(t)
+	name := "berth-acc-vol-query-" + acctest.RandomHex(3)
+	acctest.AdoptAgain(t, fmt.Sprintf(`
 provider "berth" {}
 resource "berth_volume" "v" {
   name         = %q
@@ -28,19 +30,19 @@ resource "berth_volume" "v" {
 
 func TestAccNodeReservationQuery_adoptAgain(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	if mainAgent == nil {
+	acctest.PreCheck(t)
+	if acctest.MainAgent == nil {
 		t.Skip("needs the Nomad agent started by the tests (its node is reserved)")
 	}
-	name := "query-" + randomHex(3)
-	adoptAgain(t, fmt.Sprintf(`
+	name := "query-" + acctest.RandomHex(3)
+	acctest.AdoptAgain(t, fmt.Sprintf(`
 provider "berth" {}
 resource "berth_node_reservation" "r" {
   name    = %q
   node_id = %q
   cpu     = 10
   memory  = 16
-}`, name, mainAgent.NodeID), "berth_node_reservation.r", fmt.Sprintf(`list "berth_node_reservation" "found" {
+}`, name, acctest.MainAgent.NodeID), "berth_node_reservation.r", fmt.Sprintf(`list "berth_node_reservation" "found" {
   provider         = berth
   include_resource = true
   config {
@@ -48,5 +50,5 @@ resource "berth_node_reservation" "r" {
     name_prefix = %q
   }
 }
-`, mainAgent.NodeID, name), name)
+`, acctest.MainAgent.NodeID, name), name)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
@@ -233,9 +234,9 @@ func TestUnchangedPlans_verifyCatchesDisagreement(t *testing.T) {
 // default (max_parallel, changed in Nomad) moves the job's modify index, so
 // the refresh reads in full and the plan goes back to the default.
 func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	cfg := instanceConfig{name: name}.String()
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	cfg := acctest.InstanceConfig{Name: name}.String()
 	var mu sync.Mutex
 	var servers []*server
 	factory := func() (tfprotov6.ProviderServer, error) {
@@ -260,7 +261,7 @@ func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
 	var plansBefore, readsBefore int64
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"berth": factory},
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
@@ -293,13 +294,13 @@ func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
 			{
 				// Were the refresh answered from the old state, this plan
 				// would be empty.
-				PreConfig: mutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.MaxParallel = ptr(2) }),
+				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.MaxParallel = acctest.Ptr(2) }),
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("update").AtMapKey("max_parallel"), knownvalue.Int64Exact(1)),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("update").AtMapKey("max_parallel"), knownvalue.Int64Exact(1)),
 				}},
-				Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 					if got := *job.TaskGroups[0].Update.MaxParallel; got != 1 {
 						return fmt.Errorf("max_parallel in Nomad is %d after the apply, want the default 1", got)
 					}

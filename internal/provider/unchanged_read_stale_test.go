@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 )
 
@@ -70,7 +71,7 @@ func (f *fakeInstanceCluster) setJob(spec instance.Spec, count int, version, ind
 	job := instance.BuildJob(spec, count)
 	job.Canonicalize()
 	job.Version, job.JobModifyIndex, job.ModifyIndex = &version, &index, &index
-	job.Status = ptr("running")
+	job.Status = acctest.Ptr("running")
 	b, err := json.Marshal(job)
 	if err != nil {
 		f.t.Fatal(err)

@@ -17,11 +17,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // csiVolumeConfig is a CSI berth_volume on plugin; gen goes into its
 // parameters, so changing it replaces the volume.
-func csiVolumeConfig(p testCSIPlugin, name, gen string) string {
+func csiVolumeConfig(p acctest.CSIPlugin, name, gen string) string {
 	return fmt.Sprintf(`
 resource "berth_volume" "csi" {
   name         = %q
@@ -79,7 +81,7 @@ job %q {
 func runningAllocOf(t *testing.T, nomad *api.Client, job string, version uint64) *api.Allocation {
 	t.Helper()
 	var id string
-	waitFor(t, fmt.Sprintf("job %s version %d running", job, version), 2*time.Minute, func() (bool, error) {
+	acctest.WaitFor(t, fmt.Sprintf("job %s version %d running", job, version), 2*time.Minute, func() (bool, error) {
 		allocs, _, err := nomad.Jobs().Allocations(job, false, nil)
 		if err != nil {
 			return false, err
@@ -107,19 +109,19 @@ func runningAllocOf(t *testing.T, nomad *api.Client, job string, version uint64)
 // while the job claims it is refused; destroy removes job, volume
 // (directory included) and plugin.
 func TestAccVolumeCSI_createdMountedDeleted(t *testing.T) {
-	testAccPreCheck(t)
-	needRootForCSI(t)
-	nomad := testNomad(t)
-	plugin := newTestCSIPlugin(t, nomad)
-	name, job := "berth-acc-csivol-"+randomHex(3), "berth-acc-csiuser-"+randomHex(3)
+	acctest.PreCheck(t)
+	acctest.NeedRootForCSI(t)
+	nomad := acctest.Nomad(t)
+	plugin := acctest.NewCSIPlugin(t, nomad)
+	name, job := "berth-acc-csivol-"+acctest.RandomHex(3), "berth-acc-csiuser-"+acctest.RandomHex(3)
 	volDir := filepath.Join(plugin.BaseDir, name)
 	withVolume := plugin.Config() + csiVolumeConfig(plugin, name, "1")
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: plugin.Config(),
-				Check:  func(*terraform.State) error { plugin.waitHealthy(t, nomad); return nil },
+				Check:  func(*terraform.State) error { plugin.WaitHealthy(t, nomad); return nil },
 			},
 			{
 				Config: withVolume,
@@ -156,7 +158,7 @@ func TestAccVolumeCSI_createdMountedDeleted(t *testing.T) {
 				Config: withVolume + csiUserConfig(job, name, "echo written-by-v0 > /data/greeting && exec sleep 3600"),
 				Check: func(*terraform.State) error {
 					runningAllocOf(t, nomad, job, 0)
-					waitFor(t, "the file in the volume's directory", time.Minute, func() (bool, error) {
+					acctest.WaitFor(t, "the file in the volume's directory", time.Minute, func() (bool, error) {
 						b, err := os.ReadFile(filepath.Join(volDir, "greeting"))
 						return strings.TrimSpace(string(b)) == "written-by-v0", err
 					})
@@ -175,7 +177,7 @@ func TestAccVolumeCSI_createdMountedDeleted(t *testing.T) {
 				Config: withVolume + csiUserConfig(job, name, "cat /data/greeting > /alloc/read.txt && exec sleep 3600"),
 				Check: func(*terraform.State) error {
 					a := runningAllocOf(t, nomad, job, 1)
-					waitFor(t, "the new allocation to read the file", time.Minute, func() (bool, error) {
+					acctest.WaitFor(t, "the new allocation to read the file", time.Minute, func() (bool, error) {
 						r, err := nomad.AllocFS().Cat(a, "alloc/read.txt", nil)
 						if err != nil {
 							return false, err
@@ -201,7 +203,7 @@ func TestAccVolumeCSI_createdMountedDeleted(t *testing.T) {
 			if _, err := os.Stat(volDir); !os.IsNotExist(err) {
 				return fmt.Errorf("the volume's directory is still there after destroy: %v", err)
 			}
-			plugin.waitGone(t, nomad)
+			plugin.WaitGone(t, nomad)
 			return nil
 		},
 	})

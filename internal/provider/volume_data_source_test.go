@@ -12,14 +12,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // The data source reports every attribute as Nomad has it, and a name
 // that does not exist is one error at the name.
 func TestAccVolumeDataSource_everyAttribute(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-vds-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-vds-" + acctest.RandomHex(3)
 	const ds = "data.berth_volume.d"
 	config := fmt.Sprintf(`
 resource "berth_volume" "v" {
@@ -34,7 +36,7 @@ data "berth_volume" "d" {
   namespace = berth_volume.v.namespace
 }`, name)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkVolumesDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
@@ -79,11 +81,11 @@ func checkVolumeDataMatchesNomad(t *testing.T, addr string) resource.TestCheckFu
 			return fmt.Errorf("%s not in state", addr)
 		}
 		a := rs.Primary.Attributes
-		v, _, err := testNomad(t).HostVolumes().Get(a["id"], &api.QueryOptions{Namespace: a["namespace"]})
+		v, _, err := acctest.Nomad(t).HostVolumes().Get(a["id"], &api.QueryOptions{Namespace: a["namespace"]})
 		if err != nil {
 			return fmt.Errorf("reading volume %s: %v", a["id"], err)
 		}
-		node, _, err := testNomad(t).Nodes().Info(v.NodeID, nil)
+		node, _, err := acctest.Nomad(t).Nodes().Info(v.NodeID, nil)
 		if err != nil {
 			return fmt.Errorf("reading node %s: %v", v.NodeID, err)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
@@ -123,10 +124,10 @@ func startVolumeErrorProxy(t *testing.T) (*volumeErrorProxy, string) {
 // update with the right charge.
 func TestAccVolume_failedUpdateChargeRollback(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	proxy, addr := startVolumeErrorProxy(t)
-	node := mainNode(t, testNomad(t)).ID
-	sfx := randomHex(3)
+	node := acctest.MainNode(t, acctest.Nomad(t)).ID
+	sfx := acctest.RandomHex(3)
 	name, resName := "berth-acc-volchg-"+sfx, "volchg-"+sfx
 	cfg := func(capMax string) string {
 		return fmt.Sprintf(`
@@ -147,7 +148,7 @@ resource "berth_volume" "v" {
 }`, addr, resName, node, name, capMax)
 	}
 	charged := func(wantMiB int64) resource.TestCheckFunc {
-		return checkLedger(t, node, func(l ledger.Ledger) error {
+		return acctest.CheckLedger(t, node, func(l ledger.Ledger) error {
 			got := l.Reservations[resName].Consumers[nomadclient.VolumeConsumer("default", name)].DiskMB
 			if got != wantMiB {
 				return fmt.Errorf("ledger charges the volume %d MiB, want %d", got, wantMiB)
@@ -164,7 +165,7 @@ resource "berth_volume" "v" {
 		})
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkVolumesDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg("50MiB"), Check: resource.ComposeTestCheckFunc(charged(50), volumeMax(50))},
@@ -177,7 +178,7 @@ resource "berth_volume" "v" {
 			{
 				PreConfig:        func() { proxy.arm(false, false) },
 				Config:           cfg("50MiB"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{expectNoChanges{}}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}},
 				Check:            resource.ComposeTestCheckFunc(charged(50), volumeMax(50)),
 			},
 			{

@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccVolume_mountedByInstance: an exec instance mounts a berth_volume
@@ -19,9 +21,9 @@ import (
 // succeeds once the instance is gone.
 func TestAccVolume_mountedByInstance(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	vol := "berth-acc-mnt-" + randomHex(3)
-	app := "berth-acc-mnt-app-" + randomHex(3)
+	acctest.PreCheck(t)
+	vol := "berth-acc-mnt-" + acctest.RandomHex(3)
+	app := "berth-acc-mnt-app-" + acctest.RandomHex(3)
 	// Pinned to the main node: the test reads the file on this machine's
 	// disk, and other tests add client agents that could take it.
 	volumeBlock := fmt.Sprintf(`
@@ -29,7 +31,7 @@ resource "berth_volume" "v" {
   name       = %q
   node_id    = %q
   parameters = { mode = "0777" }
-}`, vol, mainNode(t, testNomad(t)).ID)
+}`, vol, acctest.MainNode(t, acctest.Nomad(t)).ID)
 	instanceBlock := func(volumeRef string) string {
 		return fmt.Sprintf(`
 resource "berth_instance" "app" {
@@ -50,20 +52,20 @@ resource "berth_instance" "app" {
 }`, app, volumeRef)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
-			checkVolumesDestroyed(t, vol), checkInstanceDestroyed(t, app)),
+			checkVolumesDestroyed(t, vol), acctest.CheckInstanceDestroyed(t, app)),
 		Steps: []resource.TestStep{
 			{
 				Config: volumeBlock + instanceBlock("berth_volume.v.name"),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					withJob(t, app, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					acctest.WithJob(t, app, func(job *api.Job, allocs []*api.AllocationListStub) error {
 						req := job.TaskGroups[0].Volumes["data"]
 						if req == nil || req.Type != "host" || req.Source != vol {
 							return fmt.Errorf("group volume request in Nomad = %+v", req)
 						}
-						if runningAllocs(allocs) != 1 {
-							return fmt.Errorf("%d running allocations", runningAllocs(allocs))
+						if acctest.RunningAllocs(allocs) != 1 {
+							return fmt.Errorf("%d running allocations", acctest.RunningAllocs(allocs))
 						}
 						return nil
 					}),

@@ -10,14 +10,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // Sizes are read the way Nomad reads them: "20M" and "20MB" are 20×10⁶
 // bytes (the same size, so no change), "20Mi" is 20×2²⁰.
 func TestAccVolume_sizeSpellings(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-vol-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-vol-" + acctest.RandomHex(3)
 	maxIs := func(want int64) resource.TestCheckFunc {
 		return withVolume(t, func(v *api.HostVolume) error {
 			if v.RequestedCapacityMaxBytes != want {
@@ -27,7 +29,7 @@ func TestAccVolume_sizeSpellings(t *testing.T) {
 		})
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkVolumesDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
@@ -39,12 +41,12 @@ func TestAccVolume_sizeSpellings(t *testing.T) {
 			},
 			{
 				Config:           volumeConfig(name, "20MB", ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{expectNoChanges{}}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}},
 				Check:            maxIs(20_000_000),
 			},
 			{
 				Config:           volumeConfig(name, "20000 kb", ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{expectNoChanges{}}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}},
 			},
 			{
 				Config: volumeConfig(name, "20Mi", ""),
@@ -66,7 +68,7 @@ func TestVolume_sizeSpellingsRejectedAtPlan(t *testing.T) {
 		{"unknown unit", "1ZB", `(?s)Invalid size.*1ZB`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			expectPlanRejects(t, fmt.Sprintf(`resource "berth_volume" "v" {
+			acctest.ExpectPlanRejects(t, fmt.Sprintf(`resource "berth_volume" "v" {
   name         = "bad"
   capacity_max = %q
 }`, tc.size), tc.want)

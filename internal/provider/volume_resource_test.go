@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 const volumeAddr = "berth_volume.v"
@@ -34,7 +36,7 @@ func withVolume(t *testing.T, f func(*api.HostVolume) error) resource.TestCheckF
 		if !ok {
 			return fmt.Errorf("%s not in state", volumeAddr)
 		}
-		v, _, err := testNomad(t).HostVolumes().Get(rs.Primary.ID, nil)
+		v, _, err := acctest.Nomad(t).HostVolumes().Get(rs.Primary.ID, nil)
 		if err != nil {
 			return fmt.Errorf("reading volume %s: %v", rs.Primary.ID, err)
 		}
@@ -44,7 +46,7 @@ func withVolume(t *testing.T, f func(*api.HostVolume) error) resource.TestCheckF
 
 func checkVolumesDestroyed(t *testing.T, name string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		stubs, _, err := testNomad(t).HostVolumes().List(nil, nil)
+		stubs, _, err := acctest.Nomad(t).HostVolumes().List(nil, nil)
 		if err != nil {
 			return err
 		}
@@ -59,11 +61,11 @@ func checkVolumesDestroyed(t *testing.T, name string) resource.TestCheckFunc {
 
 func TestAccVolume_lifecycle(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-vol-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-vol-" + acctest.RandomHex(3)
 	var firstID string
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkVolumesDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
@@ -109,7 +111,7 @@ func TestAccVolume_lifecycle(t *testing.T) {
 				// The same size in other units is no change.
 				Config: volumeConfig(name, "30720KiB", ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectNoChanges{},
+					acctest.ExpectNoChanges{},
 				}},
 			},
 			{
@@ -141,7 +143,7 @@ data "berth_volume" "by_id" { id = berth_volume.v.id }`, name),
 			{
 				// Deleted out of band: the next plan creates it again.
 				PreConfig: func() {
-					if _, _, err := testNomad(t).HostVolumes().Delete(&api.HostVolumeDeleteRequest{ID: firstID}, nil); err != nil {
+					if _, _, err := acctest.Nomad(t).HostVolumes().Delete(&api.HostVolumeDeleteRequest{ID: firstID}, nil); err != nil {
 						t.Fatal(err)
 					}
 				},
@@ -169,7 +171,7 @@ func TestVolume_badInputIsRejectedAtPlan(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			expectPlanRejects(t, `resource "berth_volume" "v" {
+			acctest.ExpectPlanRejects(t, `resource "berth_volume" "v" {
   name = "bad"
   `+tc.body+`
 }`, tc.want)
@@ -181,8 +183,8 @@ func TestVolume_badInputIsRejectedAtPlan(t *testing.T) {
 // without a value included), and plan no change afterwards.
 func TestAccVolume_constraints(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
-	name := "berth-acc-volc-" + randomHex(3)
+	acctest.PreCheck(t)
+	name := "berth-acc-volc-" + acctest.RandomHex(3)
 	config := fmt.Sprintf(`
 resource "berth_volume" "v" {
   name        = %q
@@ -192,7 +194,7 @@ resource "berth_volume" "v" {
   ]
 }`, name)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkVolumesDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
@@ -222,7 +224,7 @@ resource "berth_volume" "v" {
 			{
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectNoChanges{},
+					acctest.ExpectNoChanges{},
 				}},
 			},
 			{

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccVolume_updateTimeoutKeepsState grows a volume that then never
@@ -15,18 +17,18 @@ import (
 // the node's name, and once the volume reads ready the plan is empty.
 func TestAccVolume_updateTimeoutKeepsState(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	proxy, addr := startVolumeErrorProxy(t)
-	name := "berth-acc-volto-" + randomHex(3)
+	name := "berth-acc-volto-" + acctest.RandomHex(3)
 	// Pinned: Nomad places an unpinned host volume on the first node by ID
 	// that has the plugin, even one that is down (another test's).
-	node := mainNode(t, testNomad(t)).ID
-	bin := buildProviderBinary(t)
+	node := acctest.MainNode(t, acctest.Nomad(t)).ID
+	bin := acctest.BuildProviderBinary(t)
 	dir := t.TempDir()
-	env := append(cleanEnv(), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
-		"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
+	env := append(acctest.CleanEnv(), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),
+		"TF_CLI_CONFIG_FILE="+acctest.DevOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
 	write := func(capMax, timeouts string) {
-		writeFile(t, filepath.Join(dir, "main.tf"), `
+		acctest.WriteFile(t, filepath.Join(dir, "main.tf"), `
 terraform {
   required_providers {
     berth = { source = "berthhq/berth" }
@@ -45,15 +47,15 @@ resource "berth_volume" "v" {
 	}
 	t.Cleanup(func() {
 		proxy.setPending(false)
-		runTerraformAllowFail(dir, env, "destroy", "-auto-approve", "-input=false", "-no-color")
+		acctest.RunTerraformAllowFail(dir, env, "destroy", "-auto-approve", "-input=false", "-no-color")
 	})
 
 	write("20MiB", "")
-	runTerraform(t, dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
+	acctest.RunTerraform(t, dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
 
 	proxy.setPending(true)
 	write("30MiB", `timeouts = { update = "15s" }`)
-	out, err := terraformOutput(dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
+	out, err := acctest.TerraformOutput(dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
 	if err == nil {
 		t.Fatalf("the apply succeeded although the volume never read ready:\n%s", out)
 	}
@@ -67,8 +69,8 @@ resource "berth_volume" "v" {
 		t.Errorf("Terraform found unknown values in the result:\n%s", out)
 	}
 
-	vals := onlyStateResource(t, dir, env, "volume")
-	v, _, err := testNomad(t).HostVolumes().Get(vals["id"].(string), nil)
+	vals := acctest.OnlyStateResource(t, dir, env, "volume")
+	v, _, err := acctest.Nomad(t).HostVolumes().Get(vals["id"].(string), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ resource "berth_volume" "v" {
 	}
 
 	proxy.setPending(false)
-	if out, err := terraformOutput(dir, env, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+	if out, err := acctest.TerraformOutput(dir, env, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
 		t.Fatalf("the plan after the timed-out update is not empty (%v):\n%s", err, out)
 	}
 }

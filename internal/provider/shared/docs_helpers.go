@@ -4,7 +4,7 @@ import (
 	"strings"
 )
 
-// backtickList renders enum values for MarkdownDescription, so the docs
+// BacktickList renders enum values for MarkdownDescription, so the docs
 // list exactly what the validator accepts.
 func BacktickList(values []string) string {
 	quoted := make([]string, len(values))

@@ -19,7 +19,7 @@ import (
 // a plan or an apply for long.
 const driverCheckTimeout = 15 * time.Second
 
-// checkDrivers reports an error at each task driver that plan sets (and
+// CheckDrivers reports an error at each task driver that plan sets (and
 // prior, the state, does not already have at the same place) and no node
 // of the cluster has detected: Nomad would register the job and then never
 // place it, so the apply would only time out. ModifyPlan shows these as
@@ -70,7 +70,7 @@ func CheckDrivers(ctx context.Context, data *ProviderData, plan tfsdk.Plan, prio
 	}
 }
 
-// driverAt is a known driver name and the attribute that sets it.
+// DriverAt is a known driver name and the attribute that sets it.
 type DriverAt struct {
 	At     path.Path
 	Driver string

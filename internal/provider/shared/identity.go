@@ -24,7 +24,7 @@ type ResourceIdentity [2]identityAttr
 // state attribute it mirrors.
 type identityAttr struct {
 	Name, Doc string
-	// optional: an import block may leave it out (the provider's
+	// Optional: an import block may leave it out (the provider's
 	// namespace is used, as with an import ID without "/").
 	Optional bool
 }
@@ -110,7 +110,7 @@ func (ri ResourceIdentity) Record(ctx context.Context, id *tfsdk.ResourceIdentit
 	}
 }
 
-// singleIdentity identifies a resource by one string attribute alone (a
+// SingleIdentity identifies a resource by one string attribute alone (a
 // node pool by its name, which is unique in the region): its import ID is
 // that attribute's value.
 type SingleIdentity identityAttr

@@ -27,7 +27,7 @@ type JobActionModel struct {
 
 const defaultActionTimeout = 10 * time.Minute
 
-// jobActionAttributes are the attributes of an action on the job of a
+// JobActionAttributes are the attributes of an action on the job of a
 // `thing` ("instance", "lease"); timeoutDoc says what the timeout covers.
 func JobActionAttributes(thing, timeoutDoc string) map[string]actionschema.Attribute {
 	return map[string]actionschema.Attribute{
@@ -41,13 +41,13 @@ func JobActionAttributes(thing, timeoutDoc string) map[string]actionschema.Attri
 	}
 }
 
-// jobActionTarget is what an action invocation works on.
+// JobActionTarget is what an action invocation works on.
 type JobActionTarget struct {
 	Ns, Name string
 	Job      *nomadclient.Job
 }
 
-// openJobAction reads the action's configuration and the job it names,
+// OpenJobAction reads the action's configuration and the job it names,
 // with the action's timeout on ctx (call cancel when done). ok is false,
 // with the reason in resp, when the action cannot go on.
 func OpenJobAction(ctx context.Context, data *ProviderData, thing string, req action.InvokeRequest, resp *action.InvokeResponse) (

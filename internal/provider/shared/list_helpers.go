@@ -13,7 +13,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
-// nullResourceModel is a model of the resource schema s with every attribute null,
+// NullResourceModel is a model of the resource schema s with every attribute null,
 // each of its schema type: what an import starts from.
 func NullResourceModel[T any](ctx context.Context, s resourceschema.Schema) (T, diag.Diagnostics) {
 	var m T
@@ -32,7 +32,7 @@ func NullResourceModel[T any](ctx context.Context, s resourceschema.Schema) (T, 
 	return m, diags
 }
 
-// openList starts a List call the same way for every list resource: no
+// OpenList starts a List call the same way for every list resource: no
 // results before Configure ran, and the list block's configuration read
 // into C. ok is false when the call is over.
 func OpenList[C any](ctx context.Context, data *ProviderData, req list.ListRequest, stream *list.ListResultsStream) (_ context.Context, cfg C, ok bool) {
@@ -47,14 +47,14 @@ func OpenList[C any](ctx context.Context, data *ProviderData, req list.ListReque
 	return ctx, cfg, true
 }
 
-// listFailed ends a List call whose listing Nomad refused.
+// ListFailed ends a List call whose listing Nomad refused.
 func ListFailed(stream *list.ListResultsStream, summary string, err error) {
 	var diags diag.Diagnostics
 	AddNomadError(&diags, summary, err)
 	stream.Results = list.ListResultsStreamDiagnostics(diags)
 }
 
-// listStream pushes what find returns, up to limit results that name an
+// ListStream pushes what find returns, up to limit results that name an
 // object (0: no limit); results that only carry diagnostics (a skipped
 // object) do not count. find returns ok = false to skip an item.
 func ListStream[T any](items []T, limit int64, find func(T) (list.ListResult, bool)) func(func(list.ListResult) bool) {
@@ -78,7 +78,7 @@ func ListStream[T any](items []T, limit int64, find func(T) (list.ListResult, bo
 	}
 }
 
-// streamJobs lists the jobs filter selects (in the provider's namespace
+// StreamJobs lists the jobs filter selects (in the provider's namespace
 // when it names none) and streams what listed makes of each, leaving out
 // berth's own lease and hold jobs: the body of the berth_instance and
 // berth_job list resources.

@@ -18,7 +18,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
-// anyUnknown reports whether any of vs is, or contains, an unknown value
+// AnyUnknown reports whether any of vs is, or contains, an unknown value
 // (at plan time), e.g. a map whose one element comes from a resource not
 // created yet.
 func AnyUnknown(vs ...attr.Value) bool {
@@ -63,7 +63,7 @@ func MapOrNull(ctx context.Context, m map[string]string, diags *diag.Diagnostics
 	return v
 }
 
-// durationValue renders d the way people write it ("1m", "1h30m", not
+// DurationValue renders d the way people write it ("1m", "1h30m", not
 // "1m0s"), so imported values read like configuration.
 func DurationValue(d time.Duration) timetypes.GoDuration {
 	s := d.String()
@@ -76,7 +76,7 @@ func DurationValue(d time.Duration) timetypes.GoDuration {
 	return timetypes.NewGoDurationValueFromStringMust(s)
 }
 
-// configNull reports whether a root attribute is null in configuration
+// ConfigNull reports whether a root attribute is null in configuration
 // (unset), as opposed to unknown because it depends on something not yet
 // created.
 func ConfigNull(ctx context.Context, cfg tfsdk.Config, name string, diags *diag.Diagnostics) bool {
@@ -85,12 +85,12 @@ func ConfigNull(ctx context.Context, cfg tfsdk.Config, name string, diags *diag.
 	return v != nil && v.IsNull()
 }
 
-// cleanupContext is for the calls that must still happen after the
+// CleanupContext is for the calls that must still happen after the
 // operation's own deadline passed (recording what exists, releasing a
 // charge): the caller's values and logger, a short deadline of its own.
 func CleanupContext(ctx context.Context) context.Context { return workflow.CleanupContext(ctx) }
 
-// keepEmptyMap returns prior when it is an empty (not null) map and next
+// KeepEmptyMap returns prior when it is an empty (not null) map and next
 // is null: Nomad does not distinguish "{}" from unset, and a user who
 // wrote "{}" must not see a diff.
 func KeepEmptyMap(prior, next types.Map) types.Map {
@@ -100,7 +100,7 @@ func KeepEmptyMap(prior, next types.Map) types.Map {
 	return next
 }
 
-// keepEmptyList is keepEmptyMap for lists ("[]" versus unset).
+// KeepEmptyList is keepEmptyMap for lists ("[]" versus unset).
 func KeepEmptyList(prior, next types.List) types.List {
 	if next.IsNull() && !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
 		return prior
@@ -108,7 +108,7 @@ func KeepEmptyList(prior, next types.List) types.List {
 	return next
 }
 
-// sameModel reports whether two models (structs of attr.Value fields with
+// SameModel reports whether two models (structs of attr.Value fields with
 // tfsdk tags) hold equal values in every field. A Read that changed
 // nothing then leaves the state as Terraform sent it instead of writing
 // the whole model back, which at fleet size is a plan's largest cost in
@@ -125,7 +125,7 @@ func SameModel[M any](a, b *M) bool {
 	return true
 }
 
-// setPlanRoot sets top-level attributes of plan in one rebuild of its root
+// SetPlanRoot sets top-level attributes of plan in one rebuild of its root
 // object. SetAttribute walks and rebuilds the whole plan, checking every
 // value against its type, once per call: for berth_instance's type that
 // is about a millisecond each on every create.

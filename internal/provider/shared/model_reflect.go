@@ -39,7 +39,7 @@ var (
 	jsonObjectTyp = reflect.TypeOf(map[string]any(nil))
 )
 
-// nestedAttributes returns the attributes of a nested attribute's object,
+// NestedAttributes returns the attributes of a nested attribute's object,
 // nil for a plain attribute.
 func NestedAttributes(a schema.Attribute) map[string]schema.Attribute {
 	switch a := a.(type) {
@@ -55,7 +55,7 @@ func NestedAttributes(a schema.Attribute) map[string]schema.Attribute {
 	return nil
 }
 
-// attributeTypes is the object type's attribute types of attrs.
+// AttributeTypes is the object type's attribute types of attrs.
 func AttributeTypes(attrs map[string]schema.Attribute) map[string]attr.Type {
 	out := make(map[string]attr.Type, len(attrs))
 	for name, a := range attrs {
@@ -64,7 +64,7 @@ func AttributeTypes(attrs map[string]schema.Attribute) map[string]attr.Type {
 	return out
 }
 
-// elementAttribute is the schema of one element of a collection attribute:
+// ElementAttribute is the schema of one element of a collection attribute:
 // its nested object, or nil for plain elements. Elements are never null.
 func ElementAttribute(a schema.Attribute) schema.Attribute {
 	if nested := NestedAttributes(a); nested != nil {
@@ -73,7 +73,7 @@ func ElementAttribute(a schema.Attribute) schema.Attribute {
 	return nil
 }
 
-// schemaDefault is the value the schema gives a if it is left out, or nil.
+// SchemaDefault is the value the schema gives a if it is left out, or nil.
 func SchemaDefault(ctx context.Context, a schema.Attribute) attr.Value {
 	switch a := a.(type) {
 	case schema.StringAttribute:
@@ -104,7 +104,7 @@ func SchemaDefault(ctx context.Context, a schema.Attribute) attr.Value {
 	return nil
 }
 
-// tfToGo stores v, the value of attribute a at path at, into dst.
+// TfToGo stores v, the value of attribute a at path at, into dst.
 func TfToGo(ctx context.Context, at path.Path, a schema.Attribute, v attr.Value, dst reflect.Value, diags *diag.Diagnostics) error {
 	if v.IsUnknown() {
 		if t := dst.Type(); t.Kind() == reflect.Pointer && t.Elem().Kind() != reflect.Struct {
@@ -256,7 +256,7 @@ func stringOf(ctx context.Context, at path.Path, v attr.Value, diags *diag.Diagn
 	return s.ValueString(), !d.HasError()
 }
 
-// goToTF converts src into a value of attribute a.
+// GoToTF converts src into a value of attribute a.
 func GoToTF(ctx context.Context, a schema.Attribute, src reflect.Value) (attr.Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	typ := a.GetType()
@@ -372,6 +372,6 @@ func goToTerraform(ctx context.Context, a schema.Attribute, tt tftypes.Type, src
 	return null, fmt.Errorf("cannot convert %s to Terraform", src.Type())
 }
 
-// errUnknown marks a spec that could not be built because a value is not
+// ErrUnknown marks a spec that could not be built because a value is not
 // known yet (plan time); callers skip the checks that need it.
 var ErrUnknown = fmt.Errorf("value not known yet")

@@ -14,11 +14,11 @@ import (
 // the configuration itself may fail a plan. (DESIGN.md, "Plan-time checks
 // never block a destroy".)
 
-// applyRefuses ends the detail of a plan-time warning whose rule the apply
+// ApplyRefuses ends the detail of a plan-time warning whose rule the apply
 // enforces.
 const ApplyRefuses = "Apply refuses this before writing anything to Nomad, unless it has changed by then."
 
-// warnAtPlan adds found to dst with every error turned into a warning at
+// WarnAtPlan adds found to dst with every error turned into a warning at
 // the same attribute, saying that apply refuses it.
 func WarnAtPlan(dst *diag.Diagnostics, found diag.Diagnostics) {
 	for _, d := range found {

@@ -6,7 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 )
 
-// privateData is what Read, ModifyPlan and Update responses offer for
+// PrivateData is what Read, ModifyPlan and Update responses offer for
 // private state.
 type PrivateData interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)

@@ -17,7 +17,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
-// providerDataFrom type-checks what Configure handed over. It returns nil
+// ProviderDataFrom type-checks what Configure handed over. It returns nil
 // before the provider is configured (validation runs without it).
 func ProviderDataFrom(v any, diags *diag.Diagnostics) *ProviderData {
 	if v == nil {
@@ -32,7 +32,7 @@ func ProviderDataFrom(v any, diags *diag.Diagnostics) *ProviderData {
 	return data
 }
 
-// addNomadError reports a failed Nomad call: what berth tried, what Nomad
+// AddNomadError reports a failed Nomad call: what berth tried, what Nomad
 // said and what to do next. A timeout or connection failure is reported in
 // berth's words (they name the redacted address), since Nomad said nothing.
 func AddNomadError(diags *diag.Diagnostics, summary string, err error) {
@@ -60,7 +60,7 @@ type ProviderData struct {
 	SigningKey ed25519.PrivateKey
 	// LeaseDriver runs the lease timer task.
 	LeaseDriver string
-	// plans holds the node reservation requests planned in this run, for
+	// Plans holds the node reservation requests planned in this run, for
 	// the budget checks of the work placed into them; nil checks against
 	// the ledger alone.
 	Plans *PlannedReservations

@@ -10,7 +10,7 @@ import (
 // schema, on every instance of every plan (see DESIGN, "Where a plan's time
 // goes").
 
-// rawAttr follows object attribute names from v. It returns a null value
+// RawAttr follows object attribute names from v. It returns a null value
 // of no type when a step is missing, null, unknown or not an object, so
 // callers test the result with IsNull / IsKnown as usual.
 func RawAttr(v tftypes.Value, names ...string) tftypes.Value {
@@ -26,7 +26,7 @@ func RawAttr(v tftypes.Value, names ...string) tftypes.Value {
 	return v
 }
 
-// rawElements returns the elements of a known, non-null map or the
+// RawElements returns the elements of a known, non-null map or the
 // attributes of a known, non-null object.
 func RawElements(v tftypes.Value) (map[string]tftypes.Value, bool) {
 	if v.Type() == nil || !v.IsKnown() || v.IsNull() {
@@ -39,7 +39,7 @@ func RawElements(v tftypes.Value) (map[string]tftypes.Value, bool) {
 	return out, true
 }
 
-// rawString returns a known, non-null string.
+// RawString returns a known, non-null string.
 func RawString(v tftypes.Value) (string, bool) {
 	var s string
 	if v.Type() == nil || !v.Type().Is(tftypes.String) || !v.IsKnown() || v.IsNull() || v.As(&s) != nil {
@@ -48,7 +48,7 @@ func RawString(v tftypes.Value) (string, bool) {
 	return s, true
 }
 
-// rawFullyKnown reports whether the named attributes of v hold no unknown
+// RawFullyKnown reports whether the named attributes of v hold no unknown
 // value anywhere inside (anyUnknown for the raw value, without converting).
 func RawFullyKnown(v tftypes.Value, names ...string) bool {
 	for _, name := range names {

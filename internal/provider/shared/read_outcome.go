@@ -1,14 +1,14 @@
 package shared
 
-// readOutcome is what a resource's refresh found of its object in Nomad.
+// ReadOutcome is what a resource's refresh found of its object in Nomad.
 type ReadOutcome int
 
 const (
-	// objectRead: the object exists and the model now says what it holds.
+	// ObjectRead: the object exists and the model now says what it holds.
 	ObjectRead ReadOutcome = iota
-	// objectGone: Nomad has no such object; the model is unchanged.
+	// ObjectGone: Nomad has no such object; the model is unchanged.
 	ObjectGone
-	// objectUnread: the object could not be read (or is no longer what
+	// ObjectUnread: the object could not be read (or is no longer what
 	// berth made); diagnostics say why, and the model keeps what is known.
 	ObjectUnread
 )

@@ -15,7 +15,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
-// plannedReservations remembers the request each existing node
+// PlannedReservations remembers the request each existing node
 // reservation is planned to have, by ID, during one Terraform run (one
 // provider process). Terraform plans a reservation before the work that
 // refers to it, and applies a resize before that work, so the work's
@@ -39,7 +39,7 @@ func (p *PlannedReservations) Record(id string, req capacity.Resources) {
 	p.requests[id] = req
 }
 
-// planned returns the planned request of reservation id, or nil.
+// Planned returns the planned request of reservation id, or nil.
 func (p *PlannedReservations) Planned(id string) *capacity.Resources {
 	if p == nil {
 		return nil
@@ -52,7 +52,7 @@ func (p *PlannedReservations) Planned(id string) *capacity.Resources {
 	return nil
 }
 
-// checkReservationBudget is the plan-time check that work placed into a
+// CheckReservationBudget is the plan-time check that work placed into a
 // node reservation fits in what the reservation has left, with the same
 // rule as the charge at apply (the consumer's own charge is replaced). It
 // adds at most one error, at node_reservation: the reservation is missing,

@@ -37,7 +37,7 @@ func addUncertainUpdateError(diags *diag.Diagnostics, summary, object string, er
 		"change again if it is missing.")
 }
 
-// setStateUnknownsNull stores model as the new state with every value
+// SetStateUnknownsNull stores model as the new state with every value
 // that is still unknown set to null (state must hold known values only).
 func SetStateUnknownsNull(ctx context.Context, state *tfsdk.State, model any, diags *diag.Diagnostics) {
 	diags.Append(state.Set(ctx, model)...)

@@ -11,7 +11,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/names"
 )
 
-// stringRule is a string validator backed by one of the rules in
+// StringRule is a string validator backed by one of the rules in
 // internal/names; its description states the rule, and its error says what
 // is wrong with the value and what the rule is.
 type StringRule struct {
@@ -34,13 +34,13 @@ func (v StringRule) ValidateString(_ context.Context, req validator.StringReques
 	}
 }
 
-// nameValidator enforces berth's name rule on job, volume and reservation
+// NameValidator enforces berth's name rule on job, volume and reservation
 // names.
 func NameValidator() validator.String {
 	return StringRule{Summary: "Invalid name", Desc: "must be " + names.Rule, Check: names.Check}
 }
 
-// lookupNameValidator is for names of existing objects a data source looks
+// LookupNameValidator is for names of existing objects a data source looks
 // up, which may have been made outside berth.
 func LookupNameValidator() validator.String {
 	return StringRule{Summary: "Invalid name", Desc: "must be " + names.LookupRule, Check: names.CheckLookup}
@@ -67,7 +67,7 @@ const (
 	LookupRuleDoc    = " It must be " + names.LookupRule + "."
 )
 
-// anyInvalidValue reports whether any value in vs, at any depth, fails its
+// AnyInvalidValue reports whether any value in vs, at any depth, fails its
 // own type's validation (an unparsable duration, JSON that is not JSON).
 // The framework reports those at their attribute already; converting such
 // a value with As or ElementsAs validates it once more and reports it again

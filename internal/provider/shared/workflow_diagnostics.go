@@ -18,20 +18,20 @@ import (
 // change when its charge is refused (fix) and which object it names differ
 // by resource, so they come in an errorContext.
 
-// errorContext is what the diagnostics of one resource's workflow name.
+// ErrorContext is what the diagnostics of one resource's workflow name.
 type ErrorContext struct {
-	// object is what the write creates ("job", "volume").
+	// Object is what the write creates ("job", "volume").
 	Object string
-	// chargeSummary and chargeFix: a refused charge on a node reservation.
+	// ChargeSummary and chargeFix: a refused charge on a node reservation.
 	ChargeSummary, ChargeFix string
-	// updating: a lost answer kept the new charge (an update) rather than
+	// Updating: a lost answer kept the new charge (an update) rather than
 	// a tainted object (a create).
 	Updating bool
-	// writeRefused reports a write Nomad refused (nil: Nomad's words).
+	// WriteRefused reports a write Nomad refused (nil: Nomad's words).
 	WriteRefused func(diags *diag.Diagnostics, err *workflow.WriteError)
 }
 
-// addWorkflowError adds the one diagnostic err stands for.
+// AddWorkflowError adds the one diagnostic err stands for.
 func AddWorkflowError(diags *diag.Diagnostics, ec ErrorContext, err error) {
 	var (
 		nomadErr   *workflow.NomadError
@@ -158,14 +158,14 @@ func AddWorkflowError(diags *diag.Diagnostics, ec ErrorContext, err error) {
 	}
 }
 
-// addWarnings adds a workflow's warnings to diags.
+// AddWarnings adds a workflow's warnings to diags.
 func AddWarnings(diags *diag.Diagnostics, warnings []workflow.Warning) {
 	for _, w := range warnings {
 		diags.AddWarning(w.Summary, w.Detail)
 	}
 }
 
-// addOutcome adds a workflow's warnings and the problems of its undo and
+// AddOutcome adds a workflow's warnings and the problems of its undo and
 // clean-up steps.
 func AddOutcome(diags *diag.Diagnostics, ec ErrorContext, warnings []workflow.Warning, problems []error) {
 	AddWarnings(diags, warnings)
@@ -186,7 +186,7 @@ func addJobExistsError(diags *diag.Diagnostics, namespace, name string, berthJob
 			"terraform import <address> %s", name, namespace, owner, namespace+"/"+name))
 }
 
-// addRolloutError reports a rollout failure with Nomad's own words. When
+// AddRolloutError reports a rollout failure with Nomad's own words. When
 // berth lost track of the rollout (Nomad unreachable, no leader, timeout)
 // rather than seeing it fail, it says that the job is registered and the
 // rollout may go on.
@@ -248,7 +248,7 @@ func addVolumeNoPathError(diags *diag.Diagnostics, e *nomadclient.VolumeNoPathEr
 			e.Name, where, e.Err, purge))
 }
 
-// addNodeReservationError reports capacity and budget refusals in berth's own
+// AddNodeReservationError reports capacity and budget refusals in berth's own
 // words (they already name the node and the numbers), and Nomad failures
 // with Nomad's.
 func AddNodeReservationError(diags *diag.Diagnostics, summary string, err error) {

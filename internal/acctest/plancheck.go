@@ -1,4 +1,4 @@
-package provider
+package acctest
 
 import (
 	"context"
@@ -14,11 +14,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 )
 
-// expectNoChanges is plancheck.ExpectEmptyPlan that, on failure, names the
+// ExpectNoChanges is plancheck.ExpectEmptyPlan that, on failure, names the
 // attributes that would change, so a drift bug is diagnosable from CI logs.
-type expectNoChanges struct{}
+type ExpectNoChanges struct{}
 
-func (expectNoChanges) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+func (ExpectNoChanges) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
 	var problems []string
 	for _, rc := range req.Plan.ResourceChanges {
 		if rc.Change.Actions.NoOp() {
@@ -27,7 +27,7 @@ func (expectNoChanges) CheckPlan(_ context.Context, req plancheck.CheckPlanReque
 		before, _ := rc.Change.Before.(map[string]any)
 		after, _ := rc.Change.After.(map[string]any)
 		var diffs []string
-		for k := range union(before, after) {
+		for k := range Union(before, after) {
 			if !reflect.DeepEqual(before[k], after[k]) {
 				b, _ := json.Marshal(before[k])
 				a, _ := json.Marshal(after[k])
@@ -42,7 +42,7 @@ func (expectNoChanges) CheckPlan(_ context.Context, req plancheck.CheckPlanReque
 	}
 }
 
-func union(a, b map[string]any) map[string]bool {
+func Union(a, b map[string]any) map[string]bool {
 	out := map[string]bool{}
 	for k := range a {
 		out[k] = true
@@ -53,13 +53,13 @@ func union(a, b map[string]any) map[string]bool {
 	return out
 }
 
-// expectPlanRejects plans config with the real terraform CLI against a
+// ExpectPlanRejects plans config with the real terraform CLI against a
 // provider pointed at a closed port, and expects an error matching want:
 // the input is rejected before anything could reach Nomad.
-func expectPlanRejects(t *testing.T, config, want string) {
+func ExpectPlanRejects(t *testing.T, config, want string) {
 	t.Helper()
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      "provider \"berth\" {\n  address = \"http://127.0.0.1:1\"\n}\n" + config,
 			PlanOnly:    true,

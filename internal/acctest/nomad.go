@@ -1,4 +1,4 @@
-package provider
+package acctest
 
 import (
 	"context"
@@ -12,12 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
-// These helpers read Nomad directly, independently of the provider's own
-// backend, so acceptance tests assert against Nomad's view and not only
-// against what the provider wrote to state.
-
-// apiNode reads one node with its resources.
-func apiNode(t *testing.T, c *api.Client, id string) *api.Node {
+// ApiNode reads one node with its resources.
+func ApiNode(t *testing.T, c *api.Client, id string) *api.Node {
 	t.Helper()
 	n, _, err := c.Nodes().Info(id, nil)
 	if err != nil {
@@ -26,24 +22,24 @@ func apiNode(t *testing.T, c *api.Client, id string) *api.Node {
 	return n
 }
 
-// mainNode is the node of the agent the tests run against (or, against an
+// MainNode is the node of the agent the tests run against (or, against an
 // existing cluster, the first ready node by name).
-func mainNode(t *testing.T, c *api.Client) *api.Node {
+func MainNode(t *testing.T, c *api.Client) *api.Node {
 	t.Helper()
-	if mainAgent != nil && mainAgent.NodeID != "" {
-		return apiNode(t, c, mainAgent.NodeID)
+	if MainAgent != nil && MainAgent.NodeID != "" {
+		return ApiNode(t, c, MainAgent.NodeID)
 	}
 	stubs, _, err := c.Nodes().List(&api.QueryOptions{Filter: `Status == "ready"`})
 	if err != nil || len(stubs) == 0 {
 		t.Fatalf("no ready node in Nomad (err %v)", err)
 	}
 	sort.Slice(stubs, func(i, j int) bool { return stubs[i].Name < stubs[j].Name })
-	return apiNode(t, c, stubs[0].ID)
+	return ApiNode(t, c, stubs[0].ID)
 }
 
-// allocatableOf computes a node's allocatable capacity from Nomad's raw
+// AllocatableOf computes a node's allocatable capacity from Nomad's raw
 // fields: fingerprinted resources minus the agent's reserved block.
-func allocatableOf(n *api.Node) (cpu, mem, disk int64) {
+func AllocatableOf(n *api.Node) (cpu, mem, disk int64) {
 	cpu, mem, disk = n.NodeResources.Cpu.CpuShares, n.NodeResources.Memory.MemoryMB, n.NodeResources.Disk.DiskMB
 	if r := n.ReservedResources; r != nil {
 		cpu -= int64(r.Cpu.CpuShares)
@@ -53,8 +49,8 @@ func allocatableOf(n *api.Node) (cpu, mem, disk int64) {
 	return
 }
 
-// checkAttrInt compares a state attribute with an integer.
-func checkAttrInt(s *terraform.State, addr, key string, want int64) error {
+// CheckAttrInt compares a state attribute with an integer.
+func CheckAttrInt(s *terraform.State, addr, key string, want int64) error {
 	rs, ok := s.RootModule().Resources[addr]
 	if !ok {
 		return fmt.Errorf("%s not in state", addr)
@@ -66,9 +62,9 @@ func checkAttrInt(s *terraform.State, addr, key string, want int64) error {
 	return nil
 }
 
-// waitFor polls cond until it holds or the timeout passes, logging what it
+// WaitFor polls cond until it holds or the timeout passes, logging what it
 // waits for.
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() (bool, error)) {
+func WaitFor(t *testing.T, what string, timeout time.Duration, cond func() (bool, error)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
