@@ -30,6 +30,10 @@ else
 	echo "testacc: using the Nomad at NOMAD_ADDR=$NOMAD_ADDR" >&2
 fi
 
-args=(-count=1 -timeout "${TIMEOUT:-60m}" -parallel "${PARALLEL:-4}")
+# The Terraform layer is one test binary per package (the root, shared and
+# each resource family). -p 1 runs one binary at a time, so no more than
+# PARALLEL acceptance tests (4) run at once, as when it was one package;
+# every binary shares the one agent above through BERTH_TEST_AGENT_STATE.
+args=(-count=1 -p "${PACKAGES:-1}" -timeout "${TIMEOUT:-60m}" -parallel "${PARALLEL:-4}")
 [[ -n "${TESTARGS:-}" ]] && args+=(-run "$TESTARGS")
 TF_ACC=1 go test ./... "${args[@]}" ${GOTESTFLAGS:-}

@@ -22,6 +22,7 @@ package provider
 import (
 	"context"
 	"os"
+	"slices"
 	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -39,6 +40,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/cluster"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
@@ -241,12 +243,14 @@ func (p *berthProvider) Actions(context.Context) []func() action.Action {
 }
 
 func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		NewNodesDataSource,
-		NewNodeDataSource,
-		NewInstanceDataSource,
-		NewVolumeDataSource,
-		NewLeaseResultDataSource,
-		NewClusterDataSource,
-	}
+	return slices.Concat(
+		[]func() datasource.DataSource{
+			NewNodesDataSource,
+			NewNodeDataSource,
+			NewInstanceDataSource,
+			NewVolumeDataSource,
+			NewLeaseResultDataSource,
+		},
+		cluster.DataSources(),
+	)
 }

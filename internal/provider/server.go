@@ -21,6 +21,12 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return newServer(version, false)
 }
 
+// NewVerifyingServer is NewServer in verify mode (below). It is for tests:
+// each test package's TestMain hands it to acctest.Run.
+func NewVerifyingServer(version string) func() (tfprotov6.ProviderServer, error) {
+	return newServer(version, true)
+}
+
 // newServer is NewServer; with verify, the framework also plans and reads
 // every instance the shortcuts answer, and a difference is an error (tests).
 func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, error) {
