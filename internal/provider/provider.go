@@ -42,6 +42,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/cluster"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/volume"
 )
 
 var (
@@ -208,49 +209,57 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	resp.ActionData = data
 }
 
+// Resources are the managed resources of every family.
 func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{
-		NewInstanceResource,
-		NewJobResource,
-		NewVolumeResource,
-		NewNodeSettingsResource,
-		NewNodeReservationResource,
-		NewLeaseResource,
-		NewNodePoolResource,
-	}
+	return slices.Concat(
+		[]func() resource.Resource{
+			NewInstanceResource,
+			NewJobResource,
+			NewNodeSettingsResource,
+			NewNodeReservationResource,
+			NewLeaseResource,
+			NewNodePoolResource,
+		},
+		volume.Resources(),
+	)
 }
 
 // ListResources are what `terraform query` lists (Terraform 1.14+).
 func (p *berthProvider) ListResources(context.Context) []func() list.ListResource {
-	return []func() list.ListResource{
-		NewJobListResource,
-		NewInstanceListResource,
-		NewVolumeListResource,
-		NewNodeReservationListResource,
-		NewNodePoolListResource,
-	}
+	return slices.Concat(
+		[]func() list.ListResource{
+			NewJobListResource,
+			NewInstanceListResource,
+			NewNodeReservationListResource,
+			NewNodePoolListResource,
+		},
+		volume.ListResources(),
+	)
 }
 
 // Actions are imperative operations run from a plan (Terraform 1.14+).
 func (p *berthProvider) Actions(context.Context) []func() action.Action {
-	return []func() action.Action{
-		NewInstanceRestartAction,
-		NewLeaseRenewAction,
-		NewInstancePromoteAction,
-		NewInstanceRevertAction,
-		NewJobDispatchAction,
-	}
+	return slices.Concat(
+		[]func() action.Action{
+			NewInstanceRestartAction,
+			NewLeaseRenewAction,
+			NewInstancePromoteAction,
+			NewInstanceRevertAction,
+			NewJobDispatchAction,
+		},
+	)
 }
 
+// DataSources are the data sources of every family.
 func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return slices.Concat(
 		[]func() datasource.DataSource{
 			NewNodesDataSource,
 			NewNodeDataSource,
 			NewInstanceDataSource,
-			NewVolumeDataSource,
 			NewLeaseResultDataSource,
 		},
+		volume.DataSources(),
 		cluster.DataSources(),
 	)
 }

@@ -1,8 +1,20 @@
-package provider
+// Package volume is the Terraform layer's host and CSI volumes:
+// berth_volume (resource, data source, list resource) with its schema,
+// model and the checks of its names and sizes. The domain package
+// internal/volume, imported under the same name, holds the volume logic;
+// this package converts models and reports diagnostics.
+//
+// Files: volume_resource.go (CRUD) with volume_resource_<topic>.go,
+// volume_schema.go, volume_model.go, volume_csi*.go for CSI volumes,
+// volume_data_source.go, volume_list_resource.go; volume.go lists what the
+// family offers, its identity and its validators. Tests sit beside each file.
+package volume
 
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -53,3 +65,18 @@ func volumeIDValidator() validator.String {
 }
 
 const volumeBudgetFix = "Lower capacity_max (or capacity_min), or grow the node reservation's disk."
+
+// Resources are the family's managed resources, as the provider lists them.
+func Resources() []func() resource.Resource {
+	return []func() resource.Resource{NewVolumeResource}
+}
+
+// ListResources are the family's list resources (terraform query).
+func ListResources() []func() list.ListResource {
+	return []func() list.ListResource{NewVolumeListResource}
+}
+
+// DataSources are the family's data sources.
+func DataSources() []func() datasource.DataSource {
+	return []func() datasource.DataSource{NewVolumeDataSource}
+}
