@@ -41,6 +41,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/cluster"
+	leasefamily "github.com/berthhq/terraform-provider-berth/internal/provider/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/volume"
 )
@@ -210,6 +211,7 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 }
 
 // Resources are the managed resources of every family.
+// Resources are the managed resources of every family.
 func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 	return slices.Concat(
 		[]func() resource.Resource{
@@ -217,10 +219,10 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 			NewJobResource,
 			NewNodeSettingsResource,
 			NewNodeReservationResource,
-			NewLeaseResource,
 			NewNodePoolResource,
 		},
 		volume.Resources(),
+		leasefamily.Resources(),
 	)
 }
 
@@ -242,11 +244,11 @@ func (p *berthProvider) Actions(context.Context) []func() action.Action {
 	return slices.Concat(
 		[]func() action.Action{
 			NewInstanceRestartAction,
-			NewLeaseRenewAction,
 			NewInstancePromoteAction,
 			NewInstanceRevertAction,
 			NewJobDispatchAction,
 		},
+		leasefamily.Actions(),
 	)
 }
 
@@ -257,9 +259,9 @@ func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSou
 			NewNodesDataSource,
 			NewNodeDataSource,
 			NewInstanceDataSource,
-			NewLeaseResultDataSource,
 		},
 		volume.DataSources(),
+		leasefamily.DataSources(),
 		cluster.DataSources(),
 	)
 }

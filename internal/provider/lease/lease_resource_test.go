@@ -1,4 +1,4 @@
-package provider
+package lease
 
 import (
 	"crypto/ed25519"
@@ -357,4 +357,13 @@ resource "berth_reservation" "l" {
 			ExpectError: regexp.MustCompile(`(?s)workload did not start.*Exit Code: 3`),
 		}},
 	})
+}
+
+// deref is *p, or the zero value when p is nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
