@@ -42,6 +42,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/cluster"
 	leasefamily "github.com/berthhq/terraform-provider-berth/internal/provider/lease"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/node"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/volume"
 )
@@ -212,17 +213,16 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 
 // Resources are the managed resources of every family.
 // Resources are the managed resources of every family.
+// Resources are the managed resources of every family.
 func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 	return slices.Concat(
 		[]func() resource.Resource{
 			NewInstanceResource,
 			NewJobResource,
-			NewNodeSettingsResource,
-			NewNodeReservationResource,
-			NewNodePoolResource,
 		},
 		volume.Resources(),
 		leasefamily.Resources(),
+		node.Resources(),
 	)
 }
 
@@ -232,10 +232,9 @@ func (p *berthProvider) ListResources(context.Context) []func() list.ListResourc
 		[]func() list.ListResource{
 			NewJobListResource,
 			NewInstanceListResource,
-			NewNodeReservationListResource,
-			NewNodePoolListResource,
 		},
 		volume.ListResources(),
+		node.ListResources(),
 	)
 }
 
@@ -256,12 +255,11 @@ func (p *berthProvider) Actions(context.Context) []func() action.Action {
 func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return slices.Concat(
 		[]func() datasource.DataSource{
-			NewNodesDataSource,
-			NewNodeDataSource,
 			NewInstanceDataSource,
 		},
 		volume.DataSources(),
 		leasefamily.DataSources(),
+		node.DataSources(),
 		cluster.DataSources(),
 	)
 }
