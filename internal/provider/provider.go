@@ -41,6 +41,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/cluster"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
 	leasefamily "github.com/berthhq/terraform-provider-berth/internal/provider/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/node"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -212,14 +213,12 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 }
 
 // Resources are the managed resources of every family.
-// Resources are the managed resources of every family.
-// Resources are the managed resources of every family.
 func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 	return slices.Concat(
 		[]func() resource.Resource{
-			NewInstanceResource,
 			NewJobResource,
 		},
+		instance.Resources(),
 		volume.Resources(),
 		leasefamily.Resources(),
 		node.Resources(),
@@ -231,8 +230,8 @@ func (p *berthProvider) ListResources(context.Context) []func() list.ListResourc
 	return slices.Concat(
 		[]func() list.ListResource{
 			NewJobListResource,
-			NewInstanceListResource,
 		},
+		instance.ListResources(),
 		volume.ListResources(),
 		node.ListResources(),
 	)
@@ -242,11 +241,9 @@ func (p *berthProvider) ListResources(context.Context) []func() list.ListResourc
 func (p *berthProvider) Actions(context.Context) []func() action.Action {
 	return slices.Concat(
 		[]func() action.Action{
-			NewInstanceRestartAction,
-			NewInstancePromoteAction,
-			NewInstanceRevertAction,
 			NewJobDispatchAction,
 		},
+		instance.Actions(),
 		leasefamily.Actions(),
 	)
 }
@@ -254,9 +251,7 @@ func (p *berthProvider) Actions(context.Context) []func() action.Action {
 // DataSources are the data sources of every family.
 func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return slices.Concat(
-		[]func() datasource.DataSource{
-			NewInstanceDataSource,
-		},
+		instance.DataSources(),
 		volume.DataSources(),
 		leasefamily.DataSources(),
 		node.DataSources(),

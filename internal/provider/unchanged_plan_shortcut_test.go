@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
@@ -40,10 +41,10 @@ func TestUnchangedPlans_everyDefaultRead(t *testing.T) {
 		}
 		return n
 	}
-	if n := walk("", instanceSchema(ctx).Attributes); n < 10 {
+	if n := walk("", instance.Schema(ctx).Attributes); n < 10 {
 		t.Fatalf("found %d defaults; the schema has more, so the walk is broken", n)
 	}
-	tree, err := schemaTreeOf(ctx, instanceSchema(ctx).Attributes)
+	tree, err := schemaTreeOf(ctx, instance.Schema(ctx).Attributes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestUnchangedPlans_everyPlanModifierAccountedFor(t *testing.T) {
 			walk(prefix+name+".", shared.NestedAttributes(a))
 		}
 	}
-	walk("", instanceSchema(context.Background()).Attributes)
+	walk("", instance.Schema(context.Background()).Attributes)
 	if len(found) == 0 {
 		t.Fatal("found no plan modifiers; berth_instance has several, so the walk is broken")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
@@ -85,7 +86,7 @@ func newUnchangedReads(data *atomic.Pointer[shared.ProviderData], version string
 	if err != nil {
 		return nil, fmt.Errorf("reading berth_instance's schema: %w", err)
 	}
-	it := instanceIdentity.Schema().Type().TerraformType(context.Background())
+	it := instance.Identity.Schema().Type().TerraformType(context.Background())
 	return &unchangedReads{typeName: d.typeName, stateType: d.stateType, identityType: it, data: data,
 		build: buildKey(version), verify: verify}, nil
 }
@@ -95,7 +96,7 @@ func newUnchangedReads(data *atomic.Pointer[shared.ProviderData], version string
 func (u *unchangedReads) answer(ctx context.Context, req *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
 	data := u.data.Load()
 	if u.shortcuts.stepsAside(ctx) || data == nil || req.CurrentState == nil || len(req.CurrentState.MsgPack) == 0 ||
-		privateHasKey(req.Private, secretEnvReadKey) {
+		privateHasKey(req.Private, instance.SecretEnvReadKey) {
 		return nil
 	}
 	seen, ok := privateReadSeen(req.Private)
@@ -134,7 +135,7 @@ func (u *unchangedReads) recordRead(req *tfprotov6.ReadResourceRequest, resp *tf
 		}
 	}
 	var seen *readSeen
-	if len(resp.Diagnostics) == 0 && resp.Deferred == nil && !privateHasKey(resp.Private, secretEnvReadKey) &&
+	if len(resp.Diagnostics) == 0 && resp.Deferred == nil && !privateHasKey(resp.Private, instance.SecretEnvReadKey) &&
 		resp.NewState != nil && len(resp.NewState.MsgPack) > 0 {
 		if v, err := resp.NewState.Unmarshal(u.stateType); err == nil {
 			raw := resp.NewState.MsgPack

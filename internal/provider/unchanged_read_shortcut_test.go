@@ -9,11 +9,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 func TestWithReadSeen_keepsOtherKeys(t *testing.T) {
-	raw, _ := json.Marshal(map[string][]byte{unmanagedKey: []byte(`["x"]`)})
+	raw, _ := json.Marshal(map[string][]byte{instance.UnmanagedKey: []byte(`["x"]`)})
 	seen := &readSeen{Namespace: "default", Name: "web", Index: 42, State: "abc"}
 	out, err := withReadSeen(raw, seen)
 	if err != nil {
@@ -23,14 +24,14 @@ func TestWithReadSeen_keepsOtherKeys(t *testing.T) {
 	if !ok || got != *seen {
 		t.Fatalf("read back %+v %v, want %+v", got, ok, *seen)
 	}
-	if !privateHasUnmanaged(out) {
+	if !instance.PrivateHasUnmanaged(out) {
 		t.Errorf("the other key was lost: %s", out)
 	}
 	out, err = withReadSeen(out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := privateReadSeen(out); ok || !privateHasUnmanaged(out) {
+	if _, ok := privateReadSeen(out); ok || !instance.PrivateHasUnmanaged(out) {
 		t.Errorf("after removal: %s", out)
 	}
 	if out, _ := withReadSeen(nil, nil); out != nil {
