@@ -172,6 +172,21 @@ type corpusJob struct {
 	cpu                 int
 }
 
+// agreesWithNomad compares drift with Nomad's diff of j's jobspec
+// against the job it holds (oracleAgrees).
+func (j corpusJob) agreesWithNomad(t *testing.T, oracle *nomadclient.Client, drift []string) string {
+	src, err := os.ReadFile(j.file)
+	if err != nil {
+		return err.Error()
+	}
+	job, err := jobspec.Parse(jobspec.Spec{Source: string(src)})
+	if err != nil {
+		return err.Error()
+	}
+	job.Namespace = &j.namespace
+	return oracleAgrees(t, oracle, job, drift)
+}
+
 func (j corpusJob) query() *api.QueryOptions { return &api.QueryOptions{Namespace: j.namespace} }
 func (j corpusJob) write() *api.WriteOptions { return &api.WriteOptions{Namespace: j.namespace} }
 
@@ -216,15 +231,16 @@ func acceptedCorpus(t *testing.T, dir, prefix string) []corpusJob {
 }
 
 // TestAccJob_corpusThroughTerraform applies every jobspec of Nomad's own
-// corpus that a dev agent registers as a berth_job (without waiting: most
-// need Docker), requires the next plan to be empty, then changes the first
-// task's cpu through Nomad's API in every job that sets it: the next plan
-// updates exactly those jobs, naming resources.cpu in their drift, and the
-// apply puts each back.
+// corpus that the test agent registers as a berth_job (without waiting:
+// most need Docker), requires Nomad's diff of each jobspec to say no
+// change and the next plan to be empty, then changes the first task's cpu
+// through Nomad's API in every job that sets it: the next plan updates
+// exactly those jobs, naming resources.cpu in their drift as Nomad's diff
+// names it, and the apply puts each back.
 func TestAccJob_corpusThroughTerraform(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
-	nomad := testNomad(t)
+	nomad, oracle := testNomad(t), testOracle(t)
 	dir := t.TempDir()
 	jobs := acceptedCorpus(t, dir, "tfc-"+randomHex(3))
 	if len(jobs) < 150 {
@@ -264,6 +280,9 @@ func TestAccJob_corpusThroughTerraform(t *testing.T) {
 						if _, _, err := nomad.Jobs().Info(j.id, j.query()); err != nil {
 							return fmt.Errorf("%s: not in Nomad after the apply: %v", j.file, err)
 						}
+						if msg := j.agreesWithNomad(t, oracle, nil); msg != "" {
+							return fmt.Errorf("%s as applied: %s", j.file, msg)
+						}
 					}
 					return nil
 				},
@@ -273,7 +292,7 @@ func TestAccJob_corpusThroughTerraform(t *testing.T) {
 				PreConfig: changeCPU,
 				Config:    config.String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					corpusDriftCheck{jobs: jobs},
+					corpusDriftCheck{t: t, oracle: oracle, jobs: jobs},
 				}},
 				Check: func(*terraform.State) error {
 					for _, j := range jobs {
@@ -293,8 +312,13 @@ func TestAccJob_corpusThroughTerraform(t *testing.T) {
 }
 
 // corpusDriftCheck requires an update of exactly the jobs whose cpu was
-// changed, each with a drift entry naming resources.cpu.
-type corpusDriftCheck struct{ jobs []corpusJob }
+// changed, each with a drift entry naming resources.cpu, as Nomad's diff
+// of its jobspec names it.
+type corpusDriftCheck struct {
+	t      *testing.T
+	oracle *nomadclient.Client
+	jobs   []corpusJob
+}
 
 func (c corpusDriftCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
 	changed := map[string]bool{}
@@ -314,6 +338,20 @@ func (c corpusDriftCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 			return
 		}
 		changed[rc.Address] = true
+		var lines []string
+		for _, d := range drift {
+			s, _ := d.(string)
+			lines = append(lines, s)
+		}
+		var i int
+		if _, err := fmt.Sscanf(rc.Address, "berth_job.c%03d", &i); err != nil || i >= len(c.jobs) {
+			resp.Error = fmt.Errorf("%s: not a corpus job", rc.Address)
+			return
+		}
+		if msg := c.jobs[i].agreesWithNomad(c.t, c.oracle, lines); msg != "" {
+			resp.Error = fmt.Errorf("%s (%s): %s", rc.Address, c.jobs[i].file, msg)
+			return
+		}
 	}
 	for i, j := range c.jobs {
 		if want := j.cpu > 0; changed[fmt.Sprintf("berth_job.c%03d", i)] != want {
