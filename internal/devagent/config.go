@@ -11,8 +11,10 @@ import (
 
 // fingerprintDenylist disables the cloud environment fingerprinters. Without
 // it the agent probes cloud metadata endpoints and, in sandboxes without
-// them, never finishes fingerprinting.
-const fingerprintDenylist = "env_aws,env_gce,env_azure,env_digitalocean"
+// them, never finishes fingerprinting. The Vault fingerprinter goes too:
+// the configuration names a Vault where nothing listens (renderIntegrations),
+// and Vault's client retries that for 2.5 s before the node is ready.
+const fingerprintDenylist = "env_aws,env_gce,env_azure,env_digitalocean,vault"
 
 // agentConfig is everything needed to render one agent configuration file.
 type agentConfig struct {
