@@ -204,7 +204,7 @@ func (r *jobResource) recordSource(ctx context.Context, m *jobModel, job *nomadc
 		return false
 	}
 	if ok {
-		drift, err := job.JobspecDrift(s)
+		drift, err := r.data.Nomad.ConfirmedDrift(ctx, job, s)
 		ok = err == nil && len(drift) == 0
 		if !ok {
 			tflog.Info(ctx, "The job's registered source no longer describes it; importing the job as JSON",
