@@ -64,16 +64,15 @@ func (c *Client) ConfirmedDrift(ctx context.Context, j *Job, s jobspec.Spec) ([]
 	if err != nil {
 		return nil, err
 	}
-	changes, err := c.PlanChanges(ctx, asSubmittedOver(want, j.job))
-	if err != nil {
+	changes, planErr := c.PlanChanges(ctx, asSubmittedOver(want, j.job))
+	switch {
+	case planErr != nil: // berth's comparison stands
 		tflog.Debug(ctx, "Could not confirm the job's drift with Nomad's plan; reporting berth's comparison",
-			map[string]any{"job": j.ID(), "error": err.Error()})
-		return drift, nil
-	}
-	if len(changes) == 0 {
+			map[string]any{"job": j.ID(), "error": planErr.Error()})
+	case len(changes) == 0:
 		tflog.Info(ctx, "berth's comparison found differences Nomad's own diff does not; not reported as drift",
 			map[string]any{"job": j.ID(), "fields": strings.Join(drift, "; ")})
-		return nil, nil
+		drift = nil
 	}
 	return drift, nil
 }
