@@ -25,8 +25,38 @@ import (
 // them (Parse returns that).
 func Drift(want, live *api.Job) []string {
 	var out []string
-	walk(&out, nil, reflect.ValueOf(asNomadHolds(want)), reflect.ValueOf(live))
+	walk(&out, nil, reflect.ValueOf(asNomadHolds(want)), reflect.ValueOf(withDefaultIdentities(live)))
 	return out
+}
+
+// withDefaultIdentities is job with each task's default workload identity
+// (the `identity` block without a name, or named "default", which Nomad
+// keeps apart from the others) first among its identities, named
+// "default": so it is compared as the others are, by name. job is not
+// modified.
+func withDefaultIdentities(job *api.Job) *api.Job {
+	if job == nil {
+		return nil
+	}
+	j := *job
+	j.TaskGroups = make([]*api.TaskGroup, len(job.TaskGroups))
+	for i, g := range job.TaskGroups {
+		tg := *g
+		tg.Tasks = make([]*api.Task, len(g.Tasks))
+		for k, t := range g.Tasks {
+			task := *t
+			if t.Identity != nil {
+				id := *t.Identity
+				if id.Name == "" {
+					id.Name = "default"
+				}
+				task.Identities = append([]*api.WorkloadIdentity{&id}, t.Identities...)
+			}
+			tg.Tasks[k] = &task
+		}
+		j.TaskGroups[i] = &tg
+	}
+	return &j
 }
 
 // asNomadHolds moves what the jobspec sets where Nomad keeps it once
@@ -38,6 +68,7 @@ func Drift(want, live *api.Job) []string {
 // altogether is in notKept); a service's
 // check_restart goes into each of its checks. want is not modified.
 func asNomadHolds(want *api.Job) *api.Job {
+	want = withDefaultIdentities(want)
 	j := *want
 	j.TaskGroups = make([]*api.TaskGroup, len(want.TaskGroups))
 	for i, g := range want.TaskGroups {

@@ -72,3 +72,33 @@ func TestDriftMatchesIdentitiesByName(t *testing.T) {
 		t.Errorf("drift %q, want [%q]", d, w)
 	}
 }
+
+// The default identity (an identity block without a name), which Nomad
+// keeps apart from the named ones, is compared too, as "default".
+func TestDriftComparesTheDefaultIdentity(t *testing.T) {
+	src := `
+job "j" {
+  group "g" {
+    task "t" {
+      driver = "raw_exec"
+      config { command = "/bin/true" }
+      identity { env = true }
+    }
+  }
+}`
+	want := parse(t, Spec{Source: src})
+	live := parse(t, Spec{Source: src})
+	live.Canonicalize()
+	id := live.TaskGroups[0].Tasks[0].Identity
+	id.Name, id.Audience = "default", []string{"nomadproject.io"} // as Nomad fills it in
+	if d := Drift(want, live); len(d) != 0 {
+		t.Fatalf("the job drifts from itself: %q", d)
+	}
+	id.Env = false
+	if d, w := Drift(want, live), `group "g" / task "t" / identity "default" / env: false → true`; !slices.Equal(d, []string{w}) {
+		t.Errorf("drift %q, want [%q]", d, w)
+	}
+	if len(want.TaskGroups[0].Tasks[0].Identities) != 0 || len(live.TaskGroups[0].Tasks[0].Identities) != 0 {
+		t.Error("Drift modified its arguments")
+	}
+}

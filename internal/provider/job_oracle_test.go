@@ -174,8 +174,9 @@ func changeThroughAPI(want, live *api.Job, which int) string {
 // 1.10 drops or adds to at registration, a jobspec that sets it, and
 // requires it to read back without drift, as Nomad's own diff says (a
 // Vault policy under workload identity, a named workload identity beside
-// the vault_default Nomad adds, the pre-1.8 disconnect settings); and a
-// change through the API to the identity to be named alike by both.
+// the vault_default Nomad adds, the default identity, the pre-1.8
+// disconnect settings); and a change through the API to an identity to be
+// named alike by both.
 func TestAccJob_driftClassesFollowNomad(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
@@ -190,6 +191,9 @@ func TestAccJob_driftClassesFollowNomad(t *testing.T) {
         aud  = ["example.com"]
         ttl  = "1h"
         file = true
+      }`,
+		"default identity": `identity {
+        env = true
       }`,
 		"stop_after_client_disconnect": `}
     stop_after_client_disconnect = "15s"
@@ -230,13 +234,18 @@ func TestAccJob_driftClassesFollowNomad(t *testing.T) {
 			if msg := oracleAgrees(t, oracle, job, drift); msg != "" || len(drift) > 0 {
 				t.Fatalf("reads back with drift %q; against Nomad's diff: %s", drift, msg)
 			}
-			if class != "identity" {
-				return
-			}
-			for _, wid := range live.TaskGroups[0].Tasks[0].Identities {
-				if wid.Name == "example" {
-					wid.TTL *= 2
+			task := live.TaskGroups[0].Tasks[0]
+			switch class {
+			case "identity":
+				for _, wid := range task.Identities {
+					if wid.Name == "example" {
+						wid.TTL *= 2
+					}
 				}
+			case "default identity":
+				task.Identity.Env = false
+			default:
+				return
 			}
 			if _, _, err := nomad.Jobs().Register(live, nil); err != nil {
 				t.Fatal(err)
