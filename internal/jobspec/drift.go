@@ -267,12 +267,13 @@ func hideIn(v reflect.Value, sensitive bool) reflect.Value {
 	return hideSensitive(v, sensitive)
 }
 
-// path joins names: blocks with a " / ", a block's attributes with ".".
+// path joins names: blocks with a " / ", a block's attributes with "."; a
+// map key written as ".key" follows its map as it is.
 func path(at []string) string {
 	var b strings.Builder
 	for i, n := range at {
 		switch {
-		case i == 0:
+		case i == 0 || strings.HasPrefix(n, "."):
 		case strings.Contains(n, `"`) || strings.Contains(at[i-1], `"`):
 			b.WriteString(" / ")
 		default:
