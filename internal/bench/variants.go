@@ -57,6 +57,7 @@ const (
 	KeyBaseWait    = "base-wait"   // berth-wait with the -base binary
 	KeyJobNoWait   = "job-nowait"  // berth_job, the peer's jobspec
 	KeyJobWait     = "job-wait"
+	KeyBaseJob     = "base-job-nowait" // job-nowait with the -base binary
 )
 
 // Variants returns every variant in table order.
@@ -73,6 +74,8 @@ func Variants() []Variant {
 			config: func(n int, addr string) string { return berthConfig(KeyBaseWait, n, addr, true) }},
 		{Key: KeyJobNoWait, Label: "berth_job, wait_for_healthy = false", Provider: &berthProvider, Peer: KeyPeerDetach,
 			config: func(n int, addr string) string { return jobConfig(KeyJobNoWait, n, addr, false) }},
+		{Key: KeyBaseJob, Label: "berth_job (base), wait_for_healthy = false", Provider: &berthProvider, Base: KeyJobNoWait,
+			config: func(n int, addr string) string { return jobConfig(KeyBaseJob, n, addr, false) }},
 		{Key: KeyJobWait, Label: "berth_job, wait_for_healthy = true", Provider: &berthProvider, Peer: KeyPeerWait,
 			config: func(n int, addr string) string { return jobConfig(KeyJobWait, n, addr, true) }},
 		{Key: KeyPeerDetach, Label: "nomad_job, detach = true", Provider: &peerProvider,

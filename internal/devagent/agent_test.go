@@ -45,7 +45,7 @@ func TestRenderConfig(t *testing.T) {
 				`http = "127.0.0.1"`, `rpc  = "127.0.0.1"`, `serf = "127.0.0.1"`,
 				"server {\n  enabled          = true\n  bootstrap_expect = 1\n}",
 				"client {\n  enabled = true\n",
-				`"fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean"`,
+				`"fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean,vault"`,
 				"plugin \"raw_exec\" {\n  config {\n    enabled = true\n  }\n}",
 			},
 			notWant: []string{"servers =", "acl {", "tls {", "node_class", "node_pool", "meta {", "alloc_mounts_dir", "chroot_env",

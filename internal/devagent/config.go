@@ -11,8 +11,10 @@ import (
 
 // fingerprintDenylist disables the cloud environment fingerprinters. Without
 // it the agent probes cloud metadata endpoints and, in sandboxes without
-// them, never finishes fingerprinting.
-const fingerprintDenylist = "env_aws,env_gce,env_azure,env_digitalocean"
+// them, never finishes fingerprinting. The Vault fingerprinter goes too:
+// the configuration names a Vault where nothing listens (renderIntegrations),
+// and Vault's client retries that for 2.5 s before the node is ready.
+const fingerprintDenylist = "env_aws,env_gce,env_azure,env_digitalocean,vault"
 
 // agentConfig is everything needed to render one agent configuration file.
 type agentConfig struct {
@@ -162,8 +164,14 @@ func renderConfig(c agentConfig) string {
 	return b.String()
 }
 
-// renderTail renders the ACL and TLS blocks every agent shares.
+// unreachable is an address where nothing listens: the agent names Vault
+// and Consul there without either running.
+const unreachable = "127.0.0.1:1"
+
+// renderTail renders the blocks every agent shares: Vault and Consul,
+// ACL and TLS.
 func renderTail(w func(int, string, ...any), c agentConfig) {
+	renderIntegrations(w)
 	if c.ACL {
 		w(0, "")
 		w(0, "acl {")
@@ -292,4 +300,32 @@ func MinimalChrootEnv() map[string]string {
 		}
 	}
 	return env
+}
+
+// renderIntegrations names Vault and Consul without running either, so the
+// agent accepts at registration what real jobs name: a task's vault block
+// needs Vault enabled and a default workload identity for it (Nomad 1.10
+// has no other Vault workflow). Nothing listens at the addresses, so no job
+// that needs either can run; tests that place allocations name neither.
+// Consul gets no workload identity defaults: those would add identities to
+// every service of every test job, and a task could not start without
+// Consul to log in to. Nothing is advertised or joined through Consul, so
+// the agent does not retry it in the background.
+func renderIntegrations(w func(int, string, ...any)) {
+	w(0, "")
+	w(0, "vault {")
+	w(1, "enabled = true")
+	w(1, "address = %s", hclQuote("http://"+unreachable))
+	w(1, "default_identity {")
+	w(2, "aud = [%s]", hclQuote("vault.io"))
+	w(2, "ttl = %s", hclQuote("1h"))
+	w(1, "}")
+	w(0, "}")
+	w(0, "")
+	w(0, "consul {")
+	w(1, "address          = %s", hclQuote(unreachable))
+	w(1, "auto_advertise   = false")
+	w(1, "server_auto_join = false")
+	w(1, "client_auto_join = false")
+	w(0, "}")
 }

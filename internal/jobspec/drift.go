@@ -25,8 +25,38 @@ import (
 // them (Parse returns that).
 func Drift(want, live *api.Job) []string {
 	var out []string
-	walk(&out, nil, reflect.ValueOf(asNomadHolds(want)), reflect.ValueOf(live))
+	walk(&out, nil, reflect.ValueOf(asNomadHolds(want)), reflect.ValueOf(withDefaultIdentities(live)))
 	return out
+}
+
+// withDefaultIdentities is job with each task's default workload identity
+// (the `identity` block without a name, or named "default", which Nomad
+// keeps apart from the others) first among its identities, named
+// "default": so it is compared as the others are, by name. job is not
+// modified.
+func withDefaultIdentities(job *api.Job) *api.Job {
+	if job == nil {
+		return nil
+	}
+	j := *job
+	j.TaskGroups = make([]*api.TaskGroup, len(job.TaskGroups))
+	for i, g := range job.TaskGroups {
+		tg := *g
+		tg.Tasks = make([]*api.Task, len(g.Tasks))
+		for k, t := range g.Tasks {
+			task := *t
+			if t.Identity != nil {
+				id := *t.Identity
+				if id.Name == "" {
+					id.Name = "default"
+				}
+				task.Identities = append([]*api.WorkloadIdentity{&id}, t.Identities...)
+			}
+			tg.Tasks[k] = &task
+		}
+		j.TaskGroups[i] = &tg
+	}
+	return &j
 }
 
 // asNomadHolds moves what the jobspec sets where Nomad keeps it once
@@ -34,10 +64,11 @@ func Drift(want, live *api.Job) []string {
 // into every group (a group's own values win), leaving only the job-wide
 // stagger and max_parallel of update at the job level; a task's
 // resources.disk (the pre-0.5 spelling) becomes the group's ephemeral
-// disk, and a group's max_client_disconnect is ignored by Nomad 1.10: both
-// are compared as if the jobspec did not set them; a service's
+// disk, compared as if the jobspec did not set it (what Nomad drops
+// altogether is in notKept); a service's
 // check_restart goes into each of its checks. want is not modified.
 func asNomadHolds(want *api.Job) *api.Job {
+	want = withDefaultIdentities(want)
 	j := *want
 	j.TaskGroups = make([]*api.TaskGroup, len(want.TaskGroups))
 	for i, g := range want.TaskGroups {
@@ -52,7 +83,6 @@ func asNomadHolds(want *api.Job) *api.Job {
 			r.Merge(g.ReschedulePolicy)
 			tg.ReschedulePolicy = r
 		}
-		tg.MaxClientDisconnect = nil //nolint:staticcheck // deprecated and ignored by Nomad 1.10: never compared
 		if want.Migrate != nil {
 			m := want.Migrate.Copy()
 			if g.Migrate != nil {
@@ -103,7 +133,7 @@ func walk(out *[]string, at []string, want, live reflect.Value) {
 		}
 		for i := range want.NumField() {
 			name, ok := hclName(want.Type().Field(i))
-			if !ok {
+			if !ok || !kept(want.Type(), want.Type().Field(i).Name) {
 				continue
 			}
 			var lf reflect.Value
@@ -124,6 +154,10 @@ func walk(out *[]string, at []string, want, live reflect.Value) {
 		}
 		if labeled(want.Type().Elem()) {
 			walkLabeled(out, at, want, live)
+			return
+		}
+		if key, ok := keyedBy[want.Type().Elem()]; ok {
+			walkKeyed(out, at, key, want, live)
 			return
 		}
 		if implied[at[len(at)-1]] {
@@ -179,6 +213,28 @@ func walkLabeled(out *[]string, at []string, want, live reflect.Value) {
 	}
 }
 
+// walkKeyed matches blocks by their field key (keyedBy): each of want's
+// must be in live; live's others are Nomad's own.
+func walkKeyed(out *[]string, at []string, key string, want, live reflect.Value) {
+	keyOf := func(v reflect.Value) string { return fmt.Sprint(reflect.Indirect(v).FieldByName(key).Interface()) }
+	block := at[len(at)-1]
+	for i := range want.Len() {
+		k := keyOf(want.Index(i))
+		here := append(slices.Clone(at[:len(at)-1]), fmt.Sprintf("%s %q", block, k))
+		var got reflect.Value
+		for n := 0; live.IsValid() && n < live.Len() && !got.IsValid(); n++ {
+			if !live.Index(n).IsNil() && keyOf(live.Index(n)) == k {
+				got = live.Index(n)
+			}
+		}
+		if !got.IsValid() {
+			*out = append(*out, path(here)+": missing in Nomad")
+			continue
+		}
+		walk(out, here, want.Index(i), got)
+	}
+}
+
 // compare reports want and live when they differ.
 func compare(out *[]string, at []string, want, live reflect.Value) {
 	compareShown(out, at, want, live, false)
@@ -211,12 +267,13 @@ func hideIn(v reflect.Value, sensitive bool) reflect.Value {
 	return hideSensitive(v, sensitive)
 }
 
-// path joins names: blocks with a " / ", a block's attributes with ".".
+// path joins names: blocks with a " / ", a block's attributes with "."; a
+// map key written as ".key" follows its map as it is.
 func path(at []string) string {
 	var b strings.Builder
 	for i, n := range at {
 		switch {
-		case i == 0:
+		case i == 0 || strings.HasPrefix(n, "."):
 		case strings.Contains(n, `"`) || strings.Contains(at[i-1], `"`):
 			b.WriteString(" / ")
 		default:

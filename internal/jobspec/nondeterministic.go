@@ -55,14 +55,14 @@ func differing(out *[]string, at []string, a, b reflect.Value) {
 	for a.Kind() == reflect.Pointer || a.Kind() == reflect.Interface {
 		if a.IsNil() || b.IsNil() {
 			if a.IsNil() != b.IsNil() {
-				*out = append(*out, fieldPath(at))
+				*out = append(*out, path(at))
 			}
 			return
 		}
 		a, b = a.Elem(), b.Elem()
 	}
 	if a.Type() != b.Type() { // values of a map[string]any of another kind
-		*out = append(*out, fieldPath(at))
+		*out = append(*out, path(at))
 		return
 	}
 	switch {
@@ -90,14 +90,14 @@ func differing(out *[]string, at []string, a, b reflect.Value) {
 		for _, name := range names {
 			va, vb := a.MapIndex(keys[name]), b.MapIndex(keys[name])
 			if !va.IsValid() || !vb.IsValid() {
-				*out = append(*out, fieldPath(append(slices.Clip(at), "."+name)))
+				*out = append(*out, path(append(slices.Clip(at), "."+name)))
 				continue
 			}
 			differing(out, append(slices.Clip(at), "."+name), va, vb)
 		}
 	default:
 		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
-			*out = append(*out, fieldPath(at))
+			*out = append(*out, path(at))
 		}
 	}
 }
@@ -130,21 +130,4 @@ func blockType(t reflect.Type) bool {
 		t = t.Elem()
 	}
 	return t.Kind() == reflect.Struct
-}
-
-// fieldPath writes at as Drift writes a field: labeled blocks joined by
-// " / ", a block's attributes by "."; a map key (".key") follows its map.
-func fieldPath(at []string) string {
-	var b strings.Builder
-	for i, n := range at {
-		switch {
-		case i == 0 || strings.HasPrefix(n, "."):
-		case strings.Contains(n, `"`) || strings.Contains(at[i-1], `"`):
-			b.WriteString(" / ")
-		default:
-			b.WriteString(".")
-		}
-		b.WriteString(n)
-	}
-	return b.String()
 }

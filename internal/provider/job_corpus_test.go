@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // nomadCorpus lists the jobspecs in the pinned Nomad module (e2e/, demo/,
@@ -51,17 +53,23 @@ func nomadCorpus(t *testing.T) map[string]string {
 
 // TestAccJob_corpusReadsBackWithoutDrift registers every jobspec of
 // Nomad's own corpus that its parser accepts with its defaults (under a
-// name of its own, in the default namespace), reads it back and requires
-// no drift: what Nomad fills in or normalizes must never read as a change.
-// Jobs the dev agent refuses (Consul, Vault, CSI, namespaces or node pools
-// it lacks) are counted, not failed.
+// name of its own, in the namespace and node pool it names, which the test
+// creates), reads it back and requires no drift: what Nomad fills in or
+// normalizes must never read as a change. Nomad is the oracle: its plan
+// diff of the parsed jobspec against the registered job must say no change
+// too. Then one setting the jobspec sets is changed through Nomad's API (a
+// cpu, an env or meta value, a count, by turns): berth's drift and Nomad's
+// diff must name the same field. Jobs the agent refuses (Connect gateways,
+// which write to Consul at registration) are counted, not failed; so are
+// jobspecs that parse differently each time (uuidv4()).
 func TestAccJob_corpusReadsBackWithoutDrift(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
 	nomad := acctest.Nomad(t)
+	oracle := testOracle(t)
 	files := nomadCorpus(t)
 	names := slices.Sorted(maps.Keys(files))
-	var parsed, registered, refused, detected int
+	var parsed, registered, refused, changing, changed int
 	suffix := "-" + acctest.RandomHex(3)
 	for _, file := range names {
 		job, err := jobspec.Parse(jobspec.Spec{Source: files[file]})
@@ -69,61 +77,78 @@ func TestAccJob_corpusReadsBackWithoutDrift(t *testing.T) {
 			continue // needs variables without defaults, or is not HCL2
 		}
 		parsed++
+		if !deterministic(files[file]) {
+			changing++
+			t.Logf("parses differently each time, not compared: %s", file)
+			continue
+		}
 		// A short ID: Nomad derives service names from it, at most 63 characters.
 		id := fmt.Sprintf("corpus-%03d%s", parsed, suffix)
-		job.ID, job.Name, job.Namespace, job.Region = &id, &id, acctest.Ptr("default"), nil
+		job.ID, job.Name, job.Region = &id, &id, nil
 		job.Constraints = append(job.Constraints, api.NewConstraint("${meta.berth_corpus_never}", "is_set", ""))
-		if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
+		corpusPlaces(t, nomad, job)
+		ns := &api.WriteOptions{Namespace: deref(job.Namespace)}
+		if _, _, err := nomad.Jobs().Register(job, ns); err != nil {
 			refused++
-			t.Logf("refused by the dev agent: %s: %v", file, firstLine(err.Error()))
+			t.Logf("refused by the test agent: %s: %v", file, firstLine(err.Error()))
 			continue
 		}
 		registered++
-		live, _, err := nomad.Jobs().Info(id, nil)
-		if err != nil {
-			t.Errorf("%s: reading it back: %v", file, err)
-			continue
+		if changedInNomad(t, nomad, oracle, file, job, registered) {
+			changed++
 		}
-		if drift := jobspec.Drift(job, live); len(drift) > 0 {
-			t.Errorf("%s reads back with drift:\n  %s", file, strings.Join(drift, "\n  "))
-		} else if changedInNomad(t, nomad, file, job, live) {
-			detected++
-		}
-		if _, _, err := nomad.Jobs().Deregister(id, true, nil); err != nil {
+		if _, _, err := nomad.Jobs().Deregister(id, true, ns); err != nil {
 			t.Errorf("%s: purging: %v", file, err)
 		}
 	}
-	t.Logf("corpus: %d jobspecs, %d parsed, %d registered and compared, %d refused by the dev agent; "+
-		"a cpu changed through the API named in %d", len(files), parsed, registered, refused, detected)
-	if registered < 150 {
+	t.Logf("corpus: %d jobspecs, %d parsed, %d parse differently each time, %d registered and compared with Nomad's diff, "+
+		"%d refused by the test agent; a change through the API named alike by berth and Nomad in %d",
+		len(files), parsed, changing, registered, refused, changed)
+	if registered < 200 {
 		t.Errorf("only %d corpus jobs registered; the corpus or the agent changed", registered)
 	}
 }
 
-// changedInNomad changes the first task's cpu through the API, when the
-// jobspec sets it, and requires the drift to name exactly that field.
-func changedInNomad(t *testing.T, nomad *api.Client, file string, want, live *api.Job) bool {
+// changedInNomad requires job, as registered, to read back without drift
+// and with no change in Nomad's diff; then changes one setting the jobspec
+// sets through the API (changeThroughAPI) and requires berth's drift and
+// Nomad's diff to name it alike. It reports whether a change was made.
+func changedInNomad(t *testing.T, nomad *api.Client, oracle *nomadclient.Client, file string, want *api.Job, which int) bool {
 	t.Helper()
-	task := live.TaskGroups[0].Tasks[0]
-	wantTask := want.TaskGroups[0].Tasks[0]
-	if wantTask.Resources == nil || wantTask.Resources.CPU == nil {
+	q := &api.QueryOptions{Namespace: deref(want.Namespace)}
+	live, _, err := nomad.Jobs().Info(*want.ID, q)
+	if err != nil {
+		t.Errorf("%s: reading it back: %v", file, err)
 		return false
 	}
-	task.Resources.CPU = acctest.Ptr(*task.Resources.CPU + 1)
-	if _, _, err := nomad.Jobs().Register(live, nil); err != nil {
-		t.Logf("%s: changing cpu refused: %v", file, firstLine(err.Error()))
+	drift := jobspec.Drift(want, live)
+	if len(drift) > 0 {
+		t.Errorf("%s reads back with drift:\n  %s", file, strings.Join(drift, "\n  "))
+	}
+	if msg := oracleAgrees(t, oracle, want, drift); msg != "" {
+		t.Errorf("%s as registered: %s", file, msg)
 		return false
 	}
-	changed, _, err := nomad.Jobs().Info(*live.ID, nil)
+	what := changeThroughAPI(want, live, which)
+	if what == "" {
+		return false
+	}
+	if _, _, err := nomad.Jobs().Register(live, &api.WriteOptions{Namespace: q.Namespace}); err != nil {
+		t.Logf("%s: changing %s refused: %v", file, what, firstLine(err.Error()))
+		return false
+	}
+	after, _, err := nomad.Jobs().Info(*want.ID, q)
 	if err != nil {
 		t.Errorf("%s: %v", file, err)
 		return false
 	}
-	drift := jobspec.Drift(want, changed)
-	wantLine := fmt.Sprintf("group %q / task %q / resources.cpu: %d → %d", *live.TaskGroups[0].Name, task.Name,
-		*wantTask.Resources.CPU+1, *wantTask.Resources.CPU)
-	if len(drift) != 1 || drift[0] != wantLine {
-		t.Errorf("%s: cpu changed in Nomad, drift %q, want [%q]", file, drift, wantLine)
+	drift = jobspec.Drift(want, after)
+	if len(drift) == 0 {
+		t.Errorf("%s: %s changed in Nomad, no drift", file, what)
+		return false
+	}
+	if msg := oracleAgrees(t, oracle, want, drift); msg != "" {
+		t.Errorf("%s: %s changed in Nomad: %s", file, what, msg)
 		return false
 	}
 	return true
@@ -142,15 +167,34 @@ const unplaceable = `  constraint {
 `
 
 // corpusJob is one of Nomad's jobspecs renamed for a test: its file, the
-// job ID, and the first task's cpu when the jobspec sets it (0 otherwise).
+// job ID and namespace, and the first task's cpu when the jobspec sets it (0 otherwise).
 type corpusJob struct {
-	file, id string
-	cpu      int
+	file, id, namespace string
+	cpu                 int
 }
 
+// agreesWithNomad compares drift with Nomad's diff of j's jobspec
+// against the job it holds (oracleAgrees).
+func (j corpusJob) agreesWithNomad(t *testing.T, oracle *nomadclient.Client, drift []string) string {
+	src, err := os.ReadFile(j.file)
+	if err != nil {
+		return err.Error()
+	}
+	job, err := jobspec.Parse(jobspec.Spec{Source: string(src)})
+	if err != nil {
+		return err.Error()
+	}
+	job.Namespace = &j.namespace
+	return oracleAgrees(t, oracle, job, drift)
+}
+
+func (j corpusJob) query() *api.QueryOptions { return &api.QueryOptions{Namespace: j.namespace} }
+func (j corpusJob) write() *api.WriteOptions { return &api.WriteOptions{Namespace: j.namespace} }
+
 // acceptedCorpus renames every corpus jobspec that parses with its
-// defaults and names no other namespace or region, and keeps those the
-// dev agent registers (tried once through the API, then purged), written
+// defaults, the same each time, and names no other region, and keeps
+// those the test agent registers (in the namespace and node pool they
+// name, created first; tried once through the API, then purged), written
 // to files in dir.
 func acceptedCorpus(t *testing.T, dir, prefix string) []corpusJob {
 	t.Helper()
@@ -163,21 +207,22 @@ func acceptedCorpus(t *testing.T, dir, prefix string) []corpusJob {
 		id := fmt.Sprintf("%s-%03d", prefix, i)
 		src := label.ReplaceAllString(files[file], fmt.Sprintf("job %q {\n%s", id, unplaceable))
 		job, err := jobspec.Parse(jobspec.Spec{Source: src})
-		if err != nil || *job.ID != id || (job.Namespace != nil && *job.Namespace != "default") ||
-			(job.Region != nil && *job.Region != "global") {
-			continue
+		if err != nil || *job.ID != id || (job.Region != nil && *job.Region != "global") || !deterministic(src) {
+			continue // not registrable as written, or plans an update every time (uuidv4())
 		}
-		if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
-			continue // refused by the dev agent (TestAccJob_corpusReadsBackWithoutDrift lists why)
+		corpusPlaces(t, nomad, job)
+		ns := &api.WriteOptions{Namespace: deref(job.Namespace)}
+		if _, _, err := nomad.Jobs().Register(job, ns); err != nil {
+			continue // refused by the test agent (TestAccJob_corpusReadsBackWithoutDrift lists why)
 		}
-		if _, _, err := nomad.Jobs().Deregister(id, true, nil); err != nil {
+		if _, _, err := nomad.Jobs().Deregister(id, true, ns); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, fmt.Sprintf("%03d.nomad.hcl", i))
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c := corpusJob{file: path, id: id}
+		c := corpusJob{file: path, id: id, namespace: cmp.Or(deref(job.Namespace), "default")}
 		if r := job.TaskGroups[0].Tasks[0].Resources; r != nil && r.CPU != nil {
 			c.cpu = *r.CPU
 		}
@@ -187,15 +232,16 @@ func acceptedCorpus(t *testing.T, dir, prefix string) []corpusJob {
 }
 
 // TestAccJob_corpusThroughTerraform applies every jobspec of Nomad's own
-// corpus that a dev agent registers as a berth_job (without waiting: most
-// need Docker), requires the next plan to be empty, then changes the first
-// task's cpu through Nomad's API in every job that sets it: the next plan
-// updates exactly those jobs, naming resources.cpu in their drift, and the
-// apply puts each back.
+// corpus that the test agent registers as a berth_job (without waiting:
+// most need Docker), requires Nomad's diff of each jobspec to say no
+// change and the next plan to be empty, then changes the first task's cpu
+// through Nomad's API in every job that sets it: the next plan updates
+// exactly those jobs, naming resources.cpu in their drift as Nomad's diff
+// names it, and the apply puts each back.
 func TestAccJob_corpusThroughTerraform(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
-	nomad := acctest.Nomad(t)
+	nomad, oracle := acctest.Nomad(t), testOracle(t)
 	dir := t.TempDir()
 	jobs := acceptedCorpus(t, dir, "tfc-"+acctest.RandomHex(3))
 	if len(jobs) < 150 {
@@ -215,12 +261,12 @@ func TestAccJob_corpusThroughTerraform(t *testing.T) {
 			if j.cpu == 0 {
 				continue
 			}
-			live, _, err := nomad.Jobs().Info(j.id, nil)
+			live, _, err := nomad.Jobs().Info(j.id, j.query())
 			if err != nil {
 				t.Fatal(err)
 			}
 			live.TaskGroups[0].Tasks[0].Resources.CPU = acctest.Ptr(j.cpu + 1)
-			if _, _, err := nomad.Jobs().Register(live, nil); err != nil {
+			if _, _, err := nomad.Jobs().Register(live, j.write()); err != nil {
 				t.Fatalf("%s: changing cpu: %v", j.file, err)
 			}
 		}
@@ -232,8 +278,11 @@ func TestAccJob_corpusThroughTerraform(t *testing.T) {
 				Config: config.String(),
 				Check: func(*terraform.State) error {
 					for _, j := range jobs {
-						if _, _, err := nomad.Jobs().Info(j.id, nil); err != nil {
+						if _, _, err := nomad.Jobs().Info(j.id, j.query()); err != nil {
 							return fmt.Errorf("%s: not in Nomad after the apply: %v", j.file, err)
+						}
+						if msg := j.agreesWithNomad(t, oracle, nil); msg != "" {
+							return fmt.Errorf("%s as applied: %s", j.file, msg)
 						}
 					}
 					return nil
@@ -244,14 +293,14 @@ func TestAccJob_corpusThroughTerraform(t *testing.T) {
 				PreConfig: changeCPU,
 				Config:    config.String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					corpusDriftCheck{jobs: jobs},
+					corpusDriftCheck{t: t, oracle: oracle, jobs: jobs},
 				}},
 				Check: func(*terraform.State) error {
 					for _, j := range jobs {
 						if j.cpu == 0 {
 							continue
 						}
-						live, _, err := nomad.Jobs().Info(j.id, nil)
+						live, _, err := nomad.Jobs().Info(j.id, j.query())
 						if err != nil || *live.TaskGroups[0].Tasks[0].Resources.CPU != j.cpu {
 							return fmt.Errorf("%s: cpu not put back (err %v)", j.file, err)
 						}
@@ -264,8 +313,13 @@ func TestAccJob_corpusThroughTerraform(t *testing.T) {
 }
 
 // corpusDriftCheck requires an update of exactly the jobs whose cpu was
-// changed, each with a drift entry naming resources.cpu.
-type corpusDriftCheck struct{ jobs []corpusJob }
+// changed, each with a drift entry naming resources.cpu, as Nomad's diff
+// of its jobspec names it.
+type corpusDriftCheck struct {
+	t      *testing.T
+	oracle *nomadclient.Client
+	jobs   []corpusJob
+}
 
 func (c corpusDriftCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
 	changed := map[string]bool{}
@@ -285,6 +339,20 @@ func (c corpusDriftCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 			return
 		}
 		changed[rc.Address] = true
+		var lines []string
+		for _, d := range drift {
+			s, _ := d.(string)
+			lines = append(lines, s)
+		}
+		var i int
+		if _, err := fmt.Sscanf(rc.Address, "berth_job.c%03d", &i); err != nil || i >= len(c.jobs) {
+			resp.Error = fmt.Errorf("%s: not a corpus job", rc.Address)
+			return
+		}
+		if msg := c.jobs[i].agreesWithNomad(c.t, c.oracle, lines); msg != "" {
+			resp.Error = fmt.Errorf("%s (%s): %s", rc.Address, c.jobs[i].file, msg)
+			return
+		}
 	}
 	for i, j := range c.jobs {
 		if want := j.cpu > 0; changed[fmt.Sprintf("berth_job.c%03d", i)] != want {
@@ -309,7 +377,7 @@ func TestAccJob_corpusImportsToEmptyPlan(t *testing.T) {
 	jobs := acceptedCorpus(t, t.TempDir(), "imp-"+acctest.RandomHex(3))
 	var config strings.Builder
 	config.WriteString("provider \"berth\" {}\n")
-	before := map[string]uint64{}
+	before := map[corpusJob]uint64{}
 	for i, j := range jobs {
 		src, err := os.ReadFile(j.file)
 		if err != nil {
@@ -324,16 +392,16 @@ func TestAccJob_corpusImportsToEmptyPlan(t *testing.T) {
 			opts = &api.RegisterOptions{Submission: &api.JobSubmission{Source: string(src), Format: jobspec.FormatHCL2}}
 			fmt.Fprintf(&config, "resource \"berth_job\" \"c%03d\" {\n  jobspec = file(%q)\n}\n", i, j.file)
 		}
-		if _, _, err := nomad.Jobs().RegisterOpts(job, opts, nil); err != nil {
+		if _, _, err := nomad.Jobs().RegisterOpts(job, opts, j.write()); err != nil {
 			t.Fatalf("%s: %v", j.file, err)
 		}
-		t.Cleanup(func() { _, _, _ = nomad.Jobs().Deregister(j.id, true, nil) })
-		live, _, err := nomad.Jobs().Info(j.id, nil)
+		t.Cleanup(func() { _, _, _ = nomad.Jobs().Deregister(j.id, true, j.write()) })
+		live, _, err := nomad.Jobs().Info(j.id, j.query())
 		if err != nil {
 			t.Fatal(err)
 		}
-		before[j.id] = *live.JobModifyIndex
-		fmt.Fprintf(&config, "import {\n  to = berth_job.c%03d\n  id = \"default/%s\"\n}\n", i, j.id)
+		before[j] = *live.JobModifyIndex
+		fmt.Fprintf(&config, "import {\n  to = berth_job.c%03d\n  id = \"%s/%s\"\n}\n", i, j.namespace, j.id)
 	}
 	c := acctest.NewTFCLI(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -343,12 +411,21 @@ func TestAccJob_corpusImportsToEmptyPlan(t *testing.T) {
 		t.Fatalf("plan -generate-config-out: %v\n%s", err, c.Out.Take())
 	}
 	acctest.ExpectImportsOnly(ctx, t, c, len(jobs))
-	for id, index := range before {
-		live, _, err := nomad.Jobs().Info(id, nil)
+	for j, index := range before {
+		live, _, err := nomad.Jobs().Info(j.id, j.query())
 		if err != nil || *live.JobModifyIndex != index {
-			t.Errorf("%s: modify index %v after the import plan, was %d (%v)", id, live.JobModifyIndex, index, err)
+			t.Errorf("%s: modify index %v after the import plan, was %d (%v)", j.id, live.JobModifyIndex, index, err)
 		}
 	}
 	t.Logf("corpus import: %d jobs (%d from their files, %d generated) planned as imports with no change", len(jobs),
 		(len(jobs)+1)/2, len(jobs)/2)
+}
+
+// deref is *p, or the zero value when p is nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }

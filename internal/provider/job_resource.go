@@ -181,7 +181,7 @@ func (r *jobResource) recordJob(ctx context.Context, m *jobModel, job *nomadclie
 		m.WaitForHealthy, m.PurgeOnDestroy, m.DeploymentID = types.BoolValue(true), types.BoolValue(true), types.StringValue("")
 	}
 	s, _ := m.spec(ctx, diags)
-	drift, err := job.JobspecDrift(s)
+	drift, err := r.data.Nomad.ConfirmedDrift(ctx, job, s)
 	if err != nil {
 		addJobspecError(diags, err)
 		return shared.ObjectUnread
@@ -205,7 +205,7 @@ func (r *jobResource) recordSource(ctx context.Context, m *jobModel, job *nomadc
 		return false
 	}
 	if ok {
-		drift, err := job.JobspecDrift(s)
+		drift, err := r.data.Nomad.ConfirmedDrift(ctx, job, s)
 		ok = err == nil && len(drift) == 0
 		if !ok {
 			tflog.Info(ctx, "The job's registered source no longer describes it; importing the job as JSON",

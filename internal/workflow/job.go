@@ -17,6 +17,7 @@ type JobNomad interface {
 	Waiter
 	Ledger
 	GetJob(ctx context.Context, ns, name string) (*nomadclient.Job, error)
+	ConfirmedDrift(ctx context.Context, j *nomadclient.Job, s jobspec.Spec) ([]string, error)
 	RegisterJobspec(ctx context.Context, s jobspec.Spec, namespace, pin string, index uint64) (*nomadclient.RegisterResult, error)
 	RemoveJob(ctx context.Context, ns, name string, r nomadclient.Removal) error
 	StopJob(ctx context.Context, ns, name string, purge bool) error
@@ -170,7 +171,7 @@ func (w Jobs) Update(ctx context.Context, in JobWrite) (JobOutcome, error) {
 		return out, &JobGoneError{Namespace: in.Namespace, Name: in.Job.ID}
 	}
 	if index := job.ModifyIndex(); index != in.Index {
-		drift, err := job.JobspecDrift(in.Spec)
+		drift, err := w.Nomad.ConfirmedDrift(ctx, job, in.Spec)
 		if err != nil {
 			return out, &NomadError{"Could not compare the job with its jobspec", err}
 		}

@@ -26,6 +26,11 @@ func (f *fakeJobNomad) GetJob(context.Context, string, string) (*nomadclient.Job
 	return f.job, f.step("get-job")
 }
 
+// ConfirmedDrift is berth's comparison alone: the fake has no plan to ask.
+func (f *fakeJobNomad) ConfirmedDrift(_ context.Context, j *nomadclient.Job, s jobspec.Spec) ([]string, error) {
+	return j.JobspecDrift(s)
+}
+
 func (f *fakeJobNomad) RegisterJobspec(_ context.Context, _ jobspec.Spec, _, pin string, index uint64) (*nomadclient.RegisterResult, error) {
 	step := fmt.Sprintf("register @%d", index)
 	if pin != "" {
