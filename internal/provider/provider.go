@@ -42,6 +42,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/cluster"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/job"
 	leasefamily "github.com/berthhq/terraform-provider-berth/internal/provider/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/node"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -215,10 +216,8 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 // Resources are the managed resources of every family.
 func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 	return slices.Concat(
-		[]func() resource.Resource{
-			NewJobResource,
-		},
 		instance.Resources(),
+		job.Resources(),
 		volume.Resources(),
 		leasefamily.Resources(),
 		node.Resources(),
@@ -228,10 +227,8 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 // ListResources are what `terraform query` lists (Terraform 1.14+).
 func (p *berthProvider) ListResources(context.Context) []func() list.ListResource {
 	return slices.Concat(
-		[]func() list.ListResource{
-			NewJobListResource,
-		},
 		instance.ListResources(),
+		job.ListResources(),
 		volume.ListResources(),
 		node.ListResources(),
 	)
@@ -240,10 +237,8 @@ func (p *berthProvider) ListResources(context.Context) []func() list.ListResourc
 // Actions are imperative operations run from a plan (Terraform 1.14+).
 func (p *berthProvider) Actions(context.Context) []func() action.Action {
 	return slices.Concat(
-		[]func() action.Action{
-			NewJobDispatchAction,
-		},
 		instance.Actions(),
+		job.Actions(),
 		leasefamily.Actions(),
 	)
 }
