@@ -1,22 +1,19 @@
-// Package provider maps berth's Terraform schemas onto the Nomad backend in
-// internal/nomadclient. It converts models and reports diagnostics; Nomad
-// logic lives in the backend and pure logic in small packages beside it,
-// and no file here (tests aside) uses a Nomad API type.
+// Package provider is the root of berth's Terraform layer: the provider
+// itself (its schema and Configure, which builds the Nomad client and the
+// shared.ProviderData every resource receives), the lists of what each
+// resource family offers, and the protocol server (server.go) with its
+// secret masking and the plan and read shortcuts of berth_instance
+// (create_plan_shortcut.go, unchanged_plan_shortcut.go,
+// unchanged_read_shortcut.go) and their verify mode. It holds no resource.
 //
-// Every resource has the same shape: <thing>_resource.go (CRUD),
-// <thing>_schema.go, <thing>_model.go, and topic files named for the part
-// they extend, <thing>_resource_<topic>.go, <thing>_schema_<topic>.go or
-// <thing>_model_<topic>.go; its list resource is <thing>_list_resource.go
-// and its actions <thing>_<verb>_action.go. A data source is
-// <thing>_data_source.go with its schema and model inside, unless another
-// file shares them (node_schema.go and node_model.go serve berth_node and
-// berth_nodes; capacity_model.go the capacity objects). What every consumer
-// of a node reservation shares (charges, budgets) is in
-// node_reservation_charges.go and node_reservation_budget.go, and helpers
-// for all resources are named for what they do (model_reflect.go,
-// identity.go, list_helpers.go, job_action.go). Tests sit beside each file.
-// Things are instance, volume, lease (berth_reservation),
-// node_reservation, node and nodes.
+// The resources live one package per family: instance, job, volume, lease
+// (berth_reservation), node (node settings, reservations, pools and the
+// node data sources) and cluster, each with its own package doc on file
+// names; what every family uses is in shared. A family imports shared and
+// nothing else under internal/provider, and no file of the layer (tests
+// aside) uses a Nomad API type: make lint checks both (.golangci.yml,
+// internal/lint/nomadtypes). The tests here are those across families:
+// bad input, faults, quickstart, TLS and the shortcut tests.
 package provider
 
 import (
