@@ -32,7 +32,7 @@ type testFleet struct {
 	// own node pool (holdPoolA, holdPoolB) with the fixed size holdCPU,
 	// holdMemoryMB and holdDiskMB, all of it allocatable, so every number is
 	// exact. Tests that count capacity on one of them take it with
-	// useNodeAlone first.
+	// UseNodeAlone first.
 	HoldA, HoldB         *devagent.Agent
 	HoldPoolA, HoldPoolB string
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
-// ApiNode reads one node with its resources.
-func ApiNode(t *testing.T, c *api.Client, id string) *api.Node {
+// APINode reads one node with its resources.
+func APINode(t *testing.T, c *api.Client, id string) *api.Node {
 	t.Helper()
 	n, _, err := c.Nodes().Info(id, nil)
 	if err != nil {
@@ -27,14 +27,14 @@ func ApiNode(t *testing.T, c *api.Client, id string) *api.Node {
 func MainNode(t *testing.T, c *api.Client) *api.Node {
 	t.Helper()
 	if MainAgent != nil && MainAgent.NodeID != "" {
-		return ApiNode(t, c, MainAgent.NodeID)
+		return APINode(t, c, MainAgent.NodeID)
 	}
 	stubs, _, err := c.Nodes().List(&api.QueryOptions{Filter: `Status == "ready"`})
 	if err != nil || len(stubs) == 0 {
 		t.Fatalf("no ready node in Nomad (err %v)", err)
 	}
 	sort.Slice(stubs, func(i, j int) bool { return stubs[i].Name < stubs[j].Name })
-	return ApiNode(t, c, stubs[0].ID)
+	return APINode(t, c, stubs[0].ID)
 }
 
 // AllocatableOf computes a node's allocatable capacity from Nomad's raw

@@ -17,12 +17,12 @@ import (
 
 // NewQueryCLI is a Terraform CLI for terraform query, which needs 1.14 or
 // later (skipped below that), with a context that ends with the test.
-func NewQueryCLI(t *testing.T) (*TfCLI, context.Context) {
+func NewQueryCLI(t *testing.T) (*TFCLI, context.Context) {
 	t.Helper()
 	c := NewTFCLI(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	if v, _, err := c.Tf.Version(ctx, true); err != nil || v.LessThan(version.Must(version.NewVersion("1.14.0"))) {
+	if v, _, err := c.TF.Version(ctx, true); err != nil || v.LessThan(version.Must(version.NewVersion("1.14.0"))) {
 		t.Skipf("terraform query needs Terraform 1.14 or later; this is %v (%v)", v, err)
 	}
 	return c, ctx
@@ -36,7 +36,7 @@ type queryResult struct {
 
 // RunQuery writes list as the only query file, runs `terraform query
 // -generate-config-out=generated.tf` and removes the query file again.
-func RunQuery(ctx context.Context, t *testing.T, c *TfCLI, list string) queryResult {
+func RunQuery(ctx context.Context, t *testing.T, c *TFCLI, list string) queryResult {
 	t.Helper()
 	qf := filepath.Join(c.Dir, "found.tfquery.hcl")
 	if err := os.WriteFile(qf, []byte(list), 0o644); err != nil {
@@ -44,7 +44,7 @@ func RunQuery(ctx context.Context, t *testing.T, c *TfCLI, list string) queryRes
 	}
 	defer os.Remove(qf)
 	os.Remove(filepath.Join(c.Dir, "generated.tf"))
-	msgs, err := c.Tf.QueryJSON(ctx, tfexec.Reattach(c.Reattach), tfexec.GenerateConfigOut("generated.tf"))
+	msgs, err := c.TF.QueryJSON(ctx, tfexec.Reattach(c.Reattach), tfexec.GenerateConfigOut("generated.tf"))
 	if err != nil {
 		t.Fatalf("terraform query: %v\n%s", err, c.Out.Take())
 	}
@@ -71,16 +71,16 @@ func RunQuery(ctx context.Context, t *testing.T, c *TfCLI, list string) queryRes
 // ExpectImportsOnly plans the written configuration (with generated.tf)
 // and requires exactly want resource changes, each an import that changes
 // nothing.
-func ExpectImportsOnly(ctx context.Context, t *testing.T, c *TfCLI, want int) {
+func ExpectImportsOnly(ctx context.Context, t *testing.T, c *TFCLI, want int) {
 	t.Helper()
 	if b, err := os.ReadFile(filepath.Join(c.Dir, "generated.tf")); err == nil {
 		t.Logf("generated.tf:\n%s", b)
 	}
 	planFile := filepath.Join(c.Dir, "import.tfplan")
-	if _, err := c.Tf.Plan(ctx, tfexec.Reattach(c.Reattach), tfexec.Out(planFile)); err != nil {
+	if _, err := c.TF.Plan(ctx, tfexec.Reattach(c.Reattach), tfexec.Out(planFile)); err != nil {
 		t.Fatalf("plan of the generated configuration: %v\n%s", err, c.Out.Take())
 	}
-	plan, err := c.Tf.ShowPlanFile(ctx, planFile, tfexec.Reattach(c.Reattach))
+	plan, err := c.TF.ShowPlanFile(ctx, planFile, tfexec.Reattach(c.Reattach))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func AdoptAgain(t *testing.T, config, address, list, wantFound string) {
 	c, ctx := NewQueryCLI(t)
 	c.Init(ctx, config)
 	c.MustApply(ctx, "create")
-	if err := c.Tf.StateRm(ctx, address); err != nil {
+	if err := c.TF.StateRm(ctx, address); err != nil {
 		t.Fatalf("terraform state rm %s: %v\n%s", address, err, c.Out.Take())
 	}
 	c.Write(`provider "berth" {}`)

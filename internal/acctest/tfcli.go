@@ -20,15 +20,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 )
 
-// TfCLI drives the real Terraform CLI in a working directory of its own
+// TFCLI drives the real Terraform CLI in a working directory of its own
 // against the provider served from this test process (the way
 // terraform-plugin-testing does, through TF_REATTACH_PROVIDERS). Fault
 // tests use it instead of resource.Test because they run an apply in the
 // background, break Nomad under it and accept either outcome of that apply,
 // which a TestStep cannot express.
-type TfCLI struct {
+type TFCLI struct {
 	t        *testing.T
-	Tf       *tfexec.Terraform
+	TF       *tfexec.Terraform
 	Dir      string
 	Reattach tfexec.ReattachInfo
 	Out      *lockedBuffer
@@ -45,7 +45,7 @@ func berthProviderAddress() string {
 	return host + "/hashicorp/berth"
 }
 
-func NewTFCLI(t *testing.T) *TfCLI {
+func NewTFCLI(t *testing.T) *TFCLI {
 	t.Helper()
 	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if bin == "" {
@@ -59,7 +59,7 @@ func NewTFCLI(t *testing.T) *TfCLI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &TfCLI{t: t, Tf: tf, Dir: dir, Out: &lockedBuffer{}}
+	c := &TFCLI{t: t, TF: tf, Dir: dir, Out: &lockedBuffer{}}
 	tf.SetStdout(c.Out)
 	tf.SetStderr(c.Out)
 
@@ -103,7 +103,7 @@ func NewTFCLI(t *testing.T) *TfCLI {
 }
 
 // Write replaces the configuration.
-func (c *TfCLI) Write(config string) {
+func (c *TFCLI) Write(config string) {
 	c.t.Helper()
 	if err := os.WriteFile(filepath.Join(c.Dir, "main.tf"), []byte(config), 0o644); err != nil {
 		c.t.Fatal(err)
@@ -111,10 +111,10 @@ func (c *TfCLI) Write(config string) {
 }
 
 // Init writes config and runs terraform init.
-func (c *TfCLI) Init(ctx context.Context, config string) {
+func (c *TFCLI) Init(ctx context.Context, config string) {
 	c.t.Helper()
 	c.Write(config)
-	if err := c.Tf.Init(ctx, tfexec.Reattach(c.Reattach)); err != nil {
+	if err := c.TF.Init(ctx, tfexec.Reattach(c.Reattach)); err != nil {
 		c.t.Fatalf("terraform init: %v\n%s", err, c.Out.Take())
 	}
 	c.Out.Take()
@@ -122,14 +122,14 @@ func (c *TfCLI) Init(ctx context.Context, config string) {
 
 // Apply runs terraform apply on the written configuration and returns its
 // error (with Terraform's output) and how long it took.
-func (c *TfCLI) Apply(ctx context.Context) (time.Duration, error) {
+func (c *TFCLI) Apply(ctx context.Context) (time.Duration, error) {
 	begin := time.Now()
-	err := c.Tf.Apply(ctx, tfexec.Reattach(c.Reattach))
+	err := c.TF.Apply(ctx, tfexec.Reattach(c.Reattach))
 	return time.Since(begin), err
 }
 
 // MustApply applies and fails the test on error.
-func (c *TfCLI) MustApply(ctx context.Context, what string) {
+func (c *TFCLI) MustApply(ctx context.Context, what string) {
 	c.t.Helper()
 	took, err := c.Apply(ctx)
 	out := c.Out.Take()
@@ -140,7 +140,7 @@ func (c *TfCLI) MustApply(ctx context.Context, what string) {
 }
 
 // ExpectEmptyPlan fails the test unless terraform plan shows no change.
-func (c *TfCLI) ExpectEmptyPlan(ctx context.Context, what string) {
+func (c *TFCLI) ExpectEmptyPlan(ctx context.Context, what string) {
 	c.t.Helper()
 	c.expectPlan(ctx, what, false)
 }
@@ -148,15 +148,15 @@ func (c *TfCLI) ExpectEmptyPlan(ctx context.Context, what string) {
 // ExpectNoResourceChanges is expectEmptyPlan for configurations whose
 // outputs describe the cluster (the quickstart lists its nodes, which other
 // tests add): outputs may change, resources may not.
-func (c *TfCLI) ExpectNoResourceChanges(ctx context.Context, what string) {
+func (c *TFCLI) ExpectNoResourceChanges(ctx context.Context, what string) {
 	c.t.Helper()
 	c.expectPlan(ctx, what, true)
 }
 
-func (c *TfCLI) expectPlan(ctx context.Context, what string, outputsMayChange bool) {
+func (c *TFCLI) expectPlan(ctx context.Context, what string, outputsMayChange bool) {
 	c.t.Helper()
 	planFile := filepath.Join(c.Dir, "check.tfplan")
-	changes, err := c.Tf.Plan(ctx, tfexec.Reattach(c.Reattach), tfexec.Out(planFile))
+	changes, err := c.TF.Plan(ctx, tfexec.Reattach(c.Reattach), tfexec.Out(planFile))
 	out := c.Out.Take()
 	if err != nil {
 		c.t.Fatalf("%s: terraform plan failed: %v\n%s", what, err, out)
@@ -164,7 +164,7 @@ func (c *TfCLI) expectPlan(ctx context.Context, what string, outputsMayChange bo
 	if !changes {
 		return
 	}
-	plan, err := c.Tf.ShowPlanFile(ctx, planFile, tfexec.Reattach(c.Reattach))
+	plan, err := c.TF.ShowPlanFile(ctx, planFile, tfexec.Reattach(c.Reattach))
 	if err != nil {
 		c.t.Fatalf("%s: reading the plan: %v\n%s", what, err, out)
 	}
@@ -181,18 +181,18 @@ func (c *TfCLI) expectPlan(ctx context.Context, what string, outputsMayChange bo
 }
 
 // Destroy runs terraform destroy and fails the test on error.
-func (c *TfCLI) Destroy(ctx context.Context) {
+func (c *TFCLI) Destroy(ctx context.Context) {
 	c.t.Helper()
-	if err := c.Tf.Destroy(ctx, tfexec.Reattach(c.Reattach)); err != nil {
+	if err := c.TF.Destroy(ctx, tfexec.Reattach(c.Reattach)); err != nil {
 		c.t.Fatalf("terraform destroy: %v\n%s", err, c.Out.Take())
 	}
 	c.Out.Take()
 }
 
 // State returns the resources in state by address.
-func (c *TfCLI) State(ctx context.Context) map[string]*tfjson.StateResource {
+func (c *TFCLI) State(ctx context.Context) map[string]*tfjson.StateResource {
 	c.t.Helper()
-	st, err := c.Tf.Show(ctx, tfexec.Reattach(c.Reattach))
+	st, err := c.TF.Show(ctx, tfexec.Reattach(c.Reattach))
 	if err != nil {
 		c.t.Fatalf("terraform show: %v", err)
 	}
@@ -217,7 +217,7 @@ type applyResult struct {
 // the apply has reached the point to break, runs fault, and returns the
 // apply's outcome whatever it is. It fails the test if the apply ends
 // before the trigger fires (the fault would not hit an apply in flight).
-func (c *TfCLI) ApplyWithFault(ctx context.Context, what string, trigger func() (bool, error), fault func() error) applyResult {
+func (c *TFCLI) ApplyWithFault(ctx context.Context, what string, trigger func() (bool, error), fault func() error) applyResult {
 	c.t.Helper()
 	done := make(chan applyResult, 1)
 	go func() {

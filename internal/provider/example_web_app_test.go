@@ -32,7 +32,7 @@ func TestAccExampleWebApp_applyPlanDestroy(t *testing.T) {
 	c := acctest.NewTFCLI(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if v, _, err := c.Tf.Version(ctx, false); err == nil && v.LessThan(version.Must(version.NewVersion("1.11.0"))) {
+	if v, _, err := c.TF.Version(ctx, false); err == nil && v.LessThan(version.Must(version.NewVersion("1.11.0"))) {
 		t.Skipf("the example's write-only password needs Terraform 1.11 or later (CLI is %s)", v)
 	}
 	name := "web-app-" + acctest.RandomHex(3)

@@ -56,7 +56,7 @@ func TestAccOutsideJob_capacityIsEnforced(t *testing.T) {
 	acctest.UseNodeAlone(t, f.HoldA)
 	nodeID := f.HoldA.NodeID
 
-	n := acctest.ApiNode(t, acctest.Nomad(t), nodeID)
+	n := acctest.APINode(t, acctest.Nomad(t), nodeID)
 	if n.NodePool != f.HoldPoolA {
 		t.Errorf("hold node is in node pool %q, want %q", n.NodePool, f.HoldPoolA)
 	}

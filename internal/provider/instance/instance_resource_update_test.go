@@ -61,7 +61,7 @@ func awaitingDeployment(t *testing.T, name string, version uint64, previous stri
 	return dep
 }
 
-func stateString(t *testing.T, cli *acctest.TfCLI, attr string) string {
+func stateString(t *testing.T, cli *acctest.TFCLI, attr string) string {
 	t.Helper()
 	r := cli.State(context.Background())[acctest.InstanceAddr]
 	if r == nil {

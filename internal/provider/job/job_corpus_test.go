@@ -407,7 +407,7 @@ func TestAccJob_corpusImportsToEmptyPlan(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	c.Init(ctx, config.String())
-	if _, err := c.Tf.Plan(ctx, tfexec.Reattach(c.Reattach), tfexec.GenerateConfigOut("generated.tf")); err != nil {
+	if _, err := c.TF.Plan(ctx, tfexec.Reattach(c.Reattach), tfexec.GenerateConfigOut("generated.tf")); err != nil {
 		t.Fatalf("plan -generate-config-out: %v\n%s", err, c.Out.Take())
 	}
 	acctest.ExpectImportsOnly(ctx, t, c, len(jobs))

@@ -164,7 +164,7 @@ func TestAccNodeDataSource_capacity(t *testing.T) {
 		return running == count, fmt.Errorf("%d of %d running", running, count)
 	})
 
-	acpu, amem, adisk := acctest.AllocatableOf(acctest.ApiNode(t, c, nodeID))
+	acpu, amem, adisk := acctest.AllocatableOf(acctest.APINode(t, c, nodeID))
 	wantAlloc := map[string]int64{"cpu": count * cpu, "memory": count * mem, "disk": count * disk}
 	wantFree := map[string]int64{"cpu": acpu - count*cpu, "memory": amem - count*mem, "disk": adisk - count*disk}
 

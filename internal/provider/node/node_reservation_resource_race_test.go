@@ -26,7 +26,7 @@ func TestAccNodeReservation_concurrentApplies(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
 	f := acctest.SharedFleet(t)
-	node := acctest.ApiNode(t, acctest.Nomad(t), f.Conc.NodeID)
+	node := acctest.APINode(t, acctest.Nomad(t), f.Conc.NodeID)
 	acpu, _, _ := acctest.AllocatableOf(node)
 	const perProcess = 5
 	each := acpu / 8 // 10 requests, room for 8

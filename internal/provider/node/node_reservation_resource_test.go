@@ -35,7 +35,7 @@ func TestAccNodeReservation_lifecycle(t *testing.T) {
 	// Its numbers are exact: no other reservation may sit on these nodes.
 	acctest.UseNodeAlone(t, f.ResvA, f.ResvB)
 	c := acctest.Nomad(t)
-	a, b := acctest.ApiNode(t, c, f.ResvA.NodeID), acctest.ApiNode(t, c, f.ResvB.NodeID)
+	a, b := acctest.APINode(t, c, f.ResvA.NodeID), acctest.APINode(t, c, f.ResvB.NodeID)
 	acpu, amem, _ := acctest.AllocatableOf(a)
 	_, bmem, _ := acctest.AllocatableOf(b)
 	if amem != bmem {
