@@ -18,10 +18,15 @@ var (
 	providerBinErr  error
 )
 
-// BuildProviderBinary builds the provider once per test binary.
+// BuildProviderBinary builds the provider once per test binary, or takes
+// the one make testacc built for all of them (BERTH_TEST_PROVIDER_BIN).
 func BuildProviderBinary(t *testing.T) string {
 	t.Helper()
 	providerBinOnce.Do(func() {
+		if bin := os.Getenv("BERTH_TEST_PROVIDER_BIN"); bin != "" {
+			providerBin = bin
+			return
+		}
 		// Shared by several tests, so not t.TempDir(); removed at exit.
 		dir, err := os.MkdirTemp("", "berth-acc-bin-") //nolint:usetesting
 		if err != nil {
