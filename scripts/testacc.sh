@@ -13,16 +13,26 @@ command -v terraform >/dev/null 2>&1 || [[ -n "${TF_ACC_TERRAFORM_PATH:-}" ]] ||
 	exit 1
 }
 
+work_dir="$(mktemp -d)"
+state=""
+cleanup() {
+	if [[ -n "$state" ]]; then
+		bin/devagent stop -state "$state" || echo "testacc: stopping the test agent failed" >&2
+	fi
+	rm -rf "$work_dir"
+}
+trap cleanup EXIT
+
+# The tests that run the Terraform CLI against an installed provider
+# (acctest.BuildProviderBinary) take this one build instead of each test
+# binary building its own.
+go build -o "$work_dir/provider/terraform-provider-berth" .
+export BERTH_TEST_PROVIDER_BIN="$work_dir/provider/terraform-provider-berth"
+
 if [[ -z "${NOMAD_ADDR:-}" ]]; then
 	NOMAD_BIN="$(scripts/nomad-bin.sh)"
 	export NOMAD_BIN
-	state_dir="$(mktemp -d)"
-	state="$state_dir/agent.json"
-	cleanup() {
-		bin/devagent stop -state "$state" || echo "testacc: stopping the test agent failed" >&2
-		rm -rf "$state_dir"
-	}
-	trap cleanup EXIT
+	state="$work_dir/agent.json"
 	eval "$(bin/devagent start -state "$state" -name berth-acc -minimal-chroot | sed 's/^/export /')"
 	export BERTH_TEST_AGENT_STATE="$state"
 	echo "testacc: Nomad agent at $NOMAD_ADDR (stopped when the tests end)" >&2
@@ -30,6 +40,10 @@ else
 	echo "testacc: using the Nomad at NOMAD_ADDR=$NOMAD_ADDR" >&2
 fi
 
-args=(-count=1 -timeout "${TIMEOUT:-60m}" -parallel "${PARALLEL:-4}")
+# The Terraform layer is one test binary per package (the root, shared and
+# each resource family). -p 1 runs one binary at a time, so no more than
+# PARALLEL acceptance tests (4) run at once, as when it was one package;
+# every binary shares the one agent above through BERTH_TEST_AGENT_STATE.
+args=(-count=1 -p "${PACKAGES:-1}" -timeout "${TIMEOUT:-60m}" -parallel "${PARALLEL:-4}")
 [[ -n "${TESTARGS:-}" ]] && args+=(-run "$TESTARGS")
 TF_ACC=1 go test ./... "${args[@]}" ${GOTESTFLAGS:-}

@@ -277,3 +277,32 @@ func badDataSourceInputs() []badInput {
 		data("negative min_free", "nodes", `min_free = { cpu = -1 }`, "min_free.cpu", "Invalid Attribute Value"),
 	}
 }
+
+// badRegistrationInputs are the bad-input rows of registrations.
+func badRegistrationInputs() []badInput {
+	in := func(name, regs, path, summary string) badInput {
+		body := named(fmt.Sprintf(`services = { a = { %s, ports = { http = {} }, registrations = [%s] } }`, svcA, regs))
+		return badInput{name: "instance/registration " + name, config: badInstanceConfig(body), address: "berth_instance.t",
+			path: `services["a"].registrations` + path, summary: summary}
+	}
+	return []badInput{
+		in("grpc check with provider nomad", `{ name = "web", port = "http", checks = [{ type = "grpc" }] }`,
+			"[0].checks[0].type", "Check type not supported by Nomad"),
+		in("ignore_warnings with provider nomad", `{ name = "web", port = "http", checks = [{ type = "tcp", check_restart = { ignore_warnings = true } }] }`,
+			"[0].checks[0].check_restart.ignore_warnings", "ignore_warnings not supported by Nomad"),
+		in("address_mode driver with provider nomad", `{ name = "web", port = "http", address_mode = "driver" }`,
+			"[0].address_mode", "address_mode not supported by Nomad"),
+		in("port not declared", `{ name = "web", port = "https" }`, "[0].port", "Unknown port"),
+		in("duplicate registrations", `{ name = "web", port = "http" }, { name = "web", port = "http" }`, "[1].name", "Duplicate registration"),
+		in("two unnamed checks", `{ name = "web", port = "http", checks = [{ type = "tcp" }, { type = "tcp" }] }`,
+			"[0].checks[1].name", "Duplicate check name"),
+		in("invalid service name", `{ name = "web_1", port = "http" }`, "[0].name", "Invalid service name"),
+		in("check interval too short", `{ name = "web", port = "http", checks = [{ type = "tcp", interval = "100ms" }] }`,
+			"[0].checks[0].interval", "Invalid check interval"),
+		in("unknown provider", `{ name = "web", provider = "eureka" }`, "[0].provider", "Invalid Attribute Value Match"),
+		in("mixed providers", `{ name = "web", provider = "consul" }, { name = "web2" }`, "[1].provider", "Mixed service providers"),
+		{name: "instance/registration with check", config: badInstanceConfig(named(fmt.Sprintf(
+			`services = { a = { %s, ports = { http = {} }, check = { type = "tcp", port = "http" }, registrations = [{ name = "web" }] } }`, svcA))),
+			address: "berth_instance.t", path: `services["a"].registrations`, summary: "Invalid Attribute Combination"},
+	}
+}

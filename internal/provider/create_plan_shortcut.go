@@ -10,6 +10,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // A new berth_instance plans without the framework's generic plan pass.
@@ -44,18 +47,18 @@ type createPlans struct {
 	stateType  tftypes.Type
 	tree       map[string]*schemaTree
 	noIdentity *tfprotov6.ResourceIdentityData
-	data       *atomic.Pointer[ProviderData] // the configured provider's (nil until Configure)
-	shortcuts  *shortcutSwitch               // BERTH_SHORTCUTS (nil: on)
+	data       *atomic.Pointer[shared.ProviderData] // the configured provider's (nil until Configure)
+	shortcuts  *shortcutSwitch                      // BERTH_SHORTCUTS (nil: on)
 	verify     bool
 	taken      atomic.Int64 // plans answered here, for tests
 }
 
-func newCreatePlans(data *atomic.Pointer[ProviderData], verify bool) (*createPlans, error) {
+func newCreatePlans(data *atomic.Pointer[shared.ProviderData], verify bool) (*createPlans, error) {
 	d, err := instanceDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("reading berth_instance's schema: %w", err)
 	}
-	return &createPlans{typeName: d.typeName, schema: instanceSchema(context.Background()), stateType: d.stateType,
+	return &createPlans{typeName: d.typeName, schema: instance.Schema(context.Background()), stateType: d.stateType,
 		tree: d.tree, noIdentity: d.noIdentity, data: data, verify: verify}, nil
 }
 
@@ -95,7 +98,7 @@ func (c *createPlans) answer(ctx context.Context, req *tfprotov6.PlanResourceCha
 		mreq.ClientCapabilities.DeferralAllowed = req.ClientCapabilities.DeferralAllowed
 	}
 	mresp := resource.ModifyPlanResponse{Plan: mreq.Plan}
-	(&instanceResource{data: data}).ModifyPlan(ctx, mreq, &mresp)
+	instance.ModifyPlan(ctx, data, mreq, &mresp)
 	if len(mresp.Diagnostics) > 0 || mresp.Deferred != nil || len(mresp.RequiresReplace) > 0 || mresp.Private != nil {
 		return nil // the framework plans it again and reports what ModifyPlan said, as it always has
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // fakeDriverCluster answers the node list the plan's driver check reads
@@ -72,11 +74,11 @@ func TestCreatePlans_answersNewInstances(t *testing.T) {
 			"replicas": tftypes.NewValue(tftypes.Number, tftypes.UnknownValue), "update": unknown("update"),
 		},
 		"unknown name": {"name": unknown("name")},
-		"constraints": {"placement": objectWith(placement, map[string]tftypes.Value{"constraints": tftypes.NewValue(constraints, []tftypes.Value{
-			objectWith(constraints.ElementType.(tftypes.Object), map[string]tftypes.Value{"attribute": str("${node.class}"), "value": str("fast")}),
+		"constraints": {"placement": acctest.ObjectWith(placement, map[string]tftypes.Value{"constraints": tftypes.NewValue(constraints, []tftypes.Value{
+			acctest.ObjectWith(constraints.ElementType.(tftypes.Object), map[string]tftypes.Value{"attribute": str("${node.class}"), "value": str("fast")}),
 		})})},
 		"volumes": {"volumes": tftypes.NewValue(volumes, map[string]tftypes.Value{
-			"data": objectWith(volumes.ElementType.(tftypes.Object), map[string]tftypes.Value{"volume": str("data")}),
+			"data": acctest.ObjectWith(volumes.ElementType.(tftypes.Object), map[string]tftypes.Value{"volume": str("data")}),
 		})},
 	}
 	for name, set := range cases {

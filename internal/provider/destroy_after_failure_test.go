@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // Nothing stuck: after each kind of failed apply berth's checks can
@@ -20,23 +22,23 @@ import (
 // the prefix every name starts with and %[2]s a node of the consumer pool.
 func destroyAfterFailure(t *testing.T, prefix, config, wantErr string) {
 	t.Helper()
-	n := consumerFleet(t)
-	c := newTFCLI(t)
+	n := acctest.ConsumerFleet(t)
+	c := acctest.NewTFCLI(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	config = fmt.Sprintf(config, prefix, n.a.NodeID, n.pool)
-	c.init(ctx, config)
-	t.Cleanup(func() { assertNothingInNomad(t, prefix) })
-	_, err := c.apply(ctx)
-	out := c.out.take()
+	config = fmt.Sprintf(config, prefix, n.A.NodeID, n.Pool)
+	c.Init(ctx, config)
+	t.Cleanup(func() { acctest.AssertNothingInNomad(t, prefix) })
+	_, err := c.Apply(ctx)
+	out := c.Out.Take()
 	if err == nil {
 		t.Fatalf("the apply succeeded; want it to fail with %q:\n%s", wantErr, out)
 	}
 	if !regexp.MustCompile(wantErr).MatchString(err.Error() + out) {
 		t.Fatalf("the apply failed, but not with %q: %v\n%s", wantErr, err, out)
 	}
-	c.destroy(ctx)
-	assertNothingInNomad(t, prefix)
+	c.Destroy(ctx)
+	acctest.AssertNothingInNomad(t, prefix)
 }
 
 // reservationOf is a node reservation of 100 MHz and 64 MiB on the node,
@@ -53,7 +55,7 @@ resource "berth_node_reservation" "r" {
 // TestAccDestroy_afterFailedApply: each kind of failed apply berth's checks
 // can produce, then the real destroy, then Nomad checked.
 func TestAccDestroy_afterFailedApply(t *testing.T) {
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	t.Parallel()
 	cases := []struct{ name, prefix, config, wantErr string }{
 		// The case of the issue: the instance does not fit the reservation's disk
@@ -178,7 +180,7 @@ resource "berth_node_reservation" "big" {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			destroyAfterFailure(t, "berth-acc-"+tc.prefix+"-"+randomHex(3), tc.config, tc.wantErr)
+			destroyAfterFailure(t, "berth-acc-"+tc.prefix+"-"+acctest.RandomHex(3), tc.config, tc.wantErr)
 		})
 	}
 }

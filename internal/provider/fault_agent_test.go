@@ -16,7 +16,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	tfjson "github.com/hashicorp/terraform-json"
 
-	"github.com/berthhq/terraform-provider-berth/internal/devagent"
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
 	"github.com/berthhq/terraform-provider-berth/internal/ledger"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -82,44 +82,6 @@ resource "berth_instance" "i" {
 `, f.addr, f.node, f.name, f.cpu, f.capMax, f.env, f.appCPU, f.minHealthy)
 }
 
-// startPrivateAgent starts a server+client agent only this test uses: fault
-// tests break their agent, so they never touch the shared one.
-func startPrivateAgent(t *testing.T, name string) (*devagent.Agent, *api.Client) {
-	t.Helper()
-	requireNomadBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	begin := time.Now()
-	a, err := devagent.Start(ctx, devagent.Options{Name: name, ChrootEnv: devagent.MinimalChrootEnv(), DieWithParent: true})
-	if err != nil {
-		t.Fatalf("starting a private Nomad agent: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := a.Stop(context.Background()); err != nil {
-			t.Errorf("stopping the private agent: %v", err)
-		}
-	})
-	t.Logf("private agent %s (node %s) ready in %s", a.Addr, a.NodeID, time.Since(begin).Round(100*time.Millisecond))
-	c, err := a.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a, c
-}
-
-// requireNomadBinary skips a fault test only when the tests run against an
-// existing cluster (nothing started by the tests) and no nomad binary is at
-// hand; when the tests started Nomad themselves the binary must be there.
-func requireNomadBinary(t *testing.T) {
-	t.Helper()
-	if _, err := devagent.FindBinary(""); err != nil {
-		if mainAgent == nil {
-			t.Skipf("fault tests start private Nomad agents and need the nomad binary: %v", err)
-		}
-		t.Fatal(err)
-	}
-}
-
 // TestAccFault_agentKilledMidApply crashes the only Nomad agent (SIGKILL)
 // twice while an apply is in flight: once while creating a reservation, a
 // volume and an instance (when the job is registered and its deployment
@@ -131,14 +93,14 @@ func requireNomadBinary(t *testing.T) {
 // extra job, volume, reservation or ledger charge.
 func TestAccFault_agentKilledMidApply(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	begin := time.Now()
-	agent, nomad := startPrivateAgent(t, "berth-fault-kill")
+	agent, nomad := acctest.StartPrivateAgent(t, "berth-fault-kill")
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	cli := newTFCLI(t)
-	stack := faultStack{addr: agent.Addr, node: agent.NodeID, name: "fault-" + randomHex(3), cpu: 600, capMax: "20MiB", capMaxMiB: 20, env: "one", appCPU: 100, minHealthy: "8s"}
-	cli.init(ctx, stack.String())
+	cli := acctest.NewTFCLI(t)
+	stack := faultStack{addr: agent.Addr, node: agent.NodeID, name: "fault-" + acctest.RandomHex(3), cpu: 600, capMax: "20MiB", capMaxMiB: 20, env: "one", appCPU: 100, minHealthy: "8s"}
+	cli.Init(ctx, stack.String())
 	job := stack.name + "-app"
 
 	crash := func() error {
@@ -158,28 +120,28 @@ func TestAccFault_agentKilledMidApply(t *testing.T) {
 	}
 
 	// 1. Create, killed once the job is registered and its deployment runs.
-	cli.applyWithFault(ctx, "create", func() (bool, error) {
+	cli.ApplyWithFault(ctx, "create", func() (bool, error) {
 		d, _, err := nomad.Jobs().LatestDeployment(job, nil)
 		return err == nil && d != nil && d.Status == api.DeploymentStatusRunning, err
 	}, crash)
 	restart()
-	cli.mustApply(ctx, "converge after the crash during create")
-	cli.expectEmptyPlan(ctx, "after create")
-	checkFaultStack(t, nomad, cli.state(ctx), stack)
+	cli.MustApply(ctx, "converge after the crash during create")
+	cli.ExpectEmptyPlan(ctx, "after create")
+	checkFaultStack(t, nomad, cli.State(ctx), stack)
 
 	// 2. Update all three, killed once the reservation is resized.
 	stack.cpu, stack.capMax, stack.capMaxMiB, stack.env = 700, "30MiB", 30, "two"
-	cli.write(stack.String())
-	cli.applyWithFault(ctx, "update", func() (bool, error) {
+	cli.Write(stack.String())
+	cli.ApplyWithFault(ctx, "update", func() (bool, error) {
 		l, err := readLedgerFrom(nomad, agent.NodeID)
 		return err == nil && l.Reservations[stack.name].Request.CPU == stack.cpu, err
 	}, crash)
 	restart()
-	cli.mustApply(ctx, "converge after the crash during update")
-	cli.expectEmptyPlan(ctx, "after update")
-	checkFaultStack(t, nomad, cli.state(ctx), stack)
+	cli.MustApply(ctx, "converge after the crash during update")
+	cli.ExpectEmptyPlan(ctx, "after update")
+	checkFaultStack(t, nomad, cli.State(ctx), stack)
 
-	cli.destroy(ctx)
+	cli.Destroy(ctx)
 	checkNothingLeft(t, nomad, agent.NodeID)
 	t.Logf("fault scenario took %s", time.Since(begin).Round(time.Second))
 }
@@ -320,9 +282,9 @@ func sortedNames[V any](m map[string]V) []string {
 // destroy leaves nothing behind.
 func TestAccFault_agentKilledBeforeReply(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	begin := time.Now()
-	agent, nomad := startPrivateAgent(t, "berth-fault-reply")
+	agent, nomad := acctest.StartPrivateAgent(t, "berth-fault-reply")
 	proxy := startFaultProxy(t, agent.Addr)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -352,15 +314,15 @@ func TestAccFault_agentKilledBeforeReply(t *testing.T) {
 		{"instance-update", jobWrite, func(f *faultStack) { f.appCPU, f.env = 150, "two" }},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
-			cli := newTFCLI(t)
-			stack := faultStack{addr: proxy.URL, node: agent.NodeID, name: "reply-" + sc.name + "-" + randomHex(2),
+			cli := acctest.NewTFCLI(t)
+			stack := faultStack{addr: proxy.URL, node: agent.NodeID, name: "reply-" + sc.name + "-" + acctest.RandomHex(2),
 				cpu: 600, capMax: "20MiB", capMaxMiB: 20, env: "one", appCPU: 100, minHealthy: "1s"}
-			cli.init(ctx, stack.String())
+			cli.Init(ctx, stack.String())
 			crash := sc.update == nil
 			if !crash {
-				cli.mustApply(ctx, "create")
+				cli.MustApply(ctx, "create")
 				sc.update(&stack)
-				cli.write(stack.String())
+				cli.Write(stack.String())
 			}
 			lostBefore := len(proxy.lost())
 			proxy.arm(sc.match, func() {
@@ -371,13 +333,13 @@ func TestAccFault_agentKilledBeforeReply(t *testing.T) {
 					t.Errorf("killing the agent: %v", err)
 				}
 			})
-			took, err := cli.apply(ctx)
-			out := cli.out.take()
+			took, err := cli.Apply(ctx)
+			out := cli.Out.Take()
 			if lost := proxy.lost(); len(lost) != lostBefore+1 {
 				t.Fatalf("the fault was not injected (replies lost: %v); apply error %v\n%s", lost, err, out)
 			}
 			if err != nil {
-				t.Logf("the apply whose reply was lost failed after %s:\n%s", took.Round(100*time.Millisecond), diagnosticsOf(out))
+				t.Logf("the apply whose reply was lost failed after %s:\n%s", took.Round(100*time.Millisecond), acctest.DiagnosticsOf(out))
 			} else {
 				t.Logf("the apply whose reply was lost succeeded in %s", took.Round(100*time.Millisecond))
 			}
@@ -388,10 +350,10 @@ func TestAccFault_agentKilledBeforeReply(t *testing.T) {
 				}
 				t.Logf("agent restarted in %s", time.Since(b).Round(100*time.Millisecond))
 			}
-			cli.mustApply(ctx, "converge after the lost reply")
-			cli.expectEmptyPlan(ctx, "after the lost reply")
-			checkFaultStack(t, nomad, cli.state(ctx), stack)
-			cli.destroy(ctx)
+			cli.MustApply(ctx, "converge after the lost reply")
+			cli.ExpectEmptyPlan(ctx, "after the lost reply")
+			checkFaultStack(t, nomad, cli.State(ctx), stack)
+			cli.Destroy(ctx)
 			checkNothingLeft(t, nomad, agent.NodeID)
 		})
 	}

@@ -9,36 +9,9 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 )
-
-// startPrivateCluster starts three servers and one client on loopback for
-// one test.
-func startPrivateCluster(t *testing.T, name string) (*devagent.Cluster, *api.Client) {
-	t.Helper()
-	requireNomadBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	begin := time.Now()
-	cl, err := devagent.StartCluster(ctx, devagent.ClusterOptions{
-		Name: name, DieWithParent: true,
-		Client: devagent.Options{ChrootEnv: devagent.MinimalChrootEnv()},
-	})
-	if err != nil {
-		t.Fatalf("starting a private Nomad cluster: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := cl.Stop(context.Background()); err != nil {
-			t.Errorf("stopping the private cluster: %v", err)
-		}
-	})
-	t.Logf("private cluster of %d servers and client %s ready in %s", len(cl.Servers), cl.Client.Addr, time.Since(begin).Round(100*time.Millisecond))
-	c, err := cl.Client.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cl, c
-}
 
 // jobVersions lists the versions Nomad keeps of a job (GET
 // /v1/job/<id>/versions), newest first.
@@ -64,12 +37,12 @@ func jobVersions(t *testing.T, c *api.Client, id string) []uint64 {
 // forwards to whichever server leads.
 func TestAccFault_leaderStoppedMidDeployment(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	begin := time.Now()
-	cl, nomad := startPrivateCluster(t, "berth-fault-lead")
+	cl, nomad := acctest.StartPrivateCluster(t, "berth-fault-lead")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	name := "fault-lead-" + randomHex(3)
+	name := "fault-lead-" + acctest.RandomHex(3)
 	config := func(revision string) string {
 		return fmt.Sprintf(`
 provider "berth" {
@@ -92,9 +65,9 @@ resource "berth_instance" "i" {
 }
 `, cl.Client.Addr, name, revision)
 	}
-	cli := newTFCLI(t)
-	cli.init(ctx, config("one"))
-	cli.mustApply(ctx, "create")
+	cli := acctest.NewTFCLI(t)
+	cli.Init(ctx, config("one"))
+	cli.MustApply(ctx, "create")
 	if v := jobVersions(t, nomad, name); fmt.Sprint(v) != "[0]" {
 		t.Fatalf("job versions after create %v, want [0]", v)
 	}
@@ -106,8 +79,8 @@ resource "berth_instance" "i" {
 	}
 	elected := make(chan election, 1)
 	var leader *devagent.Agent
-	cli.write(config("two"))
-	res := cli.applyWithFault(ctx, "update", func() (bool, error) {
+	cli.Write(config("two"))
+	res := cli.ApplyWithFault(ctx, "update", func() (bool, error) {
 		d, _, err := nomad.Jobs().LatestDeployment(name, nil)
 		return err == nil && d != nil && d.JobVersion == 1 && d.Status == api.DeploymentStatusRunning, err
 	}, func() error {
@@ -131,20 +104,20 @@ resource "berth_instance" "i" {
 		t.Fatal(e.err)
 	}
 	t.Logf("%s leads %s after the kill; the interrupted apply ended %s after the kill",
-		e.leader.Name, e.after.Round(100*time.Millisecond), res.afterFault.Round(100*time.Millisecond))
-	if res.err != nil {
+		e.leader.Name, e.after.Round(100*time.Millisecond), res.AfterFault.Round(100*time.Millisecond))
+	if res.Err != nil {
 		// Terraform prints the plan first; the diagnostics follow.
-		if _, diags, ok := strings.Cut(res.output, "Error: "); !ok || !strings.Contains(diags, name) {
-			t.Errorf("the failed apply does not name the job %s:\n%s", name, res.output)
+		if _, diags, ok := strings.Cut(res.Output, "Error: "); !ok || !strings.Contains(diags, name) {
+			t.Errorf("the failed apply does not name the job %s:\n%s", name, res.Output)
 		}
 	}
 	if v := jobVersions(t, nomad, name); fmt.Sprint(v) != "[1 0]" {
 		t.Errorf("job versions after the interrupted update %v, want exactly one new version [1 0]", v)
 	}
-	if res.err == nil {
+	if res.Err == nil {
 		// Success must mean berth saw version 1's deployment succeed, not
 		// that a read from before the election made it skip the wait.
-		st := cli.state(ctx)["berth_instance.i"]
+		st := cli.State(ctx)["berth_instance.i"]
 		d, _, err := nomad.Jobs().LatestDeployment(name, nil)
 		if err != nil || d == nil {
 			t.Fatalf("reading the latest deployment: %v", err)
@@ -165,12 +138,12 @@ resource "berth_instance" "i" {
 		}
 	}
 
-	cli.mustApply(ctx, "converge after the election")
-	cli.expectEmptyPlan(ctx, "after the election")
+	cli.MustApply(ctx, "converge after the election")
+	cli.ExpectEmptyPlan(ctx, "after the election")
 	if v := jobVersions(t, nomad, name); fmt.Sprint(v) != "[1 0]" {
 		t.Errorf("job versions after converging %v, want [1 0]", v)
 	}
-	st := cli.state(ctx)["berth_instance.i"]
+	st := cli.State(ctx)["berth_instance.i"]
 	job, _, err := nomad.Jobs().Info(name, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +155,7 @@ resource "berth_instance" "i" {
 	if env := job.TaskGroups[0].Tasks[0].Env["REVISION"]; env != "two" {
 		t.Errorf("job runs REVISION=%q, want two", env)
 	}
-	cli.destroy(ctx)
+	cli.Destroy(ctx)
 	if jobs, _, err := nomad.Jobs().List(nil); err != nil || len(jobs) != 0 {
 		t.Errorf("jobs left after destroy: %d (err %v)", len(jobs), err)
 	}

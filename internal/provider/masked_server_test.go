@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // TestMaskedServer_everyRPC calls every RPC of frameworkServer, found by
@@ -43,7 +44,7 @@ func TestMaskedServer_everyRPC(t *testing.T) {
 		}
 	}
 	srv.frameworkServer = leakyServer{secrets: secrets}
-	srv.configured.Store(&ProviderData{Nomad: client})
+	srv.configured.Store(&shared.ProviderData{Nomad: client})
 
 	rpcs := reflect.TypeFor[frameworkServer]()
 	if rpcs.NumMethod() < 30 {

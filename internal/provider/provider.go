@@ -1,29 +1,25 @@
-// Package provider maps berth's Terraform schemas onto the Nomad backend in
-// internal/nomadclient. It converts models and reports diagnostics; Nomad
-// logic lives in the backend and pure logic in small packages beside it,
-// and no file here (tests aside) uses a Nomad API type.
+// Package provider is the root of berth's Terraform layer: the provider
+// itself (its schema and Configure, which builds the Nomad client and the
+// shared.ProviderData every resource receives), the lists of what each
+// resource family offers, and the protocol server (server.go) with its
+// secret masking and the plan and read shortcuts of berth_instance
+// (create_plan_shortcut.go, unchanged_plan_shortcut.go,
+// unchanged_read_shortcut.go) and their verify mode. It holds no resource.
 //
-// Every resource has the same shape: <thing>_resource.go (CRUD),
-// <thing>_schema.go, <thing>_model.go, and topic files named for the part
-// they extend, <thing>_resource_<topic>.go, <thing>_schema_<topic>.go or
-// <thing>_model_<topic>.go; its list resource is <thing>_list_resource.go
-// and its actions <thing>_<verb>_action.go. A data source is
-// <thing>_data_source.go with its schema and model inside, unless another
-// file shares them (node_schema.go and node_model.go serve berth_node and
-// berth_nodes; capacity_model.go the capacity objects). What every consumer
-// of a node reservation shares (charges, budgets) is in
-// node_reservation_charges.go and node_reservation_budget.go, and helpers
-// for all resources are named for what they do (model_reflect.go,
-// identity.go, list_helpers.go, job_action.go). Tests sit beside each file.
-// Things are instance, volume, lease (berth_reservation),
-// node_reservation, node and nodes.
+// The resources live one package per family: instance, job, volume, lease
+// (berth_reservation), node (node settings, reservations, pools and the
+// node data sources) and cluster, each with its own package doc on file
+// names; what every family uses is in shared. A family imports shared and
+// nothing else under internal/provider, and no file of the layer (tests
+// aside) uses a Nomad API type: make lint checks both (.golangci.yml,
+// internal/lint/nomadtypes). The tests here are those across families:
+// bad input, faults, quickstart, TLS and the shortcut tests.
 package provider
 
 import (
 	"context"
-	"crypto/ed25519"
-	"fmt"
 	"os"
+	"slices"
 	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -33,16 +29,21 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/cluster"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/job"
+	leasefamily "github.com/berthhq/terraform-provider-berth/internal/provider/lease"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/node"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/volume"
 )
 
 var (
@@ -57,140 +58,11 @@ func New(version string) func() provider.Provider {
 	return func() provider.Provider { return &berthProvider{version: version} }
 }
 
-// NewServer returns the protocol 6 server berth serves: the framework's,
-// with the plans and refreshes of unchanged instances and the plans of new
-// ones answered without its plan and read passes
-// (unchanged_plan_shortcut.go, create_plan_shortcut.go,
-// unchanged_read_shortcut.go).
-func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
-	return newServer(version, false)
-}
-
-// newServer is NewServer; with verify, the framework also plans and reads
-// every instance the shortcuts answer, and a difference is an error (tests).
-func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, error) {
-	return func() (tfprotov6.ProviderServer, error) {
-		configured := &atomic.Pointer[ProviderData]{}
-		fw, err := providerserver.NewProtocol6WithError(&berthProvider{version: version, configured: configured})()
-		if err != nil {
-			return nil, err
-		}
-		full, ok := fw.(frameworkServer)
-		if !ok {
-			return nil, fmt.Errorf("the framework's server (%T) lacks list resources, actions or state stores", fw)
-		}
-		unchanged, err := newUnchangedPlans(verify)
-		if err != nil {
-			return nil, err
-		}
-		reads, err := newUnchangedReads(configured, version, verify)
-		if err != nil {
-			return nil, err
-		}
-		creates, err := newCreatePlans(configured, verify)
-		if err != nil {
-			return nil, err
-		}
-		// Read once: BERTH_SHORTCUTS=off sends every plan and refresh through the framework.
-		unchanged.shortcuts = shortcutSwitchFrom(os.LookupEnv)
-		creates.shortcuts, reads.shortcuts = unchanged.shortcuts, unchanged.shortcuts
-		return &server{frameworkServer: full, configured: configured, unchanged: unchanged, creates: creates, reads: reads}, nil
-	}
-}
-
-// frameworkServer is every RPC the framework's server answers. tf6server
-// still finds list resources, actions and state stores by asserting these
-// interfaces (deprecated only because their methods are to move into
-// ProviderServer), so the wrapper must carry them.
-type frameworkServer interface {
-	tfprotov6.ProviderServerWithListResource //nolint:staticcheck // tf6server asserts it
-	tfprotov6.ProviderServerWithActions      //nolint:staticcheck // tf6server asserts it
-	tfprotov6.ProviderServerWithStateStores  //nolint:staticcheck // tf6server asserts it
-}
-
-// server answers every RPC itself, with the provider's secrets masked
-// (masked_server.go), and passes it on to the framework's server.
-type server struct {
-	frameworkServer frameworkServer
-	// configured is the provider's data once Configure ran: whose secrets
-	// every RPC masks.
-	configured *atomic.Pointer[ProviderData]
-	unchanged  *unchangedPlans
-	creates    *createPlans
-	reads      *unchangedReads
-}
-
-var _ frameworkServer = &server{}
-
-// PlanResourceChange answers the plans of unchanged and of new instances
-// itself (unchangedPlans, createPlans); the framework plans the rest.
-func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	ctx = s.mask(ctx)
-	if req.TypeName != s.unchanged.typeName {
-		return s.frameworkServer.PlanResourceChange(ctx, req)
-	}
-	name, answer := "unchanged-plan", s.unchanged.answer(ctx, req)
-	if answer != nil {
-		s.unchanged.taken.Add(1)
-	} else if answer = s.creates.answer(ctx, req); answer != nil {
-		name = "create-plan"
-		s.creates.taken.Add(1)
-	}
-	if answer == nil {
-		return s.frameworkServer.PlanResourceChange(ctx, req)
-	}
-	if !s.unchanged.verify {
-		return answer, nil
-	}
-	framework, err := s.frameworkServer.PlanResourceChange(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return verifiedPlan(name, s.unchanged.stateType, framework, answer), nil
-}
-
-// ReadResource answers the refresh of an unchanged instance itself
-// (unchangedReads) and records what each full read of one saw.
-func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	ctx = s.mask(ctx)
-	if req.TypeName != s.reads.typeName {
-		return s.frameworkServer.ReadResource(ctx, req)
-	}
-	answer := s.reads.answer(ctx, req)
-	if answer != nil {
-		s.reads.taken.Add(1)
-		if !s.reads.verify {
-			return answer, nil
-		}
-	}
-	resp, err := s.frameworkServer.ReadResource(ctx, req)
-	if err != nil || resp == nil {
-		return resp, err
-	}
-	s.reads.recordRead(req, resp)
-	if answer != nil {
-		return s.reads.verifiedAnswer(resp, answer), nil
-	}
-	return resp, nil
-}
-
-// ApplyResourceChange records what an instance's apply left once a full
-// read agrees with it, so the next refresh of an unchanged job takes the
-// read shortcut.
-func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	ctx = s.mask(ctx)
-	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
-	if err == nil && resp != nil && req.TypeName == s.reads.typeName {
-		s.reads.recordApplied(ctx, s.frameworkServer.ReadResource, req, resp)
-	}
-	return resp, err
-}
-
 type berthProvider struct {
 	version string
 	// configured receives the provider's data once Configure ran (nil when
 	// built by New alone), for the server's read shortcut.
-	configured *atomic.Pointer[ProviderData]
+	configured *atomic.Pointer[shared.ProviderData]
 }
 
 // providerModel is the provider block.
@@ -215,21 +87,6 @@ type providerModel struct {
 	RequestTimeout types.String `tfsdk:"request_timeout"`
 }
 
-// ProviderData is what Configure hands to resources and data sources.
-type ProviderData struct {
-	Nomad *nomadclient.Client
-	// LedgerNamespace holds the node reservation ledgers (Nomad Variables).
-	LedgerNamespace string
-	// SigningKey signs berth_reservation leases; nil leaves them unsigned.
-	SigningKey ed25519.PrivateKey
-	// LeaseDriver runs the lease timer task.
-	LeaseDriver string
-	// plans holds the node reservation requests planned in this run, for
-	// the budget checks of the work placed into them; nil checks against
-	// the ledger alone.
-	plans *plannedReservations
-}
-
 func (p *berthProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
 	resp.TypeName = "berth"
 	resp.Version = p.version
@@ -249,7 +106,7 @@ func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 				"address with the password redacted. Environment: `NOMAD_ADDR`. Default: `"+nomadclient.DefaultAddress+"`.",
 				false, addressValidator{}),
 			"region":    str("Nomad region to send requests to. Environment: `NOMAD_REGION`. Default: the agent's region.", false),
-			"namespace": str("Namespace for objects that do not set their own. Environment: `NOMAD_NAMESPACE`. Default: `default`."+namespaceRuleDoc, false, namespaceValidator()),
+			"namespace": str("Namespace for objects that do not set their own. Environment: `NOMAD_NAMESPACE`. Default: `default`."+shared.NamespaceRuleDoc, false, shared.NamespaceValidator()),
 			"token":     str("ACL token (secret ID). Environment: `NOMAD_TOKEN`. Never logged.", true),
 			"ca_file": str("Path to a PEM CA certificate that verifies the agent's TLS certificate. Environment: `NOMAD_CACERT`. "+
 				"Conflicts with `ca_pem`.", false, stringvalidator.ConflictsWith(path.MatchRoot("ca_pem"))),
@@ -267,7 +124,7 @@ func (p *berthProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 					"Environment: `NOMAD_SKIP_VERIFY` (`true`/`1`).",
 			},
 			"ledger_namespace": str("Namespace of the Nomad Variables that hold node reservation ledgers "+
-				"(`berth/nodes/<node-id>`). Every configuration that reserves on the same nodes must use the same one. Default: `default`."+namespaceRuleDoc, false, namespaceValidator()),
+				"(`berth/nodes/<node-id>`). Every configuration that reserves on the same nodes must use the same one. Default: `default`."+shared.NamespaceRuleDoc, false, shared.NamespaceValidator()),
 			"signing_key": str("ed25519 private key that signs `berth_reservation` leases: PEM (PKCS#8) or the base64 "+
 				"32-byte seed. Environment: `BERTH_SIGNING_KEY`. Without one, leases are unsigned. Never logged.", true),
 			"lease_driver": str("Task driver of the lease timer task that ends `berth_reservation` leases at expiry: `exec` or "+
@@ -327,7 +184,7 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	if ledgerNS == "" {
 		ledgerNS = "default"
 	}
-	data := &ProviderData{Nomad: client, LedgerNamespace: ledgerNS, LeaseDriver: m.LeaseDriver.ValueString(), plans: newPlannedReservations()}
+	data := &shared.ProviderData{Nomad: client, LedgerNamespace: ledgerNS, LeaseDriver: m.LeaseDriver.ValueString(), Plans: shared.NewPlannedReservations()}
 	if data.LeaseDriver == "" {
 		data.LeaseDriver = "exec"
 	}
@@ -353,47 +210,43 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	resp.ActionData = data
 }
 
+// Resources are the managed resources of every family.
 func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{
-		NewInstanceResource,
-		NewJobResource,
-		NewVolumeResource,
-		NewNodeSettingsResource,
-		NewNodeReservationResource,
-		NewLeaseResource,
-		NewNodePoolResource,
-	}
+	return slices.Concat(
+		instance.Resources(),
+		job.Resources(),
+		volume.Resources(),
+		leasefamily.Resources(),
+		node.Resources(),
+	)
 }
 
 // ListResources are what `terraform query` lists (Terraform 1.14+).
 func (p *berthProvider) ListResources(context.Context) []func() list.ListResource {
-	return []func() list.ListResource{
-		NewJobListResource,
-		NewInstanceListResource,
-		NewVolumeListResource,
-		NewNodeReservationListResource,
-		NewNodePoolListResource,
-	}
+	return slices.Concat(
+		instance.ListResources(),
+		job.ListResources(),
+		volume.ListResources(),
+		node.ListResources(),
+	)
 }
 
 // Actions are imperative operations run from a plan (Terraform 1.14+).
 func (p *berthProvider) Actions(context.Context) []func() action.Action {
-	return []func() action.Action{
-		NewInstanceRestartAction,
-		NewLeaseRenewAction,
-		NewInstancePromoteAction,
-		NewInstanceRevertAction,
-		NewJobDispatchAction,
-	}
+	return slices.Concat(
+		instance.Actions(),
+		job.Actions(),
+		leasefamily.Actions(),
+	)
 }
 
+// DataSources are the data sources of every family.
 func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		NewNodesDataSource,
-		NewNodeDataSource,
-		NewInstanceDataSource,
-		NewVolumeDataSource,
-		NewLeaseResultDataSource,
-		NewClusterDataSource,
-	}
+	return slices.Concat(
+		instance.DataSources(),
+		volume.DataSources(),
+		leasefamily.DataSources(),
+		node.DataSources(),
+		cluster.DataSources(),
+	)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 func envMap(m map[string]string) func(string) (string, bool) {
@@ -115,7 +117,7 @@ func TestResolveConfig_badInputs(t *testing.T) {
 			}
 			var found bool
 			for _, d := range diags.Errors() {
-				if strings.Contains(d.Detail(), tc.wantText) && strings.Contains(diagPath(d), tc.wantPath) {
+				if strings.Contains(d.Detail(), tc.wantText) && strings.Contains(acctest.DiagPath(d), tc.wantPath) {
 					found = true
 				}
 			}
@@ -187,7 +189,7 @@ func TestProvider_validateRejectsBadSettings(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
 					Config:      "provider \"berth\" {\n" + tc.block + "\n}\ndata \"berth_nodes\" \"all\" {}\n",
 					ExpectError: regexp.MustCompile(tc.expect),
@@ -202,7 +204,7 @@ func TestProvider_validateRejectsBadSettings(t *testing.T) {
 // first call that cannot connect names the address and how to set it.
 func TestProvider_unreachableNomad(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
 provider "berth" {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 )
 
@@ -40,7 +40,7 @@ func sharedSecureAgent(t *testing.T) *secureAgent {
 			secureErr = err
 			return
 		}
-		removeAtExit(dir)
+		acctest.RemoveAtExit(dir)
 		// The CA and server certificate are made here, with crypto/x509.
 		files, caPEM, err := devagent.GenerateTLS(dir, nil)
 		if err != nil {
@@ -54,7 +54,7 @@ func sharedSecureAgent(t *testing.T) *secureAgent {
 			secureErr = err
 			return
 		}
-		trackAgent(a)
+		acctest.TrackAgent(a)
 		secure = &secureAgent{agent: a, caPEM: caPEM}
 	})
 	if secure == nil {
@@ -65,7 +65,7 @@ func sharedSecureAgent(t *testing.T) *secureAgent {
 
 func TestAccProvider_tls(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	s := sharedSecureAgent(t)
 	if !strings.HasPrefix(s.agent.Addr, "https://") {
 		t.Fatalf("TLS agent address %q is not https", s.agent.Addr)
@@ -81,7 +81,7 @@ data "berth_node" "n" { name = "berth-acc-tls" }
 `, s.agent.Addr, s.agent.Token, extra)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: cfg(fmt.Sprintf("ca_pem = %q", s.caPEM)),
@@ -111,9 +111,9 @@ data "berth_node" "n" { name = "berth-acc-tls" }
 // log, from the configuration or from NOMAD_TOKEN.
 func TestAccProvider_tokenNeverLogged(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	s := sharedSecureAgent(t)
-	bin := buildProviderBinary(t)
+	bin := acctest.BuildProviderBinary(t)
 
 	for _, viaEnv := range []bool{false, true} {
 		t.Run(fmt.Sprintf("token_from_env=%v", viaEnv), func(t *testing.T) {
@@ -126,7 +126,7 @@ func TestAccProvider_tokenNeverLogged(t *testing.T) {
 			if viaEnv {
 				tokenLine = ""
 			}
-			writeFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
+			acctest.WriteFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
 terraform {
   required_providers {
     berth = { source = "berthhq/berth" }
@@ -141,12 +141,12 @@ data "berth_node" "n" { name = "berth-acc-tls" }
 output "status" { value = data.berth_node.n.status }
 `, s.agent.Addr, caFile, tokenLine))
 			logFile := filepath.Join(dir, "trace.log")
-			env := append(cleanEnv(), "TF_LOG=TRACE", "TF_LOG_PATH="+logFile,
-				"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
+			env := append(acctest.CleanEnv(), "TF_LOG=TRACE", "TF_LOG_PATH="+logFile,
+				"TF_CLI_CONFIG_FILE="+acctest.DevOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
 			if viaEnv {
 				env = append(env, "NOMAD_TOKEN="+s.agent.Token)
 			}
-			out := runTerraform(t, dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
+			out := acctest.RunTerraform(t, dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
 			if !strings.Contains(out, `status = "ready"`) {
 				t.Fatalf("apply did not read the node through the ACL agent:\n%s", out)
 			}
@@ -173,9 +173,9 @@ output "status" { value = data.berth_node.n.status }
 // failure names the redacted address (or says what Nomad refused).
 func TestAccProvider_credentialsNeverLogged(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	s := sharedSecureAgent(t)
-	bin := buildProviderBinary(t)
+	bin := acctest.BuildProviderBinary(t)
 	const password = "addr-pw-9f3k2"
 	const header = "hdr-secret-7q1z"
 	withCreds := func(addr string) string { return strings.Replace(addr, "://", "://admin:"+password+"@", 1) }
@@ -205,13 +205,13 @@ func TestAccProvider_credentialsNeverLogged(t *testing.T) {
 			var extra []string
 			if tc.ca {
 				caFile := filepath.Join(dir, "ca.pem")
-				writeFile(t, caFile, s.caPEM)
+				acctest.WriteFile(t, caFile, s.caPEM)
 				extra = append(extra, fmt.Sprintf("ca_file = %q", caFile))
 			}
 			if tc.token != "" {
 				extra = append(extra, fmt.Sprintf("token = %q", tc.token))
 			}
-			writeFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
+			acctest.WriteFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
 terraform {
   required_providers {
     berth = { source = "berthhq/berth" }
@@ -227,9 +227,9 @@ data "berth_node" "n" { name = "berth-acc-tls" }
 output "status" { value = data.berth_node.n.status }
 `, tc.address, header, strings.Join(extra, "\n  ")))
 			logFile := filepath.Join(dir, "trace.log")
-			env := append(cleanEnv(), "TF_LOG=TRACE", "TF_LOG_PATH="+logFile,
-				"TF_CLI_CONFIG_FILE="+devOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
-			out, err := runTerraformResult(dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
+			env := append(acctest.CleanEnv(), "TF_LOG=TRACE", "TF_LOG_PATH="+logFile,
+				"TF_CLI_CONFIG_FILE="+acctest.DevOverridesConfig(t, dir, filepath.Dir(bin)), "TF_IN_AUTOMATION=1")
+			out, err := acctest.RunTerraformResult(dir, env, "apply", "-auto-approve", "-input=false", "-no-color")
 			if tc.wantOK != (err == nil) {
 				t.Fatalf("apply error = %v, want success %v:\n%s", err, tc.wantOK, out)
 			}
@@ -250,94 +250,5 @@ output "status" { value = data.berth_node.n.status }
 				}
 			}
 		})
-	}
-}
-
-var (
-	providerBinOnce sync.Once
-	providerBin     string
-	providerBinErr  error
-)
-
-// buildProviderBinary builds the provider once per test binary.
-func buildProviderBinary(t *testing.T) string {
-	t.Helper()
-	providerBinOnce.Do(func() {
-		// Shared by several tests, so not t.TempDir(); removed at exit.
-		dir, err := os.MkdirTemp("", "berth-acc-bin-") //nolint:usetesting
-		if err != nil {
-			providerBinErr = err
-			return
-		}
-		removeAtExit(dir)
-		providerBin = filepath.Join(dir, "terraform-provider-berth")
-		cmd := exec.Command("go", "build", "-o", providerBin, "github.com/berthhq/terraform-provider-berth")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			providerBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if providerBinErr != nil {
-		t.Fatal(providerBinErr)
-	}
-	return providerBin
-}
-
-// devOverridesConfig writes a CLI config that loads the provider from dir
-// instead of the registry.
-func devOverridesConfig(t *testing.T, workDir, binDir string) string {
-	t.Helper()
-	p := filepath.Join(workDir, "terraformrc")
-	writeFile(t, p, fmt.Sprintf(`
-provider_installation {
-  dev_overrides {
-    "berthhq/berth" = %q
-  }
-  direct {}
-}
-`, binDir))
-	return p
-}
-
-func runTerraform(t *testing.T, dir string, env []string, args ...string) string {
-	t.Helper()
-	out, err := runTerraformResult(dir, env, args...)
-	if err != nil {
-		t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
-// runTerraformResult runs the terraform CLI and returns its combined
-// output and error, for runs that are meant to fail.
-func runTerraformResult(dir string, env []string, args ...string) (string, error) {
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		tf = "terraform"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, tf, args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
-
-// cleanEnv is the environment without Nomad or Terraform logging settings.
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "NOMAD_") || strings.HasPrefix(kv, "TF_LOG") || strings.HasPrefix(kv, "TF_CLI_CONFIG_FILE=") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
 	}
 }

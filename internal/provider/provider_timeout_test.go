@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 )
 
@@ -68,7 +69,7 @@ func TestProvider_requestTimeoutSilentListener(t *testing.T) {
 		return resource.TestStep{Config: provider + body, ExpectError: timeoutError(addr, doing)}
 	}
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			step(`data "berth_nodes" "all" {}`, `list\s+nodes`),
 			step(`data "berth_node" "n" { name = "x" }`, `find\s+node`),
@@ -91,15 +92,15 @@ func TestProvider_requestTimeoutSilentListener(t *testing.T) {
 // SIGCONT the same configuration works again.
 func TestAccProvider_requestTimeoutStoppedAgent(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	name := "berth-acc-sigstop-" + randomHex(3)
+	name := "berth-acc-sigstop-" + acctest.RandomHex(3)
 	a, err := devagent.Start(ctx, devagent.Options{Name: name, ChrootEnv: devagent.MinimalChrootEnv(), DieWithParent: true})
 	if err != nil {
 		t.Fatalf("starting a private agent: %v", err)
 	}
-	trackAgent(a)
+	acctest.TrackAgent(a)
 	var stopped bool
 	var mu sync.Mutex
 	signal := func(sig syscall.Signal) {
@@ -131,7 +132,7 @@ provider "berth" {
 data "berth_node" "n" { name = %q }
 `, a.Addr, name)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // TestAccQuickstart_applyPlanDestroy applies examples/quickstart as a user
@@ -17,7 +19,7 @@ import (
 // cluster's nodes, which other tests add), and destroy removes them.
 func TestAccQuickstart_applyPlanDestroy(t *testing.T) {
 	t.Parallel()
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	raw, err := os.ReadFile("../../examples/quickstart/main.tf")
 	if err != nil {
 		t.Fatal(err)
@@ -29,37 +31,37 @@ func TestAccQuickstart_applyPlanDestroy(t *testing.T) {
 	// tests add nodes to the default pool as it runs, and the volume could
 	// land on one the scheduler then filters out for the writer: keep the
 	// volume, and so its writer, on the test agent's own node.
-	if mainAgent == nil {
+	if acctest.MainAgent == nil {
 		t.Skip("needs the Nomad agent started by the tests (the quickstart's volume is put on its node)")
 	}
-	pinned := strings.Replace(config, `name       = "notes"`, fmt.Sprintf("name       = \"notes\"\n  node_id    = %q", mainAgent.NodeID), 1)
+	pinned := strings.Replace(config, `name       = "notes"`, fmt.Sprintf("name       = \"notes\"\n  node_id    = %q", acctest.MainAgent.NodeID), 1)
 	if pinned == config {
 		t.Fatal(`examples/quickstart no longer has the "notes" volume this test pins`)
 	}
 	config = pinned
-	c := newTFCLI(t)
+	c := acctest.NewTFCLI(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	c.init(ctx, config)
-	c.mustApply(ctx, "quickstart")
-	jobs := testNomad(t).Jobs()
+	c.Init(ctx, config)
+	c.MustApply(ctx, "quickstart")
+	jobs := acctest.Nomad(t).Jobs()
 	for _, name := range []string{"hello", "notes-writer"} {
 		allocs, _, err := jobs.Allocations(name, false, nil)
 		if err != nil {
 			t.Fatalf("reading job %s: %v", name, err)
 		}
-		if n := runningAllocs(allocs); n != 1 {
+		if n := acctest.RunningAllocs(allocs); n != 1 {
 			t.Fatalf("job %s runs %d allocations after the quickstart, want 1", name, n)
 		}
 	}
-	c.expectNoResourceChanges(ctx, "quickstart")
-	c.destroy(ctx)
+	c.ExpectNoResourceChanges(ctx, "quickstart")
+	c.Destroy(ctx)
 	for _, name := range []string{"hello", "notes-writer"} {
-		if _, _, err := jobs.Info(name, nil); err == nil || !isNotFound(err) {
+		if _, _, err := jobs.Info(name, nil); err == nil || !acctest.IsNotFound(err) {
 			t.Fatalf("job %s after destroy: %v; want it purged", name, err)
 		}
 	}
-	vols, _, err := testNomad(t).HostVolumes().List(&api.HostVolumeListRequest{}, nil)
+	vols, _, err := acctest.Nomad(t).HostVolumes().List(&api.HostVolumeListRequest{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // schemaTree is what the plan shortcuts need to know of one attribute of
@@ -58,7 +60,7 @@ func schemaTreeOf(ctx context.Context, attrs map[string]schema.Attribute) (map[s
 			}
 			n.value = &v
 		}
-		if nested := nestedAttributes(a); nested != nil {
+		if nested := shared.NestedAttributes(a); nested != nil {
 			if n.attrs, err = schemaTreeOf(ctx, nested); err != nil {
 				return nil, fmt.Errorf("%s.%w", name, err)
 			}
@@ -82,7 +84,7 @@ func schemaTreeOf(ctx context.Context, attrs map[string]schema.Attribute) (map[s
 // attribute kind with a default it cannot read is an error, so a new kind
 // of default cannot slip past the shortcuts (TestUnchangedPlans_everyDefaultRead).
 func attributeDefault(ctx context.Context, a schema.Attribute) (attr.Value, error) {
-	if d := schemaDefault(ctx, a); d != nil {
+	if d := shared.SchemaDefault(ctx, a); d != nil {
 		return d, nil
 	}
 	switch a := a.(type) {

@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
 )
 
 // An unchanged berth_instance plans without the framework's plan pass.
@@ -55,19 +57,19 @@ func instanceTypeName() string {
 	var p provider.MetadataResponse
 	(&berthProvider{}).Metadata(ctx, provider.MetadataRequest{}, &p)
 	var r resource.MetadataResponse
-	(&instanceResource{}).Metadata(ctx, resource.MetadataRequest{ProviderTypeName: p.TypeName}, &r)
+	instance.NewInstanceResource().Metadata(ctx, resource.MetadataRequest{ProviderTypeName: p.TypeName}, &r)
 	return r.TypeName
 }
 
 // instanceDefaults is what unchangedPlans reads off the schema, once.
 var instanceDefaults = sync.OnceValues(func() (*unchangedPlans, error) {
 	ctx := context.Background()
-	s := instanceSchema(ctx)
+	s := instance.Schema(ctx)
 	tree, err := schemaTreeOf(ctx, s.Attributes)
 	if err != nil {
 		return nil, err
 	}
-	it := instanceIdentity.Schema().Type().TerraformType(ctx)
+	it := instance.Identity.Schema().Type().TerraformType(ctx)
 	null, err := tfprotov6.NewDynamicValue(it, tftypes.NewValue(it, nil))
 	return &unchangedPlans{typeName: instanceTypeName(), stateType: s.Type().TerraformType(ctx), tree: tree,
 		noIdentity: &tfprotov6.ResourceIdentityData{IdentityData: &null}}, err
@@ -86,7 +88,7 @@ func newUnchangedPlans(verify bool) (*unchangedPlans, error) {
 func (u *unchangedPlans) answer(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) *tfprotov6.PlanResourceChangeResponse {
 	if u.shortcuts.stepsAside(ctx) || req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil ||
 		len(req.PriorState.MsgPack) == 0 || !bytes.Equal(req.PriorState.MsgPack, req.ProposedNewState.MsgPack) ||
-		privateHasUnmanaged(req.PriorPrivate) {
+		instance.PrivateHasUnmanaged(req.PriorPrivate) {
 		return nil
 	}
 	prior, err := req.PriorState.Unmarshal(u.stateType)

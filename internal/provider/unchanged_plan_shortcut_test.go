@@ -17,6 +17,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // Every attribute of berth_instance with a schema default is read by the
@@ -33,14 +37,14 @@ func TestUnchangedPlans_everyDefaultRead(t *testing.T) {
 					t.Errorf("%s%s: default not read (%v)", prefix, name, err)
 				}
 			}
-			n += walk(prefix+name+".", nestedAttributes(a))
+			n += walk(prefix+name+".", shared.NestedAttributes(a))
 		}
 		return n
 	}
-	if n := walk("", instanceSchema(ctx).Attributes); n < 10 {
+	if n := walk("", instance.Schema(ctx).Attributes); n < 10 {
 		t.Fatalf("found %d defaults; the schema has more, so the walk is broken", n)
 	}
-	tree, err := schemaTreeOf(ctx, instanceSchema(ctx).Attributes)
+	tree, err := schemaTreeOf(ctx, instance.Schema(ctx).Attributes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +81,10 @@ func TestUnchangedPlans_everyPlanModifierAccountedFor(t *testing.T) {
 					found[kind] = append(found[kind], prefix+name)
 				}
 			}
-			walk(prefix+name+".", nestedAttributes(a))
+			walk(prefix+name+".", shared.NestedAttributes(a))
 		}
 	}
-	walk("", instanceSchema(context.Background()).Attributes)
+	walk("", instance.Schema(context.Background()).Attributes)
 	if len(found) == 0 {
 		t.Fatal("found no plan modifiers; berth_instance has several, so the walk is broken")
 	}
@@ -231,9 +235,9 @@ func TestUnchangedPlans_verifyCatchesDisagreement(t *testing.T) {
 // default (max_parallel, changed in Nomad) moves the job's modify index, so
 // the refresh reads in full and the plan goes back to the default.
 func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
-	testAccPreCheck(t)
-	name := testInstanceName(t)
-	cfg := instanceConfig{name: name}.String()
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	cfg := acctest.InstanceConfig{Name: name}.String()
 	var mu sync.Mutex
 	var servers []*server
 	factory := func() (tfprotov6.ProviderServer, error) {
@@ -258,7 +262,7 @@ func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
 	var plansBefore, readsBefore int64
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"berth": factory},
-		CheckDestroy:             checkInstanceDestroyed(t, name),
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
@@ -291,13 +295,13 @@ func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
 			{
 				// Were the refresh answered from the old state, this plan
 				// would be empty.
-				PreConfig: mutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.MaxParallel = ptr(2) }),
+				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.MaxParallel = acctest.Ptr(2) }),
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(instanceAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(instanceAddr, tfjsonpath.New("update").AtMapKey("max_parallel"), knownvalue.Int64Exact(1)),
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("update").AtMapKey("max_parallel"), knownvalue.Int64Exact(1)),
 				}},
-				Check: withJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+				Check: acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
 					if got := *job.TaskGroups[0].Update.MaxParallel; got != 1 {
 						return fmt.Errorf("max_parallel in Nomad is %d after the apply, want the default 1", got)
 					}

@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
 )
 
 // readFunc is a full read: the framework's ReadResource.
@@ -42,7 +44,7 @@ func (u *unchangedReads) recordApplied(ctx context.Context, read readFunc, req *
 // to record when the read answers it unchanged, else nil.
 func (u *unchangedReads) readBack(ctx context.Context, read readFunc, req *tfprotov6.ApplyResourceChangeRequest,
 	resp *tfprotov6.ApplyResourceChangeResponse, private []byte) *readSeen {
-	if resp.NewState == nil || len(resp.NewState.MsgPack) == 0 || privateHasKey(private, secretEnvReadKey) {
+	if resp.NewState == nil || len(resp.NewState.MsgPack) == 0 || privateHasKey(private, instance.SecretEnvReadKey) {
 		return nil
 	}
 	applied, err := resp.NewState.Unmarshal(u.stateType)
@@ -63,7 +65,7 @@ func (u *unchangedReads) readBack(ctx context.Context, read readFunc, req *tfpro
 	if v, err := rr.NewState.Unmarshal(u.stateType); err != nil || !v.Equal(applied) {
 		return nil // the next refresh reads in full and answers what Nomad holds
 	}
-	if !samePrivate(private, rr.Private) || privateHasKey(rr.Private, secretEnvReadKey) {
+	if !samePrivate(private, rr.Private) || privateHasKey(rr.Private, instance.SecretEnvReadKey) {
 		return nil
 	}
 	if resp.NewIdentity != nil && rr.NewIdentity != nil && !identityEqual(u.identityType, resp.NewIdentity, rr.NewIdentity) {

@@ -13,6 +13,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // An unchanged berth_instance refreshes without the framework's read pass.
@@ -50,7 +53,7 @@ type unchangedReads struct {
 	stateType    tftypes.Type
 	identityType tftypes.Type
 	// data is the configured provider's (nil until Configure).
-	data *atomic.Pointer[ProviderData]
+	data *atomic.Pointer[shared.ProviderData]
 	// build is the provider build's buildKey, recorded and compared.
 	build     string
 	shortcuts *shortcutSwitch
@@ -78,12 +81,12 @@ type readSeen struct {
 	Cluster string `json:"cluster"`
 }
 
-func newUnchangedReads(data *atomic.Pointer[ProviderData], version string, verify bool) (*unchangedReads, error) {
+func newUnchangedReads(data *atomic.Pointer[shared.ProviderData], version string, verify bool) (*unchangedReads, error) {
 	d, err := instanceDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("reading berth_instance's schema: %w", err)
 	}
-	it := instanceIdentity.Schema().Type().TerraformType(context.Background())
+	it := instance.Identity.Schema().Type().TerraformType(context.Background())
 	return &unchangedReads{typeName: d.typeName, stateType: d.stateType, identityType: it, data: data,
 		build: buildKey(version), verify: verify}, nil
 }
@@ -93,7 +96,7 @@ func newUnchangedReads(data *atomic.Pointer[ProviderData], version string, verif
 func (u *unchangedReads) answer(ctx context.Context, req *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
 	data := u.data.Load()
 	if u.shortcuts.stepsAside(ctx) || data == nil || req.CurrentState == nil || len(req.CurrentState.MsgPack) == 0 ||
-		privateHasKey(req.Private, secretEnvReadKey) {
+		privateHasKey(req.Private, instance.SecretEnvReadKey) {
 		return nil
 	}
 	seen, ok := privateReadSeen(req.Private)
@@ -132,7 +135,7 @@ func (u *unchangedReads) recordRead(req *tfprotov6.ReadResourceRequest, resp *tf
 		}
 	}
 	var seen *readSeen
-	if len(resp.Diagnostics) == 0 && resp.Deferred == nil && !privateHasKey(resp.Private, secretEnvReadKey) &&
+	if len(resp.Diagnostics) == 0 && resp.Deferred == nil && !privateHasKey(resp.Private, instance.SecretEnvReadKey) &&
 		resp.NewState != nil && len(resp.NewState.MsgPack) > 0 {
 		if v, err := resp.NewState.Unmarshal(u.stateType); err == nil {
 			raw := resp.NewState.MsgPack

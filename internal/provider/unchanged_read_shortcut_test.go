@@ -8,10 +8,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 func TestWithReadSeen_keepsOtherKeys(t *testing.T) {
-	raw, _ := json.Marshal(map[string][]byte{unmanagedKey: []byte(`["x"]`)})
+	raw, _ := json.Marshal(map[string][]byte{instance.UnmanagedKey: []byte(`["x"]`)})
 	seen := &readSeen{Namespace: "default", Name: "web", Index: 42, State: "abc"}
 	out, err := withReadSeen(raw, seen)
 	if err != nil {
@@ -21,14 +24,14 @@ func TestWithReadSeen_keepsOtherKeys(t *testing.T) {
 	if !ok || got != *seen {
 		t.Fatalf("read back %+v %v, want %+v", got, ok, *seen)
 	}
-	if !privateHasUnmanaged(out) {
+	if !instance.PrivateHasUnmanaged(out) {
 		t.Errorf("the other key was lost: %s", out)
 	}
 	out, err = withReadSeen(out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := privateReadSeen(out); ok || !privateHasUnmanaged(out) {
+	if _, ok := privateReadSeen(out); ok || !instance.PrivateHasUnmanaged(out) {
 		t.Errorf("after removal: %s", out)
 	}
 	if out, _ := withReadSeen(nil, nil); out != nil {
@@ -115,7 +118,7 @@ func TestSetPlanRoot(t *testing.T) {
 	plan := tfsdk.Plan{Raw: tftypes.NewValue(obj, map[string]tftypes.Value{
 		"id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue), "n": tftypes.NewValue(tftypes.Number, big.NewFloat(1)),
 	})}
-	if d := setPlanRoot(&plan, map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "default/web")}); d.HasError() {
+	if d := shared.SetPlanRoot(&plan, map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "default/web")}); d.HasError() {
 		t.Fatal(d)
 	}
 	var attrs map[string]tftypes.Value
@@ -126,7 +129,7 @@ func TestSetPlanRoot(t *testing.T) {
 	if err := attrs["id"].As(&id); err != nil || id != "default/web" || !attrs["n"].IsKnown() {
 		t.Errorf("plan after setPlanRoot: %v", plan.Raw)
 	}
-	if d := setPlanRoot(&plan, map[string]tftypes.Value{"n": tftypes.NewValue(tftypes.String, "x")}); !d.HasError() {
+	if d := shared.SetPlanRoot(&plan, map[string]tftypes.Value{"n": tftypes.NewValue(tftypes.String, "x")}); !d.HasError() {
 		t.Error("a value of the wrong type was set")
 	}
 }

@@ -11,11 +11,12 @@ import (
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
+	instancefamily "github.com/berthhq/terraform-provider-berth/internal/provider/instance"
 )
 
 // fakeInstanceCluster is a Nomad that answers what plans and refreshes of
@@ -70,7 +71,7 @@ func (f *fakeInstanceCluster) setJob(spec instance.Spec, count int, version, ind
 	job := instance.BuildJob(spec, count)
 	job.Canonicalize()
 	job.Version, job.JobModifyIndex, job.ModifyIndex = &version, &index, &index
-	job.Status = ptr("running")
+	job.Status = acctest.Ptr("running")
 	b, err := json.Marshal(job)
 	if err != nil {
 		f.t.Fatal(err)
@@ -116,12 +117,7 @@ func newReadProbe(t *testing.T, factory func() (tfprotov6.ProviderServer, error)
 		prior = withValueAt(t, prior, tftypes.NewValue(tftypes.Number, big.NewFloat(float64(*secretVersion))),
 			"services", "app", "secret_env_wo_version")
 	}
-	var m instanceModel
-	ctx := context.Background()
-	if d := (tfsdk.State{Raw: prior, Schema: instanceSchema(ctx)}).Get(ctx, &m); d.HasError() {
-		t.Fatal(d)
-	}
-	spec, d, err := m.toSpec(ctx)
+	spec, d, err := instancefamily.SpecOfState(context.Background(), prior)
 	if err != nil || d.HasError() {
 		t.Fatal(err, d)
 	}
@@ -302,12 +298,12 @@ func TestUnchangedReads_secretsVariableRestored(t *testing.T) {
 	if got := valueAt(t, p.state, "services", "app", "secret_env_wo_version"); !got.IsNull() {
 		t.Fatalf("with the Variable gone the version reads %v, want null", got)
 	}
-	if _, ok := privateReadSeen(p.private); ok || !privateHasKey(p.private, secretEnvReadKey) {
+	if _, ok := privateReadSeen(p.private); ok || !privateHasKey(p.private, instancefamily.SecretEnvReadKey) {
 		t.Fatalf("private state after the read: %s, want the secrets mark and no record", p.private)
 	}
 	path := instance.SecretEnvPath("bench-1", p.spec.TaskGroup(), "app")
 	p.cluster.setVariable(path, true)
-	unmarked, err := withoutPrivateKey(p.private, secretEnvReadKey)
+	unmarked, err := withoutPrivateKey(p.private, instancefamily.SecretEnvReadKey)
 	if err != nil {
 		t.Fatal(err)
 	}

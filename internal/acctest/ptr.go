@@ -1,0 +1,3 @@
+package acctest
+
+func Ptr[T any](v T) *T { return &v }

@@ -1,0 +1,236 @@
+package instance
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
+)
+
+func expectRunning(t *testing.T, name string, n int) resource.TestCheckFunc {
+	return acctest.WithJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
+		if got := acctest.RunningAllocs(allocs); got != n {
+			return fmt.Errorf("%d running allocations in Nomad, want %d", got, n)
+		}
+		return nil
+	})
+}
+
+func TestAccInstance_scale(t *testing.T) {
+	t.Parallel()
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	at := func(n int) string {
+		return acctest.InstanceConfig{Name: name, Extra: fmt.Sprintf("replicas = %d", n)}.String()
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{Config: at(1), Check: expectRunning(t, name, 1)},
+			{
+				Config: at(3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: expectRunning(t, name, 3),
+			},
+			{Config: at(1), Check: expectRunning(t, name, 1)},
+		},
+	})
+}
+
+func TestAccInstance_stopAndStart(t *testing.T) {
+	t.Parallel()
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	cfg := func(running bool) string {
+		return acctest.InstanceConfig{Name: name, Extra: fmt.Sprintf("replicas = 1\n  running = %v", running)}.String()
+	}
+	stopped := acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+		if job.Stop == nil || !*job.Stop {
+			return fmt.Errorf("job is not stopped in Nomad")
+		}
+		if n := acctest.RunningAllocs(allocs); n != 0 {
+			return fmt.Errorf("%d allocations still running", n)
+		}
+		return nil
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{Config: cfg(true), Check: expectRunning(t, name, 1)},
+			{
+				Config: cfg(false),
+				Check:  stopped,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("running"), knownvalue.Bool(false)),
+				},
+			},
+			{
+				Config: cfg(true),
+				Check:  expectRunning(t, name, 1),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("running"), knownvalue.Bool(true)),
+				},
+			},
+		},
+	})
+}
+
+func TestAccInstance_restartTrigger(t *testing.T) {
+	t.Parallel()
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	cfg := func(v string) string {
+		return acctest.InstanceConfig{Name: name, Extra: fmt.Sprintf("replicas = 1\n  restart_triggers = { config = %q }", v)}.String()
+	}
+	var version uint64
+	var restarts uint64
+	record := acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+		version = *job.Version
+		for _, a := range allocs {
+			if a.ClientStatus == "running" {
+				restarts = a.TaskStates["app"].Restarts
+			}
+		}
+		return nil
+	})
+	restarted := acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+		if *job.Version != version {
+			return fmt.Errorf("job version moved from %d to %d: a restart must not re-register", version, *job.Version)
+		}
+		for _, a := range allocs {
+			if a.ClientStatus == "running" {
+				ts := a.TaskStates["app"]
+				if ts.Restarts <= restarts || ts.State != "running" {
+					return fmt.Errorf("task app: restarts %d (was %d), state %s: not restarted", ts.Restarts, restarts, ts.State)
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no running allocation after restart")
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{Config: cfg("1"), Check: record},
+			{Config: cfg("2"), Check: restarted},
+		},
+	})
+}
+
+func TestAccInstance_import(t *testing.T) {
+	t.Parallel()
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: httpServerApp}.String()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				ResourceName:                         acctest.InstanceAddr,
+				ImportState:                          true,
+				ImportStateId:                        "default/" + name,
+				ImportStateVerify:                    true,
+				ImportStateVerifyIdentifierAttribute: "id",
+				ImportStateVerifyIgnore:              []string{"timeouts", "deployment_id", "deployment_status"},
+			},
+		},
+	})
+}
+
+// TestAccInstance_importForeignJob imports a job written by hand (not by
+// berth) by its bare name; the plan is then empty, and destroy purges it.
+// A job with two task groups is refused with the reason.
+func TestAccInstance_importForeignJob(t *testing.T) {
+	t.Parallel()
+	acctest.PreCheck(t)
+	name := acctest.InstanceName(t)
+	c := acctest.Nomad(t)
+	job := &api.Job{
+		ID: acctest.Ptr(name), Name: acctest.Ptr(name), Type: acctest.Ptr("service"), Datacenters: []string{"*"},
+		TaskGroups: []*api.TaskGroup{{
+			Name: acctest.Ptr("app"), Count: acctest.Ptr(1),
+			// berth always sends an update block; without one here the plan
+			// would rightly show it being added.
+			Update: &api.UpdateStrategy{MaxParallel: acctest.Ptr(1), MinHealthyTime: acctest.Ptr(10 * time.Second),
+				HealthyDeadline: acctest.Ptr(5 * time.Minute), ProgressDeadline: acctest.Ptr(10 * time.Minute)},
+			Tasks: []*api.Task{{
+				Name: "app", Driver: "raw_exec",
+				Config:    map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
+				Resources: &api.Resources{CPU: acctest.Ptr(50), MemoryMB: acctest.Ptr(32)},
+			}},
+		}},
+	}
+	if _, _, err := c.Jobs().Register(job, nil); err != nil {
+		t.Fatal(err)
+	}
+	twoGroups := name + "-two"
+	job2 := *job
+	job2.ID, job2.Name = acctest.Ptr(twoGroups), acctest.Ptr(twoGroups)
+	g2 := *job.TaskGroups[0]
+	g2.Name = acctest.Ptr("other")
+	job2.TaskGroups = []*api.TaskGroup{job.TaskGroups[0], &g2}
+	if _, _, err := c.Jobs().Register(&job2, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _, _ = c.Jobs().Deregister(twoGroups, true, nil) })
+
+	cfg := fmt.Sprintf(`
+resource "berth_instance" "t" {
+  name     = %q
+  replicas = 1
+  services = {
+    app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 50, memory = 32 }
+  }
+}`, name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config:        strings.Replace(cfg, fmt.Sprintf("%q", name), fmt.Sprintf("%q", twoGroups), 1),
+				ResourceName:  acctest.InstanceAddr,
+				ImportState:   true,
+				ImportStateId: twoGroups,
+				ExpectError:   regexp.MustCompile(`(?s)cannot be represented.*2 task groups`),
+			},
+			{
+				Config:             cfg,
+				ResourceName:       acctest.InstanceAddr,
+				ImportState:        true,
+				ImportStateId:      name,
+				ImportStatePersist: true,
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					acctest.ExpectNoChanges{},
+				}},
+			},
+		},
+	})
+}
+
+// httpServerApp overrides the app service with a tiny HTTP server on the
+// "http" port (perl is on every Debian machine), so checks can pass.
+const httpServerApp = `command = "/usr/bin/perl"
+      args    = ["-MIO::Socket::INET", "-e", "$s=IO::Socket::INET->new(LocalPort=>$ENV{NOMAD_PORT_http},Listen=>5,ReuseAddr=>1) or die; while($c=$s->accept){<$c>; print $c qq(HTTP/1.0 200 OK\\r\\n\\r\\nok); close $c}"]
+      env     = { A = "b" }
+      ports   = { http = {} }
+      check   = { type = "http", port = "http", path = "/health", interval = "1s", timeout = "1s" }`

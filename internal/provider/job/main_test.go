@@ -1,0 +1,15 @@
+package job_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
+	"github.com/berthhq/terraform-provider-berth/internal/provider"
+)
+
+// TestMain runs the family's tests against the provider in verify mode
+// (see acctest.Run).
+func TestMain(m *testing.M) {
+	os.Exit(acctest.Run(m, provider.NewVerifyingServer("test")))
+}

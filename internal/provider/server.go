@@ -1,0 +1,148 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+)
+
+// NewServer returns the protocol 6 server berth serves: the framework's,
+// with the plans and refreshes of unchanged instances and the plans of new
+// ones answered without its plan and read passes
+// (unchanged_plan_shortcut.go, create_plan_shortcut.go,
+// unchanged_read_shortcut.go).
+func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
+	return newServer(version, false)
+}
+
+// NewVerifyingServer is NewServer in verify mode (below). It is for tests:
+// each test package's TestMain hands it to acctest.Run.
+func NewVerifyingServer(version string) func() (tfprotov6.ProviderServer, error) {
+	return newServer(version, true)
+}
+
+// newServer is NewServer; with verify, the framework also plans and reads
+// every instance the shortcuts answer, and a difference is an error (tests).
+func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, error) {
+	return func() (tfprotov6.ProviderServer, error) {
+		configured := &atomic.Pointer[shared.ProviderData]{}
+		fw, err := providerserver.NewProtocol6WithError(&berthProvider{version: version, configured: configured})()
+		if err != nil {
+			return nil, err
+		}
+		full, ok := fw.(frameworkServer)
+		if !ok {
+			return nil, fmt.Errorf("the framework's server (%T) lacks list resources, actions or state stores", fw)
+		}
+		unchanged, err := newUnchangedPlans(verify)
+		if err != nil {
+			return nil, err
+		}
+		reads, err := newUnchangedReads(configured, version, verify)
+		if err != nil {
+			return nil, err
+		}
+		creates, err := newCreatePlans(configured, verify)
+		if err != nil {
+			return nil, err
+		}
+		// Read once: BERTH_SHORTCUTS=off sends every plan and refresh through the framework.
+		unchanged.shortcuts = shortcutSwitchFrom(os.LookupEnv)
+		creates.shortcuts, reads.shortcuts = unchanged.shortcuts, unchanged.shortcuts
+		return &server{frameworkServer: full, configured: configured, unchanged: unchanged, creates: creates, reads: reads}, nil
+	}
+}
+
+// frameworkServer is every RPC the framework's server answers. tf6server
+// still finds list resources, actions and state stores by asserting these
+// interfaces (deprecated only because their methods are to move into
+// ProviderServer), so the wrapper must carry them.
+type frameworkServer interface {
+	tfprotov6.ProviderServerWithListResource //nolint:staticcheck // tf6server asserts it
+	tfprotov6.ProviderServerWithActions      //nolint:staticcheck // tf6server asserts it
+	tfprotov6.ProviderServerWithStateStores  //nolint:staticcheck // tf6server asserts it
+}
+
+// server answers every RPC itself, with the provider's secrets masked
+// (masked_server.go), and passes it on to the framework's server.
+type server struct {
+	frameworkServer frameworkServer
+	// configured is the provider's data once Configure ran: whose secrets
+	// every RPC masks.
+	configured *atomic.Pointer[shared.ProviderData]
+	unchanged  *unchangedPlans
+	creates    *createPlans
+	reads      *unchangedReads
+}
+
+var _ frameworkServer = &server{}
+
+// PlanResourceChange answers the plans of unchanged and of new instances
+// itself (unchangedPlans, createPlans); the framework plans the rest.
+func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	ctx = s.mask(ctx)
+	if req.TypeName != s.unchanged.typeName {
+		return s.frameworkServer.PlanResourceChange(ctx, req)
+	}
+	name, answer := "unchanged-plan", s.unchanged.answer(ctx, req)
+	if answer != nil {
+		s.unchanged.taken.Add(1)
+	} else if answer = s.creates.answer(ctx, req); answer != nil {
+		name = "create-plan"
+		s.creates.taken.Add(1)
+	}
+	if answer == nil {
+		return s.frameworkServer.PlanResourceChange(ctx, req)
+	}
+	if !s.unchanged.verify {
+		return answer, nil
+	}
+	framework, err := s.frameworkServer.PlanResourceChange(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return verifiedPlan(name, s.unchanged.stateType, framework, answer), nil
+}
+
+// ReadResource answers the refresh of an unchanged instance itself
+// (unchangedReads) and records what each full read of one saw.
+func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	ctx = s.mask(ctx)
+	if req.TypeName != s.reads.typeName {
+		return s.frameworkServer.ReadResource(ctx, req)
+	}
+	answer := s.reads.answer(ctx, req)
+	if answer != nil {
+		s.reads.taken.Add(1)
+		if !s.reads.verify {
+			return answer, nil
+		}
+	}
+	resp, err := s.frameworkServer.ReadResource(ctx, req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	s.reads.recordRead(req, resp)
+	if answer != nil {
+		return s.reads.verifiedAnswer(resp, answer), nil
+	}
+	return resp, nil
+}
+
+// ApplyResourceChange records what an instance's apply left once a full
+// read agrees with it, so the next refresh of an unchanged job takes the
+// read shortcut.
+func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	ctx = s.mask(ctx)
+	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
+	if err == nil && resp != nil && req.TypeName == s.reads.typeName {
+		s.reads.recordApplied(ctx, s.frameworkServer.ReadResource, req, resp)
+	}
+	return resp, err
+}

@@ -1,0 +1,82 @@
+// Package volume is the Terraform layer's host and CSI volumes:
+// berth_volume (resource, data source, list resource) with its schema,
+// model and the checks of its names and sizes. The domain package
+// internal/volume, imported under the same name, holds the volume logic;
+// this package converts models and reports diagnostics.
+//
+// Files: volume_resource.go (CRUD) with volume_resource_<topic>.go,
+// volume_schema.go, volume_model.go, volume_csi*.go for CSI volumes,
+// volume_data_source.go, volume_list_resource.go; volume.go lists what the
+// family offers, its identity and its validators. Tests sit beside each file.
+package volume
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/names"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+	"github.com/berthhq/terraform-provider-berth/internal/volume"
+)
+
+var volumeIdentity = shared.ResourceIdentity{
+	{Name: "namespace", Doc: "Nomad namespace of the host volume; default: the provider's namespace.", Optional: true},
+	{Name: "id", Doc: "Host volume ID (a UUID), or its name."},
+}
+
+var _ resource.ResourceWithIdentity = &volumeResource{}
+
+func (r *volumeResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = volumeIdentity.Schema()
+}
+
+// volumeNameValidator enforces the name rule of berth_volume: CSI volumes
+// (type = "csi" in the same configuration) may end in a per-allocation
+// index such as "[0]" (names.CSIVolumeRule), host volumes may not. While
+// the type is unknown only the looser CSI rule is checked.
+func volumeNameValidator() validator.String { return volumeNameRule{} }
+
+type volumeNameRule struct{}
+
+func (volumeNameRule) Description(context.Context) string {
+	return "must be " + names.Rule + "; a CSI volume's may end in a per-allocation index such as `[0]`"
+}
+
+func (v volumeNameRule) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (volumeNameRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	var typ types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
+	rule := shared.StringRule{Summary: "Invalid name", Check: names.Check}
+	if typ.IsUnknown() || typ.ValueString() == volume.TypeCSI {
+		rule.Check = names.CheckCSIVolume
+	}
+	rule.ValidateString(ctx, req, resp)
+}
+
+func volumeIDValidator() validator.String {
+	return shared.StringRule{Summary: "Invalid volume ID", Desc: "must be " + names.VolumeIDRule, Check: names.CheckVolumeID}
+}
+
+const volumeBudgetFix = "Lower capacity_max (or capacity_min), or grow the node reservation's disk."
+
+// Resources are the family's managed resources, as the provider lists them.
+func Resources() []func() resource.Resource {
+	return []func() resource.Resource{NewVolumeResource}
+}
+
+// ListResources are the family's list resources (terraform query).
+func ListResources() []func() list.ListResource {
+	return []func() list.ListResource{NewVolumeListResource}
+}
+
+// DataSources are the family's data sources.
+func DataSources() []func() datasource.DataSource {
+	return []func() datasource.DataSource{NewVolumeDataSource}
+}

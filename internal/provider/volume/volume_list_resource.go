@@ -1,0 +1,93 @@
+package volume
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+	"github.com/berthhq/terraform-provider-berth/internal/volume"
+)
+
+var _ list.ListResourceWithConfigure = &volumeListResource{}
+
+// NewVolumeListResource builds the berth_volume list resource for
+// `terraform query` (Terraform 1.14+).
+func NewVolumeListResource() list.ListResource { return &volumeListResource{} }
+
+type volumeListResource struct{ data *shared.ProviderData }
+
+// volumeListModel is the list block's configuration.
+type volumeListModel struct {
+	Namespace  types.String `tfsdk:"namespace"`
+	NamePrefix types.String `tfsdk:"name_prefix"`
+	NodeID     types.String `tfsdk:"node_id"`
+	NodePool   types.String `tfsdk:"node_pool"`
+}
+
+func (r *volumeListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_volume"
+}
+
+func (r *volumeListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *volumeListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listschema.Schema{
+		MarkdownDescription: "Dynamic host volumes, whoever created them, for `terraform query` (Terraform 1.14 and later).",
+		Attributes: map[string]listschema.Attribute{
+			"namespace": listschema.StringAttribute{Optional: true,
+				MarkdownDescription: "Namespace to list; `*` lists every namespace the token can read. Default: the provider's `namespace`."},
+			"name_prefix": listschema.StringAttribute{Optional: true, MarkdownDescription: "Only volumes whose name starts with this."},
+			"node_id":     listschema.StringAttribute{Optional: true, MarkdownDescription: "Only volumes on this node (its full ID)."},
+			"node_pool":   listschema.StringAttribute{Optional: true, MarkdownDescription: "Only volumes on nodes of this node pool."},
+		},
+	}
+}
+
+func (r *volumeListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	ctx, cfg, ok := shared.OpenList[volumeListModel](ctx, r.data, req, stream)
+	if !ok {
+		return
+	}
+	filter := nomadclient.VolumeFilter{
+		Namespace: cfg.Namespace.ValueString(), NamePrefix: cfg.NamePrefix.ValueString(),
+		NodeID: cfg.NodeID.ValueString(), NodePool: cfg.NodePool.ValueString(),
+	}
+	if filter.Namespace == "" {
+		filter.Namespace = r.data.Nomad.Namespace()
+	}
+	vols, err := r.data.Nomad.ListVolumes(ctx, filter)
+	if err != nil {
+		shared.ListFailed(stream, "Could not list host volumes", err)
+		return
+	}
+	stream.Results = shared.ListStream(vols, req.Limit, func(s volume.Summary) (list.ListResult, bool) {
+		result := req.NewListResult(ctx)
+		result.DisplayName = s.Namespace + "/" + s.Name + " (" + s.ID + ")"
+		volumeIdentity.Record(ctx, result.Identity, s.Namespace, s.ID, &result.Diagnostics)
+		if !req.IncludeResource {
+			return result, true
+		}
+		v, err := r.data.Nomad.GetVolume(ctx, s.Namespace, s.ID)
+		if err != nil || v == nil {
+			if err != nil {
+				shared.AddNomadError(&result.Diagnostics, "Could not read host volume "+s.ID, err)
+			}
+			return result, err != nil // nil: gone since the listing
+		}
+		m, d := shared.NullResourceModel[volumeModel](ctx, volumeSchema(ctx))
+		result.Diagnostics.Append(d...)
+		m.Namespace, m.ID = types.StringValue(s.Namespace), types.StringValue(s.ID)
+		(&volumeResource{data: r.data}).record(ctx, v, &m, &result.Diagnostics)
+		if !result.Diagnostics.HasError() {
+			result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
+		}
+		return result, true
+	})
+}
