@@ -45,12 +45,42 @@ func TestLeaseSign_onePlace(t *testing.T) {
 	l := lease.Lease{Name: "x", Namespace: "default", Duration: time.Hour, CreatedAt: time.Unix(1700000000, 0).UTC(),
 		Workload: lease.Workload{Driver: "raw_exec", CPU: 100, Memory: 300, Disk: 300}, User: "old", Signature: "old"}
 	var diags diag.Diagnostics
-	if got := (&leaseResource{data: &shared.ProviderData{}}).sign(l, &diags); got.User != "" || got.Signature != "" || diags.HasError() {
+	if got := (&leaseResource{data: &shared.ProviderData{}}).sign(l, time.Time{}, &diags); got.User != "" || got.Signature != "" || diags.HasError() {
 		t.Errorf("without a key: user %q, signature %q, diags %v; want unsigned", got.User, got.Signature, diags)
 	}
 	key := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
-	got := (&leaseResource{data: &shared.ProviderData{SigningKey: key}}).sign(l, &diags)
+	got := (&leaseResource{data: &shared.ProviderData{SigningKey: key}}).sign(l, time.Time{}, &diags)
 	if ok, problems := lease.Verify(got); !ok || diags.HasError() {
 		t.Errorf("with a key: %v, diags %v; want a verified lease", problems, diags)
+	}
+}
+
+// TestLeaseSign_laterThanTheNewestKnown: a machine whose clock is behind the
+// one that made the newest signature still dates its signature after it,
+// so the rollback check does not take the newer version for an older one.
+func TestLeaseSign_laterThanTheNewestKnown(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := &leaseResource{data: &shared.ProviderData{SigningKey: ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))},
+		now: func() time.Time { return now }}
+	l := lease.Lease{Name: "x", Namespace: "default", Duration: time.Hour, CreatedAt: now.Add(-time.Minute),
+		Workload: lease.Workload{Driver: "raw_exec", CPU: 100, Memory: 300, Disk: 300}}
+	var diags diag.Diagnostics
+	for _, c := range []struct {
+		name       string
+		prev, want time.Time
+	}{
+		{"no earlier signing", time.Time{}, now},
+		{"earlier signing by a clock behind", now.Add(-time.Second), now},
+		{"earlier signing by a clock ahead", now.Add(time.Hour), now.Add(time.Hour + time.Nanosecond)},
+		{"earlier signing at the same instant", now, now.Add(time.Nanosecond)},
+	} {
+		got := r.sign(l, c.prev, &diags)
+		if !got.SignedAt.Equal(c.want) || diags.HasError() {
+			t.Errorf("%s: signed at %s, diags %v; want %s", c.name, got.SignedAt, diags, c.want)
+		}
+		if ok, problems := lease.Verify(got); !ok {
+			t.Errorf("%s: %v; want a verified lease", c.name, problems)
+		}
 	}
 }

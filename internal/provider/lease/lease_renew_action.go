@@ -60,7 +60,7 @@ func (a *leaseRenewAction) Invoke(ctx context.Context, req action.InvokeRequest,
 	}
 	at := time.Now().UTC()
 	l.CreatedAt = at.Truncate(time.Second)
-	if l = (&leaseResource{data: a.data}).sign(l, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if l = (&leaseResource{data: a.data}).sign(l, l.SignedAt, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	// Check-and-set on the job read above: a change made since then (an

@@ -136,7 +136,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	now := r.clock().UTC()
 	l.CreatedAt = now.Truncate(time.Second)
-	if l = r.sign(l, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if l = r.sign(l, time.Time{}, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	var rec leaseRecord
@@ -182,14 +182,20 @@ func (r *leaseResource) recorder(ctx context.Context, m *leaseModel, rec *leaseR
 }
 
 // sign signs l with the provider's signing key, the one place leases are
-// signed, dated now (lease.Lease.SignedAt); without a key l is returned
-// unsigned.
-func (r *leaseResource) sign(l lease.Lease, diags *diag.Diagnostics) lease.Lease {
+// signed, dated now (lease.Lease.SignedAt) but always after prev, the
+// newest signing known of this lease: the rollback check compares dates
+// that different machines' clocks wrote, and a machine whose clock is
+// behind must not make a newer version look older. Without a key l is
+// returned unsigned.
+func (r *leaseResource) sign(l lease.Lease, prev time.Time, diags *diag.Diagnostics) lease.Lease {
 	l.User, l.Signature, l.SignedAt = "", "", time.Time{}
 	if r.data.SigningKey == nil {
 		return l
 	}
 	l.SignedAt = r.clock().UTC()
+	if !l.SignedAt.After(prev) {
+		l.SignedAt = prev.UTC().Add(time.Nanosecond)
+	}
 	signed, err := lease.Sign(l, r.data.SigningKey)
 	if err != nil {
 		diags.AddError("Could not sign the lease", err.Error())
@@ -263,14 +269,14 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 			fmt.Sprintf("A duration of %s from %s ends in the past. Use a longer duration.", l.Duration, l.CreatedAt.Format(time.RFC3339)))
 		return
 	}
-	if l = r.sign(l, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	rec := readLeaseRecord(ctx, req.Private)
+	if l = r.sign(l, rec.last().SignedAt, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	had := state.toLease(ctx, r.data.Nomad.Namespace(), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	rec := readLeaseRecord(ctx, req.Private)
 	defer func() { writeLeaseRecord(ctx, resp.Private, rec, &resp.Diagnostics) }()
 	in := workflow.LeaseWrite{Lease: l, Had: had, Now: now, Index: uint64(state.JobModifyIndex.ValueInt64()),
 		Record: r.recorder(ctx, &plan, &rec, l, now, &resp.Diagnostics)}
