@@ -185,7 +185,12 @@ func (r *reader) expectedJob(job *api.Job, group *api.TaskGroup, timer *api.Task
 	case l.Reference != "":
 		r.add("%s runs no script, so it does not end with lease %q", TimerTask, l.Reference)
 	case cmd == TimerCommand:
-		wantTimer.Config = map[string]any{"command": TimerCommand, "args": []string{r.readSleep(job, timer, l)}}
+		// Nothing in the job shows a restart of this timer (alloc restart,
+		// alloc stop, a drain), and each one sleeps the seconds afresh, so
+		// it can outlive expires_at: it never verifies.
+		r.add("%s sleeps %s seconds afresh after every restart (an earlier berth's timer), so it can outlive expires_at; replace the lease",
+			TimerTask, r.readSleep(job, timer, l))
+		wantTimer.Config = map[string]any{"command": TimerCommand, "args": timer.Config["args"]}
 		wantTimer.Identities = nil
 		if len(group.Services) == 0 {
 			wantGroup.Services = nil

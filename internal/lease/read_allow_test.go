@@ -9,13 +9,8 @@ import (
 )
 
 // A lease job as a Nomad server returns it, with everything the server
-// fills in, verifies; so does one of each older berth's forms.
+// fills in, verifies.
 func TestLeaseFromJobAcceptsWhatNomadFills(t *testing.T) {
-	legacySleep := func(j *api.Job) {
-		timer := findTask(j.TaskGroups[0], TimerTask)
-		timer.Config = map[string]any{"command": TimerCommand, "args": []any{"7197"}}
-		timer.Identities = nil
-	}
 	for _, tt := range []struct {
 		name   string
 		lease  func(*Lease)
@@ -26,13 +21,6 @@ func TestLeaseFromJobAcceptsWhatNomadFills(t *testing.T) {
 		{"placed by Nomad in the namespace's pool", func(l *Lease) { l.NodeID = "" }, "", func(j *api.Job) { j.NodePool = new("gpu") }},
 		{"raw_exec timer, reference and ports", func(l *Lease) { l.Reference, l.Workload.Ports = "parent", []string{"http"} }, "raw_exec", nil},
 		{"stopped", func(*Lease) {}, "", func(j *api.Job) { j.Stop = new(true) }},
-		// Before result signatures: the timer slept the seconds left.
-		{"older: timer sleeps, service", func(*Lease) {}, "", legacySleep},
-		// Before references: no service either.
-		{"older: timer sleeps, no service", func(*Lease) {}, "", func(j *api.Job) {
-			legacySleep(j)
-			j.TaskGroups[0].Services = nil
-		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l := fixture()
@@ -50,6 +38,45 @@ func TestLeaseFromJobAcceptsWhatNomadFills(t *testing.T) {
 			}
 			if ok, problems := Verify(got); !ok {
 				t.Fatalf("Verify = false: %q", problems)
+			}
+		})
+	}
+}
+
+// An earlier berth's timer slept the seconds left: a restart (alloc
+// restart, alloc stop, a drain) sleeps them again and nothing in the job
+// shows it, so such a lease never verifies, whatever else it holds.
+func TestLeaseFromJobOlderSleepTimerNeverVerifies(t *testing.T) {
+	legacySleep := func(j *api.Job) {
+		timer := findTask(j.TaskGroups[0], TimerTask)
+		timer.Config = map[string]any{"command": TimerCommand, "args": []any{"7197"}}
+		timer.Identities = nil
+	}
+	for _, tt := range []struct {
+		name  string
+		older func(*api.Job)
+	}{
+		// Before result signatures: the timer slept the seconds left.
+		{"timer sleeps, service", legacySleep},
+		// Before references: no service either.
+		{"timer sleeps, no service", func(j *api.Job) {
+			legacySleep(j)
+			j.TaskGroups[0].Services = nil
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := signed(t, fixture())
+			now := l.CreatedAt.Add(3 * time.Second)
+			job := nomadCopy(t, BuildJob(l, "", now), now)
+			serverFills(job)
+			tt.older(job)
+			got, err := LeaseFromJob(job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok, problems := Verify(got)
+			if ok || len(got.Foreign) != 1 || !strings.Contains(got.Foreign[0], "afresh after every restart") {
+				t.Fatalf("Verify = %v, foreign %q, problems %q; want only the restart finding", ok, got.Foreign, problems)
 			}
 		})
 	}
