@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/nomad/api"
 
 	"github.com/berthhq/terraform-provider-berth/internal/devagent"
 )
@@ -79,10 +82,41 @@ func stopTestAgents() {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	var gone []string
 	for i := len(ownedAgents) - 1; i >= 0; i-- {
-		if err := ownedAgents[i].Stop(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping test agent %s: %v\n", ownedAgents[i].Addr, err)
+		a := ownedAgents[i]
+		if err := a.Stop(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "stopping test agent %s: %v\n", a.Addr, err)
+		}
+		if a != MainAgent && a.NodeID != "" {
+			gone = append(gone, a.NodeID)
 		}
 	}
 	ownedAgents = nil
+	purgeNodes(gone)
+}
+
+// purgeNodes removes the nodes of this binary's stopped clients from a
+// server that outlives it (make testacc's agent, shared by every test
+// binary): Nomad still places host volumes on down nodes, so a later
+// binary's volumes would land on them ("No path to node"). Nodes another
+// server holds (private clusters) are not found there, which is fine.
+func purgeNodes(ids []string) {
+	if len(ids) == 0 || MainAgent == nil || os.Getenv("BERTH_TEST_AGENT_STATE") == "" {
+		return
+	}
+	c, err := api.NewClient(api.DefaultConfig())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "purging stopped test clients: %v\n", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	q := (&api.QueryOptions{}).WithContext(ctx)
+	for _, id := range ids {
+		if _, _, err := c.Nodes().Purge(id, q); err != nil &&
+			!strings.Contains(err.Error(), "404") {
+			fmt.Fprintf(os.Stderr, "purging stopped test client node %s: %v\n", id, err)
+		}
+	}
 }
