@@ -15,7 +15,11 @@ command -v terraform >/dev/null 2>&1 || [[ -n "${TF_ACC_TERRAFORM_PATH:-}" ]] ||
 
 work_dir="$(mktemp -d)"
 state=""
+acl_state=""
 cleanup() {
+	if [[ -n "$acl_state" ]]; then
+		bin/devagent stop -state "$acl_state" || echo "testacc: stopping the ACL test agent failed" >&2
+	fi
 	if [[ -n "$state" ]]; then
 		bin/devagent stop -state "$state" || echo "testacc: stopping the test agent failed" >&2
 	fi
@@ -36,6 +40,13 @@ if [[ -z "${NOMAD_ADDR:-}" ]]; then
 	eval "$(bin/devagent start -state "$state" -name berth-acc -minimal-chroot | sed 's/^/export /')"
 	export BERTH_TEST_AGENT_STATE="$state"
 	echo "testacc: Nomad agent at $NOMAD_ADDR (stopped when the tests end)" >&2
+	# A second agent with ACL enabled and bootstrapped, for the packages
+	# whose TestMain calls acctest.RunACL (variables, namespaces, ACL, ...):
+	# they read its address and management token from this state file.
+	acl_state="$work_dir/acl-agent.json"
+	bin/devagent start -state "$acl_state" -name berth-acc-acl -acl -minimal-chroot >/dev/null
+	export BERTH_TEST_ACL_AGENT_STATE="$acl_state"
+	echo "testacc: ACL-enabled Nomad agent started (state $acl_state; stopped when the tests end)" >&2
 else
 	echo "testacc: using the Nomad at NOMAD_ADDR=$NOMAD_ADDR" >&2
 fi

@@ -81,6 +81,19 @@ var (
 // testServer), against the Nomad agent make testacc started, the one at
 // NOMAD_ADDR, or one of its own.
 func Run(m *testing.M, server func() (tfprotov6.ProviderServer, error)) int {
+	return run(m, server, false)
+}
+
+// RunACL is Run against a Nomad with ACL enabled and bootstrapped: the
+// second agent make testacc starts (BERTH_TEST_ACL_AGENT_STATE), an
+// existing cluster given by NOMAD_ADDR with NOMAD_TOKEN, or one of its own.
+// It sets NOMAD_ADDR and NOMAD_TOKEN (the management token) for the whole
+// binary, so the provider and Nomad(t) both talk to it.
+func RunACL(m *testing.M, server func() (tfprotov6.ProviderServer, error)) int {
+	return run(m, server, true)
+}
+
+func run(m *testing.M, server func() (tfprotov6.ProviderServer, error), acl bool) int {
 	testServer = server
 	if os.Getenv("TF_ACC") == "" {
 		return m.Run()
@@ -93,29 +106,49 @@ func Run(m *testing.M, server func() (tfprotov6.ProviderServer, error)) int {
 		}
 	}
 	defer stopTestAgents()
-	if state := os.Getenv("BERTH_TEST_AGENT_STATE"); state != "" {
+	stateVar := "BERTH_TEST_AGENT_STATE"
+	if acl {
+		stateVar = "BERTH_TEST_ACL_AGENT_STATE"
+	}
+	external := os.Getenv("NOMAD_ADDR") != "" && (!acl || os.Getenv("NOMAD_TOKEN") != "")
+	if state := os.Getenv(stateVar); state != "" {
 		// make testacc started the agent; learn its RPC address so tests
 		// can join extra clients to it. make stops it.
 		agent, err := devagent.Load(state)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "loading the test agent state from BERTH_TEST_AGENT_STATE: %v\n", err)
+			fmt.Fprintf(os.Stderr, "loading the test agent state from %s: %v\n", stateVar, err)
 			return 1
 		}
 		MainAgent = agent
-	} else if os.Getenv("NOMAD_ADDR") == "" {
+		if acl {
+			setAgentEnv(agent)
+		}
+	} else if !external {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		agent, err := devagent.Start(ctx, devagent.Options{Name: "berth-acc", ChrootEnv: devagent.MinimalChrootEnv(), DieWithParent: true})
+		name := "berth-acc"
+		if acl {
+			name = "berth-acc-acl"
+		}
+		agent, err := devagent.Start(ctx, devagent.Options{Name: name, ACL: acl, ChrootEnv: devagent.MinimalChrootEnv(), DieWithParent: true})
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "starting a Nomad agent for acceptance tests: %v\n", err)
 			return 1
 		}
 		setMainTestAgent(agent)
-		for _, kv := range agent.Env() {
-			k, v, _ := strings.Cut(kv, "=")
-			os.Setenv(k, v)
-		}
+		setAgentEnv(agent)
 		fmt.Fprintf(os.Stderr, "acceptance tests use a throwaway Nomad agent at %s (data dir %s)\n", agent.Addr, agent.DataDir)
 	}
 	return m.Run()
+}
+
+// setAgentEnv points this process (the provider and Nomad(t)) at agent.
+func setAgentEnv(agent *devagent.Agent) {
+	for _, kv := range agent.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+	if agent.TLS == nil {
+		os.Unsetenv("NOMAD_CACERT")
+	}
 }
