@@ -25,6 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -37,20 +38,24 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/acl"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/cluster"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/job"
 	leasefamily "github.com/berthhq/terraform-provider-berth/internal/provider/lease"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/namespace"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/node"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/variable"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/volume"
 )
 
 var (
-	_ provider.Provider                     = &berthProvider{}
-	_ provider.ProviderWithConfigValidators = &berthProvider{}
-	_ provider.ProviderWithListResources    = &berthProvider{}
-	_ provider.ProviderWithActions          = &berthProvider{}
+	_ provider.Provider                       = &berthProvider{}
+	_ provider.ProviderWithConfigValidators   = &berthProvider{}
+	_ provider.ProviderWithListResources      = &berthProvider{}
+	_ provider.ProviderWithActions            = &berthProvider{}
+	_ provider.ProviderWithEphemeralResources = &berthProvider{}
 )
 
 // New returns a function that builds the provider, as providerserver wants.
@@ -208,6 +213,7 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	resp.ResourceData = data
 	resp.ListResourceData = data
 	resp.ActionData = data
+	resp.EphemeralResourceData = data
 }
 
 // Resources are the managed resources of every family.
@@ -218,6 +224,9 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 		volume.Resources(),
 		leasefamily.Resources(),
 		node.Resources(),
+		variable.Resources(),
+		namespace.Resources(),
+		acl.Resources(),
 	)
 }
 
@@ -228,6 +237,9 @@ func (p *berthProvider) ListResources(context.Context) []func() list.ListResourc
 		job.ListResources(),
 		volume.ListResources(),
 		node.ListResources(),
+		variable.ListResources(),
+		namespace.ListResources(),
+		acl.ListResources(),
 	)
 }
 
@@ -248,5 +260,17 @@ func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSou
 		leasefamily.DataSources(),
 		node.DataSources(),
 		cluster.DataSources(),
+		variable.DataSources(),
+		namespace.DataSources(),
+		acl.DataSources(),
+	)
+}
+
+// EphemeralResources are values Terraform opens for one run and never
+// stores: secrets read from Nomad or made for the run.
+func (p *berthProvider) EphemeralResources(context.Context) []func() ephemeral.EphemeralResource {
+	return slices.Concat(
+		variable.EphemeralResources(),
+		acl.EphemeralResources(),
 	)
 }

@@ -1,0 +1,15 @@
+package variable_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
+	"github.com/berthhq/terraform-provider-berth/internal/provider"
+)
+
+// TestMain runs the family's tests against the provider in verify mode, on
+// the ACL-enabled test agent (see acctest.RunACL).
+func TestMain(m *testing.M) {
+	os.Exit(acctest.RunACL(m, provider.NewVerifyingServer("test")))
+}
