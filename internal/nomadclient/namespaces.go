@@ -146,10 +146,9 @@ func (c *Client) WriteNamespace(ctx context.Context, ns Namespace) error {
 // answers 200, or 403 to a token without quota:read, which also says it is
 // Enterprise.
 func (c *Client) IsEnterprise(ctx context.Context) (bool, error) {
-	_, err := readRetry(ctx, c, "ask whether Nomad is Enterprise", func(ctx context.Context) ([]*api.QuotaSpec, error) {
-		out, _, err := c.api.Quotas().List(c.query(ctx, nil))
-		return out, err
-	})
+	// One call, not readRetry: CE's 501 is its answer, not a failure to
+	// retry.
+	_, _, err := c.api.Quotas().List(c.query(ctx, nil))
 	switch {
 	case err == nil, IsForbidden(err):
 		return true, nil

@@ -134,8 +134,9 @@ func TestAccNamespace_destroyRefusedWhileInUse(t *testing.T) {
 			{
 				Config:  config,
 				Destroy: true,
-				ExpectError: regexp.MustCompile(`(?s)Namespace is not empty.*Jobs \(any status, until purged\): ` + job +
-					`\..*Variables: ` + regexp.QuoteMeta(varPath) + `\..*Nothing was deleted`),
+				// terraform wraps the detail, so words may be split by any space.
+				ExpectError: regexp.MustCompile(`Namespace is not empty[\s\S]*Nothing\s+was\s+deleted[\s\S]*Jobs\s+\(any\s+status,\s+until\s+purged\):\s+` +
+					job + `\.[\s\S]*Variables:\s+` + regexp.QuoteMeta(varPath) + `\.`),
 			},
 			{
 				PreConfig: func() {
