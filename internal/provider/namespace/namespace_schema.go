@@ -57,7 +57,7 @@ func namespaceSchema() schema.Schema {
 					"when a job is registered. Unset, or every list empty: no restriction. A value may not be both enabled " +
 					"and disabled.",
 				Attributes: map[string]schema.Attribute{
-					"enabled_task_drivers": capabilitySet("Task drivers jobs may use; empty or unset: every driver not disabled."),
+					"enabled_task_drivers":  capabilitySet("Task drivers jobs may use; empty or unset: every driver not disabled."),
 					"disabled_task_drivers": capabilitySet("Task drivers jobs may not use."),
 					"enabled_network_modes": capabilitySet("Network modes (`host`, `bridge`, `cni/<name>`, …) jobs may use; " +
 						"empty or unset: every mode not disabled."),
