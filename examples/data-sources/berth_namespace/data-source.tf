@@ -1,0 +1,7 @@
+data "berth_namespace" "payments" {
+  name = "payments"
+}
+
+output "payments_drivers" {
+  value = data.berth_namespace.payments.capabilities
+}

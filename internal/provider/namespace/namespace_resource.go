@@ -1,0 +1,231 @@
+package namespace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = &namespaceResource{}
+	_ resource.ResourceWithImportState = &namespaceResource{}
+)
+
+// NewNamespaceResource builds the berth_namespace resource.
+func NewNamespaceResource() resource.Resource { return &namespaceResource{} }
+
+type namespaceResource struct{ data *shared.ProviderData }
+
+func (r *namespaceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_namespace"
+}
+
+func (r *namespaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = namespaceSchema()
+}
+
+func (r *namespaceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *namespaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer namespaceIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
+	var plan namespaceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := plan.Name.ValueString()
+	existing, err := r.data.Nomad.GetNamespace(ctx, name)
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not check whether the namespace exists", err)
+		return
+	}
+	if existing != nil {
+		// Nomad's write creates or overwrites: never take over a namespace
+		// someone else made.
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Namespace already exists",
+			fmt.Sprintf("Nomad already has a namespace named %q. Choose another name, or manage it here by importing it: "+
+				"terraform import <address> %s", name, name))
+		return
+	}
+	if !r.write(ctx, &plan, "Could not create the namespace", &resp.Diagnostics) {
+		return
+	}
+	tflog.Info(ctx, "Created namespace", map[string]any{"name": name})
+	r.readBack(ctx, &plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *namespaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer namespaceIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
+	var state namespaceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ns, err := r.data.Nomad.GetNamespace(ctx, state.Name.ValueString())
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the namespace", err)
+		return
+	}
+	if ns == nil {
+		tflog.Info(ctx, "Namespace is gone from Nomad; removing it from state", map[string]any{"name": state.Name.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.fromNamespace(ctx, ns, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *namespaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer namespaceIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
+	var plan namespaceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !r.write(ctx, &plan, "Could not update the namespace", &resp.Diagnostics) {
+		return
+	}
+	tflog.Info(ctx, "Updated namespace", map[string]any{"name": plan.Name.ValueString()})
+	r.readBack(ctx, &plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete deletes the namespace when nothing lives in it. The default
+// namespace, which Nomad never deletes, is only forgotten: its settings
+// stay in Nomad as they are.
+func (r *namespaceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state namespaceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := state.Name.ValueString()
+	if name == nomadclient.DefaultNamespace {
+		tflog.Info(ctx, "The default namespace is left in Nomad, with its settings; only Terraform forgets it", map[string]any{"name": name})
+		return
+	}
+	err := r.data.Nomad.DeleteNamespace(ctx, name)
+	var inUse *nomadclient.NamespaceInUseError
+	switch {
+	case err == nil:
+		tflog.Info(ctx, "Deleted namespace", map[string]any{"name": name})
+	case errors.As(err, &inUse):
+		resp.Diagnostics.AddError("Namespace is not empty", namespaceInUseDetail(inUse))
+	default:
+		shared.AddNomadError(&resp.Diagnostics, "Could not delete the namespace", err)
+	}
+}
+
+// maxNamed is how many objects of a kind a diagnostic names before it
+// counts the rest.
+const maxNamed = 5
+
+// namespaceInUseDetail says what lives in a namespace berth did not delete
+// and what to do about it.
+func namespaceInUseDetail(e *nomadclient.NamespaceInUseError) string {
+	var b strings.Builder
+	if e.Err != nil {
+		fmt.Fprintf(&b, "Nomad refused to delete namespace %q: %v.", e.Name, strings.TrimSpace(e.Err.Error()))
+	} else {
+		fmt.Fprintf(&b, "berth did not delete namespace %q: things still live in it, and deleting the namespace would leave "+
+			"them behind, unreachable. Nothing was deleted.", e.Name)
+	}
+	for _, kind := range []struct {
+		what  string
+		names []string
+	}{{"Jobs (any status, until purged)", e.Contents.Jobs}, {"Variables", e.Contents.Variables},
+		{"Host volumes", e.Contents.HostVolumes}, {"CSI volumes", e.Contents.CSIVolumes}} {
+		if len(kind.names) > 0 {
+			fmt.Fprintf(&b, "\n\n%s: %s.", kind.what, nameSome(kind.names))
+		}
+	}
+	fmt.Fprintf(&b, "\n\nRemove them first (for a job: `nomad job stop -purge -namespace %[1]s <job>`; a Variable: "+
+		"`nomad var purge -namespace %[1]s <path>`; a volume: `nomad volume delete -namespace %[1]s <volume>`, or "+
+		"`nomad volume deregister` for a CSI volume whose data must stay), or destroy the berth resources that made them, "+
+		"then destroy again.", e.Name)
+	return b.String()
+}
+
+// nameSome names up to maxNamed of names and counts the rest.
+func nameSome(names []string) string {
+	if len(names) <= maxNamed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamed], ", "), len(names)-maxNamed)
+}
+
+// write sends plan to Nomad. Settings Nomad CE refuses are caught at plan;
+// if one gets here anyway (the plan could not ask Nomad), the refusal is
+// reported at the attribute that set it: the refused write changed nothing.
+func (r *namespaceResource) write(ctx context.Context, plan *namespaceModel, summary string, diags *diag.Diagnostics) bool {
+	ns := plan.toNamespace(ctx, diags)
+	if diags.HasError() {
+		return false
+	}
+	err := r.data.Nomad.WriteNamespace(ctx, ns)
+	var enterprise *nomadclient.EnterpriseRequiredError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &enterprise):
+		for _, p := range plan.enterprisePaths() {
+			diags.AddAttributeError(p, "Needs Nomad Enterprise", enterpriseDetail(p, ns.Name, "Nomad said: "+
+				strings.TrimSpace(enterprise.Err.Error())+"."))
+		}
+	default:
+		shared.AddNomadError(diags, summary, err)
+	}
+	return false
+}
+
+// readBack records the namespace as Nomad now has it; when the read fails,
+// the plan as written is kept (a warning says so).
+func (r *namespaceResource) readBack(ctx context.Context, plan *namespaceModel, diags *diag.Diagnostics) {
+	plan.ID = plan.Name
+	ns, err := r.data.Nomad.GetNamespace(ctx, plan.Name.ValueString())
+	if err != nil || ns == nil {
+		var found diag.Diagnostics
+		if err == nil {
+			err = errors.New("the namespace was written but is not there")
+		}
+		shared.AddNomadError(&found, "Could not read the namespace back", err)
+		for _, d := range found {
+			diags.AddWarning(d.Summary(), d.Detail()+" State records the namespace as configured; the next refresh reads it again.")
+		}
+		return
+	}
+	plan.fromNamespace(ctx, ns, diags)
+}
+
+// ImportState imports a namespace by name (or by its identity's name);
+// `default` too, which destroy then leaves in Nomad.
+func (r *namespaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name := namespaceIdentity.ImportID(ctx, req, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ns, err := r.data.Nomad.GetNamespace(ctx, name)
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Cannot import the namespace", err)
+		return
+	}
+	if ns == nil {
+		resp.Diagnostics.AddError("Namespace not found",
+			fmt.Sprintf("Nomad has no namespace named %q. List the namespaces with `nomad namespace list`.", name))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+}
