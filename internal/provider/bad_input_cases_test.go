@@ -203,6 +203,7 @@ func badVolumeInputs() []badInput {
   capacity_max = "10 parsecs"`), "capacity_max", "Invalid size"),
 		in("capacity_max below capacity_min", named(`capacity_min = "2GiB"
   capacity_max = "1GiB"`), "capacity_max", "capacity_max below capacity_min"),
+		in("capacity_min without capacity_max", named(`capacity_min = "1GiB"`), "capacity_max", "capacity_min needs capacity_max"),
 		in("node_id not an ID", named(`node_id = "node-1"`), "node_id", "Invalid node ID"),
 		in("node_id only a prefix", named(`node_id = "abcd1234"`), "node_id", "Invalid node ID"),
 		in("node_id with node_reservation", named(`node_id = "%[2]s"

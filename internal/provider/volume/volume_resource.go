@@ -64,6 +64,13 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 		return
 	}
 	validateHostConfig(m, &resp.Diagnostics)
+	// Nomad refuses a host volume whose capacity_max is below its
+	// capacity_min, and an unset maximum counts as 0 there.
+	if validSize(m.CapacityMin) && m.CapacityMax.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("capacity_max"), "capacity_min needs capacity_max",
+			fmt.Sprintf("Nomad refuses a host volume with capacity_min (%s) and no capacity_max. Set capacity_max to at least %s.",
+				m.CapacityMin.ValueString(), m.CapacityMin.ValueString()))
+	}
 	plugin := m.PluginID.ValueString()
 	if (m.PluginID.IsNull() || plugin == volume.DefaultPlugin) && !m.Parameters.IsNull() && !m.Parameters.IsUnknown() {
 		for key := range m.Parameters.Elements() {

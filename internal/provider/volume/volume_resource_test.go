@@ -167,6 +167,7 @@ func TestVolume_badInputIsRejectedAtPlan(t *testing.T) {
 		{"unknown mkdir parameter", `parameters = { mode = "0755", size = "1G" }`, `(?s)Unknown mkdir parameter.*"size"`},
 		{"bad unit", `capacity_max = "10 gigs"`, `(?s)Invalid size.*10 gigs`},
 		{"min above max", "capacity_min = \"2GiB\"\ncapacity_max = \"1GiB\"", `(?s)capacity_max below capacity_min`},
+		{"min without max", `capacity_min = "10MiB"`, `(?s)capacity_min needs capacity_max.*at least 10MiB`},
 		{"bad access mode", `access_mode = "everyone"`, `(?s)access_mode value must be one of`},
 	}
 	for _, tc := range cases {
