@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/hashicorp/nomad/api"
 
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 )
@@ -25,4 +29,12 @@ func (e expectBefore) CheckPlan(_ context.Context, req plancheck.CheckPlanReques
 		return
 	}
 	resp.Error = fmt.Errorf("%s is not in the plan", e.addr)
+}
+
+// keysOf lists a Variable's keys (never values) for messages.
+func keysOf(v *api.Variable) []string {
+	if v == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(v.Items))
 }

@@ -41,7 +41,7 @@ func (e *variableEphemeral) Schema(_ context.Context, _ ephemeral.SchemaRequest,
 		Attributes: map[string]schema.Attribute{
 			"path": schema.StringAttribute{Required: true, Validators: []validator.String{pathValidator()},
 				MarkdownDescription: "Path of the Variable."},
-			"namespace": schema.StringAttribute{Optional: true, Validators: []validator.String{shared.NamespaceValidator()},
+			"namespace": schema.StringAttribute{Optional: true, Computed: true, Validators: []validator.String{shared.NamespaceValidator()},
 				MarkdownDescription: "Namespace of the Variable. Default `default`."},
 			"items": schema.MapAttribute{Computed: true, Sensitive: true, ElementType: types.StringType,
 				MarkdownDescription: "Every item of the Variable, plain and secret alike."},
