@@ -98,8 +98,10 @@ func TestAccVariable_lifecycle(t *testing.T) {
 					resource.TestCheckNoResourceAttr(varAddr, "items_wo_keys")),
 			},
 			{
-				PreConfig: func() { writeVar(t, "default", path, map[string]string{"host": "elsewhere", "port": "5432", "extra": "x"}) },
-				Config:    cfg,
+				PreConfig: func() {
+					writeVar(t, "default", path, map[string]string{"host": "elsewhere", "port": "5432", "extra": "x"})
+				},
+				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(varAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(varAddr, tfjsonpath.New("items"), knownvalue.MapExact(map[string]knownvalue.Check{

@@ -30,7 +30,9 @@ func TestAccVariable_writeOnlyDrift(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
 	path := "berth-acc/wo-" + acctest.RandomHex(3)
-	want := func(pw string) map[string]string { return map[string]string{"user": "app", "password": pw, "token": "t-1"} }
+	want := func(pw string) map[string]string {
+		return map[string]string{"user": "app", "password": pw, "token": "t-1"}
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
