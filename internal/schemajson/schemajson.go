@@ -37,11 +37,12 @@ func ProviderSchemas(ctx context.Context, srv tfprotov6.ProviderServer, name str
 		return nil, err
 	}
 	ps := &tfjson.ProviderSchema{
-		ResourceSchemas:         map[string]*tfjson.Schema{},
-		DataSourceSchemas:       map[string]*tfjson.Schema{},
-		ResourceIdentitySchemas: map[string]*tfjson.IdentitySchema{},
-		ListResourceSchemas:     map[string]*tfjson.Schema{},
-		ActionSchemas:           map[string]*tfjson.ActionSchema{},
+		ResourceSchemas:          map[string]*tfjson.Schema{},
+		DataSourceSchemas:        map[string]*tfjson.Schema{},
+		ResourceIdentitySchemas:  map[string]*tfjson.IdentitySchema{},
+		ListResourceSchemas:      map[string]*tfjson.Schema{},
+		EphemeralResourceSchemas: map[string]*tfjson.Schema{},
+		ActionSchemas:            map[string]*tfjson.ActionSchema{},
 	}
 	var errs []error
 	convert := func(what string, s *tfprotov6.Schema) *tfjson.Schema {
@@ -60,6 +61,9 @@ func ProviderSchemas(ctx context.Context, srv tfprotov6.ProviderServer, name str
 	}
 	for n, s := range resp.ListResourceSchemas {
 		ps.ListResourceSchemas[n] = convert("list "+n, s)
+	}
+	for n, s := range resp.EphemeralResourceSchemas {
+		ps.EphemeralResourceSchemas[n] = convert("ephemeral "+n, s)
 	}
 	for n, a := range resp.ActionSchemas {
 		if a != nil {
