@@ -45,7 +45,8 @@ func AddNomadError(diags *diag.Diagnostics, summary string, err error) {
 		diags.AddError(summary, connErr.Error())
 	case nomadclient.IsForbidden(err):
 		diags.AddError(summary, "Nomad refused the request (403 Permission denied): "+err.Error()+
-			". Check that the provider's token (or NOMAD_TOKEN) is valid and its ACL policy grants read access to nodes and allocations.")
+			". Check that the provider's token (or NOMAD_TOKEN) is valid and that its ACL policies grant what the request above "+
+				"needs: the provider's guide \"ACL policies for berth\" lists the capabilities of each resource.")
 	default:
 		diags.AddError(summary, "Nomad said: "+err.Error())
 	}
