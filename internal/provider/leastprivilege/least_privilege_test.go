@@ -355,6 +355,47 @@ data "berth_nodes" "all" {}
 	})
 }
 
+// berth_variable needs read, write, list and destroy on its path (a
+// pattern keeps the token to the paths it manages).
+func TestAccLeastPrivilege_variable(t *testing.T) {
+	t.Parallel()
+	acctest.PreCheck(t)
+	varPath := "berth-lp/" + acctest.RandomHex(4)
+	token := leastToken(t, `
+namespace "default" {
+  variables {
+    path "berth-lp/*" {
+      capabilities = ["read", "write", "list", "destroy"]
+    }
+  }
+}
+`)
+	nomad := acctest.Nomad(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if v, _, err := nomad.Variables().Peek(varPath, nil); err != nil || v != nil {
+				return fmt.Errorf("variable %s after destroy: %v (%v)", varPath, v, err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: withToken(token, fmt.Sprintf(`
+resource "berth_variable" "v" {
+  path  = %q
+  items = { owner = "platform" }
+}`, varPath)),
+			Check: func(*terraform.State) error {
+				v, _, err := nomad.Variables().Peek(varPath, nil)
+				if err != nil || v == nil || v.Items["owner"] != "platform" {
+					return fmt.Errorf("variable %s in Nomad: %v (%v)", varPath, v, err)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
 // jobGone checks that the job is no longer in Nomad (purged).
 func jobGone(t *testing.T, name string) resource.TestCheckFunc {
 	return func(*terraform.State) error {

@@ -60,5 +60,5 @@ func ListResources() []func() list.ListResource {
 
 // DataSources are the family's data sources.
 func DataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewNodesDataSource, NewNodeDataSource}
+	return []func() datasource.DataSource{NewNodesDataSource, NewNodeDataSource, NewNodePoolsDataSource}
 }

@@ -1,0 +1,111 @@
+package node
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+)
+
+var _ datasource.DataSourceWithConfigure = &nodePoolsDataSource{}
+
+// NewNodePoolsDataSource builds the berth_node_pools data source.
+func NewNodePoolsDataSource() datasource.DataSource { return &nodePoolsDataSource{} }
+
+type nodePoolsDataSource struct{ data *shared.ProviderData }
+
+type nodePoolsModel struct {
+	NamePrefix types.String `tfsdk:"name_prefix"`
+	Names      types.List   `tfsdk:"names"`
+	Pools      types.List   `tfsdk:"pools"`
+}
+
+// nodePoolSummaryTypes is one element of pools: everything Nomad holds
+// for a pool.
+var nodePoolSummaryTypes = map[string]attr.Type{
+	"name": types.StringType, "description": types.StringType, "meta": types.MapType{ElemType: types.StringType},
+	"scheduler_algorithm": types.StringType, "memory_oversubscription": types.BoolType,
+}
+
+func (d *nodePoolsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_node_pools"
+}
+
+func (d *nodePoolsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	computed := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The Nomad node pools the provider's token can see (built-in `all` and `default` included), " +
+			"sorted by name. Needs `node_pool` read on them.",
+		Attributes: map[string]schema.Attribute{
+			"name_prefix": schema.StringAttribute{Optional: true, MarkdownDescription: "Only pools whose name starts with this."},
+			"names": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "The pools' names."},
+			"pools": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The pools.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":        computed("Pool name."),
+					"description": computed("Description (empty when none)."),
+					"meta": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+						MarkdownDescription: "Metadata (empty when none)."},
+					"scheduler_algorithm": computed("The pool's scheduler algorithm (Nomad Enterprise); null when unset."),
+					"memory_oversubscription": schema.BoolAttribute{Computed: true,
+						MarkdownDescription: "The pool's memory oversubscription setting (Nomad Enterprise); null when unset."},
+				}}},
+		},
+	}
+}
+
+func (d *nodePoolsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *nodePoolsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m nodePoolsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	pools, err := d.data.Nomad.ListNodePools(ctx, m.NamePrefix.ValueString())
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not list node pools", err)
+		return
+	}
+	names := make([]string, 0, len(pools))
+	summaries := make([]attr.Value, 0, len(pools))
+	for _, p := range pools {
+		names = append(names, p.Name)
+		summaries = append(summaries, nodePoolSummary(ctx, p, &resp.Diagnostics))
+	}
+	m.Names = shared.ListOf(ctx, names, &resp.Diagnostics)
+	list, diags := types.ListValue(types.ObjectType{AttrTypes: nodePoolSummaryTypes}, summaries)
+	resp.Diagnostics.Append(diags...)
+	m.Pools = list
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// nodePoolSummary is one element of pools.
+func nodePoolSummary(ctx context.Context, p nomadclient.NodePool, diags *diag.Diagnostics) attr.Value {
+	meta := p.Meta
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	metaValue, d := types.MapValueFrom(ctx, types.StringType, meta)
+	diags.Append(d...)
+	oversub := types.BoolNull()
+	if p.MemoryOversubscription != nil {
+		oversub = types.BoolValue(*p.MemoryOversubscription)
+	}
+	o, d := types.ObjectValue(nodePoolSummaryTypes, map[string]attr.Value{
+		"name": types.StringValue(p.Name), "description": types.StringValue(p.Description), "meta": metaValue,
+		"scheduler_algorithm": shared.StringOrNull(p.SchedulerAlgorithm), "memory_oversubscription": oversub,
+	})
+	diags.Append(d...)
+	return o
+}
