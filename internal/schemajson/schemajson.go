@@ -42,6 +42,8 @@ func ProviderSchemas(ctx context.Context, srv tfprotov6.ProviderServer, name str
 		ResourceIdentitySchemas: map[string]*tfjson.IdentitySchema{},
 		ListResourceSchemas:     map[string]*tfjson.Schema{},
 		ActionSchemas:           map[string]*tfjson.ActionSchema{},
+		// Ephemeral resources: tfplugindocs renders them from here.
+		EphemeralResourceSchemas: map[string]*tfjson.Schema{},
 	}
 	var errs []error
 	convert := func(what string, s *tfprotov6.Schema) *tfjson.Schema {
@@ -60,6 +62,9 @@ func ProviderSchemas(ctx context.Context, srv tfprotov6.ProviderServer, name str
 	}
 	for n, s := range resp.ListResourceSchemas {
 		ps.ListResourceSchemas[n] = convert("list "+n, s)
+	}
+	for n, s := range resp.EphemeralResourceSchemas {
+		ps.EphemeralResourceSchemas[n] = convert("ephemeral "+n, s)
 	}
 	for n, a := range resp.ActionSchemas {
 		if a != nil {
