@@ -198,7 +198,7 @@ func (c *Client) BootstrapACL(ctx context.Context, secret string) (string, error
 		return "", c.writeError(err)
 	}
 	if out == nil || out.AccessorID == "" {
-		return "", errors.New("Nomad answered the ACL bootstrap without a token")
+		return "", errors.New("the ACL bootstrap answer has no token")
 	}
 	return out.AccessorID, nil
 }
