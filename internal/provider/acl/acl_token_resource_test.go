@@ -3,6 +3,7 @@ package acl
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
@@ -44,6 +45,7 @@ func TestAccACLToken_lifecycle(t *testing.T) {
 	varPath := "berth-acc/token-" + suffix
 	createReadJobsPolicy(t, p1, "default")
 	createReadJobsPolicy(t, p2, "default")
+	role := createRole(t, "berth-acc-role-"+suffix, p2)
 	var accessor string
 	remember := func(s *terraform.State) error {
 		var err error
@@ -102,6 +104,31 @@ func TestAccACLToken_lifecycle(t *testing.T) {
 					plancheck.ExpectResourceAction(tokenAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: resource.ComposeTestCheckFunc(checkToken(t, tokenAddr, name, p2), checkVariableHoldsSecret(t, tokenAddr, varPath)),
+			},
+			{
+				// A role added in place.
+				Config: withRole(tokenConfig(name, p2, varPath), role.ID),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tokenAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: checkTokenRoles(t, &accessor, "client", role.ID),
+			},
+			{
+				// Made a management token through the API, its policies and
+				// role dropped: the plan names type, policies and roles.
+				PreConfig: func() {
+					tok := &api.ACLToken{AccessorID: accessor, Name: name, Type: "management"}
+					if _, _, err := acctest.Nomad(t).ACLTokens().Update(tok, nil); err != nil {
+						t.Fatalf("changing token %s through the API: %v", accessor, err)
+					}
+				},
+				Config: withRole(tokenConfig(name, p2, varPath), role.ID),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tokenAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(tokenAddr, tfjsonpath.New("type"), knownvalue.StringExact("client")),
+					plancheck.ExpectKnownValue(tokenAddr, tfjsonpath.New("roles"), knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact(role.ID)})),
+				}},
+				Check: resource.ComposeTestCheckFunc(checkTokenRoles(t, &accessor, "client", role.ID), checkToken(t, tokenAddr, name, p2)),
 			},
 		},
 	})
@@ -166,4 +193,71 @@ resource "berth_acl_token" "t" {
   policies = ["x"]
 }
 `, regexp.QuoteMeta("Management token with policies or roles"))
+}
+
+// withRole adds roles = [id] to a token configuration.
+func withRole(config, id string) string {
+	return strings.Replace(config, "  policies ", fmt.Sprintf("  roles                = [%q]\n  policies ", id), 1)
+}
+
+// createRole writes an ACL role with policy through Nomad's API, deleted
+// when the test ends.
+func createRole(t *testing.T, name, policy string) *api.ACLRole {
+	t.Helper()
+	c := acctest.Nomad(t)
+	r, _, err := c.ACLRoles().Create(&api.ACLRole{Name: name, Policies: []*api.ACLRolePolicyLink{{Name: policy}}}, nil)
+	if err != nil {
+		t.Fatalf("creating ACL role %s: %v", name, err)
+	}
+	t.Cleanup(func() { _, _ = c.ACLRoles().Delete(r.ID, nil) })
+	return r
+}
+
+// checkTokenRoles requires the token's type and role IDs in Nomad.
+func checkTokenRoles(t *testing.T, accessor *string, typ string, roles ...string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		tok, _, err := acctest.Nomad(t).ACLTokens().Info(*accessor, nil)
+		if err != nil {
+			return err
+		}
+		var got []string
+		for _, r := range tok.Roles {
+			got = append(got, r.ID)
+		}
+		if tok.Type != typ || strings.Join(got, ",") != strings.Join(roles, ",") {
+			return fmt.Errorf("token %s in Nomad: type %s roles %v; want %s %v", *accessor, tok.Type, got, typ, roles)
+		}
+		return nil
+	}
+}
+
+// TestAccACLToken_variableTaken: berth never overwrites a Variable it did
+// not write for the token. The create fails with one diagnostic at
+// secret_variable_path, and no token is left behind.
+func TestAccACLToken_variableTaken(t *testing.T) {
+	acctest.PreCheck(t)
+	suffix := acctest.RandomHex(3)
+	name, policy := "berth-acc-token-taken-"+suffix, "berth-acc-read-taken-"+suffix
+	varPath := "berth-acc/taken-" + suffix
+	createReadJobsPolicy(t, policy, "default")
+	c := acctest.Nomad(t)
+	if _, _, err := c.Variables().Create(&api.Variable{Path: varPath, Items: api.VariableItems{"owner": "someone else"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = c.Variables().Delete(varPath, nil) })
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      tokenConfig(name, policy, varPath),
+			ExpectError: regexp.MustCompile(`Could not write the token's secret Variable`),
+		}},
+		CheckDestroy: func(*terraform.State) error {
+			requireNoTokenNamed(t, name)
+			v, _, err := c.Variables().Read(varPath, nil)
+			if err != nil || v.Items["owner"] != "someone else" || len(v.Items) != 1 {
+				return fmt.Errorf("the Variable someone else wrote changed: %v %v", v, err)
+			}
+			return nil
+		},
+	})
 }
