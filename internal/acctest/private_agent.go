@@ -14,11 +14,26 @@ import (
 // tests break their agent, so they never touch the shared one.
 func StartPrivateAgent(t *testing.T, name string) (*devagent.Agent, *api.Client) {
 	t.Helper()
+	return startPrivateAgent(t, devagent.Options{Name: name, ChrootEnv: devagent.MinimalChrootEnv(), DieWithParent: true})
+}
+
+// StartPrivateUnbootstrappedACLAgent starts a server+client agent only
+// this test uses, with ACL enabled and NOT bootstrapped: for tests of the
+// ACL bootstrap. The client it returns has no token; the agent's readiness
+// is a leader only (every other check needs a token).
+func StartPrivateUnbootstrappedACLAgent(t *testing.T, name string) (*devagent.Agent, *api.Client) {
+	t.Helper()
+	return startPrivateAgent(t, devagent.Options{Name: name, ACL: true, ACLSkipBootstrap: true,
+		ChrootEnv: devagent.MinimalChrootEnv(), DieWithParent: true})
+}
+
+func startPrivateAgent(t *testing.T, o devagent.Options) (*devagent.Agent, *api.Client) {
+	t.Helper()
 	requireNomadBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	begin := time.Now()
-	a, err := devagent.Start(ctx, devagent.Options{Name: name, ChrootEnv: devagent.MinimalChrootEnv(), DieWithParent: true})
+	a, err := devagent.Start(ctx, o)
 	if err != nil {
 		t.Fatalf("starting a private Nomad agent: %v", err)
 	}

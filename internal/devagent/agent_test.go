@@ -895,6 +895,28 @@ func TestAgentACL(t *testing.T) {
 	assertGone(t, pid, st, dir)
 }
 
+// TestAgentACLSkipBootstrap: an ACL agent left for its user to bootstrap
+// is ready with no token, and bootstrapping it afterwards works.
+func TestAgentACLSkipBootstrap(t *testing.T) {
+	requireNomad(t)
+	a := startAgent(t, Options{ACL: true, ACLSkipBootstrap: true})
+	if a.Token != "" {
+		t.Fatal("the agent has a token; want none before the bootstrap")
+	}
+	anon, err := api.NewClient(&api.Config{Address: a.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err := anon.ACLTokens().Bootstrap(nil)
+	if err != nil || tok.Type != "management" {
+		t.Fatalf("bootstrapping the fresh agent: %v %+v", err, tok)
+	}
+	a.Token = tok.SecretID
+	pid, st, dir := a.PID, a.StartTime, a.DataDir
+	stopAgent(t, a)
+	assertGone(t, pid, st, dir)
+}
+
 // TestAgentFixedSize starts an agent with a fixed client size and checks
 // that its node reports exactly that size, all of it allocatable. (The
 // provider's TestAccOutsideJob_capacityIsEnforced shows the scheduler
