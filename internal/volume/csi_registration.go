@@ -3,7 +3,6 @@ package volume
 import (
 	"maps"
 	"slices"
-	"sort"
 
 	"github.com/hashicorp/nomad/api"
 )
@@ -29,9 +28,8 @@ type CSIRegistration struct {
 	CapacityBytes int64
 	State         string
 	Allocations   []Allocation
-	// SecretKeys names the secrets Nomad holds (it returns keys, never
-	// values); MountFlagsRedacted says Nomad holds mount flags it hides.
-	SecretKeys         []string
+	// MountFlagsRedacted says Nomad holds mount flags it hides. (It
+	// hides even whether it holds secrets.)
 	MountFlagsRedacted bool
 	ModifyIndex        uint64
 }
@@ -90,10 +88,6 @@ func CSIRegistrationFromAPI(c *api.CSIVolume) *CSIRegistration {
 			}
 		}
 	}
-	for k := range c.Secrets {
-		r.SecretKeys = append(r.SecretKeys, k)
-	}
-	sort.Strings(r.SecretKeys)
 	for _, a := range c.Allocations {
 		if a != nil {
 			r.Allocations = append(r.Allocations, Allocation{ID: a.ID, Name: a.Name, JobID: a.JobID, ClientStatus: a.ClientStatus})

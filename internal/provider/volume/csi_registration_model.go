@@ -2,7 +2,6 @@ package volume
 
 import (
 	"context"
-	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -141,16 +140,6 @@ func mountOptionsFromNomad(ctx context.Context, prior types.Object, r *volume.CS
 	obj, d := types.ObjectValue(mountOptionsTypes(), map[string]attr.Value{"fs_type": shared.StringOrNull(r.MountOptions.FSType), "mount_flags": flags})
 	diags.Append(d...)
 	return obj
-}
-
-// sortedKeys lists a map's keys in order, for messages.
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // replaceWhenContextRemoved: Nomad keeps a registration's context when an

@@ -146,20 +146,8 @@ func (r *csiRegistrationResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// Nomad replaces the secrets it holds with each registration's: an
-	// update without them would silently drop them.
-	current, err := r.data.Nomad.GetCSIRegistration(ctx, reg.Namespace, reg.ID)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the CSI volume", err)
-		return
-	}
-	if current != nil && len(current.SecretKeys) > 0 && len(reg.Secrets) == 0 {
-		resp.Diagnostics.AddAttributeError(path.Root("secrets_wo"), "The update would remove the volume's secrets",
-			fmt.Sprintf("Nomad holds secrets %s for CSI volume %q and replaces them with each registration update, which "+
-				"would send none. Set secrets_wo (write-only) to the secrets the plugin needs, then apply again.",
-				strings.Join(current.SecretKeys, ", "), reg.ID))
-		return
-	}
+	// Nomad replaces the secrets it holds with each registration's, and
+	// never shows them: every update sends the configuration's.
 	warnings, err := r.data.Nomad.RegisterCSIVolume(ctx, reg)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not update the CSI volume's registration", err)

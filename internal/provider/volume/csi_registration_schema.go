@@ -99,9 +99,9 @@ func csiRegistrationSchema(ctx context.Context) schema.Schema {
 			"secrets_wo": schema.MapAttribute{ElementType: types.StringType, Optional: true, WriteOnly: true, Sensitive: true,
 				MarkdownDescription: "Secrets the plugin needs for the volume, **write-only** (Terraform 1.11 or later; never stored " +
 					"in the plan or state, nor logged, and replaced by a placeholder in errors that repeat them). Nomad keeps them " +
-					"(redacted from its API) and replaces them with every registration update, so every update sends them again; " +
-					"an update is refused while Nomad holds secrets and the configuration gives none. Change `secrets_wo_version` to " +
-					"send new values."},
+					"(its API never shows them) and replaces them with every registration update, so every update sends the " +
+					"configuration's (none when unset: after importing a volume that has secrets, set them here). Change " +
+					"`secrets_wo_version` to send new values."},
 			"secrets_wo_version": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: "Any number; changing it updates the registration with the current `secrets_wo`."},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
