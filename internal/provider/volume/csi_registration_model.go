@@ -2,6 +2,8 @@ package volume
 
 import (
 	"context"
+	"reflect"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -36,6 +38,28 @@ type csiRegistrationModel struct {
 	CapacityBytes    types.Int64    `tfsdk:"capacity_bytes"`
 	State            types.String   `tfsdk:"state"`
 	Allocations      types.List     `tfsdk:"allocations"`
+}
+
+// csiRegistrationComputed names the attributes only Nomad sets (by tfsdk
+// tag); every other field is a setting sameRegistrationSettings compares.
+var csiRegistrationComputed = []string{"id", "capacity_bytes", "state", "allocations"}
+
+// sameRegistrationSettings reports whether plan and state agree on every
+// attribute the user sets, walking the model's fields.
+func sameRegistrationSettings(plan, state csiRegistrationModel) bool {
+	pv, sv := reflect.ValueOf(plan), reflect.ValueOf(state)
+	t := pv.Type()
+	for i := range t.NumField() {
+		if slices.Contains(csiRegistrationComputed, t.Field(i).Tag.Get("tfsdk")) {
+			continue
+		}
+		a, okA := pv.Field(i).Interface().(attr.Value)
+		b, okB := sv.Field(i).Interface().(attr.Value)
+		if !okA || !okB || !a.Equal(b) {
+			return false
+		}
+	}
+	return true
 }
 
 type topologyModel struct {

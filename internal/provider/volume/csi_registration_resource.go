@@ -50,9 +50,20 @@ func (r *csiRegistrationResource) Configure(_ context.Context, req resource.Conf
 	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// ModifyPlan shows the namespace of a new registration.
+// ModifyPlan shows the namespace of a new registration, and keeps the
+// computed values when no setting changes (sizes may be spelled
+// differently, e.g. after a move), so such a plan is empty.
 func (r *csiRegistrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil || !req.State.Raw.IsNull() {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	if !req.State.Raw.IsNull() {
+		var plan, state csiRegistrationModel
+		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if !resp.Diagnostics.HasError() && sameRegistrationSettings(plan, state) {
+			resp.Diagnostics.Append(resp.Plan.Set(ctx, &state)...)
+		}
 		return
 	}
 	if shared.ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
