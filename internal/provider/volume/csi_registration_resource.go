@@ -17,11 +17,11 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure    = &csiRegistrationResource{}
-	_ resource.ResourceWithImportState  = &csiRegistrationResource{}
-	_ resource.ResourceWithModifyPlan   = &csiRegistrationResource{}
-	_ resource.ResourceWithIdentity     = &csiRegistrationResource{}
-	_ resource.ResourceWithMoveState    = &csiRegistrationResource{}
+	_ resource.ResourceWithConfigure   = &csiRegistrationResource{}
+	_ resource.ResourceWithImportState = &csiRegistrationResource{}
+	_ resource.ResourceWithModifyPlan  = &csiRegistrationResource{}
+	_ resource.ResourceWithIdentity    = &csiRegistrationResource{}
+	_ resource.ResourceWithMoveState   = &csiRegistrationResource{}
 )
 
 var csiRegistrationIdentity = shared.ResourceIdentity{

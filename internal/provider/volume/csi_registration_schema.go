@@ -46,7 +46,7 @@ func csiRegistrationSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "Display name. Nomad cannot rename a registration: changing it replaces the registration.",
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)}},
 			"namespace": schema.StringAttribute{Optional: true, Computed: true,
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
 				MarkdownDescription: "Namespace. Default: the provider's `namespace`. Changing it replaces the registration." + shared.NamespaceRuleDoc,
 				Validators:          []validator.String{shared.NamespaceValidator()}},
 			"external_id": schema.StringAttribute{Required: true, PlanModifiers: replace,
