@@ -59,8 +59,9 @@ func (c *Client) VolumesNamed(ctx context.Context, namespace, name string) ([]vo
 
 // VolumeFilter selects host volumes for a listing. Empty fields select
 // everything; Namespace "*" is every namespace the token can read.
+// Type ("host", "csi", "" for both) is read by ListAllVolumes only.
 type VolumeFilter struct {
-	Namespace, NamePrefix, NodeID, NodePool string
+	Namespace, NamePrefix, NodeID, NodePool, Type string
 }
 
 // ListVolumes lists the host volumes f selects, sorted by namespace, name
@@ -87,7 +88,8 @@ func (c *Client) ListVolumes(ctx context.Context, f VolumeFilter) ([]volume.Summ
 	return out, nil
 }
 
-// AmbiguousVolumeError says several volumes share a name in a namespace.
+// AmbiguousVolumeError says several volumes answer to a name in a
+// namespace (host volumes, CSI volumes, or one of each).
 type AmbiguousVolumeError struct {
 	Namespace, Name string
 	Matches         []volume.Summary
@@ -95,10 +97,20 @@ type AmbiguousVolumeError struct {
 
 func (e *AmbiguousVolumeError) Error() string {
 	lines := make([]string, 0, len(e.Matches))
+	kinds := map[string]bool{}
 	for _, m := range e.Matches {
-		lines = append(lines, fmt.Sprintf("  %s  node=%s state=%s", m.ID, m.NodeID, m.State))
+		typ := m.Type
+		if typ == "" {
+			typ = volume.TypeHost
+		}
+		kinds[typ] = true
+		lines = append(lines, fmt.Sprintf("  %s volume %s (name %q) node=%s state=%s", typ, m.ID, m.Name, m.NodeID, m.State))
 	}
-	return fmt.Sprintf("%d host volumes are named %q in namespace %q; use the volume ID instead:\n%s",
+	if len(kinds) > 1 {
+		return fmt.Sprintf("%d volumes answer to %q in namespace %q, of both types; set type (data source, list), or "+
+			"import the host volume by its ID:\n%s", len(e.Matches), e.Name, e.Namespace, strings.Join(lines, "\n"))
+	}
+	return fmt.Sprintf("%d volumes are named %q in namespace %q; use the volume ID instead:\n%s",
 		len(e.Matches), e.Name, e.Namespace, strings.Join(lines, "\n"))
 }
 

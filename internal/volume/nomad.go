@@ -61,7 +61,7 @@ func FromAPI(h *api.HostVolume) *Volume {
 
 // SummaryFromAPI reads a listed volume.
 func SummaryFromAPI(s *api.HostVolumeStub) Summary {
-	return Summary{Namespace: s.Namespace, ID: s.ID, Name: s.Name, NodeID: s.NodeID, State: string(s.State)}
+	return Summary{Namespace: s.Namespace, ID: s.ID, Name: s.Name, NodeID: s.NodeID, State: string(s.State), Type: TypeHost}
 }
 
 // LiveAllocations returns the allocations using the volume that may still

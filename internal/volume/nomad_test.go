@@ -138,7 +138,7 @@ func TestToAPIRoundTrip(t *testing.T) {
 func TestSummaryFromAPI(t *testing.T) {
 	t.Parallel()
 	got := SummaryFromAPI(&api.HostVolumeStub{ID: "i", Name: "n", NodeID: "node", State: api.HostVolumeStatePending})
-	if want := (Summary{ID: "i", Name: "n", NodeID: "node", State: StatePending}); got != want {
+	if want := (Summary{ID: "i", Name: "n", NodeID: "node", State: StatePending, Type: TypeHost}); got != want {
 		t.Errorf("SummaryFromAPI = %+v, want %+v", got, want)
 	}
 }
@@ -189,5 +189,25 @@ func TestSameCapacity(t *testing.T) {
 		if got := SameCapacity(&c.a, &c.b); got != c.want {
 			t.Errorf("case %d: SameCapacity = %v, want %v", i, got, c.want)
 		}
+	}
+}
+
+func TestCSIRegistration_roundTrip(t *testing.T) {
+	t.Parallel()
+	r := &CSIRegistration{ID: "v", Name: "n", Namespace: "ns", ExternalID: "ext", PluginID: "p",
+		Capabilities: []Capability{{AccessMode: AccessModeSingleNodeWriter, AttachmentMode: AttachmentModeFilesystem}},
+		MountOptions: &MountOptions{FSType: "ext4", MountFlags: []string{"noatime"}},
+		Context:      map[string]string{"c": "1"}, Topologies: []map[string]string{{"rack": "r1"}},
+		Secrets:      map[string]string{"k": "s"}}
+	a := r.ToAPI()
+	if a.Secrets["k"] != "s" || a.RequestedTopologies == nil || a.RequestedTopologies.Required[0].Segments["rack"] != "r1" {
+		t.Fatalf("ToAPI = %+v", a)
+	}
+	// What Nomad answers: flags redacted, secrets never returned.
+	a.MountOptions.MountFlags, a.Secrets, a.Schedulable = []string{"[REDACTED]"}, nil, true
+	back := CSIRegistrationFromAPI(a)
+	if !back.MountFlagsRedacted || back.MountOptions.FSType != "ext4" || back.MountOptions.MountFlags != nil ||
+		back.State != StateReady || back.Context["c"] != "1" || back.Topologies[0]["rack"] != "r1" || back.Secrets != nil {
+		t.Fatalf("CSIRegistrationFromAPI = %+v", back)
 	}
 }

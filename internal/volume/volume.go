@@ -167,6 +167,8 @@ type Summary struct {
 	Name      string
 	NodeID    string
 	State     string
+	// Type is TypeHost or TypeCSI.
+	Type string
 }
 
 // SameCapacity reports whether a and b ask for the same capacity.

@@ -12,6 +12,9 @@ package volume
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -26,8 +29,8 @@ import (
 )
 
 var volumeIdentity = shared.ResourceIdentity{
-	{Name: "namespace", Doc: "Nomad namespace of the host volume; default: the provider's namespace.", Optional: true},
-	{Name: "id", Doc: "Host volume ID (a UUID), or its name."},
+	{Name: "namespace", Doc: "Nomad namespace of the volume; default: the provider's namespace.", Optional: true},
+	{Name: "id", Doc: "Volume ID: a host volume's UUID or a CSI volume's ID; or the volume's name when it is unique in the namespace."},
 }
 
 var _ resource.ResourceWithIdentity = &volumeResource{}
@@ -60,20 +63,50 @@ func (volumeNameRule) ValidateString(ctx context.Context, req validator.StringRe
 	rule.ValidateString(ctx, req, resp)
 }
 
-func volumeIDValidator() validator.String {
-	return shared.StringRule{Summary: "Invalid volume ID", Desc: "must be " + names.VolumeIDRule, Check: names.CheckVolumeID}
+// volumeIDValidator: a host volume's ID (type = "host" in the same
+// configuration) is a UUID; a CSI volume's is whatever its creator chose,
+// so without a type only that it is not empty and holds no "/" is checked.
+func volumeIDValidator() validator.String { return volumeIDRule{} }
+
+type volumeIDRule struct{}
+
+func (volumeIDRule) Description(context.Context) string {
+	return "must be " + names.VolumeIDRule + " for a host volume, or a CSI volume's ID"
+}
+
+func (v volumeIDRule) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (volumeIDRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	var typ types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
+	rule := shared.StringRule{Summary: "Invalid volume ID", Desc: "must be " + names.VolumeIDRule, Check: names.CheckVolumeID}
+	if typ.ValueString() != volume.TypeHost {
+		rule.Check = checkCSIVolumeID
+	}
+	rule.ValidateString(ctx, req, resp)
+}
+
+// checkCSIVolumeID accepts any CSI volume ID Nomad's API can address.
+func checkCSIVolumeID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("a CSI volume ID must not be empty")
+	case strings.Contains(id, "/"):
+		return fmt.Errorf("a CSI volume ID has no %q (Nomad's API addresses volumes by path)", "/")
+	}
+	return nil
 }
 
 const volumeBudgetFix = "Lower capacity_max (or capacity_min), or grow the node reservation's disk."
 
 // Resources are the family's managed resources, as the provider lists them.
 func Resources() []func() resource.Resource {
-	return []func() resource.Resource{NewVolumeResource}
+	return []func() resource.Resource{NewVolumeResource, NewCSIRegistrationResource}
 }
 
 // ListResources are the family's list resources (terraform query).
 func ListResources() []func() list.ListResource {
-	return []func() list.ListResource{NewVolumeListResource}
+	return []func() list.ListResource{NewVolumeListResource, NewCSIRegistrationListResource}
 }
 
 // DataSources are the family's data sources.

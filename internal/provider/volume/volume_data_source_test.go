@@ -66,7 +66,7 @@ data "berth_volume" "d" {
 			{
 				Config: config + fmt.Sprintf(`
 data "berth_volume" "missing" { name = %q }`, name+"-missing"),
-				ExpectError: regexp.MustCompile(`(?s)Volume not found.*no host volume with name`),
+				ExpectError: regexp.MustCompile(`(?s)Volume not found.*no host volume and no CSI volume with name`),
 			},
 		},
 	})

@@ -2,6 +2,7 @@ package volume
 
 import (
 	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
+
+var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 func TestAccVolumeIdentity_importByIdentity(t *testing.T) {
 	t.Parallel()

@@ -3,9 +3,11 @@ package volume
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -27,6 +29,7 @@ type volumeListModel struct {
 	NamePrefix types.String `tfsdk:"name_prefix"`
 	NodeID     types.String `tfsdk:"node_id"`
 	NodePool   types.String `tfsdk:"node_pool"`
+	Type       types.String `tfsdk:"type"`
 }
 
 func (r *volumeListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -39,13 +42,18 @@ func (r *volumeListResource) Configure(_ context.Context, req resource.Configure
 
 func (r *volumeListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = listschema.Schema{
-		MarkdownDescription: "Dynamic host volumes, whoever created them, for `terraform query` (Terraform 1.14 and later).",
+		MarkdownDescription: "Dynamic host volumes and CSI volumes, whoever created them, for `terraform query` (Terraform 1.14 and " +
+			"later). A volume listed here and imported as `berth_volume` is berth's to delete: for a volume berth should only " +
+			"register, list `berth_csi_volume_registration` or `berth_host_volume_registration` instead.",
 		Attributes: map[string]listschema.Attribute{
 			"namespace": listschema.StringAttribute{Optional: true,
 				MarkdownDescription: "Namespace to list; `*` lists every namespace the token can read. Default: the provider's `namespace`."},
 			"name_prefix": listschema.StringAttribute{Optional: true, MarkdownDescription: "Only volumes whose name starts with this."},
-			"node_id":     listschema.StringAttribute{Optional: true, MarkdownDescription: "Only volumes on this node (its full ID)."},
-			"node_pool":   listschema.StringAttribute{Optional: true, MarkdownDescription: "Only volumes on nodes of this node pool."},
+			"node_id":     listschema.StringAttribute{Optional: true, MarkdownDescription: "Only host volumes on this node (its full ID)."},
+			"node_pool":   listschema.StringAttribute{Optional: true, MarkdownDescription: "Only host volumes on nodes of this node pool."},
+			"type": listschema.StringAttribute{Optional: true,
+				MarkdownDescription: "Only volumes of this type: `host` or `csi`. Default: both (host volumes only when `node_id` or `node_pool` is set).",
+				Validators:          []validator.String{stringvalidator.OneOf(volumeTypes...)}},
 		},
 	}
 }
@@ -57,27 +65,31 @@ func (r *volumeListResource) List(ctx context.Context, req list.ListRequest, str
 	}
 	filter := nomadclient.VolumeFilter{
 		Namespace: cfg.Namespace.ValueString(), NamePrefix: cfg.NamePrefix.ValueString(),
-		NodeID: cfg.NodeID.ValueString(), NodePool: cfg.NodePool.ValueString(),
+		NodeID: cfg.NodeID.ValueString(), NodePool: cfg.NodePool.ValueString(), Type: cfg.Type.ValueString(),
 	}
 	if filter.Namespace == "" {
 		filter.Namespace = r.data.Nomad.Namespace()
 	}
-	vols, err := r.data.Nomad.ListVolumes(ctx, filter)
+	vols, err := r.data.Nomad.ListAllVolumes(ctx, filter)
 	if err != nil {
-		shared.ListFailed(stream, "Could not list host volumes", err)
+		shared.ListFailed(stream, "Could not list volumes", err)
 		return
 	}
 	stream.Results = shared.ListStream(vols, req.Limit, func(s volume.Summary) (list.ListResult, bool) {
 		result := req.NewListResult(ctx)
-		result.DisplayName = s.Namespace + "/" + s.Name + " (" + s.ID + ")"
+		result.DisplayName = s.Namespace + "/" + s.Name + " (" + s.Type + " " + s.ID + ")"
 		volumeIdentity.Record(ctx, result.Identity, s.Namespace, s.ID, &result.Diagnostics)
 		if !req.IncludeResource {
 			return result, true
 		}
-		v, err := r.data.Nomad.GetVolume(ctx, s.Namespace, s.ID)
+		get := r.data.Nomad.GetVolume
+		if s.Type == volume.TypeCSI {
+			get = r.data.Nomad.GetCSIVolume
+		}
+		v, err := get(ctx, s.Namespace, s.ID)
 		if err != nil || v == nil {
 			if err != nil {
-				shared.AddNomadError(&result.Diagnostics, "Could not read host volume "+s.ID, err)
+				shared.AddNomadError(&result.Diagnostics, "Could not read "+s.Type+" volume "+s.ID, err)
 			}
 			return result, err != nil // nil: gone since the listing
 		}
@@ -85,6 +97,11 @@ func (r *volumeListResource) List(ctx context.Context, req list.ListRequest, str
 		result.Diagnostics.Append(d...)
 		m.Namespace, m.ID = types.StringValue(s.Namespace), types.StringValue(s.ID)
 		(&volumeResource{data: r.data}).record(ctx, v, &m, &result.Diagnostics)
+		if v.IsCSI() {
+			// Host volume settings a generated configuration must not
+			// carry for a CSI volume (import reads their defaults back).
+			m.AccessMode, m.AttachmentMode = types.StringNull(), types.StringNull()
+		}
 		if !result.Diagnostics.HasError() {
 			result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
 		}

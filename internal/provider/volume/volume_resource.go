@@ -3,7 +3,6 @@ package volume
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -321,10 +320,9 @@ func (r *volumeResource) record(ctx context.Context, v *volume.Volume, m *volume
 	m.fromVolume(ctx, v, name, diags)
 }
 
-var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-
-// ImportState accepts a volume ID, or `name` / `namespace/name` when the
-// name is unique in the namespace.
+// ImportState accepts a host volume's ID or a CSI volume's ID, or
+// `name` / `namespace/name` when one volume in the namespace has that
+// name; it records the volume's type, so Read asks the right API.
 func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importID := volumeIdentity.ImportID(ctx, req, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
@@ -334,19 +332,21 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 	if before, after, ok := strings.Cut(importID, "/"); ok {
 		ns, ref = before, after
 	}
-	id := ref
-	if !uuidRe.MatchString(ref) {
-		v, err := r.data.Nomad.FindVolume(ctx, ns, ref)
-		if err != nil {
-			shared.AddNomadError(&resp.Diagnostics, "Cannot import the volume", err)
-			return
-		}
-		if v == nil {
-			resp.Diagnostics.AddError("Volume not found", fmt.Sprintf("Namespace %q has no host volume named %q.", ns, ref))
-			return
-		}
-		id = v.ID
+	v, err := r.data.Nomad.ResolveVolume(ctx, ns, ref, "")
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Cannot import the volume", err)
+		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+	if v == nil {
+		resp.Diagnostics.AddError("Volume not found", fmt.Sprintf("Namespace %q has no host volume and no CSI volume "+
+			"with ID or name %q. `nomad volume status` lists both kinds.", ns, ref))
+		return
+	}
+	typ := v.Type
+	if typ == "" {
+		typ = volume.TypeHost
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), v.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("type"), typ)...)
 }
