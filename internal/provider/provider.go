@@ -224,6 +224,7 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 		volume.Resources(),
 		leasefamily.Resources(),
 		node.Resources(),
+		cluster.Resources(),
 		variable.Resources(),
 		namespace.Resources(),
 		acl.Resources(),
