@@ -19,5 +19,7 @@ func Resources() []func() resource.Resource {
 
 // DataSources are the family's data sources, as the provider lists them.
 func DataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewClusterDataSource, NewSchedulerSettingsDataSource, NewAllocationsDataSource}
+	return []func() datasource.DataSource{NewClusterDataSource, NewSchedulerSettingsDataSource, NewAllocationsDataSource,
+		NewJWKSDataSource, NewRegionsDataSource, NewDatacentersDataSource, NewDeploymentsDataSource,
+		NewScalingPoliciesDataSource, NewCSIPluginsDataSource}
 }
