@@ -98,14 +98,14 @@ func (k jwk) publicKey() (any, error) {
 		}
 		return ed25519.PublicKey(x), nil
 	case "EC":
-		var curve elliptic.Curve
+		curve, size := elliptic.Curve(nil), 0
 		switch k.Crv {
 		case "P-256":
-			curve = elliptic.P256()
+			curve, size = elliptic.P256(), 32
 		case "P-384":
-			curve = elliptic.P384()
+			curve, size = elliptic.P384(), 48
 		case "P-521":
-			curve = elliptic.P521()
+			curve, size = elliptic.P521(), 66
 		default:
 			return nil, fmt.Errorf("curve %q is not supported", k.Crv)
 		}
@@ -117,7 +117,11 @@ func (k jwk) publicKey() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &ecdsa.PublicKey{Curve: curve, X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}, nil
+		if len(x) != size || len(y) != size {
+			return nil, fmt.Errorf("a %s coordinate is %d bytes", k.Crv, size)
+		}
+		// The uncompressed point: 0x04, x, y (SEC 1).
+		return ecdsa.ParseUncompressedPublicKey(curve, append(append([]byte{4}, x...), y...))
 	}
 	return nil, fmt.Errorf("key type %q is not supported (RSA, OKP and EC are)", k.Kty)
 }

@@ -45,12 +45,16 @@ func TestParseRoundTripsEachKeyType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ecPoint, err := ecKey.PublicKey.Bytes() // 0x04, x, y
+	if err != nil {
+		t.Fatal(err)
+	}
 	raw := fmt.Sprintf(`{"keys":[
   {"kty":"RSA","kid":"b-rsa","alg":"RS256","use":"sig","n":%q,"e":%q},
   {"kty":"OKP","kid":"a-ed","alg":"EdDSA","use":"sig","crv":"Ed25519","x":%q},
   {"kty":"EC","kid":"c-ec","alg":"ES256","crv":"P-256","x":%q,"y":%q}
 ]}`, enc(rsaKey.N.Bytes()), enc(big.NewInt(int64(rsaKey.E)).Bytes()), enc(edPub),
-		enc(ecKey.X.FillBytes(make([]byte, 32))), enc(ecKey.Y.FillBytes(make([]byte, 32))))
+		enc(ecPoint[1:33]), enc(ecPoint[33:]))
 	keys, err := Parse([]byte(raw))
 	if err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ func (d *deploymentsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 					"namespace":          computedString("Namespace of its job."),
 					"job":                computedString("Job ID."),
 					"job_version":        computedInt("Version of the job it rolls out."),
-					"status":             computedString("`running`, `paused`, `successful`, `failed`, `cancelled`, `blocked`, `pending`, `initializing` or `unblocking`."),
+					"status":             computedString("Nomad's status of the deployment: `running`, `paused`, `successful`, `failed`, `pending`, … as `nomad deployment status` shows it."),
 					"status_description": computedString("Nomad's explanation of the status."),
 					"create_time":        computedInt("When it was created, in Unix nanoseconds."),
 					"modify_time":        computedInt("When it last changed, in Unix nanoseconds."),

@@ -80,7 +80,7 @@ data "berth_datacenters" "none" {
 		}
 		set := map[string]bool{}
 		for _, n := range nodes {
-			if strings.HasPrefix(n.Datacenter, prefix) && !(ignoreDown && n.Status == api.NodeStatusDown) {
+			if strings.HasPrefix(n.Datacenter, prefix) && (!ignoreDown || n.Status != api.NodeStatusDown) {
 				set[n.Datacenter] = true
 			}
 		}
