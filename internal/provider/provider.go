@@ -238,6 +238,7 @@ func (p *berthProvider) ListResources(context.Context) []func() list.ListResourc
 		job.ListResources(),
 		volume.ListResources(),
 		node.ListResources(),
+		cluster.ListResources(),
 		variable.ListResources(),
 		namespace.ListResources(),
 		acl.ListResources(),

@@ -317,3 +317,34 @@ resource "berth_scheduler_settings" "s" {
 		},
 	})
 }
+
+// TestAccSchedulerSettingsQuery_generateConfig finds the private agent's
+// scheduler configuration with terraform query and requires the generated
+// configuration to import it with no change; destroying the import puts
+// back the configuration as it was, which is unchanged.
+func TestAccSchedulerSettingsQuery_generateConfig(t *testing.T) {
+	t.Parallel()
+	acctest.PreCheck(t)
+	agent, nomad := acctest.StartPrivateAgent(t, "berth-sched-query")
+	conf := *schedulerConfigOf(t, nomad)
+	conf.SchedulerAlgorithm, conf.PreemptionConfig.ServiceSchedulerEnabled = api.SchedulerAlgorithmSpread, true
+	if _, _, err := nomad.Operator().SchedulerSetConfiguration(&conf, nil); err != nil {
+		t.Fatal(err)
+	}
+	c, ctx := acctest.NewQueryCLI(t)
+	c.Init(ctx, providerAt(agent.Addr))
+	res := acctest.RunQuery(ctx, t, c, `list "berth_scheduler_settings" "found" {
+  provider         = berth
+  include_resource = true
+}
+`)
+	if len(res.Found) != 1 || res.Found[0] != "global" {
+		t.Fatalf("query found %v, want [global]; warnings %v", res.Found, res.Warnings)
+	}
+	acctest.ExpectImportsOnly(ctx, t, c, 1)
+	c.MustApply(ctx, "import")
+	c.Destroy(ctx)
+	if err := checkScheduler(t, nomad, conf)(nil); err != nil {
+		t.Error(err)
+	}
+}
