@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"regexp"
 	"testing"
 	"time"
 
@@ -91,19 +90,13 @@ data "berth_allocations" "none" {
 }
 
 // TestAccAllocationsDataSource_badFilter: an expression Nomad cannot
-// parse fails the read with one diagnostic quoting Nomad.
+// parse fails the plan with one error, at filter, quoting Nomad.
 func TestAccAllocationsDataSource_badFilter(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: `
+	expectOneError(t, `
 data "berth_allocations" "bad" {
   filter = "ClientStatus =="
 }
-`,
-			ExpectError: regexp.MustCompile(`(?s)Nomad refused the filter expression.*Nomad said:.*filter`),
-		}},
-	})
+`, "Nomad refused the filter expression", "Nomad said:", `filter = "ClientStatus =="`)
 }

@@ -216,11 +216,11 @@ resource "berth_scheduler_settings" "s" {}
 // is refused at plan, at the attribute, before anything reaches Nomad.
 func TestAccSchedulerSettings_badAlgorithm(t *testing.T) {
 	t.Parallel()
-	acctest.ExpectPlanRejects(t, `
+	expectOneError(t, providerAt("http://127.0.0.1:1")+`
 resource "berth_scheduler_settings" "s" {
   scheduler_algorithm = "random"
 }
-`, `(?s)scheduler_algorithm.*"binpack".*"spread"`)
+`, `scheduler_algorithm = "random"`, `"binpack"`, `"spread"`)
 }
 
 // TestAccSchedulerSettingsIdentity_importByIdentity: the identity is the
