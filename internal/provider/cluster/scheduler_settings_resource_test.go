@@ -325,13 +325,13 @@ resource "berth_scheduler_settings" "s" {
 func TestAccSchedulerSettingsQuery_generateConfig(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
+	c, ctx := acctest.NewQueryCLI(t) // skips below Terraform 1.14, before an agent starts
 	agent, nomad := acctest.StartPrivateAgent(t, "berth-sched-query")
 	conf := *schedulerConfigOf(t, nomad)
 	conf.SchedulerAlgorithm, conf.PreemptionConfig.ServiceSchedulerEnabled = api.SchedulerAlgorithmSpread, true
 	if _, _, err := nomad.Operator().SchedulerSetConfiguration(&conf, nil); err != nil {
 		t.Fatal(err)
 	}
-	c, ctx := acctest.NewQueryCLI(t)
 	c.Init(ctx, providerAt(agent.Addr))
 	res := acctest.RunQuery(ctx, t, c, `list "berth_scheduler_settings" "found" {
   provider         = berth
