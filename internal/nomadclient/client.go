@@ -76,6 +76,7 @@ type Client struct {
 	// address have their password redacted.
 	address        string
 	namespace      string
+	region         string   // as configured; "" is the agent's own
 	secrets        []string // masked in every log line (MaskSecrets)
 	retry          RetryPolicy
 	requestTimeout time.Duration
@@ -198,7 +199,7 @@ func New(cfg Config) (*Client, error) {
 		holdDriver = DefaultHoldDriver
 	}
 	return &Client{
-		api: c, address: shown, namespace: cfg.Namespace, secrets: nonEmpty(secrets),
+		api: c, address: shown, namespace: cfg.Namespace, region: cfg.Region, secrets: nonEmpty(secrets),
 		retry: retry, requestTimeout: timeout, holdDriver: holdDriver,
 		cluster: clusterKey(bare, cfg.Region, cfg.TLSServerName),
 	}, nil

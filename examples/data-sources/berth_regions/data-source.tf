@@ -1,0 +1,5 @@
+data "berth_regions" "all" {}
+
+output "regions" {
+  value = data.berth_regions.all.regions
+}

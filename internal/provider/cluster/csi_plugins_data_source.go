@@ -1,0 +1,75 @@
+package cluster
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+)
+
+// NewCSIPluginsDataSource builds the berth_csi_plugins data source.
+func NewCSIPluginsDataSource() datasource.DataSource { return &csiPluginsDataSource{} }
+
+type csiPluginsDataSource struct{ viewBase }
+
+type csiPluginsModel struct {
+	Plugins []csiPluginModel `tfsdk:"plugins"`
+}
+
+type csiPluginModel struct {
+	ID                  types.String `tfsdk:"id"`
+	Provider            types.String `tfsdk:"provider"`
+	ControllerRequired  types.Bool   `tfsdk:"controller_required"`
+	ControllersHealthy  types.Int64  `tfsdk:"controllers_healthy"`
+	ControllersExpected types.Int64  `tfsdk:"controllers_expected"`
+	NodesHealthy        types.Int64  `tfsdk:"nodes_healthy"`
+	NodesExpected       types.Int64  `tfsdk:"nodes_expected"`
+	Healthy             types.Bool   `tfsdk:"healthy"`
+}
+
+func (d *csiPluginsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_csi_plugins"
+}
+
+func (d *csiPluginsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The region's CSI plugins and their health, as `nomad plugin status` shows them. Needs " +
+			"`plugin:read` when ACLs are on.",
+		Attributes: map[string]schema.Attribute{
+			"plugins": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The plugins, sorted by ID.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":                   computedString("Plugin ID, as the plugin's jobs name it (`csi_plugin { id }`)."),
+					"provider":             computedString("The plugin's provider name, as it reports it."),
+					"controller_required":  computedBool("Whether the plugin needs a controller (a node-only plugin does not)."),
+					"controllers_healthy":  computedInt("Controller plugins running and healthy."),
+					"controllers_expected": computedInt("Controller plugins Nomad expects (from the plugin's jobs)."),
+					"nodes_healthy":        computedInt("Node plugins running and healthy."),
+					"nodes_expected":       computedInt("Node plugins Nomad expects (from the plugin's jobs)."),
+					"healthy": computedBool("Whether every expected plugin instance is healthy and there is at least one " +
+						"healthy node plugin (and controller, when one is required): volumes can be claimed."),
+				}},
+			},
+		},
+	}
+}
+
+func (d *csiPluginsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
+	plugins, err := d.data.Nomad.ListCSIPlugins(ctx)
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not list CSI plugins", err)
+		return
+	}
+	m := csiPluginsModel{Plugins: make([]csiPluginModel, 0, len(plugins))}
+	for _, p := range plugins {
+		healthy := p.NodesHealthy > 0 && p.NodesHealthy >= p.NodesExpected && p.ControllersHealthy >= p.ControllersExpected &&
+			(!p.ControllerRequired || p.ControllersHealthy > 0)
+		m.Plugins = append(m.Plugins, csiPluginModel{ID: types.StringValue(p.ID), Provider: types.StringValue(p.Provider),
+			ControllerRequired: types.BoolValue(p.ControllerRequired), ControllersHealthy: types.Int64Value(int64(p.ControllersHealthy)),
+			ControllersExpected: types.Int64Value(int64(p.ControllersExpected)), NodesHealthy: types.Int64Value(int64(p.NodesHealthy)),
+			NodesExpected: types.Int64Value(int64(p.NodesExpected)), Healthy: types.BoolValue(healthy)})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

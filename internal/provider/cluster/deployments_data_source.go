@@ -1,0 +1,109 @@
+package cluster
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+)
+
+// NewDeploymentsDataSource builds the berth_deployments data source.
+func NewDeploymentsDataSource() datasource.DataSource { return &deploymentsDataSource{} }
+
+type deploymentsDataSource struct{ viewBase }
+
+type deploymentsModel struct {
+	Namespace   types.String      `tfsdk:"namespace"`
+	Job         types.String      `tfsdk:"job"`
+	Deployments []deploymentModel `tfsdk:"deployments"`
+}
+
+type deploymentModel struct {
+	ID                types.String                    `tfsdk:"id"`
+	Namespace         types.String                    `tfsdk:"namespace"`
+	Job               types.String                    `tfsdk:"job"`
+	JobVersion        types.Int64                     `tfsdk:"job_version"`
+	Status            types.String                    `tfsdk:"status"`
+	StatusDescription types.String                    `tfsdk:"status_description"`
+	CreateTime        types.Int64                     `tfsdk:"create_time"`
+	ModifyTime        types.Int64                     `tfsdk:"modify_time"`
+	Groups            map[string]deploymentGroupModel `tfsdk:"groups"`
+}
+
+type deploymentGroupModel struct {
+	AutoRevert      types.Bool  `tfsdk:"auto_revert"`
+	Promoted        types.Bool  `tfsdk:"promoted"`
+	DesiredTotal    types.Int64 `tfsdk:"desired_total"`
+	DesiredCanaries types.Int64 `tfsdk:"desired_canaries"`
+	Placed          types.Int64 `tfsdk:"placed"`
+	Healthy         types.Int64 `tfsdk:"healthy"`
+	Unhealthy       types.Int64 `tfsdk:"unhealthy"`
+}
+
+func (d *deploymentsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_deployments"
+}
+
+func (d *deploymentsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Deployments of a namespace (or all of them) or of one job, newest first, with each task " +
+			"group's progress: what `nomad deployment list` and `status` show. Needs `read-job` when ACLs are on.",
+		Attributes: map[string]schema.Attribute{
+			"namespace": namespaceInput(),
+			"job":       optionalString("Only the deployments of this job (its ID); none when the job does not exist."),
+			"deployments": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The deployments, newest first.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":                 computedString("Deployment ID."),
+					"namespace":          computedString("Namespace of its job."),
+					"job":                computedString("Job ID."),
+					"job_version":        computedInt("Version of the job it rolls out."),
+					"status":             computedString("Nomad's status of the deployment: `running`, `paused`, `successful`, `failed`, `pending`, … as `nomad deployment status` shows it."),
+					"status_description": computedString("Nomad's explanation of the status."),
+					"create_time":        computedInt("When it was created, in Unix nanoseconds."),
+					"modify_time":        computedInt("When it last changed, in Unix nanoseconds."),
+					"groups": schema.MapNestedAttribute{Computed: true, MarkdownDescription: "Progress of each task group, by name.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"auto_revert":      computedBool("Whether a failed deployment reverts the group to the last stable version."),
+							"promoted":         computedBool("Whether its canaries were promoted."),
+							"desired_total":    computedInt("Allocations the group should end with."),
+							"desired_canaries": computedInt("Canaries the group places."),
+							"placed":           computedInt("Allocations placed."),
+							"healthy":          computedInt("Placed allocations that became healthy."),
+							"unhealthy":        computedInt("Placed allocations that became unhealthy."),
+						}},
+					},
+				}},
+			},
+		},
+	}
+}
+
+func (d *deploymentsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m deploymentsModel
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
+	}
+	deps, err := d.data.Nomad.ListDeployments(ctx, m.Namespace.ValueString(), m.Job.ValueString())
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not list deployments", err)
+		return
+	}
+	m.Deployments = make([]deploymentModel, 0, len(deps))
+	for _, dep := range deps {
+		dm := deploymentModel{ID: types.StringValue(dep.ID), Namespace: types.StringValue(dep.Namespace), Job: types.StringValue(dep.JobID),
+			JobVersion: types.Int64Value(int64(dep.JobVersion)), Status: types.StringValue(dep.Status),
+			StatusDescription: types.StringValue(dep.StatusDescription), CreateTime: types.Int64Value(dep.CreateTime),
+			ModifyTime: types.Int64Value(dep.ModifyTime), Groups: make(map[string]deploymentGroupModel, len(dep.Groups))}
+		for name, g := range dep.Groups {
+			dm.Groups[name] = deploymentGroupModel{AutoRevert: types.BoolValue(g.AutoRevert), Promoted: types.BoolValue(g.Promoted),
+				DesiredTotal: types.Int64Value(int64(g.DesiredTotal)), DesiredCanaries: types.Int64Value(int64(g.DesiredCanaries)),
+				Placed: types.Int64Value(int64(g.PlacedAllocs)), Healthy: types.Int64Value(int64(g.HealthyAllocs)),
+				Unhealthy: types.Int64Value(int64(g.UnhealthyAllocs))}
+		}
+		m.Deployments = append(m.Deployments, dm)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

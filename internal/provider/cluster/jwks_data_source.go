@@ -1,0 +1,64 @@
+package cluster
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+)
+
+// NewJWKSDataSource builds the berth_jwks data source.
+func NewJWKSDataSource() datasource.DataSource { return &jwksDataSource{} }
+
+type jwksDataSource struct{ viewBase }
+
+type jwksModel struct {
+	Keys []jwksKeyModel `tfsdk:"keys"`
+}
+
+type jwksKeyModel struct {
+	KeyID     types.String `tfsdk:"key_id"`
+	Algorithm types.String `tfsdk:"algorithm"`
+	KeyType   types.String `tfsdk:"key_type"`
+	Use       types.String `tfsdk:"use"`
+	PEM       types.String `tfsdk:"public_key_pem"`
+}
+
+func (d *jwksDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_jwks"
+}
+
+func (d *jwksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The public keys that sign the cluster's workload identities (`/.well-known/jwks.json`), " +
+			"for a service that verifies them: Vault's or a cloud's JWT auth, Consul. Needs no token.",
+		Attributes: map[string]schema.Attribute{
+			"keys": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The keys, sorted by key ID.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"key_id":         computedString("Key ID (`kid`), which signed identities name in their header."),
+					"algorithm":      computedString("Signing algorithm (`alg`), e.g. `RS256`."),
+					"key_type":       computedString("Key type (`kty`): `RSA`, `OKP` or `EC`."),
+					"use":            computedString("Intended use (`use`): `sig`."),
+					"public_key_pem": computedString("The public key as a PEM `PUBLIC KEY` block (PKIX)."),
+				}},
+			},
+		},
+	}
+}
+
+func (d *jwksDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
+	keys, err := d.data.Nomad.WorkloadIdentityKeys(ctx)
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the workload identity keys", err)
+		return
+	}
+	m := jwksModel{Keys: make([]jwksKeyModel, 0, len(keys))}
+	for _, k := range keys {
+		m.Keys = append(m.Keys, jwksKeyModel{KeyID: types.StringValue(k.ID), Algorithm: types.StringValue(k.Algorithm),
+			KeyType: types.StringValue(k.Type), Use: types.StringValue(k.Use), PEM: types.StringValue(k.PEM)})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
