@@ -11,13 +11,19 @@ import (
 )
 
 // Resources are the family's managed resources, as the provider lists them.
-func Resources() []func() resource.Resource { return nil }
+func Resources() []func() resource.Resource {
+	return []func() resource.Resource{NewACLPolicyResource}
+}
 
 // DataSources are the family's data sources.
-func DataSources() []func() datasource.DataSource { return nil }
+func DataSources() []func() datasource.DataSource {
+	return []func() datasource.DataSource{NewACLPoliciesDataSource}
+}
 
 // ListResources are the family's list resources.
-func ListResources() []func() list.ListResource { return nil }
+func ListResources() []func() list.ListResource {
+	return []func() list.ListResource{NewACLPolicyListResource}
+}
 
 // EphemeralResources are the family's ephemeral resources.
 func EphemeralResources() []func() ephemeral.EphemeralResource { return nil }
