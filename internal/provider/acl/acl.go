@@ -12,17 +12,17 @@ import (
 
 // Resources are the family's managed resources, as the provider lists them.
 func Resources() []func() resource.Resource {
-	return []func() resource.Resource{NewACLPolicyResource}
+	return []func() resource.Resource{NewACLPolicyResource, NewACLRoleResource}
 }
 
 // DataSources are the family's data sources.
 func DataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewACLPoliciesDataSource}
+	return []func() datasource.DataSource{NewACLPoliciesDataSource, NewACLRolesDataSource}
 }
 
 // ListResources are the family's list resources.
 func ListResources() []func() list.ListResource {
-	return []func() list.ListResource{NewACLPolicyListResource}
+	return []func() list.ListResource{NewACLPolicyListResource, NewACLRoleListResource}
 }
 
 // EphemeralResources are the family's ephemeral resources.

@@ -33,8 +33,7 @@ func (d *aclPoliciesDataSource) Metadata(_ context.Context, req datasource.Metad
 
 func (d *aclPoliciesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The cluster's ACL policies: names and descriptions, sorted by name (a policy's rules are read " +
-			"with `berth_acl_policy`'s import). Needs a management token, or a token that may read the policies it lists.",
+		MarkdownDescription: "The cluster's ACL policies: names and descriptions, sorted by name (not their rules). Needs a management token, or a token that may read the policies it lists.",
 		Attributes: map[string]schema.Attribute{
 			"name_prefix": schema.StringAttribute{Optional: true, MarkdownDescription: "Only policies whose name starts with this."},
 			"policies": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The policies, sorted by name.",
