@@ -12,7 +12,7 @@ import (
 
 // Resources are the family's managed resources, as the provider lists them.
 func Resources() []func() resource.Resource {
-	return []func() resource.Resource{NewACLPolicyResource, NewACLRoleResource}
+	return []func() resource.Resource{NewACLPolicyResource, NewACLRoleResource, NewACLAuthMethodResource, NewACLBindingRuleResource}
 }
 
 // DataSources are the family's data sources.
@@ -22,7 +22,8 @@ func DataSources() []func() datasource.DataSource {
 
 // ListResources are the family's list resources.
 func ListResources() []func() list.ListResource {
-	return []func() list.ListResource{NewACLPolicyListResource, NewACLRoleListResource}
+	return []func() list.ListResource{NewACLPolicyListResource, NewACLRoleListResource, NewACLAuthMethodListResource,
+		NewACLBindingRuleListResource}
 }
 
 // EphemeralResources are the family's ephemeral resources.
