@@ -72,9 +72,9 @@ func (j JobACL) Check() (field string, err error) {
 	case j.Namespace == "":
 		return "namespace", errors.New("a job_acl needs a namespace: Nomad attaches the policy to the workloads of one namespace")
 	case j.Group != "" && j.JobID == "":
-		return "group", errors.New("Nomad requires job_id to attach a policy to a group: set job_id to the group's job")
+		return "group", errors.New("a group needs job_id (Nomad attaches a policy to a group of one job): set job_id to the group's job")
 	case j.Task != "" && j.Group == "":
-		return "task", errors.New("Nomad requires group to attach a policy to a task: set group to the task's group (and job_id to its job)")
+		return "task", errors.New("a task needs group (Nomad attaches a policy to a task of one group): set group to the task's group and job_id to its job")
 	}
 	return "", nil
 }

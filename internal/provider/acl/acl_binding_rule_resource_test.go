@@ -124,7 +124,7 @@ func TestAccACLBindingRule_badInputRefusedAtPlan(t *testing.T) {
 	t.Parallel()
 	for _, c := range []refusal{
 		{name: "bad selector", path: "selector", summary: "Invalid binding rule selector",
-			detail: []string{"Nomad's selector parser refused it"},
+			detail: []string{"refused by Nomad's selector parser"},
 			config: `selector  = "list.groups contains"
   bind_type = "role"
   bind_name = "x"`},

@@ -18,7 +18,7 @@ func selectorValidator() validator.String {
 	return shared.StringRule{Summary: "Invalid binding rule selector", Desc: "must parse as a Nomad selector expression",
 		Check: func(s string) error {
 			if err := aclpolicy.CheckSelector(s); err != nil {
-				return fmt.Errorf("Nomad's selector parser refused it: %v. Selectors read the claims an auth method maps, e.g. "+
+				return fmt.Errorf("refused by Nomad's selector parser: %v. Selectors read the claims an auth method maps, e.g. "+
 					"`\"admins\" in list.groups` or `value.team == \"ops\"`", err)
 			}
 			return nil

@@ -25,7 +25,7 @@ func policyRulesValidator() validator.String {
 	return shared.StringRule{Summary: "Invalid ACL policy rules", Desc: "must parse with Nomad's ACL policy parser",
 		Check: func(rules string) error {
 			if err := aclpolicy.CheckRules(rules); err != nil {
-				return fmt.Errorf("Nomad's ACL policy parser refused them: %v. Fix the rules; the policy language is described at "+
+				return fmt.Errorf("refused by Nomad's ACL policy parser: %v. Fix the rules; the policy language is described at "+
 					"https://developer.hashicorp.com/nomad/docs/other-specifications/acl-policy", err)
 			}
 			return nil

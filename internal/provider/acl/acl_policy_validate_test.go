@@ -78,15 +78,15 @@ func TestAccACLPolicy_badInputRefusedAtPlan(t *testing.T) {
 	t.Parallel()
 	for _, c := range []refusal{
 		{name: "unknown policy", config: `namespace "default" { policy = "reed" }` + "\n", path: "rules",
-			summary: "Invalid ACL policy rules", detail: []string{"Nomad's ACL policy parser refused them", "Invalid namespace policy"}},
+			summary: "Invalid ACL policy rules", detail: []string{"refused by Nomad's ACL policy parser", "Invalid namespace policy"}},
 		{name: "unknown capability", config: `namespace "default" { capabilities = ["fly"] }` + "\n", path: "rules",
 			summary: "Invalid ACL policy rules", detail: []string{"Invalid namespace capability 'fly'"}},
 		{name: "not HCL", config: `namespace "default" {` + "\n", path: "rules",
 			summary: "Invalid ACL policy rules", detail: []string{"Failed to parse ACL Policy"}},
 		{name: "group without job", config: readDefaultRules, path: "job_acl.group",
-			summary: "Invalid job_acl", detail: []string{"Nomad requires job_id to attach a policy to a group"}},
+			summary: "Invalid job_acl", detail: []string{"a group needs job_id"}},
 		{name: "task without group", config: readDefaultRules, path: "job_acl.task",
-			summary: "Invalid job_acl", detail: []string{"Nomad requires group to attach a policy to a task"}},
+			summary: "Invalid job_acl", detail: []string{"a task needs group"}},
 	} {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 			t.Parallel()
