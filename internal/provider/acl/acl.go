@@ -12,17 +12,23 @@ import (
 
 // Resources are the family's managed resources, as the provider lists them.
 func Resources() []func() resource.Resource {
-	return []func() resource.Resource{NewACLTokenResource, NewACLBootstrapResource}
+	return []func() resource.Resource{
+		NewACLPolicyResource, NewACLRoleResource, NewACLAuthMethodResource, NewACLBindingRuleResource,
+		NewACLTokenResource, NewACLBootstrapResource,
+	}
 }
 
 // DataSources are the family's data sources.
 func DataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewACLTokensDataSource}
+	return []func() datasource.DataSource{NewACLPoliciesDataSource, NewACLRolesDataSource, NewACLTokensDataSource}
 }
 
 // ListResources are the family's list resources.
 func ListResources() []func() list.ListResource {
-	return []func() list.ListResource{NewACLTokenListResource}
+	return []func() list.ListResource{
+		NewACLPolicyListResource, NewACLRoleListResource, NewACLAuthMethodListResource,
+		NewACLBindingRuleListResource, NewACLTokenListResource,
+	}
 }
 
 // EphemeralResources are the family's ephemeral resources.

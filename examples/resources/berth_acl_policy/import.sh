@@ -1,0 +1,2 @@
+# By the policy's name:
+terraform import berth_acl_policy.web_read web-read

@@ -1,0 +1,68 @@
+package aclpolicy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+func TestCheckRules(t *testing.T) {
+	for _, c := range []struct {
+		rules, wantErr string
+	}{
+		{`namespace "default" { policy = "read" }`, ""},
+		{`namespace "*" { capabilities = ["list-jobs"] }` + "\n" + `node { policy = "read" }`, ""},
+		{`namespace "default" { policy = "reed" }`, "Invalid namespace policy"},
+		{`namespace "default" { capabilities = ["fly"] }`, "Invalid namespace capability 'fly'"},
+		{`namespace "default" {`, "Failed to parse ACL Policy"},
+		{`nothing = "here"`, "Invalid policy"},
+	} {
+		err := CheckRules(c.rules)
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%q: refused: %v", c.rules, err)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%q: got %v, want an error containing %q", c.rules, err, c.wantErr)
+		}
+	}
+}
+
+func TestJobACLCheck(t *testing.T) {
+	for _, c := range []struct {
+		j     JobACL
+		field string
+	}{
+		{JobACL{Namespace: "default"}, ""},
+		{JobACL{Namespace: "default", JobID: "web"}, ""},
+		{JobACL{Namespace: "default", JobID: "web", Group: "g", Task: "t"}, ""},
+		{JobACL{JobID: "web"}, "namespace"},
+		{JobACL{Namespace: "default", Group: "g"}, "group"},
+		{JobACL{Namespace: "default", JobID: "web", Task: "t"}, "task"},
+	} {
+		field, err := c.j.Check()
+		if field != c.field || (err != nil) != (c.field != "") {
+			t.Errorf("%+v: got %q %v, want %q", c.j, field, err, c.field)
+		}
+	}
+}
+
+func TestPolicyRoundTrip(t *testing.T) {
+	p := Policy{Name: "n", Description: "d", Rules: "r", JobACL: &JobACL{Namespace: "ns"}}
+	got := PolicyFromAPI(p.ToAPI())
+	if got.Name != p.Name || got.Description != p.Description || got.Rules != p.Rules || *got.JobACL != *p.JobACL {
+		t.Fatalf("round trip: %+v -> %+v", p, got)
+	}
+	if got := PolicyFromAPI(&api.ACLPolicy{Name: "n", JobACL: &api.JobACL{}}); got.JobACL != nil {
+		t.Fatalf("an empty job_acl read as %+v, want none", got.JobACL)
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	for name, ok := range map[string]bool{"ops-read": true, "a": true, "": false, "has_underscore": false, "dot.ted": false,
+		strings.Repeat("a", 128): true, strings.Repeat("a", 129): false} {
+		if err := CheckName(name); (err == nil) != ok {
+			t.Errorf("%q: %v, want ok=%v", name, err, ok)
+		}
+	}
+}

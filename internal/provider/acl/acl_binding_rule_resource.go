@@ -1,0 +1,181 @@
+package acl
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = &aclBindingRuleResource{}
+	_ resource.ResourceWithImportState    = &aclBindingRuleResource{}
+	_ resource.ResourceWithValidateConfig = &aclBindingRuleResource{}
+	_ resource.ResourceWithIdentity       = &aclBindingRuleResource{}
+	_ resource.ResourceWithMoveState      = &aclBindingRuleResource{}
+)
+
+// aclBindingRuleIdentity identifies a berth_acl_binding_rule by Nomad's ID
+// for it (rules have no name).
+var aclBindingRuleIdentity = shared.SingleIdentity{Name: "id", Doc: "ACL binding rule ID."}
+
+// NewACLBindingRuleResource builds the berth_acl_binding_rule resource.
+func NewACLBindingRuleResource() resource.Resource { return &aclBindingRuleResource{} }
+
+type aclBindingRuleResource struct{ data *shared.ProviderData }
+
+func (r *aclBindingRuleResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_acl_binding_rule"
+}
+
+func (r *aclBindingRuleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = aclBindingRuleSchema()
+}
+
+func (r *aclBindingRuleResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = aclBindingRuleIdentity.Schema()
+}
+
+func (r *aclBindingRuleResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// ValidateConfig applies Nomad's bind_name rule, at bind_name.
+func (r *aclBindingRuleResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var bindType, bindName types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bind_type"), &bindType)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bind_name"), &bindName)...)
+	if resp.Diagnostics.HasError() || shared.AnyUnknown(bindType, bindName) {
+		return
+	}
+	b := aclpolicy.BindingRule{BindType: bindType.ValueString(), BindName: bindName.ValueString()}
+	if err := b.Check(); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("bind_name"), "Invalid bind_name", err.Error()+".")
+	}
+}
+
+func (r *aclBindingRuleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer aclBindingRuleIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
+	var plan aclBindingRuleModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	out, err := r.data.Nomad.CreateACLBindingRule(ctx, plan.toBindingRule())
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not create the ACL binding rule", err)
+		return
+	}
+	tflog.Info(ctx, "Created ACL binding rule", map[string]any{"id": out.ID, "auth_method": out.AuthMethod})
+	plan.fromBindingRule(out)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *aclBindingRuleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer aclBindingRuleIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
+	var state aclBindingRuleModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	b, err := r.data.Nomad.GetACLBindingRule(ctx, state.ID.ValueString())
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the ACL binding rule", err)
+		return
+	}
+	if b == nil {
+		tflog.Info(ctx, "ACL binding rule is gone from Nomad; removing it from state", map[string]any{"id": state.ID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.fromBindingRule(b)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *aclBindingRuleResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer aclBindingRuleIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
+	var plan aclBindingRuleModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	out, err := r.data.Nomad.UpdateACLBindingRule(ctx, plan.toBindingRule())
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not update the ACL binding rule", err)
+		return
+	}
+	tflog.Info(ctx, "Updated ACL binding rule", map[string]any{"id": out.ID})
+	plan.fromBindingRule(out)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *aclBindingRuleResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state aclBindingRuleModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := r.data.Nomad.DeleteACLBindingRule(ctx, state.ID.ValueString()); err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not delete the ACL binding rule", err)
+		return
+	}
+	tflog.Info(ctx, "Deleted ACL binding rule", map[string]any{"id": state.ID.ValueString()})
+}
+
+// ImportState imports a rule by its ID (or its identity's ID).
+func (r *aclBindingRuleResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	id := aclBindingRuleIdentity.ImportID(ctx, req, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !aclpolicy.IsID(id) {
+		resp.Diagnostics.AddError("Invalid binding rule ID",
+			fmt.Sprintf("%q is not a binding rule ID (a UUID). List the rules with `nomad acl binding-rule list`.", id))
+		return
+	}
+	b, err := r.data.Nomad.GetACLBindingRule(ctx, id)
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Cannot import the ACL binding rule", err)
+		return
+	}
+	if b == nil {
+		resp.Diagnostics.AddError("ACL binding rule not found",
+			fmt.Sprintf("Nomad has no ACL binding rule %s. List the rules with `nomad acl binding-rule list`.", id))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+}
+
+// MoveState takes a nomad_acl_binding_rule over without writing to Nomad;
+// the attributes have the same names.
+func (r *aclBindingRuleResource) MoveState(context.Context) []resource.StateMover {
+	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
+		if !fromPeer(req, "nomad_acl_binding_rule") {
+			return
+		}
+		var src struct {
+			ID          string `json:"id"`
+			AuthMethod  string `json:"auth_method"`
+			Selector    string `json:"selector"`
+			BindType    string `json:"bind_type"`
+			BindName    string `json:"bind_name"`
+			Description string `json:"description"`
+		}
+		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
+			resp.Diagnostics.AddError("Could not read the nomad_acl_binding_rule state",
+				"berth could not decode the state of the nomad_acl_binding_rule being moved: "+err.Error())
+			return
+		}
+		var m aclBindingRuleModel
+		m.fromBindingRule(&aclpolicy.BindingRule{ID: src.ID, AuthMethod: src.AuthMethod, Selector: src.Selector,
+			BindType: src.BindType, BindName: src.BindName, Description: src.Description})
+		resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
+	}}}
+}

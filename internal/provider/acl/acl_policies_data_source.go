@@ -1,0 +1,68 @@
+package acl
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+)
+
+var _ datasource.DataSourceWithConfigure = &aclPoliciesDataSource{}
+
+// NewACLPoliciesDataSource builds the berth_acl_policies data source.
+func NewACLPoliciesDataSource() datasource.DataSource { return &aclPoliciesDataSource{} }
+
+type aclPoliciesDataSource struct{ data *shared.ProviderData }
+
+type aclPoliciesModel struct {
+	NamePrefix types.String            `tfsdk:"name_prefix"`
+	Policies   []aclPolicySummaryModel `tfsdk:"policies"`
+}
+
+type aclPolicySummaryModel struct {
+	Name        types.String `tfsdk:"name"`
+	Description types.String `tfsdk:"description"`
+}
+
+func (d *aclPoliciesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_acl_policies"
+}
+
+func (d *aclPoliciesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The cluster's ACL policies: names and descriptions, sorted by name (not their rules). Needs a management token, or a token that may read the policies it lists.",
+		Attributes: map[string]schema.Attribute{
+			"name_prefix": schema.StringAttribute{Optional: true, MarkdownDescription: "Only policies whose name starts with this."},
+			"policies": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The policies, sorted by name.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":        schema.StringAttribute{Computed: true, MarkdownDescription: "Policy name."},
+					"description": schema.StringAttribute{Computed: true, MarkdownDescription: "Description (`\"\"` when none)."},
+				}}},
+		},
+	}
+}
+
+func (d *aclPoliciesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *aclPoliciesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m aclPoliciesModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	stubs, err := d.data.Nomad.ListACLPolicies(ctx, m.NamePrefix.ValueString())
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not list ACL policies", err)
+		return
+	}
+	m.Policies = make([]aclPolicySummaryModel, 0, len(stubs))
+	for _, s := range stubs {
+		m.Policies = append(m.Policies, aclPolicySummaryModel{Name: types.StringValue(s.Name), Description: types.StringValue(s.Description)})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

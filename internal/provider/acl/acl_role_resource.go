@@ -1,0 +1,160 @@
+package acl
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = &aclRoleResource{}
+	_ resource.ResourceWithImportState = &aclRoleResource{}
+	_ resource.ResourceWithIdentity    = &aclRoleResource{}
+)
+
+// aclRoleIdentity identifies a berth_acl_role by Nomad's ID for it, which
+// stays when the role is renamed.
+var aclRoleIdentity = shared.SingleIdentity{Name: "id", Doc: "ACL role ID."}
+
+// NewACLRoleResource builds the berth_acl_role resource.
+func NewACLRoleResource() resource.Resource { return &aclRoleResource{} }
+
+type aclRoleResource struct{ data *shared.ProviderData }
+
+func (r *aclRoleResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_acl_role"
+}
+
+func (r *aclRoleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = aclRoleSchema()
+}
+
+func (r *aclRoleResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = aclRoleIdentity.Schema()
+}
+
+func (r *aclRoleResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *aclRoleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer aclRoleIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
+	var plan aclRoleModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	role := plan.toRole(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	out, err := r.data.Nomad.CreateACLRole(ctx, role)
+	if err != nil {
+		addRoleWriteError(&resp.Diagnostics, "Could not create the ACL role", role.Name, err)
+		return
+	}
+	tflog.Info(ctx, "Created ACL role", map[string]any{"name": out.Name, "id": out.ID})
+	plan.fromRole(ctx, out, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *aclRoleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer aclRoleIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
+	var state aclRoleModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	role, err := r.data.Nomad.GetACLRole(ctx, state.ID.ValueString())
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the ACL role", err)
+		return
+	}
+	if role == nil {
+		tflog.Info(ctx, "ACL role is gone from Nomad; removing it from state", map[string]any{"id": state.ID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.fromRole(ctx, role, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *aclRoleResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer aclRoleIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
+	var plan aclRoleModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	role := plan.toRole(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	out, err := r.data.Nomad.UpdateACLRole(ctx, role)
+	if err != nil {
+		addRoleWriteError(&resp.Diagnostics, "Could not update the ACL role", role.Name, err)
+		return
+	}
+	tflog.Info(ctx, "Updated ACL role", map[string]any{"name": out.Name, "id": out.ID})
+	plan.fromRole(ctx, out, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *aclRoleResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state aclRoleModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := r.data.Nomad.DeleteACLRole(ctx, state.ID.ValueString()); err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not delete the ACL role", err)
+		return
+	}
+	tflog.Info(ctx, "Deleted ACL role", map[string]any{"name": state.Name.ValueString(), "id": state.ID.ValueString()})
+}
+
+// addRoleWriteError reports a refused role write; a taken name says how to
+// import the role that has it.
+func addRoleWriteError(diags *diag.Diagnostics, summary, name string, err error) {
+	if strings.Contains(err.Error(), "already exists") {
+		diags.AddAttributeError(path.Root("name"), "ACL role already exists",
+			fmt.Sprintf("Nomad said: %v. Choose another name, or manage that role here by importing it: "+
+				"terraform import <address> %s", err, name))
+		return
+	}
+	shared.AddNomadError(diags, summary, err)
+}
+
+// ImportState imports a role by its ID or its name (or its identity's ID).
+func (r *aclRoleResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	key := aclRoleIdentity.ImportID(ctx, req, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var role *aclpolicy.Role
+	var err error
+	if aclpolicy.IsID(key) {
+		role, err = r.data.Nomad.GetACLRole(ctx, key)
+	}
+	if err == nil && role == nil {
+		role, err = r.data.Nomad.GetACLRoleByName(ctx, key)
+	}
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Cannot import the ACL role", err)
+		return
+	}
+	if role == nil {
+		resp.Diagnostics.AddError("ACL role not found",
+			fmt.Sprintf("Nomad has no ACL role with the ID or name %q. List the roles with `nomad acl role list`.", key))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), role.ID)...)
+}
