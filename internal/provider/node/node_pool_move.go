@@ -1,0 +1,65 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+)
+
+var _ resource.ResourceWithMoveState = &nodePoolResource{}
+
+// nomadNodePoolState is what berth_node_pool takes from the state of the
+// other Nomad provider's nomad_node_pool (hashicorp/nomad 2.x), for
+// `moved { from = nomad_node_pool.x to = berth_node_pool.x }`. Its
+// scheduler_config is a block (a list of at most one) whose
+// memory_oversubscription is the string "enabled" or "disabled".
+type nomadNodePoolState struct {
+	Name            string            `json:"name"`
+	Description     string            `json:"description"`
+	Meta            map[string]string `json:"meta"`
+	SchedulerConfig []struct {
+		SchedulerAlgorithm     string `json:"scheduler_algorithm"`
+		MemoryOversubscription string `json:"memory_oversubscription"`
+	} `json:"scheduler_config"`
+}
+
+// MoveState takes a nomad_node_pool over without touching the pool: its
+// settings become berth's state, and the refresh that follows reads Nomad,
+// so the next plan is empty when the configuration says the same.
+func (r *nodePoolResource) MoveState(context.Context) []resource.StateMover {
+	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
+		if req.SourceTypeName != "nomad_node_pool" || !strings.HasSuffix(req.SourceProviderAddress, "hashicorp/nomad") ||
+			req.SourceRawState == nil {
+			return // not ours: the framework says no mover took it
+		}
+		var src nomadNodePoolState
+		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
+			resp.Diagnostics.AddError("Could not read the nomad_node_pool state", "berth could not decode the state of the "+
+				"nomad_node_pool being moved: "+err.Error())
+			return
+		}
+		p := nomadclient.NodePool{Name: src.Name, Description: src.Description, Meta: src.Meta}
+		if len(src.SchedulerConfig) > 0 {
+			sc := src.SchedulerConfig[0]
+			p.SchedulerAlgorithm = sc.SchedulerAlgorithm
+			switch sc.MemoryOversubscription {
+			case "enabled", "disabled":
+				on := sc.MemoryOversubscription == "enabled"
+				p.MemoryOversubscription = &on
+			}
+		}
+		m := nodePoolModel{Description: types.StringNull(), Meta: types.MapNull(types.StringType)}
+		var diags diag.Diagnostics
+		m.fromNodePool(ctx, &p, &diags)
+		resp.Diagnostics.Append(diags...)
+		if !resp.Diagnostics.HasError() {
+			resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
+		}
+	}}}
+}
