@@ -40,6 +40,18 @@ func withToken(token, config string) string {
 	return fmt.Sprintf("provider \"berth\" {\n  token = %q\n}\n%s", token, config)
 }
 
+// applyWithLeast applies config with a token holding only rules, checks
+// inNomad after the apply, re-plans (empty) and destroys with that token,
+// then checks gone.
+func applyWithLeast(t *testing.T, rules, config string, inNomad, gone resource.TestCheckFunc) {
+	t.Helper()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             gone,
+		Steps:                    []resource.TestStep{{Config: withToken(leastToken(t, rules), config), Check: inNomad}},
+	})
+}
+
 // jobPolicy is what berth_job, berth_instance and berth_reservation need
 // in the namespace they write to: register and plan (submit-job), read the
 // job, its allocations, evaluations and deployments (read-job, list-jobs),
@@ -57,7 +69,7 @@ func TestAccLeastPrivilege_job(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
 	name := "berth-lp-job-" + acctest.RandomHex(3)
-	config := withToken(leastToken(t, jobPolicy), fmt.Sprintf(`
+	applyWithLeast(t, jobPolicy, fmt.Sprintf(`
 resource "berth_job" "j" {
   jobspec = <<-EOT
     job %q {
@@ -76,56 +88,32 @@ resource "berth_job" "j" {
       }
     }
   EOT
-}`, name))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             jobGone(t, name),
-		Steps: []resource.TestStep{{
-			Config: config,
-			Check:  acctest.WithJob(t, name, func(*api.Job, []*api.AllocationListStub) error { return nil }),
-		}},
-	})
+}`, name), jobRuns(t, name), jobGone(t, name))
 }
 
 func TestAccLeastPrivilege_instance(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
 	name := "berth-lp-inst-" + acctest.RandomHex(3)
-	config := withToken(leastToken(t, jobPolicy), fmt.Sprintf(`
+	applyWithLeast(t, jobPolicy, fmt.Sprintf(`
 resource "berth_instance" "i" {
   name     = %q
   services = {
     app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 20, memory = 16 }
   }
-}`, name))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             jobGone(t, name),
-		Steps: []resource.TestStep{{
-			Config: config,
-			Check:  acctest.WithJob(t, name, func(*api.Job, []*api.AllocationListStub) error { return nil }),
-		}},
-	})
+}`, name), jobRuns(t, name), jobGone(t, name))
 }
 
 func TestAccLeastPrivilege_reservation(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
 	name := "berth-lp-lease-" + acctest.RandomHex(3)
-	config := withToken(leastToken(t, jobPolicy), fmt.Sprintf(`
+	applyWithLeast(t, jobPolicy, fmt.Sprintf(`
 resource "berth_reservation" "l" {
   name     = %q
   duration = "1h"
   workload = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 20, memory = 16 }
-}`, name))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             jobGone(t, name),
-		Steps: []resource.TestStep{{
-			Config: config,
-			Check:  acctest.WithJob(t, name, func(*api.Job, []*api.AllocationListStub) error { return nil }),
-		}},
-	})
+}`, name), jobRuns(t, name), jobGone(t, name))
 }
 
 // berth_node_pool needs write on the pools it manages (a name pattern
@@ -394,6 +382,11 @@ resource "berth_variable" "v" {
 			},
 		}},
 	})
+}
+
+// jobRuns checks that the job is in Nomad.
+func jobRuns(t *testing.T, name string) resource.TestCheckFunc {
+	return acctest.WithJob(t, name, func(*api.Job, []*api.AllocationListStub) error { return nil })
 }
 
 // jobGone checks that the job is no longer in Nomad (purged).
