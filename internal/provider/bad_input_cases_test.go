@@ -273,7 +273,8 @@ func badDataSourceInputs() []badInput {
 		data("name with a slash", "instance", `name = "%[1]s/versions"`, "name", "Invalid name"),
 		data("namespace with a space", "instance", `name = "%[1]s"
   namespace = "a b"`, "namespace", "Invalid namespace"),
-		data("id not a volume ID", "volume", `id = "%[1]s"`, "id", "Invalid volume ID"),
+		data("host volume id not a UUID", "volume", `id = "%[1]s"
+  type = "host"`, "id", "Invalid volume ID"),
 		data("unknown status", "nodes", `status = "up"`, "status", "Invalid Attribute Value Match"),
 		data("negative min_free", "nodes", `min_free = { cpu = -1 }`, "min_free.cpu", "Invalid Attribute Value"),
 	}
