@@ -20,8 +20,9 @@ import (
 
 const hostRegAddr = "berth_host_volume_registration.r"
 
-// hostRegistrationConfig registers dir on node as host volume name.
-func hostRegistrationConfig(name, node, dir, param string) string {
+// hostRegistrationConfig registers dir on node as host volume name;
+// extra adds attributes.
+func hostRegistrationConfig(name, node, dir, param, extra string) string {
 	return fmt.Sprintf(`
 resource "berth_host_volume_registration" "r" {
   name         = %q
@@ -30,10 +31,12 @@ resource "berth_host_volume_registration" "r" {
   capacity     = "1GiB"
   capabilities = [{ access_mode = "single-node-writer", attachment_mode = "file-system" }]
   parameters   = { p = %q }
-  constraints  = [{ attribute = "$${attr.kernel.name}", value = "linux" }]
+  %s
 }
-`, name, node, dir, param)
+`, name, node, dir, param, extra)
 }
+
+const kernelConstraint = `constraints = [{ attribute = "$${attr.kernel.name}", value = "linux" }]`
 
 // existingDir makes a directory holding a file, as data that was there
 // before the registration and must outlive it; it returns the file.
@@ -88,7 +91,7 @@ func TestAccHostVolumeRegistration_lifecycle(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: hostRegistrationConfig(name, node, dir, "1"),
+				Config: hostRegistrationConfig(name, node, dir, "1", kernelConstraint),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("namespace"), knownvalue.StringExact("default")),
 					statecheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("state"), knownvalue.StringExact("ready")),
@@ -120,7 +123,7 @@ func TestAccHostVolumeRegistration_lifecycle(t *testing.T) {
 						t.Fatalf("changing the registration through the API: %v", err)
 					}
 				},
-				Config: hostRegistrationConfig(name, node, dir, "1"),
+				Config: hostRegistrationConfig(name, node, dir, "1", kernelConstraint),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(hostRegAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("parameters"), knownvalue.MapExact(map[string]knownvalue.Check{
@@ -141,7 +144,7 @@ func TestAccHostVolumeRegistration_lifecycle(t *testing.T) {
 			},
 			{
 				// Another directory: changed in place.
-				Config: hostRegistrationConfig(name, node, dir2, "1"),
+				Config: hostRegistrationConfig(name, node, dir2, "1", kernelConstraint),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(hostRegAddr, plancheck.ResourceActionUpdate),
 				}},
@@ -157,7 +160,7 @@ func TestAccHostVolumeRegistration_lifecycle(t *testing.T) {
 				},
 			},
 			{
-				Config:            hostRegistrationConfig(name, node, dir2, "1"),
+				Config:            hostRegistrationConfig(name, node, dir2, "1", kernelConstraint),
 				ResourceName:      hostRegAddr,
 				ImportState:       true,
 				ImportStateKind:   resource.ImportBlockWithID,
@@ -209,7 +212,7 @@ import {
   to = berth_host_volume_registration.r
   id = %q
 }
-`, id) + hostRegistrationConfig(name, node, "/nonexistent", "1"),
+`, id) + hostRegistrationConfig(name, node, "/nonexistent", "1", ""),
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)Host volume was created by a plugin.*"mkdir"`),
 		}},
