@@ -198,7 +198,7 @@ func TestCSIRegistration_roundTrip(t *testing.T) {
 		Capabilities: []Capability{{AccessMode: AccessModeSingleNodeWriter, AttachmentMode: AttachmentModeFilesystem}},
 		MountOptions: &MountOptions{FSType: "ext4", MountFlags: []string{"noatime"}},
 		Context:      map[string]string{"c": "1"}, Topologies: []map[string]string{{"rack": "r1"}},
-		Secrets:      map[string]string{"k": "s"}}
+		Secrets: map[string]string{"k": "s"}}
 	a := r.ToAPI()
 	if a.Secrets["k"] != "s" || a.RequestedTopologies == nil || a.RequestedTopologies.Required[0].Segments["rack"] != "r1" {
 		t.Fatalf("ToAPI = %+v", a)

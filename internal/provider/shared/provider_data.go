@@ -46,7 +46,7 @@ func AddNomadError(diags *diag.Diagnostics, summary string, err error) {
 	case nomadclient.IsForbidden(err):
 		diags.AddError(summary, "Nomad refused the request (403 Permission denied): "+err.Error()+
 			". Check that the provider's token (or NOMAD_TOKEN) is valid and that its ACL policies grant what the request above "+
-				"needs: the provider's guide \"ACL policies for berth\" lists the capabilities of each resource.")
+			"needs: the provider's guide \"ACL policies for berth\" lists the capabilities of each resource.")
 	default:
 		diags.AddError(summary, "Nomad said: "+err.Error())
 	}
