@@ -101,12 +101,12 @@ const volumeBudgetFix = "Lower capacity_max (or capacity_min), or grow the node 
 
 // Resources are the family's managed resources, as the provider lists them.
 func Resources() []func() resource.Resource {
-	return []func() resource.Resource{NewVolumeResource, NewCSIRegistrationResource}
+	return []func() resource.Resource{NewVolumeResource, NewCSIRegistrationResource, NewHostRegistrationResource}
 }
 
 // ListResources are the family's list resources (terraform query).
 func ListResources() []func() list.ListResource {
-	return []func() list.ListResource{NewVolumeListResource, NewCSIRegistrationListResource}
+	return []func() list.ListResource{NewVolumeListResource, NewCSIRegistrationListResource, NewHostRegistrationListResource}
 }
 
 // DataSources are the family's data sources.
