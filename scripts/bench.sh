@@ -19,6 +19,13 @@
 #                berth figure more than 10% worse than its base row
 #   BASE_PROVIDER  the same with a provider binary instead of a revision
 #   BERTH_PPROF_DIR  passed to the plugins as <dir>/<variant>/<run>-<phase>
+#   GROWTH=1     growth mode: every job has a constraint no node meets, so it
+#                registers and is compared but never places (the figures
+#                measure the providers and the agent's API, not the scheduler);
+#                only floor, berth-nowait, job-nowait and peer-detach run, and
+#                no target is judged
+#   GROWTH_NS    growth mode at each of these N in turn ("100 300 1000"),
+#                then a growth table (cost per resource against the smallest N)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -37,6 +44,12 @@ fi
 [[ -n "${ONLY:-}" ]] && args+=(-only "$ONLY")
 [[ -n "${BENCH_JSON:-}" ]] && args+=(-json "$(abspath "$BENCH_JSON")")
 [[ -n "${BASELINE:-}" ]] && args+=(-baseline "$(abspath "$BASELINE")")
+case "${GROWTH:-}" in
+"" | 0) ;;
+1) args+=(-growth) ;;
+*) echo "bench: GROWTH=$GROWTH: give 1 (or nothing)" >&2; exit 2 ;;
+esac
+[[ -n "${GROWTH_NS:-}" ]] && args+=(-ns "$GROWTH_NS")
 
 go build -o bin/bench ./internal/bench/cmd/bench
 

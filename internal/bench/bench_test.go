@@ -240,13 +240,14 @@ func TestInstallReal(t *testing.T) {
 	}
 }
 
-func TestPluginCPU(t *testing.T) {
+func TestPluginUsage(t *testing.T) {
 	dir := t.TempDir()
-	_ = os.WriteFile(filepath.Join(dir, "terraform-provider-berth-1"), []byte("1000000000 500000000\n"), 0o644)
-	_ = os.WriteFile(filepath.Join(dir, "terraform-provider-berth-2"), []byte("2000000000 0\n"), 0o644)
-	u, s, err := pluginCPU(dir)
-	if err != nil || u != 3*time.Second || s != 500*time.Millisecond {
-		t.Errorf("pluginCPU = %v, %v, %v", u, s, err)
+	_ = os.WriteFile(filepath.Join(dir, "terraform-provider-berth-1"), []byte("1000000000 500000000 52428800\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "terraform-provider-berth-2"), []byte("2000000000 0 104857600\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "terraform-provider-berth-3"), []byte("0 0 73400320\n"), 0o644)
+	u, s, peak, err := pluginUsage(dir)
+	if err != nil || u != 3*time.Second || s != 500*time.Millisecond || peak != 100<<20 {
+		t.Errorf("pluginUsage = %v, %v, %d, %v; want 3s, 500ms, the largest peak %d", u, s, peak, err, 100<<20)
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("files left: %v", left)
@@ -264,6 +265,7 @@ func TestConfigsFormatted(t *testing.T) {
 	cfgs := map[string]string{}
 	for _, v := range Variants() {
 		cfgs[v.Key] = v.Config(3, "http://127.0.0.1:4646")
+		cfgs[v.Key+" (growth)"] = v.GrowthConfig(3, "http://127.0.0.1:4646")
 	}
 	for name, cfg := range cfgs {
 		cmd := exec.Command(tf, "fmt", "-")

@@ -28,6 +28,7 @@ type Report struct {
 	Terraform   string `json:"terraform"`
 	Nomad       string `json:"nomad"`
 	CPUs        int    `json:"cpus"`
+	Growth      bool   `json:"growth,omitempty"` // jobs never placed (growth mode)
 	Rows        []Row  `json:"rows"`
 }
 
@@ -68,6 +69,7 @@ func MedianSample(ss []Sample) Sample {
 		TerraformCPU: pick(func(s Sample) time.Duration { return s.TerraformCPU }),
 		PluginCPU:    pick(func(s Sample) time.Duration { return s.PluginCPU }),
 		AgentCPU:     pick(func(s Sample) time.Duration { return s.AgentCPU }),
+		PluginPeak:   int64(pick(func(s Sample) time.Duration { return time.Duration(s.PluginPeak) })),
 	}
 	for _, s := range ss {
 		m.PlanChanged = m.PlanChanged || s.PlanChanged
@@ -270,6 +272,10 @@ func (rep Report) WriteJSON(file string) error {
 func (rep Report) Print(w io.Writer, targets []Target) bool {
 	fmt.Fprintf(w, "\nN = %d, median of %d runs, -parallelism=%d; Terraform %s, Nomad %s, %d CPUs\n\n",
 		rep.N, rep.Runs, rep.Parallelism, rep.Terraform, rep.Nomad, rep.CPUs)
+	if rep.Growth {
+		fmt.Fprintf(w, "Growth mode: every job has the constraint %s %s, which no node meets: the jobs register and are "+
+			"compared but never placed, and only the variants that do not wait run.\n\n", neverAttribute, neverOperator)
+	}
 
 	fmt.Fprintln(w, "Seconds (wall) and the requests each plan made:")
 	fmt.Fprintln(w)
@@ -313,6 +319,18 @@ func (rep Report) Print(w io.Writer, targets []Target) bool {
 	}
 
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Peak resident memory of the plugin (MiB, median; the largest plugin process of the command):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| | apply | plan | destroy |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|")
+	for _, r := range rep.Rows {
+		if r.Key == KeyFloor {
+			continue // terraform_data is built into Terraform: no plugin
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Label, mib(r.Median[Apply].PluginPeak), mib(r.Median[Plan].PluginPeak), mib(r.Median[Destroy].PluginPeak))
+	}
+
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Plan requests by endpoint (a run with the median count):")
 	for _, r := range rep.Rows {
 		m := r.Median[Plan]
@@ -349,6 +367,14 @@ func (rep Report) Print(w io.Writer, targets []Target) bool {
 		failed = failed || t.Failed()
 	}
 	return failed
+}
+
+// mib formats bytes as MiB ("–" for unknown).
+func mib(b int64) string {
+	if b <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", float64(b)/(1<<20))
 }
 
 func ratioCell(r, base Row, ok bool, ph Phase) string {

@@ -37,9 +37,10 @@ type Sample struct {
 	Wall         time.Duration  `json:"wall_ns"`
 	Requests     int            `json:"requests"`
 	Endpoints    map[string]int `json:"endpoints,omitempty"`
-	TerraformCPU time.Duration  `json:"terraform_cpu_ns"` // user+sys of terraform itself
-	PluginCPU    time.Duration  `json:"plugin_cpu_ns"`    // user+sys of every plugin process it started
-	AgentCPU     time.Duration  `json:"agent_cpu_ns"`     // user+sys of the Nomad agent process meanwhile
+	TerraformCPU time.Duration  `json:"terraform_cpu_ns"`                // user+sys of terraform itself
+	PluginCPU    time.Duration  `json:"plugin_cpu_ns"`                   // user+sys of every plugin process it started
+	AgentCPU     time.Duration  `json:"agent_cpu_ns"`                    // user+sys of the Nomad agent process meanwhile
+	PluginPeak   int64          `json:"plugin_peak_rss_bytes,omitempty"` // largest peak resident memory of a plugin process it started
 	PlanChanged  bool           `json:"plan_changed,omitempty"`
 }
 
@@ -56,6 +57,7 @@ type Options struct {
 	Peer        string // terraform-provider-nomad binary, gzipped or not ("" skips the peer rows)
 	Base        string // another terraform-provider-berth binary, run beside Berth in the same cycles ("" skips the base rows)
 	Only        []string
+	Growth      bool      // every job has a constraint no node meets; only the variants that do not wait run
 	PprofDir    string    // when set, each command's plugins get BERTH_PPROF_DIR=<dir>/<variant>/<run>-<phase>
 	Progress    io.Writer // one line per command
 }
@@ -125,6 +127,12 @@ func NewRunner(o Options) (*Runner, error) {
 		if key := cmp.Or(v.Base, v.Key); len(o.Only) > 0 && !slices.Contains(o.Only, key) || v.Base != "" && o.Base == "" {
 			continue
 		}
+		if o.Growth && !v.GrowthVariant() {
+			if slices.Contains(o.Only, v.Key) {
+				return nil, fmt.Errorf("%s waits for allocations, and in growth mode no job is ever placed: run %s", v.Key, strings.Join(GrowthKeys(), ", "))
+			}
+			continue
+		}
 		if v.Provider != nil && dirs[v.Provider.Source] == "" {
 			continue
 		}
@@ -132,7 +140,11 @@ func NewRunner(o Options) (*Runner, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(v.Config(o.N, r.proxy.URL)), 0o644); err != nil {
+		cfg := v.Config(o.N, r.proxy.URL)
+		if o.Growth {
+			cfg = v.GrowthConfig(o.N, r.proxy.URL)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o644); err != nil {
 			return nil, err
 		}
 		r.variants = append(r.variants, v)
@@ -218,7 +230,13 @@ func (r *Runner) cycle(ctx context.Context, v Variant, run int) (map[Phase]Sampl
 	out := map[Phase]Sample{}
 	for _, ph := range Phases {
 		if ph == Plan && v.Provider != nil {
-			if err := r.settle(ctx, v, run); err != nil {
+			settle := r.settle
+			if r.o.Growth {
+				settle = r.settleUnplaced
+			}
+			if err := settle(ctx, v, run); err != nil {
+				// Leave nothing behind for the next variant.
+				_, _ = r.command(ctx, v, run, Destroy, args[Destroy])
 				return nil, err
 			}
 		}
@@ -235,9 +253,9 @@ func (r *Runner) cycle(ctx context.Context, v Variant, run int) (map[Phase]Sampl
 		if s.PlanChanged {
 			note = "  (plan NOT empty)"
 		}
-		fmt.Fprintf(r.o.Progress, "bench: run %d/%d %-13s %-7s %7.2fs %5d requests  cpu terraform %.2fs plugin %.2fs agent %.2fs%s\n",
-			run, r.o.Runs, v.Key, ph, s.Wall.Seconds(), s.Requests, s.TerraformCPU.Seconds(), s.PluginCPU.Seconds(),
-			s.AgentCPU.Seconds(), note)
+		fmt.Fprintf(r.o.Progress, "bench: N=%d run %d/%d %-13s %-7s %7.2fs %5d requests  cpu terraform %.2fs plugin %.2fs agent %.2fs  plugin peak %s%s\n",
+			r.o.N, run, r.o.Runs, v.Key, ph, s.Wall.Seconds(), s.Requests, s.TerraformCPU.Seconds(), s.PluginCPU.Seconds(),
+			s.AgentCPU.Seconds(), mib(s.PluginPeak), note)
 	}
 	return out, nil
 }
@@ -262,7 +280,7 @@ func (r *Runner) command(ctx context.Context, v Variant, run int, ph Phase, args
 		}
 		env = append(env, "BERTH_PPROF_DIR="+pd)
 	}
-	if _, _, err := pluginCPU(r.rusage); err != nil { // drop leftovers
+	if _, _, _, err := pluginUsage(r.rusage); err != nil { // drop leftovers
 		return Sample{}, err
 	}
 	cmd := exec.CommandContext(ctx, r.o.Terraform, append([]string{"-chdir=" + dir}, args...)...)
@@ -287,12 +305,12 @@ func (r *Runner) command(ctx context.Context, v Variant, run int, ph Phase, args
 	if runErr != nil {
 		return s, fmt.Errorf("terraform %s: %w (output in %s):\n%s", ph, runErr, logFile, tail(logFile, 30))
 	}
-	pu, ps, err := pluginCPU(r.rusage)
+	pu, ps, peak, err := pluginUsage(r.rusage)
 	if err != nil {
 		return s, err
 	}
 	tu, ts := cpuOf(cmd.ProcessState)
-	s.PluginCPU = pu + ps
+	s.PluginCPU, s.PluginPeak = pu+ps, peak
 	s.TerraformCPU = max(tu+ts-s.PluginCPU, 0) // terraform's rusage includes the plugins it waited for
 	return s, nil
 }
@@ -463,4 +481,77 @@ func agentCPU(pid int) time.Duration {
 		return 0
 	}
 	return time.Duration(u+s) * 10 * time.Millisecond
+}
+
+type jobStub struct{ ID, Status string }
+
+type evalStub struct{ ID, JobID, Status string }
+
+// settleUnplaced is settle in growth mode: it waits until the scheduler has
+// seen every job of v (no evaluation of theirs pending), then checks what
+// growth mode promises: all N jobs registered and not one allocation. A
+// placed job would make the figures measure the scheduler again, so it
+// fails the run. (Nomad still opens a deployment for each job, which stays
+// running until its progress deadline; the plan does not wait for those.)
+func (r *Runner) settleUnplaced(ctx context.Context, v Variant, _ int) error {
+	prefix := jobName(v.Key)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var jobs []jobStub
+		var allocs []allocStub
+		var evals []evalStub
+		if err := r.agent(ctx, http.MethodGet, "/v1/jobs?prefix="+prefix, &jobs); err != nil {
+			return err
+		}
+		if err := r.agent(ctx, http.MethodGet, "/v1/allocations", &allocs); err != nil {
+			return err
+		}
+		if err := r.agent(ctx, http.MethodGet, "/v1/evaluations", &evals); err != nil {
+			return err
+		}
+		pending, err := checkUnplaced(prefix, r.o.N, jobs, allocs, evals)
+		if err != nil || pending == 0 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d evaluations of %s* still pending after 2 minutes", pending, prefix)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// checkUnplaced checks a growth-mode apply in Nomad's lists: n jobs named
+// prefix<i>, none with an allocation. It returns how many of their
+// evaluations are still pending (the check is final only at 0).
+func checkUnplaced(prefix string, n int, jobs []jobStub, allocs []allocStub, evals []evalStub) (int, error) {
+	registered := 0
+	for _, j := range jobs {
+		if strings.HasPrefix(j.ID, prefix) {
+			registered++
+		}
+	}
+	if registered != n {
+		return 0, fmt.Errorf("growth mode: %d jobs %s* registered after apply, want %d", registered, prefix, n)
+	}
+	var placed []string
+	for _, a := range allocs {
+		if strings.HasPrefix(a.JobID, prefix) {
+			placed = append(placed, fmt.Sprintf("job %s allocation %.8s %s", a.JobID, a.ID, a.ClientStatus))
+		}
+	}
+	if len(placed) > 0 {
+		return 0, fmt.Errorf("growth mode: jobs were placed despite constraint %s %s (does a node set that meta key?): %s",
+			neverAttribute, neverOperator, strings.Join(placed, "; "))
+	}
+	pending := 0
+	for _, e := range evals {
+		if strings.HasPrefix(e.JobID, prefix) && e.Status == "pending" {
+			pending++
+		}
+	}
+	return pending, nil
 }

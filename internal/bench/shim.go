@@ -18,7 +18,11 @@ import (
 // Terraform starts it like the plugin, and it starts the real binary with
 // the same arguments, environment and standard streams (so go-plugin's
 // handshake goes straight to Terraform), waits for it, and writes the
-// plugin's user and system CPU to a file in the rusage directory.
+// plugin's user and system CPU and its peak resident memory to a file in
+// the rusage directory. The peak is the kernel's high-water mark of the
+// plugin's resident set (ru_maxrss from wait4, the figure /proc/<pid>/status
+// shows as VmHWM), so it is exact without sampling: the shim is the
+// plugin's parent and reaps it.
 const (
 	envRealDir   = "BERTH_BENCH_REAL_DIR"   // directory holding the real plugin binaries
 	envRusageDir = "BERTH_BENCH_RUSAGE_DIR" // where each plugin process writes its CPU
@@ -53,7 +57,7 @@ func RunShim(argv0 string, args []string) int {
 	err := cmd.Wait()
 	if rusageDir != "" && cmd.ProcessState != nil {
 		u, s := cpuOf(cmd.ProcessState)
-		line := fmt.Sprintf("%d %d\n", u.Nanoseconds(), s.Nanoseconds())
+		line := fmt.Sprintf("%d %d %d\n", u.Nanoseconds(), s.Nanoseconds(), peakRSS(cmd.ProcessState))
 		file := filepath.Join(rusageDir, fmt.Sprintf("%s-%d", name, cmd.Process.Pid))
 		if werr := os.WriteFile(file, []byte(line), 0o644); werr != nil {
 			fmt.Fprintf(os.Stderr, "bench shim: %v\n", werr)
@@ -75,32 +79,47 @@ func cpuOf(ps *os.ProcessState) (user, sys time.Duration) {
 	return ps.UserTime(), ps.SystemTime()
 }
 
-// pluginCPU sums and removes the CPU files in dir.
-func pluginCPU(dir string) (user, sys time.Duration, err error) {
+// peakRSS is the peak resident set of a finished process, in bytes (0 when
+// the platform does not say). Linux reports ru_maxrss in KiB.
+func peakRSS(ps *os.ProcessState) int64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss * 1024
+	}
+	return 0
+}
+
+// pluginUsage sums the CPU and takes the largest peak memory of the usage
+// files in dir (one per plugin process a command started), and removes
+// them. Terraform starts a plugin more than once per command (to read its
+// schema, then to plan or apply), so the figure is the peak of the largest
+// plugin process, not a sum over processes.
+func pluginUsage(dir string) (user, sys time.Duration, peak int64, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	for _, e := range entries {
 		file := filepath.Join(dir, e.Name())
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		f := strings.Fields(string(data))
-		if len(f) != 2 {
-			return 0, 0, fmt.Errorf("%s: want two numbers, got %q", file, data)
+		if len(f) != 3 {
+			return 0, 0, 0, fmt.Errorf("%s: want three numbers, got %q", file, data)
 		}
 		u, err1 := strconv.ParseInt(f[0], 10, 64)
 		s, err2 := strconv.ParseInt(f[1], 10, 64)
-		if err := errors.Join(err1, err2); err != nil {
-			return 0, 0, fmt.Errorf("%s: %w", file, err)
+		m, err3 := strconv.ParseInt(f[2], 10, 64)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return 0, 0, 0, fmt.Errorf("%s: %w", file, err)
 		}
 		user += time.Duration(u)
 		sys += time.Duration(s)
+		peak = max(peak, m)
 		if err := os.Remove(file); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
-	return user, sys, nil
+	return user, sys, peak, nil
 }

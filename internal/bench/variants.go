@@ -24,6 +24,18 @@ const (
 	progressDL     = "10m"
 )
 
+// In growth mode every job carries a constraint no node meets, so it
+// registers (Nomad keeps it pending, with a blocked evaluation) but never
+// places: the bench then measures the providers and the agent's API, not
+// the scheduler and the tasks. The attribute is a node meta key no bench
+// agent sets; berth_instance writes the same constraint on the task group
+// through placement.constraints that the jobspec variants write in their
+// group, so berth and the peer send Nomad the same job.
+const (
+	neverAttribute = "${meta.berth_bench_never}"
+	neverOperator  = "is_set"
+)
+
 // Provider names a provider a variant needs: its source address (for
 // dev_overrides) and the binary name Terraform looks for.
 type Provider struct {
@@ -43,7 +55,8 @@ type Variant struct {
 	Provider *Provider // nil for terraform_data
 	Peer     string    // Key of the peer row its ratios are against ("" for none)
 	Base     string    // for a base row (the -base binary), the berth row it is compared with
-	config   func(n int, addr string) string
+	Waits    bool      // waits for the jobs' allocations (not run in growth mode: they never place)
+	config   func(n int, addr string, never bool) string
 }
 
 // Keys of the variants, in table order.
@@ -65,35 +78,55 @@ func Variants() []Variant {
 	return []Variant{
 		{Key: KeyFloor, Label: "terraform_data (floor)", config: floorConfig},
 		{Key: KeyBerthNoWait, Label: "berth_instance, wait_for_healthy = false", Provider: &berthProvider, Peer: KeyPeerDetach,
-			config: func(n int, addr string) string { return berthConfig(KeyBerthNoWait, n, addr, false) }},
+			config: func(n int, addr string, never bool) string { return berthConfig(KeyBerthNoWait, n, addr, false, never) }},
 		{Key: KeyBaseNoWait, Label: "berth_instance (base), wait_for_healthy = false", Provider: &berthProvider, Base: KeyBerthNoWait,
-			config: func(n int, addr string) string { return berthConfig(KeyBaseNoWait, n, addr, false) }},
-		{Key: KeyBerthWait, Label: "berth_instance, wait_for_healthy = true", Provider: &berthProvider, Peer: KeyPeerWait,
-			config: func(n int, addr string) string { return berthConfig(KeyBerthWait, n, addr, true) }},
-		{Key: KeyBaseWait, Label: "berth_instance (base), wait_for_healthy = true", Provider: &berthProvider, Base: KeyBerthWait,
-			config: func(n int, addr string) string { return berthConfig(KeyBaseWait, n, addr, true) }},
+			config: func(n int, addr string, never bool) string { return berthConfig(KeyBaseNoWait, n, addr, false, never) }},
+		{Key: KeyBerthWait, Label: "berth_instance, wait_for_healthy = true", Provider: &berthProvider, Peer: KeyPeerWait, Waits: true,
+			config: func(n int, addr string, never bool) string { return berthConfig(KeyBerthWait, n, addr, true, never) }},
+		{Key: KeyBaseWait, Label: "berth_instance (base), wait_for_healthy = true", Provider: &berthProvider, Base: KeyBerthWait, Waits: true,
+			config: func(n int, addr string, never bool) string { return berthConfig(KeyBaseWait, n, addr, true, never) }},
 		{Key: KeyJobNoWait, Label: "berth_job, wait_for_healthy = false", Provider: &berthProvider, Peer: KeyPeerDetach,
-			config: func(n int, addr string) string { return jobConfig(KeyJobNoWait, n, addr, false) }},
+			config: func(n int, addr string, never bool) string { return jobConfig(KeyJobNoWait, n, addr, false, never) }},
 		{Key: KeyBaseJob, Label: "berth_job (base), wait_for_healthy = false", Provider: &berthProvider, Base: KeyJobNoWait,
-			config: func(n int, addr string) string { return jobConfig(KeyBaseJob, n, addr, false) }},
-		{Key: KeyJobWait, Label: "berth_job, wait_for_healthy = true", Provider: &berthProvider, Peer: KeyPeerWait,
-			config: func(n int, addr string) string { return jobConfig(KeyJobWait, n, addr, true) }},
+			config: func(n int, addr string, never bool) string { return jobConfig(KeyBaseJob, n, addr, false, never) }},
+		{Key: KeyJobWait, Label: "berth_job, wait_for_healthy = true", Provider: &berthProvider, Peer: KeyPeerWait, Waits: true,
+			config: func(n int, addr string, never bool) string { return jobConfig(KeyJobWait, n, addr, true, never) }},
 		{Key: KeyPeerDetach, Label: "nomad_job, detach = true", Provider: &peerProvider,
-			config: func(n int, addr string) string { return peerConfig(n, addr, true) }},
-		{Key: KeyPeerWait, Label: "nomad_job, detach = false", Provider: &peerProvider,
-			config: func(n int, addr string) string { return peerConfig(n, addr, false) }},
+			config: func(n int, addr string, never bool) string { return peerConfig(n, addr, true, never) }},
+		{Key: KeyPeerWait, Label: "nomad_job, detach = false", Provider: &peerProvider, Waits: true,
+			config: func(n int, addr string, never bool) string { return peerConfig(n, addr, false, never) }},
 	}
+}
+
+// GrowthKeys are the keys of the variants growth mode runs (base rows
+// aside), in table order.
+func GrowthKeys() []string {
+	var keys []string
+	for _, v := range Variants() {
+		if v.GrowthVariant() && v.Base == "" {
+			keys = append(keys, v.Key)
+		}
+	}
+	return keys
 }
 
 // Config returns the Terraform configuration of v for n resources talking
 // to the Nomad at addr.
-func (v Variant) Config(n int, addr string) string { return v.config(n, addr) }
+func (v Variant) Config(n int, addr string) string { return v.config(n, addr, false) }
+
+// GrowthConfig is Config with every job held back by a constraint no node
+// meets (growth mode): the jobs register and are compared, never placed.
+func (v Variant) GrowthConfig(n int, addr string) string { return v.config(n, addr, true) }
+
+// GrowthVariant reports whether v runs in growth mode: no variant that
+// waits for allocations does, since none are ever placed.
+func (v Variant) GrowthVariant() bool { return !v.Waits }
 
 // jobName is the Nomad job ID prefix of a variant; resources append the
 // count index.
 func jobName(key string) string { return "bench-" + key + "-" }
 
-func floorConfig(n int, _ string) string {
+func floorConfig(n int, _ string, _ bool) string {
 	return fmt.Sprintf(`resource "terraform_data" "bench" {
   count = %d
   input = "%s${count.index}"
@@ -101,7 +134,17 @@ func floorConfig(n int, _ string) string {
 `, n, jobName(KeyFloor))
 }
 
-func berthConfig(key string, n int, addr string, wait bool) string {
+func berthConfig(key string, n int, addr string, wait, never bool) string {
+	placement := ""
+	if never {
+		placement = fmt.Sprintf(`
+  placement = {
+    constraints = [{
+      attribute = %q
+      operator  = %q
+    }]
+  }`, hclEscape(neverAttribute), neverOperator)
+	}
 	return fmt.Sprintf(`terraform {
   required_providers {
     berth = { source = %q }
@@ -133,16 +176,16 @@ resource "berth_instance" "bench" {
     progress_deadline = %q
     auto_revert       = false
     canary            = 0
-  }
+  }%s
 }
 `, berthProvider.Source, addr, n, jobName(key), wait, jobTask, jobCommand, jobArg, jobCPU, jobMemory,
-		minHealthyTime, healthyDL, progressDL)
+		minHealthyTime, healthyDL, progressDL, placement)
 }
 
 // peerConfig is the same job as berthConfig, as a jobspec: berth sets the
 // update block on the group with health_check = "task_states" (no checks),
 // and a host-mode group network.
-func peerConfig(n int, addr string, detach bool) string {
+func peerConfig(n int, addr string, detach, never bool) string {
 	key := KeyPeerWait
 	if detach {
 		key = KeyPeerDetach
@@ -165,11 +208,11 @@ resource "nomad_job" "bench" {
 %s
 EOT
 }
-`, peerProvider.Source, addr, n, detach, benchJobspec(key))
+`, peerProvider.Source, addr, n, detach, benchJobspec(key, never))
 }
 
 // jobConfig is the peer's jobspec as berth_job.
-func jobConfig(key string, n int, addr string, wait bool) string {
+func jobConfig(key string, n int, addr string, wait, never bool) string {
 	return fmt.Sprintf(`terraform {
   required_providers {
     berth = { source = %q }
@@ -187,17 +230,28 @@ resource "berth_job" "bench" {
 %s
 EOT
 }
-`, berthProvider.Source, addr, n, wait, benchJobspec(key))
+`, berthProvider.Source, addr, n, wait, benchJobspec(key, never))
 }
 
-// benchJobspec is the job every jobspec variant runs, named for key.
-func benchJobspec(key string) string {
+// benchJobspec is the job every jobspec variant runs, named for key; with
+// never, its group has the constraint no node meets. It sits in a heredoc
+// of the configuration, where Terraform would interpolate "${".
+func benchJobspec(key string, never bool) string {
+	constraint := ""
+	if never {
+		constraint = fmt.Sprintf(`
+
+    constraint {
+      attribute = %q
+      operator  = %q
+    }`, hclEscape(neverAttribute), neverOperator)
+	}
 	return fmt.Sprintf(`job "%s${count.index}" {
   datacenters = ["*"]
   type        = "service"
 
   group %q {
-    count = 1
+    count = 1%s
 
     network {
       mode = "host"
@@ -227,8 +281,12 @@ func benchJobspec(key string) string {
       }
     }
   }
-}`, jobName(key), jobGroup, minHealthyTime, healthyDL, progressDL, jobTask, jobCommand, jobArg, jobCPU, jobMemory)
+}`, jobName(key), jobGroup, constraint, minHealthyTime, healthyDL, progressDL, jobTask, jobCommand, jobArg, jobCPU, jobMemory)
 }
+
+// hclEscape escapes Terraform's template interpolation in s ("${" becomes
+// "$${"), for a literal string in a configuration.
+func hclEscape(s string) string { return strings.ReplaceAll(s, "${", "$${") }
 
 // CLIConfig returns a Terraform CLI configuration that loads each provider
 // from dirs[provider.Source] through dev_overrides, so nothing is installed

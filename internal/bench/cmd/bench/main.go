@@ -4,9 +4,13 @@
 //
 //	bench -agent-state FILE -provider PATH [-peer PATH] [-n 200] [-runs 3] [-parallelism 10]
 //	      [-only floor,berth-nowait,...] [-json FILE] [-baseline FILE] [-base PATH] [-work DIR]
+//	      [-growth [-ns 100,300,1000]]
 //
 // It prints the tables and a PASS/FAIL line per target, and exits 1 when a
-// target fails, 2 when the bench itself could not run. BERTH_PPROF_DIR, when
+// target fails, 2 when the bench itself could not run. With -growth the
+// jobs never place (a constraint no node meets), only the variants that do
+// not wait run, no target is judged, and with -ns it runs at each N in turn
+// and ends with the growth table. BERTH_PPROF_DIR, when
 // set, reaches the plugins as <dir>/<variant>/<run>-<phase>.
 //
 // Started under the name terraform-provider-* it is the plugin shim that
@@ -22,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -59,6 +64,8 @@ func run(args []string) (bool, error) {
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
 	baseline := fs.String("baseline", "", "JSON from an earlier run: fail any berth figure more than 10% worse")
 	work := fs.String("work", "", "scratch directory (default: a temporary one, removed at the end)")
+	growth := fs.Bool("growth", false, "growth mode: every job has a constraint no node meets, so it registers but never places; only the variants that do not wait run")
+	nsFlag := fs.String("ns", "", "growth mode at each of these comma-separated N in turn, then the growth table (implies -growth, replaces -n)")
 	if err := fs.Parse(args); err != nil {
 		return false, err
 	}
@@ -67,6 +74,17 @@ func run(args []string) (bool, error) {
 	}
 	if *n < 1 || *runs < 1 || *par < 1 {
 		return false, errors.New("-n, -runs and -parallelism must be at least 1")
+	}
+	ns := []int{*n}
+	if *nsFlag != "" {
+		var err error
+		if ns, err = bench.ParseNs(*nsFlag); err != nil {
+			return false, err
+		}
+		*growth = true
+	}
+	if *growth && *baseline != "" {
+		return false, errors.New("-baseline judges the placing bench's targets; growth mode judges none")
 	}
 
 	addr, pid := *nomadAddr, 0
@@ -111,33 +129,57 @@ func run(args []string) (bool, error) {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r, err := bench.NewRunner(bench.Options{
-		Terraform: tfPath, N: *n, Runs: *runs, Parallelism: *par, Work: dir,
-		NomadAddr: addr, AgentPID: pid, Berth: *provider, Peer: *peer, Base: *baseBin, Only: onlyList,
-		PprofDir: os.Getenv("BERTH_PPROF_DIR"), Progress: os.Stderr,
-	})
-	if err != nil {
-		return false, err
-	}
-	defer r.Close()
-
-	samples, runErr := r.Run(ctx)
-	rep := bench.NewReport(r.Variants(), samples)
-	rep.N, rep.Runs, rep.Parallelism, rep.CPUs = *n, *runs, *par, runtime.NumCPU()
-	rep.Terraform, rep.Nomad = terraformVersion(tfPath), r.NomadVersion(ctx)
-	if runErr != nil {
-		if len(rep.Rows) > 0 {
-			fmt.Fprintln(os.Stderr, "bench: stopped early; what was measured until then (not a result):")
-			rep.Print(os.Stderr, nil)
+	var g bench.Growth
+	failed := false
+	for _, n := range ns {
+		workN := dir
+		if len(ns) > 1 {
+			workN = filepath.Join(dir, fmt.Sprintf("n%d", n))
 		}
-		return false, runErr
+		r, err := bench.NewRunner(bench.Options{
+			Terraform: tfPath, N: n, Runs: *runs, Parallelism: *par, Work: workN,
+			NomadAddr: addr, AgentPID: pid, Berth: *provider, Peer: *peer, Base: *baseBin, Only: onlyList,
+			Growth: *growth, PprofDir: os.Getenv("BERTH_PPROF_DIR"), Progress: os.Stderr,
+		})
+		if err != nil {
+			return false, err
+		}
+		samples, runErr := r.Run(ctx)
+		rep := bench.NewReport(r.Variants(), samples)
+		rep.N, rep.Runs, rep.Parallelism, rep.CPUs, rep.Growth = n, *runs, *par, runtime.NumCPU(), *growth
+		rep.Terraform, rep.Nomad = terraformVersion(tfPath), r.NomadVersion(ctx)
+		_ = r.Close()
+		if runErr != nil {
+			if len(rep.Rows) > 0 {
+				fmt.Fprintln(os.Stderr, "bench: stopped early; what was measured until then (not a result):")
+				rep.Print(os.Stderr, nil)
+			}
+			g.Print(os.Stderr)
+			return false, runErr
+		}
+		if *growth {
+			// The targets are those of the placing bench: not judged here.
+			rep.Print(os.Stdout, nil)
+		} else {
+			failed = rep.Print(os.Stdout, rep.Targets(*peer != "", base))
+		}
+		g.Reports = append(g.Reports, rep)
+	}
+	if len(ns) > 1 {
+		g.Print(os.Stdout)
 	}
 	if *jsonOut != "" {
-		if err := rep.WriteJSON(*jsonOut); err != nil {
+		var err error
+		if len(ns) > 1 {
+			err = g.WriteJSON(*jsonOut)
+		} else {
+			err = g.Reports[0].WriteJSON(*jsonOut)
+		}
+		if err != nil {
 			return false, err
 		}
 	}
-	return rep.Print(os.Stdout, rep.Targets(*peer != "", base)), nil
+	return failed, nil
 }
 
 func terraformVersion(tf string) string {
