@@ -22,8 +22,8 @@ type RolloutError struct {
 	// DeploymentStatus is the deployment's status as Nomad shows it when
 	// it did not fail (one Nomad left running); "" is "failed".
 	DeploymentStatus string
-	Reason       string   // e.g. "deployment failed: Failed due to unhealthy allocations"
-	Details      []string // one line per failed placement or task
+	Reason           string   // e.g. "deployment failed: Failed due to unhealthy allocations"
+	Details          []string // one line per failed placement or task
 	// Outcome is what the job failed to do; "" is "become healthy".
 	Outcome string
 }
