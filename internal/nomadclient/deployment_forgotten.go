@@ -108,8 +108,9 @@ func (c *Client) forgottenOutcome(ctx context.Context, namespace, jobID string, 
 	if err != nil {
 		return "", fmt.Errorf("reading the allocations of job %q to check deployment %s: %w", jobID, d.ID, err)
 	}
-	shows := fmt.Sprintf("Nomad still shows deployment %s of job %q (version %d) as %q (%s) %s after every task group reached "+
-		"its desired healthy count: %s", d.ID, jobID, d.JobVersion, d.Status, d.StatusDescription, stuckFor.Round(time.Second), groupCounts(d))
+	shows := fmt.Sprintf("Nomad still shows deployment %s of job %q (version %d) as %q (%s), %s after berth first saw every "+
+		"task group at its desired healthy count: %s", d.ID, jobID, d.JobVersion, d.Status, d.StatusDescription,
+		stuckFor.Round(time.Second), groupCounts(d))
 	problems, good := allocationsAgainst(d, allocs)
 	if len(problems) > 0 {
 		return "", &RolloutError{JobID: jobID, DeploymentID: d.ID, DeploymentStatus: d.Status,

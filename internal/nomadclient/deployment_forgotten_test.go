@@ -114,7 +114,7 @@ func TestWaitForRollout_forgottenDeployment(t *testing.T) {
 		t.Fatalf("deployment = %+v, want %s as Nomad shows it (running)", dep, testDepID)
 	}
 	for _, want := range []string{
-		"Nomad still shows deployment " + testDepID + ` of job "web" (version 3) as "running" (Deployment is running) 45s after`,
+		"Nomad still shows deployment " + testDepID + ` of job "web" (version 3) as "running" (Deployment is running), 45s after berth first saw every task group`,
 		`group "app" 2 healthy of 2 desired, 2 placed, 0 unhealthy`,
 		"all 2 allocations of version 3 run and are healthy",
 	} {
