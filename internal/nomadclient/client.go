@@ -83,6 +83,17 @@ type Client struct {
 	holdDriver     string
 	drivers        driverCache // see DetectedDrivers
 	cluster        string      // see ClusterKey
+	// now is the clock waits measure time on (time.Now when nil); tests
+	// set a fake one so no test races the wall clock.
+	now func() time.Time
+}
+
+// clock is the current time on c's clock.
+func (c *Client) clock() time.Time {
+	if c.now != nil {
+		return c.now()
+	}
+	return time.Now()
 }
 
 // ValidateAddress checks that addr is an absolute http or https URL.

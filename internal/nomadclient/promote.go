@@ -15,6 +15,10 @@ type Deployment struct {
 	// AwaitingPromotion: running with canaries nobody has promoted yet
 	// (awaitingPromotion).
 	AwaitingPromotion bool
+	// Forgotten is set when the wait stopped following a deployment Nomad
+	// left running although every group is healthy and its allocations
+	// confirm it (forgottenOutcome): what Nomad shows, for a warning.
+	Forgotten string
 }
 
 // deploymentOf is d as a Deployment; nil for nil.
@@ -83,26 +87,34 @@ type PromoteOptions struct {
 // when no deployment of the job awaits promotion. A promotion Nomad
 // refuses is a *RolloutError with Nomad's reason. A promote request whose
 // answer was lost counts as done when the deployment reads back promoted.
+// Waiting, it treats a deployment Nomad leaves running as WaitForRollout
+// does (Deployment.Forgotten).
 func (c *Client) PromoteCanaries(ctx context.Context, namespace, jobID string, opts PromoteOptions) (*Deployment, error) {
-	dep, err := c.promoteCanaries(ctx, namespace, jobID, opts)
-	return deploymentOf(dep), err
+	dep, forgotten, err := c.promoteCanaries(ctx, namespace, jobID, opts)
+	out := deploymentOf(dep)
+	if out != nil {
+		out.Forgotten = forgotten
+	}
+	return out, err
 }
 
-func (c *Client) promoteCanaries(ctx context.Context, namespace, jobID string, opts PromoteOptions) (*api.Deployment, error) {
+func (c *Client) promoteCanaries(ctx context.Context, namespace, jobID string, opts PromoteOptions) (*api.Deployment, string, error) {
 	job, err := c.getJob(ctx, namespace, jobID)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if job == nil {
-		return nil, fmt.Errorf("job %q is gone from namespace %q", jobID, namespace)
+		return nil, "", fmt.Errorf("job %q is gone from namespace %q", jobID, namespace)
 	}
 	dep, err := c.activeDeployment(ctx, job)
 	if err != nil || !awaitingPromotion(dep) {
-		return nil, err
+		return nil, "", err
 	}
 	if opts.WaitReady {
-		if err := c.waitDeployment(ctx, namespace, jobID, dep, true); err != nil {
-			return dep, err
+		// Someone else may promote it meanwhile: a deployment then left
+		// running once healthy ends the wait as it would after a promotion.
+		if forgotten, err := c.waitDeployment(ctx, namespace, jobID, dep, true, forgottenAfter(job)); err != nil || forgotten != "" {
+			return dep, forgotten, err
 		}
 	}
 	if awaitingPromotion(dep) {
@@ -112,10 +124,10 @@ func (c *Client) promoteCanaries(ctx context.Context, namespace, jobID string, o
 			if promoted, readErr := c.readDeployment(ctx, namespace, dep.ID); readErr == nil && !awaitingPromotion(promoted) {
 				*dep = *promoted
 			} else if IsBadRequest(err) {
-				return dep, &RolloutError{JobID: jobID, DeploymentID: dep.ID,
+				return dep, "", &RolloutError{JobID: jobID, DeploymentID: dep.ID,
 					Reason: fmt.Sprintf("Nomad refused to promote deployment %s: %s", idPrefix(dep.ID), NomadMessage(err))}
 			} else {
-				return dep, fmt.Errorf("promoting deployment %s: %w", dep.ID, c.classify(err, "promote deployment"))
+				return dep, "", fmt.Errorf("promoting deployment %s: %w", dep.ID, c.classify(err, "promote deployment"))
 			}
 		}
 	}
@@ -123,9 +135,10 @@ func (c *Client) promoteCanaries(ctx context.Context, namespace, jobID string, o
 		if d, err := c.readDeployment(ctx, namespace, dep.ID); err == nil {
 			*dep = *d
 		}
-		return dep, nil
+		return dep, "", nil
 	}
-	return dep, c.waitDeployment(ctx, namespace, jobID, dep, false)
+	forgotten, err := c.waitDeployment(ctx, namespace, jobID, dep, false, forgottenAfter(job))
+	return dep, forgotten, err
 }
 
 func (c *Client) readDeployment(ctx context.Context, namespace, id string) (*api.Deployment, error) {

@@ -69,7 +69,7 @@ func TestWaitForRolloutStopsAtPromotion(t *testing.T) {
 		f.handle("GET /v1/job/web/deployment", replyJSON(canaryDeployment(0, 0, false)))
 		f.handle("GET /v1/deployment/"+testDepID, replySequence(
 			replyJSON(canaryDeployment(0, 0, false)), replyJSON(canaryDeployment(1, 0, false)), replyJSON(canaryDeployment(1, 1, false))))
-		dep, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
+		dep, _, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
 		if err != nil || !awaitingPromotion(dep) || !canariesReady(dep) {
 			t.Fatalf("WaitForRollout = %+v, %v; want the deployment with its canary healthy", dep, err)
 		}
@@ -85,7 +85,7 @@ func TestWaitForRolloutStopsAtPromotion(t *testing.T) {
 		f.handle("GET /v1/job/web", replyJSON(canaryJob(true)))
 		f.handle("GET /v1/job/web/deployment", replyJSON(canaryDeployment(0, 0, false)))
 		f.handle("GET /v1/deployment/"+testDepID, replySequence(replyJSON(canaryDeployment(1, 1, false)), replyJSON(done)))
-		dep, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
+		dep, _, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
 		if err != nil || dep.Status != api.DeploymentStatusSuccessful {
 			t.Fatalf("WaitForRollout = %+v, %v; want the successful deployment", dep, err)
 		}
@@ -118,7 +118,7 @@ func TestPromoteCanaries(t *testing.T) {
 		f.handle("GET /v1/deployment/"+testDepID, replySequence(
 			replyJSON(canaryDeployment(1, 0, false)), replyJSON(canaryDeployment(1, 1, false)), replyJSON(promoted), replyJSON(done)))
 		f.handle("PUT /v1/deployment/promote/"+testDepID, replyJSON(&api.DeploymentUpdateResponse{}))
-		dep, err := f.client().promoteCanaries(context.Background(), "apps", "web", PromoteOptions{WaitReady: true, WaitDone: true})
+		dep, _, err := f.client().promoteCanaries(context.Background(), "apps", "web", PromoteOptions{WaitReady: true, WaitDone: true})
 		if err != nil || dep == nil || dep.Status != api.DeploymentStatusSuccessful {
 			t.Fatalf("PromoteCanaries = %+v, %v; want the successful deployment", dep, err)
 		}
@@ -135,7 +135,7 @@ func TestPromoteCanaries(t *testing.T) {
 		f := newFakeNomad(t)
 		f.handle("GET /v1/job/web", replyJSON(canaryJob(false)))
 		f.handle("GET /v1/job/web/deployment", replyJSON(done))
-		dep, err := f.client().promoteCanaries(context.Background(), "apps", "web", PromoteOptions{WaitReady: true, WaitDone: true})
+		dep, _, err := f.client().promoteCanaries(context.Background(), "apps", "web", PromoteOptions{WaitReady: true, WaitDone: true})
 		if dep != nil || err != nil {
 			t.Fatalf("PromoteCanaries = %+v, %v; want nil, nil", dep, err)
 		}
@@ -150,7 +150,7 @@ func TestPromoteCanaries(t *testing.T) {
 		old.JobCreateIndex = 2
 		f.handle("GET /v1/job/web", replyJSON(canaryJob(false)))
 		f.handle("GET /v1/job/web/deployment", replyJSON(old))
-		if dep, err := f.client().promoteCanaries(context.Background(), "apps", "web", PromoteOptions{}); dep != nil || err != nil {
+		if dep, _, err := f.client().promoteCanaries(context.Background(), "apps", "web", PromoteOptions{}); dep != nil || err != nil {
 			t.Fatalf("PromoteCanaries = %+v, %v; want nil, nil", dep, err)
 		}
 	})
@@ -163,7 +163,7 @@ func TestPromoteCanaries(t *testing.T) {
 		f.handle("PUT /v1/deployment/promote/"+testDepID, replyRaw(400, `Task group "app" has 0/1 healthy allocations`))
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_, err := f.client().promoteCanaries(ctx, "apps", "web", PromoteOptions{})
+		_, _, err := f.client().promoteCanaries(ctx, "apps", "web", PromoteOptions{})
 		var re *RolloutError
 		if !errors.As(err, &re) || !strings.Contains(re.Reason, "0/1 healthy allocations") {
 			t.Fatalf("err = %v, want a RolloutError quoting Nomad", err)
@@ -176,7 +176,7 @@ func TestPromoteCanaries(t *testing.T) {
 		f.handle("GET /v1/job/web/deployment", replyJSON(canaryDeployment(1, 1, false)))
 		f.handle("GET /v1/deployment/"+testDepID, replySequence(replyJSON(canaryDeployment(1, 1, false)), replyJSON(promoted), replyJSON(done)))
 		f.handle("PUT /v1/deployment/promote/"+testDepID, replyRaw(500, "leader lost"))
-		dep, err := f.client().promoteCanaries(context.Background(), "apps", "web", PromoteOptions{WaitReady: true, WaitDone: true})
+		dep, _, err := f.client().promoteCanaries(context.Background(), "apps", "web", PromoteOptions{WaitReady: true, WaitDone: true})
 		if err != nil || dep.Status != api.DeploymentStatusSuccessful {
 			t.Fatalf("PromoteCanaries = %+v, %v; want the successful deployment", dep, err)
 		}

@@ -19,8 +19,11 @@ import (
 type RolloutError struct {
 	JobID        string
 	DeploymentID string
-	Reason       string   // e.g. "deployment failed: Failed due to unhealthy allocations"
-	Details      []string // one line per failed placement or task
+	// DeploymentStatus is the deployment's status as Nomad shows it when
+	// it did not fail (one Nomad left running); "" is "failed".
+	DeploymentStatus string
+	Reason           string   // e.g. "deployment failed: Failed due to unhealthy allocations"
+	Details          []string // one line per failed placement or task
 	// Outcome is what the job failed to do; "" is "become healthy".
 	Outcome string
 }
@@ -66,20 +69,27 @@ func blocking(ctx context.Context, namespace string, index uint64) *api.QueryOpt
 // place everything, and the deployment for the job version it produced
 // must succeed. A deployment whose canaries Nomad does not promote by itself
 // (auto_promote off) ends the wait once they are all placed and healthy:
-// only a promotion moves it on (see AwaitingPromotion). It returns the
-// deployment (nil when Nomad made none, e.g. for a stopped job or when
-// nothing changed).
+// only a promotion moves it on (see AwaitingPromotion). A deployment Nomad
+// leaves running once every group is healthy ends it too (see
+// forgottenOutcome): then Deployment.Forgotten says what Nomad shows. It
+// returns the deployment (nil when Nomad made none, e.g. for a stopped job
+// or when nothing changed).
 func (c *Client) WaitForRollout(ctx context.Context, namespace, jobID, evalID string) (*Deployment, error) {
-	dep, err := c.waitForRollout(ctx, namespace, jobID, evalID)
-	return deploymentOf(dep), err
+	dep, forgotten, err := c.waitForRollout(ctx, namespace, jobID, evalID)
+	out := deploymentOf(dep)
+	if out != nil {
+		out.Forgotten = forgotten
+	}
+	return out, err
 }
 
-func (c *Client) waitForRollout(ctx context.Context, namespace, jobID, evalID string) (*api.Deployment, error) {
+func (c *Client) waitForRollout(ctx context.Context, namespace, jobID, evalID string) (*api.Deployment, string, error) {
 	job, dep, err := c.placedDeployment(ctx, namespace, jobID, evalID)
 	if err != nil || dep == nil {
-		return nil, err
+		return nil, "", err
 	}
-	return dep, c.waitDeployment(ctx, namespace, jobID, dep, manualPromotion(job))
+	forgotten, err := c.waitDeployment(ctx, namespace, jobID, dep, manualPromotion(job), forgottenAfter(job))
+	return dep, forgotten, err
 }
 
 // WaitForPlacement follows a registration until its evaluation placed
@@ -197,13 +207,21 @@ func (c *Client) waitEval(ctx context.Context, namespace, jobID, evalID string, 
 
 // waitDeployment waits until dep succeeds (updating *dep as it goes) and
 // fails with its failure; with untilPromotable it also ends once the
-// deployment waits for a promotion that it is ready for.
-func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, dep *api.Deployment, untilPromotable bool) error {
+// deployment waits for a promotion that it is ready for. A deployment that
+// stays running with every group healthy for longer than forgotten (see
+// forgottenAfter) ends it as forgottenOutcome decides: with a note saying
+// what Nomad shows, or with its error.
+func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, dep *api.Deployment, untilPromotable bool,
+	forgotten time.Duration) (string, error) {
 	what := fmt.Sprintf("deployment %s of job %q (version %d)", idPrefix(dep.ID), jobID, dep.JobVersion)
 	var index uint64
+	var note string
+	watch := forgottenWatch{after: forgotten, now: c.clock}
 	err := poll(ctx, what, blockingPause, func() (bool, string, error) {
 		d, err := readRetry(ctx, c, "read deployment", func(ctx context.Context) (*api.Deployment, error) {
-			out, meta, err := c.api.Deployments().Info(dep.ID, c.query(ctx, blocking(ctx, namespace, index)))
+			q := blocking(ctx, namespace, index)
+			watch.limit(q)
+			out, meta, err := c.api.Deployments().Info(dep.ID, c.query(ctx, q))
 			if meta != nil {
 				index = meta.LastIndex
 			}
@@ -222,9 +240,16 @@ func (c *Client) waitDeployment(ctx context.Context, namespace, jobID string, de
 		if untilPromotable && awaitingPromotion(d) && canariesReady(d) {
 			return true, d.Status, nil
 		}
+		if watch.stuck(d) {
+			tflog.Warn(ctx, "Deployment still running although every group is healthy", map[string]any{
+				"job": jobID, "deployment": d.ID, "for": watch.elapsed().String(), "state": deploymentProgress(d)})
+			n, err := c.forgottenOutcome(ctx, namespace, jobID, d, watch.elapsed())
+			note = n
+			return err == nil, d.Status, err
+		}
 		return false, deploymentProgress(d), nil
 	})
-	return err
+	return note, err
 }
 
 func deploymentProgress(d *api.Deployment) string {

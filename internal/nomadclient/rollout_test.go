@@ -210,7 +210,7 @@ func TestWaitForRolloutFailures(t *testing.T) {
 	t.Run("evaluation failed", func(t *testing.T) {
 		f := newFakeNomad(t)
 		f.handle("GET /v1/evaluation/"+testEvalID, replyJSON(&api.Evaluation{ID: testEvalID, Status: "failed", StatusDescription: "maximum attempts reached"}))
-		_, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
+		_, _, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
 		var re *RolloutError
 		if !errors.As(err, &re) {
 			t.Fatalf("err = %v, want *RolloutError", err)
@@ -224,7 +224,7 @@ func TestWaitForRolloutFailures(t *testing.T) {
 		f := newFakeNomad(t)
 		f.handle("GET /v1/evaluation/"+testEvalID, replyJSON(&api.Evaluation{ID: testEvalID, Status: "complete",
 			FailedTGAllocs: map[string]*api.AllocationMetric{"app": {NodesEvaluated: 1, DimensionExhausted: map[string]int{"memory": 1}}}}))
-		_, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
+		_, _, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
 		var re *RolloutError
 		if !errors.As(err, &re) {
 			t.Fatalf("err = %v, want *RolloutError", err)
@@ -244,7 +244,7 @@ func TestWaitForRolloutFailures(t *testing.T) {
 	t.Run("evaluation unreadable", func(t *testing.T) {
 		f := newFakeNomad(t)
 		f.handle("GET /v1/evaluation/"+testEvalID, replyRaw(403, "Permission denied"))
-		_, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
+		_, _, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
 		if !IsForbidden(err) || !strings.Contains(err.Error(), "reading evaluation "+testEvalID) {
 			t.Errorf("err = %v, want a 403 naming the evaluation", err)
 		}
@@ -252,7 +252,7 @@ func TestWaitForRolloutFailures(t *testing.T) {
 
 	t.Run("Nomad unreachable", func(t *testing.T) {
 		addr := closedAddress(t)
-		_, err := newTestClient(t, addr).waitForRollout(context.Background(), "apps", "web", testEvalID)
+		_, _, err := newTestClient(t, addr).waitForRollout(context.Background(), "apps", "web", testEvalID)
 		checkConnectError(t, err, addr)
 	})
 
@@ -272,7 +272,7 @@ func TestWaitForRolloutFailures(t *testing.T) {
 				{Type: "Terminated", DisplayMessage: "Exit Code: 1"},
 			}}},
 		}}))
-		dep, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
+		dep, _, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
 		var re *RolloutError
 		if !errors.As(err, &re) {
 			t.Fatalf("err = %v, want *RolloutError", err)
@@ -295,7 +295,7 @@ func TestWaitForRolloutFailures(t *testing.T) {
 		f.handle("GET /v1/job/web/deployment", replyJSON(&api.Deployment{ID: testDepID, JobVersion: 3}))
 		f.handle("GET /v1/deployment/"+testDepID, replyJSON(&api.Deployment{ID: testDepID, JobVersion: 3, Status: api.DeploymentStatusCancelled}))
 		f.handle("GET /v1/deployment/allocations/"+testDepID, replyRaw(500, "boom"))
-		_, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
+		_, _, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
 		var re *RolloutError
 		if !errors.As(err, &re) {
 			t.Fatalf("err = %v, want *RolloutError", err)
@@ -309,7 +309,7 @@ func TestWaitForRolloutFailures(t *testing.T) {
 		f := newFakeNomad(t)
 		f.handle("GET /v1/evaluation/"+testEvalID, evalOK)
 		f.handle("GET /v1/job/web", replyRaw(404, "job not found"))
-		dep, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
+		dep, _, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
 		if dep != nil || err != nil {
 			t.Errorf("WaitForRollout = %v, %v; want nil, nil", dep, err)
 		}
@@ -320,7 +320,7 @@ func TestWaitForRolloutFailures(t *testing.T) {
 		f.handle("GET /v1/evaluation/"+testEvalID, evalOK)
 		f.handle("GET /v1/job/web", job)
 		f.handle("GET /v1/job/web/deployment", replyJSON(&api.Deployment{ID: testDepID, JobVersion: 2, Status: api.DeploymentStatusFailed}))
-		dep, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
+		dep, _, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
 		if dep != nil || err != nil {
 			t.Errorf("WaitForRollout = %v, %v; want nil, nil", dep, err)
 		}
@@ -346,7 +346,7 @@ func TestWaitForRolloutBlocks(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	dep, err := f.client().waitForRollout(ctx, "apps", "web", testEvalID)
+	dep, _, err := f.client().waitForRollout(ctx, "apps", "web", testEvalID)
 	if err != nil || dep == nil || dep.Status != api.DeploymentStatusSuccessful {
 		t.Fatalf("WaitForRollout = %+v, %v", dep, err)
 	}
@@ -384,7 +384,7 @@ func TestWaitForRolloutRegistrationLost(t *testing.T) {
 	f := newFakeNomad(t)
 	f.handle("GET /v1/evaluation/"+testEvalID, replyJSON(&api.Evaluation{ID: testEvalID, Status: "complete", JobModifyIndex: 17}))
 	f.handle("GET /v1/job/web", replyJSON(&api.Job{ID: ptr("web"), Version: ptr(uint64(1)), JobModifyIndex: ptr(uint64(12)), Stable: bptr(true)}))
-	_, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
+	_, _, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID)
 	var le *RegistrationLostError
 	if !errors.As(err, &le) {
 		t.Fatalf("err = %v, want *RegistrationLostError", err)
@@ -403,7 +403,7 @@ func TestWaitForRolloutRegistrationLost(t *testing.T) {
 		f.handle("GET /v1/job/web", replyJSON(&api.Job{ID: ptr("web"), Version: ptr(uint64(3)), JobModifyIndex: ptr(live)}))
 		f.handle("GET /v1/job/web/deployment", replyJSON(&api.Deployment{ID: testDepID, JobVersion: 3, Status: api.DeploymentStatusSuccessful}))
 		f.handle("GET /v1/deployment/"+testDepID, replyJSON(&api.Deployment{ID: testDepID, JobVersion: 3, Status: api.DeploymentStatusSuccessful}))
-		if dep, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID); err != nil || dep == nil || dep.ID != testDepID {
+		if dep, _, err := f.client().waitForRollout(context.Background(), "apps", "web", testEvalID); err != nil || dep == nil || dep.ID != testDepID {
 			t.Errorf("job modify index %d: WaitForRollout = %+v, %v; want the successful deployment", live, dep, err)
 		}
 	}

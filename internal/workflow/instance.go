@@ -75,7 +75,20 @@ type InstanceWrite struct {
 
 // Deployment is the deployment an apply followed, as deployment_id and
 // deployment_status say it.
-type Deployment struct{ ID, Status string }
+type Deployment struct {
+	ID, Status string
+	// Warning is for the apply's diagnostics: set when Nomad left the
+	// deployment running although the rollout is done (see followed).
+	Warning *Warning
+}
+
+// warnings are the deployment's warnings, none for nil.
+func (d *Deployment) warnings() []Warning {
+	if d == nil || d.Warning == nil {
+		return nil
+	}
+	return []Warning{*d.Warning}
+}
 
 // DeploymentAwaitingPromotion is deployment_status while a deployment's
 // canaries are placed and healthy and wait for a promotion (Nomad itself
@@ -214,6 +227,7 @@ func (w Instances) settle(ctx context.Context, out *InstanceOutcome, spec instan
 		Stopped: !spec.Running, Wait: wait, ManualHealth: instance.HealthCheckOf(spec) == instance.HealthCheckManual})
 	if dep != nil {
 		out.Deployment = dep
+		out.warn(dep.warnings()...)
 	}
 	return err
 }

@@ -204,7 +204,7 @@ func TestInstanceCreate(t *testing.T) {
 			steps:   []string{"register 1@0", "wait-rollout"},
 			written: true,
 			check: func(t *testing.T, out InstanceOutcome, _ error) {
-				if out.Deployment == nil || *out.Deployment != (Deployment{"d1", "successful"}) {
+				if out.Deployment == nil || *out.Deployment != (Deployment{ID: "d1", Status: "successful"}) {
 					t.Errorf("deployment %+v", out.Deployment)
 				}
 			}},
@@ -255,8 +255,25 @@ func TestInstanceCreate(t *testing.T) {
 			steps:   []string{"register 1@0", "wait-rollout"},
 			written: true, rollout: true,
 			check: func(t *testing.T, out InstanceOutcome, _ error) {
-				if out.Deployment == nil || *out.Deployment != (Deployment{"d9", instance.DeploymentFailed}) {
+				if out.Deployment == nil || *out.Deployment != (Deployment{ID: "d9", Status: instance.DeploymentFailed}) {
 					t.Errorf("deployment %+v", out.Deployment)
+				}
+			}},
+		"deployment left running by Nomad: done, with a warning": {in: InstanceWrite{Want: webSpec(1), Wait: true},
+			nomad:   fakeInstanceNomad{rollout: &nomadclient.Deployment{ID: "d1", Status: "running", Forgotten: forgottenNote}},
+			steps:   []string{"register 1@0", "wait-rollout"},
+			written: true, warnings: []string{"Deployment left running by Nomad"},
+			check: func(t *testing.T, out InstanceOutcome, _ error) {
+				checkForgottenWarning(t, out.Deployment, out.Warnings)
+			}},
+		"deployment left running, allocations not healthy: failed, status as Nomad shows it": {in: InstanceWrite{Want: webSpec(1), Wait: true},
+			nomad: fakeInstanceNomad{fail: map[string]error{"wait-rollout": &nomadclient.RolloutError{JobID: "web", DeploymentID: "d9",
+				DeploymentStatus: "running"}}},
+			steps:   []string{"register 1@0", "wait-rollout"},
+			written: true, rollout: true,
+			check: func(t *testing.T, out InstanceOutcome, _ error) {
+				if out.Deployment == nil || *out.Deployment != (Deployment{ID: "d9", Status: "running"}) {
+					t.Errorf("deployment %+v, want d9 running as Nomad shows it", out.Deployment)
 				}
 			}},
 		"stopped: waits for its allocations to stop": {in: InstanceWrite{Want: stopped(webSpec(1)), Wait: true},
@@ -267,6 +284,23 @@ func TestInstanceCreate(t *testing.T) {
 }
 
 func stopped(s instance.Spec) instance.Spec { s.Running = false; return s }
+
+// forgottenNote is what nomadclient says of a deployment Nomad left
+// running once the rollout was done.
+const forgottenNote = `Nomad still shows deployment d1 of job "web" (version 3) as "running"`
+
+// checkForgottenWarning: the deployment is recorded as Nomad shows it, and
+// the one warning quotes what Nomad shows and says how to look.
+func checkForgottenWarning(t *testing.T, dep *Deployment, ws []Warning) {
+	t.Helper()
+	if dep == nil || dep.ID != "d1" || dep.Status != "running" {
+		t.Errorf("deployment %+v, want d1 running", dep)
+	}
+	if len(ws) != 1 || !strings.HasPrefix(ws[0].Detail, forgottenNote+"\n\n") ||
+		!strings.Contains(ws[0].Detail, "`nomad deployment status d1`") {
+		t.Errorf("warnings %+v, want one quoting Nomad and naming `nomad deployment status d1`", ws)
+	}
+}
 
 const otherReservation = "0b1c2d3e-0000-4000-8000-000000000002/db"
 
@@ -372,6 +406,12 @@ func TestInstanceUpdate(t *testing.T) {
 				if out.Deployment == nil || out.Deployment.ID != "d3" {
 					t.Errorf("deployment %+v", out.Deployment)
 				}
+			}},
+		"promoted, deployment left running by Nomad: a warning": {in: promote,
+			nomad: fakeInstanceNomad{job: live, promoted: &nomadclient.Deployment{ID: "d1", Status: "running", Forgotten: forgottenNote}},
+			steps: []string{"get-job", "promote"}, warnings: []string{"Deployment left running by Nomad"},
+			check: func(t *testing.T, out InstanceOutcome, _ error) {
+				checkForgottenWarning(t, out.Deployment, out.Warnings)
 			}},
 		"nothing to promote": {in: promote, nomad: fakeInstanceNomad{job: live}, steps: []string{"get-job", "promote"},
 			warnings: []string{"Nothing to promote"}},

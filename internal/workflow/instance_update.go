@@ -213,7 +213,8 @@ func (w Instances) promote(ctx context.Context, out *InstanceOutcome, want insta
 	dep, err := w.Nomad.PromoteCanaries(ctx, want.Namespace, want.Name,
 		nomadclient.PromoteOptions{WaitReady: !manualHealth, WaitDone: wait && !manualHealth})
 	if dep != nil {
-		out.Deployment = &Deployment{dep.ID, DeploymentStatusOf(dep)}
+		out.Deployment = followed(dep)
+		out.warn(out.Deployment.warnings()...)
 	}
 	if err != nil {
 		return err

@@ -228,6 +228,7 @@ func (w Jobs) settled(ctx context.Context, out *JobOutcome, in JobWrite, res *no
 	}
 	out.Deployment, out.RolloutErr = Settle(ctx, w.Nomad, Settling{Namespace: in.Namespace, Name: in.Job.ID, Type: in.Job.Type,
 		EvalID: res.EvalID, Wait: in.Wait, Launched: in.Job.Periodic || in.Job.Parameterized, ManualHealth: in.Job.ManualHealth})
+	out.Warnings = append(out.Warnings, out.Deployment.warnings()...)
 }
 
 // Delete stops the job (purged when purge) and deletes its variables_wo

@@ -15,6 +15,8 @@ type fakeJobNomad struct {
 	*fakeLedger
 	fail map[string]error
 	job  *nomadclient.Job
+	// rollout is what the rollout wait returns; nil: a successful d1.
+	rollout *nomadclient.Deployment
 }
 
 func (f *fakeJobNomad) step(s string) error {
@@ -75,7 +77,33 @@ func (f *fakeJobNomad) WaitForPlacement(context.Context, string, string, string)
 }
 
 func (f *fakeJobNomad) WaitForRollout(context.Context, string, string, string) (*nomadclient.Deployment, error) {
+	if f.rollout != nil {
+		return f.rollout, f.step("wait-rollout")
+	}
 	return &nomadclient.Deployment{ID: "d1", Status: "successful"}, f.step("wait-rollout")
+}
+
+// TestJobWrite_forgottenDeployment: a deployment Nomad left running once
+// the rollout was done ends the apply with a warning.
+func TestJobWrite_forgottenDeployment(t *testing.T) {
+	spec := jobspec.Spec{Source: `job "web" {
+  group "app" {
+    task "t" {
+      driver = "raw_exec"
+      config { command = "/bin/sleep" }
+    }
+  }
+}`}
+	sum, err := jobspec.Describe(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeJobNomad{fakeLedger: &fakeLedger{}, rollout: &nomadclient.Deployment{ID: "d1", Status: "running", Forgotten: forgottenNote}}
+	out, err := NewJobs(f, "berth").Create(context.Background(), JobWrite{Spec: spec, Job: sum, Namespace: "default", Wait: true})
+	if err != nil || out.RolloutErr != nil {
+		t.Fatalf("Create = %v, rollout %v", err, out.RolloutErr)
+	}
+	checkForgottenWarning(t, out.Deployment, out.Warnings)
 }
 
 func i64(n int64) *int64 { return &n }

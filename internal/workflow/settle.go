@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/berthhq/terraform-provider-berth/internal/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -55,15 +56,36 @@ func Settle(ctx context.Context, nomad Waiter, s Settling) (*Deployment, error) 
 	} else {
 		dep, err = nomad.WaitForRollout(ctx, ns, name, s.EvalID)
 	}
-	var out *Deployment
-	if dep != nil {
-		out = &Deployment{dep.ID, DeploymentStatusOf(dep)}
-	}
+	out := followed(dep)
 	var re *nomadclient.RolloutError
 	if errors.As(err, &re) && re.DeploymentID != "" {
-		out = &Deployment{re.DeploymentID, instance.DeploymentFailed}
+		// A deployment Nomad left running is recorded as Nomad shows it.
+		status := instance.DeploymentFailed
+		if re.DeploymentStatus != "" {
+			status = re.DeploymentStatus
+		}
+		out = &Deployment{ID: re.DeploymentID, Status: status}
 	}
 	return out, err
+}
+
+// followed is the deployment a wait followed, as deployment_id and
+// deployment_status say it, with the warning about one Nomad left running
+// (nil for nil).
+func followed(dep *nomadclient.Deployment) *Deployment {
+	if dep == nil {
+		return nil
+	}
+	out := &Deployment{ID: dep.ID, Status: DeploymentStatusOf(dep)}
+	if dep.Forgotten != "" {
+		out.Warning = &Warning{"Deployment left running by Nomad", fmt.Sprintf("%s\n\n"+
+			"Nomad normally marks such a deployment successful within seconds; berth stopped waiting for it rather than "+
+			"wait for its progress deadline, and the apply succeeded because the allocations confirm the rollout. "+
+			"Until Nomad closes the deployment it keeps watching it: an allocation that fails meanwhile can still fail it "+
+			"(and, with auto_revert, revert the job). A later change registers a new version, whose deployment replaces "+
+			"this one. Check it with `nomad deployment status %s`.", dep.Forgotten, dep.ID)}
+	}
+	return out
 }
 
 // TypeSysbatch is Nomad's job type that runs to completion on every

@@ -126,6 +126,9 @@ func (a *instanceRevertAction) Invoke(ctx context.Context, req action.InvokeRequ
 	}
 	if dep != nil {
 		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("deployment %s of %s/%s: %s", dep.ID, t.Ns, t.Name, dep.Status)})
+		if dep.Warning != nil {
+			resp.Diagnostics.AddWarning(dep.Warning.Summary, dep.Warning.Detail)
+		}
 	}
 }
 
