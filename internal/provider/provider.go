@@ -8,8 +8,9 @@
 //
 // The resources live one package per family: instance, job, volume, lease
 // (berth_reservation), node (node settings, reservations, pools and the
-// node data sources) and cluster, each with its own package doc on file
-// names; what every family uses is in shared. A family imports shared and
+// node data sources), cluster (scheduler settings and the read-only views),
+// variable, namespace and acl, each with its own package doc on file names;
+// what every family uses is in shared. A family imports shared and
 // nothing else under internal/provider, and no file of the layer (tests
 // aside) uses a Nomad API type: make lint checks both (.golangci.yml,
 // internal/lint/nomadtypes). The tests here are those across families:
