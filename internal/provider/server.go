@@ -140,9 +140,13 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 // read shortcut.
 func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	ctx = s.mask(ctx)
+	if req.TypeName != s.reads.typeName {
+		return s.frameworkServer.ApplyResourceChange(ctx, req)
+	}
+	ctx, applied := shared.WithAppliedJob(ctx)
 	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
-	if err == nil && resp != nil && req.TypeName == s.reads.typeName {
-		s.reads.recordApplied(ctx, s.frameworkServer.ReadResource, req, resp)
+	if err == nil && resp != nil {
+		s.reads.recordApplied(ctx, s.frameworkServer.ReadResource, req, resp, applied)
 	}
 	return resp, err
 }

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // readFunc is a full read: the framework's ReadResource.
@@ -22,18 +25,23 @@ type readFunc func(context.Context, *tfprotov6.ReadResourceRequest) (*tfprotov6.
 // a warning. So the record is made from a full read, the framework's, of
 // the state the apply answered, and only when that read answers it
 // unchanged (state, private state, identity) and says nothing; an apply
-// that said anything (a warning, an error) is not read again. One more
-// read of the job per applied instance, skipped for instances the
-// shortcut never answers (batch, secrets) and with BERTH_SHORTCUTS=off.
+// that said anything (a warning, an error) is not read again. That read
+// reads the job the apply itself read back after its write (applied), not
+// Nomad again: Read is a function of the state, private state and the job
+// at its modify index, and the job read back is the job at that index. So
+// the check costs CPU but no request; without a read-back (none was made)
+// it asks Nomad. Skipped for instances the shortcut never answers (batch,
+// secrets) and with BERTH_SHORTCUTS=off. In verify mode the read asks
+// Nomad too, and a different answer for the same job index is an error.
 func (u *unchangedReads) recordApplied(ctx context.Context, read readFunc, req *tfprotov6.ApplyResourceChangeRequest,
-	resp *tfprotov6.ApplyResourceChangeResponse) {
+	resp *tfprotov6.ApplyResourceChangeResponse, applied *shared.AppliedJob) {
 	private, err := withReadSeen(resp.Private, nil)
 	if err != nil {
 		return // unreadable private state: never answered from (privateReadSeen)
 	}
 	var seen *readSeen
 	if len(resp.Diagnostics) == 0 && !u.shortcuts.stepsAside(ctx) {
-		seen = u.readBack(ctx, read, req, resp, private)
+		seen = u.readBack(ctx, read, req, resp, private, applied)
 	}
 	if out, err := withReadSeen(private, seen); err == nil {
 		resp.Private = out
@@ -43,7 +51,7 @@ func (u *unchangedReads) recordApplied(ctx context.Context, read readFunc, req *
 // readBack reads the state resp answered through read and returns what
 // to record when the read answers it unchanged, else nil.
 func (u *unchangedReads) readBack(ctx context.Context, read readFunc, req *tfprotov6.ApplyResourceChangeRequest,
-	resp *tfprotov6.ApplyResourceChangeResponse, private []byte) *readSeen {
+	resp *tfprotov6.ApplyResourceChangeResponse, private []byte, appliedJob *shared.AppliedJob) *readSeen {
 	if resp.NewState == nil || len(resp.NewState.MsgPack) == 0 || privateHasKey(private, instance.SecretEnvReadKey) {
 		return nil
 	}
@@ -55,12 +63,24 @@ func (u *unchangedReads) readBack(ctx context.Context, read readFunc, req *tfpro
 	if seen == nil {
 		return nil // not an instance the shortcut answers: no request
 	}
-	rr, err := read(ctx, &tfprotov6.ReadResourceRequest{
+	rreq := &tfprotov6.ReadResourceRequest{
 		TypeName: req.TypeName, CurrentState: resp.NewState, Private: private,
 		CurrentIdentity: resp.NewIdentity, ProviderMeta: req.ProviderMeta,
-	})
+	}
+	readCtx, reused := appliedJob.ReadBackContext(ctx)
+	rr, err := read(readCtx, rreq)
 	if err != nil || rr == nil || len(rr.Diagnostics) > 0 || rr.Deferred != nil || rr.NewState == nil {
 		return nil
+	}
+	if reused && u.verify {
+		if diffs := u.reuseDifferences(ctx, read, rreq, rr); len(diffs) > 0 {
+			resp.Diagnostics = append(resp.Diagnostics, &tfprotov6.Diagnostic{
+				Severity: tfprotov6.DiagnosticSeverityError,
+				Summary:  "berth bug: the read of the applied job disagrees with a read of Nomad",
+				Detail:   strings.Join(diffs, "\n"),
+			})
+			return nil
+		}
 	}
 	if v, err := rr.NewState.Unmarshal(u.stateType); err != nil || !v.Equal(applied) {
 		return nil // the next refresh reads in full and answers what Nomad holds
@@ -72,6 +92,30 @@ func (u *unchangedReads) readBack(ctx context.Context, read readFunc, req *tfpro
 		return nil
 	}
 	return seen
+}
+
+// reuseDifferences reads req from Nomad, as a refresh does, and names
+// where that answers otherwise than reused, the read of the job the apply
+// read back. A job moved since (a newer modify index) is no difference.
+func (u *unchangedReads) reuseDifferences(ctx context.Context, read readFunc, req *tfprotov6.ReadResourceRequest,
+	reused *tfprotov6.ReadResourceResponse) []string {
+	fresh, err := read(ctx, req)
+	if err != nil || fresh == nil || fresh.NewState == nil {
+		return []string{fmt.Sprintf("the read of Nomad failed: %v", err)}
+	}
+	fv, err1 := fresh.NewState.Unmarshal(u.stateType)
+	rv, err2 := reused.NewState.Unmarshal(u.stateType)
+	if err1 != nil || err2 != nil {
+		return []string{"a read's state does not decode"}
+	}
+	if f, r := readSeenOf(fv, nil), readSeenOf(rv, nil); f == nil || r == nil || f.Index != r.Index {
+		return nil
+	}
+	diffs := u.differences(fresh, reused)
+	if !samePrivate(fresh.Private, reused.Private) {
+		diffs = append(diffs, "private state differs")
+	}
+	return diffs
 }
 
 // samePrivate reports whether two raw private states hold the same keys

@@ -166,7 +166,7 @@ func (p *readProbe) applied(t *testing.T, state tftypes.Value, private []byte, d
 	t.Helper()
 	resp := &tfprotov6.ApplyResourceChangeResponse{NewState: p.dv(state), Private: private, NewIdentity: p.identity, Diagnostics: diags}
 	p.srv.reads.recordApplied(context.Background(), p.srv.frameworkServer.ReadResource,
-		&tfprotov6.ApplyResourceChangeRequest{TypeName: instanceTypeName()}, resp)
+		&tfprotov6.ApplyResourceChangeRequest{TypeName: instanceTypeName()}, resp, nil)
 	return resp.Private
 }
 

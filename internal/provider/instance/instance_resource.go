@@ -114,6 +114,8 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 	if err := r.recordBatchComplete(ctx, job, private); err != nil {
 		return err
 	}
+	// The read that checks this apply's state reads this job, not Nomad.
+	shared.RecordAppliedJob(ctx, job)
 	// A count planned as known (kept from state while unmanaged) stays as
 	// planned even if an autoscaler moved it meanwhile; the next refresh
 	// reports the new one.
@@ -145,7 +147,10 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	read := state
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	job, err := r.data.Nomad.GetJob(ctx, ns, name)
+	job, err := shared.ReadBackJob(ctx, ns, name), error(nil)
+	if job == nil {
+		job, err = r.data.Nomad.GetJob(ctx, ns, name)
+	}
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the job", err)
 		return
