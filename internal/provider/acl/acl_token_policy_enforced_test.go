@@ -43,7 +43,7 @@ resource "berth_acl_token" "t" {
 	var accessor string
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy: resource.ComposeTestCheckFunc(checkTokenGone(t, &accessor, varPath), checkACLPolicyGone(t, name)),
+		CheckDestroy:             resource.ComposeTestCheckFunc(checkTokenGone(t, &accessor, varPath), checkACLPolicyGone(t, name)),
 		Steps: []resource.TestStep{{
 			Config: config,
 			Check: func(s *terraform.State) error {
