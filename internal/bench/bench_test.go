@@ -119,7 +119,7 @@ func statuses(ts []Target) map[string]string {
 
 func TestTargets(t *testing.T) {
 	rep := Report{N: 10, Rows: []Row{
-		row(KeyBerthNoWait, 7, 8, 1, 20),
+		row(KeyBerthNoWait, 5, 4, 1, 20),
 		row(KeyBerthWait, 20, 5, 1, 21),
 		row(KeyPeerDetach, 10, 10, 0.9, 20),
 		row(KeyPeerWait, 30, 10, 1, 20),
@@ -127,15 +127,15 @@ func TestTargets(t *testing.T) {
 	}}
 	got := statuses(rep.Targets(true, nil))
 	want := map[string]string{
-		"job-nowait apply <= 1.00x peer-detach apply":       "PASS", // 0.9
-		"job-nowait plan <= 1.00x peer-detach plan":         "FAIL", // 1.1
-		"job-nowait destroy <= 1.00x peer-detach destroy":   "FAIL", // 1.11
+		"job-nowait apply <= 0.50x peer-detach apply":       "FAIL", // 0.9
+		"job-nowait plan <= 0.50x peer-detach plan":         "FAIL", // 1.1
+		"job-nowait destroy <= 0.50x peer-detach destroy":   "FAIL", // 1.11
 		"job-wait apply <= 1.00x peer-wait apply":           "skipped (job-wait not run)",
 		"job-wait plan <= 1.00x peer-wait plan":             "skipped (job-wait not run)",
 		"job-wait destroy <= 1.00x peer-wait destroy":       "skipped (job-wait not run)",
-		"berth-nowait apply <= 0.75x peer-detach apply":     "PASS", // 0.7
-		"berth-nowait plan <= 0.75x peer-detach plan":       "FAIL", // 0.8
-		"berth-nowait destroy <= 1.00x peer-detach destroy": "FAIL", // 1.11
+		"berth-nowait apply <= 0.50x peer-detach apply":     "PASS", // 0.5
+		"berth-nowait plan <= 0.50x peer-detach plan":       "PASS", // 0.4
+		"berth-nowait destroy <= 0.50x peer-detach destroy": "FAIL", // 1.11
 		"berth-wait apply <= 0.50x peer-wait apply":         "FAIL", // 0.67
 		"berth-nowait plan requests <= 2 per instance":      "PASS",
 		"berth-wait plan requests <= 2 per instance":        "FAIL", // 2.1
@@ -152,7 +152,7 @@ func TestTargets(t *testing.T) {
 	}
 
 	noPeer := statuses(rep.Targets(false, nil))
-	if st := noPeer["berth-nowait apply <= 0.75x peer-detach apply"]; st != "skipped (no PEER_PROVIDER)" {
+	if st := noPeer["berth-nowait apply <= 0.50x peer-detach apply"]; st != "skipped (no PEER_PROVIDER)" {
 		t.Errorf("without a peer: %q", st)
 	}
 	var buf bytes.Buffer

@@ -115,29 +115,25 @@ type Target struct {
 // Failed reports whether the target failed.
 func (t Target) Failed() bool { return t.Status == "FAIL" }
 
-// MaxPeerRatio is the most berth_instance's apply and plan without waiting
-// may be of the peer's (issue 26), and MaxWaitPeerRatio its apply waiting
-// (issue 13).
+// MaxPeerRatio is the most apply, plan and destroy of berth_instance and
+// berth_job without waiting may be of the peer's (issue 37), and
+// MaxWaitPeerRatio berth_instance's apply waiting (issue 13).
 const (
-	MaxPeerRatio     = 0.75
+	MaxPeerRatio     = 0.5
 	MaxWaitPeerRatio = 0.5
 )
 
-// MaxDestroyPeerRatio is the most berth_instance's destroy may be of the
-// peer's, and MaxDestroyRequestsPerInstance the requests it may make per
-// instance, its refresh included (issue 26).
-const (
-	MaxDestroyPeerRatio           = 1.0
-	MaxDestroyRequestsPerInstance = 3
-)
+// MaxDestroyRequestsPerInstance is the most requests berth_instance's
+// destroy may make per instance, its refresh included (issue 26).
+const MaxDestroyRequestsPerInstance = 3
 
 // MaxPlanRequestsPerInstance is the most requests a plan may make per
 // berth_instance.
 const MaxPlanRequestsPerInstance = 2
 
-// MaxJobPeerRatio bounds berth_job against nomad_job running the same
-// jobspec (issue 23).
-const MaxJobPeerRatio = 1.0
+// MaxJobWaitPeerRatio bounds berth_job waiting against nomad_job waiting
+// on the same jobspec (issue 23).
+const MaxJobWaitPeerRatio = 1.0
 
 // MaxRegression is how much worse than BASELINE a berth figure may be.
 const MaxRegression = 1.10
@@ -164,14 +160,14 @@ func (rep Report) Targets(peerGiven bool, baseline *Report) []Target {
 		}
 		out = append(out, t)
 	}
-	ratio(KeyBerthNoWait, KeyPeerDetach, Apply, MaxPeerRatio)
-	ratio(KeyBerthNoWait, KeyPeerDetach, Plan, MaxPeerRatio)
-	ratio(KeyBerthNoWait, KeyPeerDetach, Destroy, MaxDestroyPeerRatio)
-	ratio(KeyBerthWait, KeyPeerWait, Apply, MaxWaitPeerRatio)
-	// berth_job runs the peer's own jobspec: no figure above the peer's.
 	for _, ph := range Phases {
-		ratio(KeyJobNoWait, KeyPeerDetach, ph, MaxJobPeerRatio)
-		ratio(KeyJobWait, KeyPeerWait, ph, MaxJobPeerRatio)
+		ratio(KeyBerthNoWait, KeyPeerDetach, ph, MaxPeerRatio)
+	}
+	ratio(KeyBerthWait, KeyPeerWait, Apply, MaxWaitPeerRatio)
+	// berth_job runs the peer's own jobspec.
+	for _, ph := range Phases {
+		ratio(KeyJobNoWait, KeyPeerDetach, ph, MaxPeerRatio)
+		ratio(KeyJobWait, KeyPeerWait, ph, MaxJobWaitPeerRatio)
 	}
 	requests := func(key string, ph Phase, limit int) {
 		t := Target{Name: fmt.Sprintf("%s %s requests <= %d per instance", key, ph, limit)}
