@@ -11,9 +11,6 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-# Tests that only run on newer CLIs, by name.
-tests='Identity_|Query_|Action_|Moved_'
-
 bin="$(scripts/tf-newer.sh)"
 if [[ -z "$bin" ]]; then
 	echo "testacc-newer: NOT RUN: no Terraform newer than $(terraform version | head -n1) found (set TF_NEWER);" >&2
@@ -21,4 +18,4 @@ if [[ -z "$bin" ]]; then
 	exit 0
 fi
 echo "testacc-newer: $("$bin" version | head -n1) from $bin" >&2
-TF_ACC_TERRAFORM_PATH="$bin" TESTARGS="$tests" scripts/testacc.sh
+TF_ACC_TERRAFORM_PATH="$bin" NEWER=only scripts/testacc.sh

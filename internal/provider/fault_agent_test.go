@@ -283,11 +283,6 @@ func sortedNames[V any](m map[string]V) []string {
 func TestAccFault_agentKilledBeforeReply(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
-	begin := time.Now()
-	agent, nomad := acctest.StartPrivateAgent(t, "berth-fault-reply")
-	proxy := startFaultProxy(t, agent.Addr)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
 	write := func(r *http.Request) bool { return r.Method == http.MethodPut || r.Method == http.MethodPost }
 	ledgerWrite := func(r *http.Request) bool {
 		return write(r) && strings.HasPrefix(r.URL.Path, "/v1/var/"+nomadclient.LedgerPrefix)
@@ -314,6 +309,15 @@ func TestAccFault_agentKilledBeforeReply(t *testing.T) {
 		{"instance-update", jobWrite, func(f *faultStack) { f.appCPU, f.env = 150, "two" }},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
+			// Each scenario has its own agent (one it may kill) and proxy,
+			// so the five run side by side instead of one after another.
+			t.Parallel()
+			begin := time.Now()
+			defer func() { t.Logf("the scenario took %s", time.Since(begin).Round(time.Second)) }()
+			agent, nomad := acctest.StartPrivateAgent(t, "berth-fault-reply-"+sc.name)
+			proxy := startFaultProxy(t, agent.Addr)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
 			cli := acctest.NewTFCLI(t)
 			stack := faultStack{addr: proxy.URL, node: agent.NodeID, name: "reply-" + sc.name + "-" + acctest.RandomHex(2),
 				cpu: 600, capMax: "20MiB", capMaxMiB: 20, env: "one", appCPU: 100, minHealthy: "1s"}
@@ -357,5 +361,4 @@ func TestAccFault_agentKilledBeforeReply(t *testing.T) {
 			checkNothingLeft(t, nomad, agent.NodeID)
 		})
 	}
-	t.Logf("fault scenarios took %s", time.Since(begin).Round(time.Second))
 }

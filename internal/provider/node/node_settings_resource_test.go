@@ -3,7 +3,6 @@ package node
 import (
 	"fmt"
 	"regexp"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
@@ -19,37 +18,26 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/hold"
 )
 
-// drainNodes are two client agents in a node pool of their own, for the
-// tests that drain, cordon and tag nodes (which no other test may see).
-var (
-	drainOnce  sync.Once
-	drainPair  [2]*devagent.Agent
-	drainPool  string
-	drainStart error
-)
-
-func sharedDrainNodes(t *testing.T) ([2]*devagent.Agent, string) {
+// drainNodes starts two client agents in a node pool of their own, for a
+// test that drains, cordons and tags nodes (which no other test may see).
+// Each such test gets its own pair, so they run side by side instead of
+// waiting for each other's nodes.
+func drainNodes(t *testing.T) ([2]*devagent.Agent, string) {
 	t.Helper()
-	drainOnce.Do(func() {
-		sfx := acctest.RandomHex(3)
-		drainPool = "berth-acc-drain-" + sfx
-		c := acctest.Nomad(t)
-		if _, err := c.NodePools().Register(&api.NodePool{Name: drainPool}, nil); err != nil {
-			drainStart = err
-			return
-		}
-		for i := range drainPair {
-			if drainPair[i], drainStart = acctest.StartClient(devagent.Options{Name: fmt.Sprintf("berth-acc-drain-%s-%d", sfx, i),
-				NodePool: drainPool}); drainStart != nil {
-				return
-			}
-		}
-	})
-	if drainStart != nil {
-		t.Fatalf("starting the drain test nodes: %v", drainStart)
+	sfx := acctest.RandomHex(3)
+	pool := "berth-acc-drain-" + sfx
+	if _, err := acctest.Nomad(t).NodePools().Register(&api.NodePool{Name: pool}, nil); err != nil {
+		t.Fatalf("registering node pool %s: %v", pool, err)
 	}
-	acctest.UseNodeAlone(t, drainPair[0], drainPair[1])
-	return drainPair, drainPool
+	var pair [2]*devagent.Agent
+	for i := range pair {
+		a, err := acctest.StartClient(devagent.Options{Name: fmt.Sprintf("berth-acc-drain-%s-%d", sfx, i), NodePool: pool})
+		if err != nil {
+			t.Fatalf("starting the drain test nodes: %v", err)
+		}
+		pair[i] = a
+	}
+	return pair, pool
 }
 
 // nodeOf reads a node through Nomad's API.
@@ -86,7 +74,7 @@ func TestAccNodeSettings_drainAndMeta(t *testing.T) {
 	// Parallel before taking the nodes: a test paused in t.Parallel while
 	// holding them would block every sequential test waiting for them.
 	t.Parallel()
-	nodes, pool := sharedDrainNodes(t)
+	nodes, pool := drainNodes(t)
 	a, b := nodes[0].NodeID, nodes[1].NodeID
 	sfx := acctest.RandomHex(3)
 	key, value := "berth_acc_role_"+sfx, "a-"+sfx
@@ -240,7 +228,7 @@ resource "berth_node_settings" "a" {
 func TestAccNodeSettings_drainStopsReservationHold(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
-	nodes, pool := sharedDrainNodes(t)
+	nodes, pool := drainNodes(t)
 	node := nodes[1].NodeID
 	name := "berth-acc-ns-res-" + acctest.RandomHex(3)
 	pinned := name + "-pin"

@@ -17,6 +17,7 @@ import (
 // the namespace and volume ID; import by identity plans no change.
 func TestAccCSIVolumeRegistrationIdentity_importByIdentity(t *testing.T) {
 	acctest.PreCheck(t)
+	t.Parallel()
 	acctest.NeedRootForCSI(t)
 	nomad := acctest.Nomad(t)
 	plugin := acctest.NewCSIPlugin(t, nomad)
@@ -51,6 +52,7 @@ func TestAccCSIVolumeRegistrationIdentity_importByIdentity(t *testing.T) {
 // change.
 func TestAccCSIVolumeRegistrationQuery_adoptAgain(t *testing.T) {
 	acctest.PreCheck(t)
+	t.Parallel()
 	acctest.NeedRootForCSI(t)
 	nomad := acctest.Nomad(t)
 	plugin := acctest.NewCSIPlugin(t, nomad)
@@ -81,6 +83,7 @@ func TestAccCSIVolumeRegistrationQuery_adoptAgain(t *testing.T) {
 // is empty, and berth's destroy deregisters it, keeping the data.
 func TestAccCSIVolumeRegistrationMoved_fromNomad(t *testing.T) {
 	acctest.PreCheck(t)
+	t.Parallel()
 	acctest.NeedRootForCSI(t)
 	acctest.PeerProvider(t)
 	nomad := acctest.Nomad(t)

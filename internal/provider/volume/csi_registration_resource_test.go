@@ -67,6 +67,7 @@ func checkUnregistered(nomad *api.Client, id string) error {
 // file is still there.
 func TestAccCSIVolumeRegistration_lifecycle(t *testing.T) {
 	acctest.PreCheck(t)
+	t.Parallel()
 	acctest.NeedRootForCSI(t)
 	nomad := acctest.Nomad(t)
 	plugin := acctest.NewCSIPlugin(t, nomad)

@@ -39,6 +39,7 @@ resource "berth_volume" "csi" {
 // volume of either type has is one error at the name.
 func TestAccVolumeCSI_importAndDataSource(t *testing.T) {
 	acctest.PreCheck(t)
+	t.Parallel()
 	acctest.NeedRootForCSI(t)
 	nomad := acctest.Nomad(t)
 	plugin := acctest.NewCSIPlugin(t, nomad)
@@ -114,6 +115,7 @@ data "berth_volume" "by_id" {
 // its namespace and ID, and importing by identity plans no change.
 func TestAccVolumeCSIIdentity_importByIdentity(t *testing.T) {
 	acctest.PreCheck(t)
+	t.Parallel()
 	acctest.NeedRootForCSI(t)
 	nomad := acctest.Nomad(t)
 	plugin := acctest.NewCSIPlugin(t, nomad)
@@ -141,6 +143,7 @@ func TestAccVolumeCSIIdentity_importByIdentity(t *testing.T) {
 // with no change.
 func TestAccVolumeCSIQuery_adoptAgain(t *testing.T) {
 	acctest.PreCheck(t)
+	t.Parallel()
 	acctest.NeedRootForCSI(t)
 	nomad := acctest.Nomad(t)
 	plugin := acctest.NewCSIPlugin(t, nomad)

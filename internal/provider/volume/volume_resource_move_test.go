@@ -32,6 +32,7 @@ terraform {
 // deletes it.
 func TestAccVolumeMoved_fromNomadDynamicHostVolume(t *testing.T) {
 	acctest.PreCheck(t)
+	t.Parallel()
 	acctest.PeerProvider(t)
 	nomad := acctest.Nomad(t)
 	name := "berth-acc-volmv-" + acctest.RandomHex(3)
@@ -129,6 +130,7 @@ resource "berth_volume" "v" {
 // and berth's destroy has the plugin delete it.
 func TestAccVolumeMoved_fromNomadCSIVolume(t *testing.T) {
 	acctest.PreCheck(t)
+	t.Parallel()
 	acctest.NeedRootForCSI(t)
 	acctest.PeerProvider(t)
 	nomad := acctest.Nomad(t)
