@@ -647,6 +647,7 @@ func allocEvents(a *api.Allocation) string {
 }
 
 func TestAgentLifecycle(t *testing.T) {
+	t.Parallel()
 	requireNomad(t)
 	meta := map[string]string{"berth.test": `quote"and${interp}`}
 	a := startAgent(t, Options{NodeClass: "devtest", Meta: meta})
@@ -767,6 +768,7 @@ func TestAgentLifecycle(t *testing.T) {
 }
 
 func TestAgentStopAfterCrash(t *testing.T) {
+	t.Parallel()
 	requireNomad(t)
 	a := startAgent(t, Options{Name: "berth-crash", ChrootEnv: MinimalChrootEnv()})
 	c, err := a.Client()
@@ -828,6 +830,7 @@ func sleepProcesses(t *testing.T, dataDir string) []int {
 }
 
 func TestAgentTLS(t *testing.T) {
+	t.Parallel()
 	requireNomad(t)
 	files, caPEM, err := GenerateTLS(t.TempDir(), nil)
 	if err != nil {
@@ -861,6 +864,7 @@ func TestAgentTLS(t *testing.T) {
 }
 
 func TestAgentACL(t *testing.T) {
+	t.Parallel()
 	requireNomad(t)
 	a := startAgent(t, Options{ACL: true})
 	if a.Token == "" {
@@ -898,6 +902,7 @@ func TestAgentACL(t *testing.T) {
 // TestAgentACLSkipBootstrap: an ACL agent left for its user to bootstrap
 // is ready with no token, and bootstrapping it afterwards works.
 func TestAgentACLSkipBootstrap(t *testing.T) {
+	t.Parallel()
 	requireNomad(t)
 	a := startAgent(t, Options{ACL: true, ACLSkipBootstrap: true})
 	if a.Token != "" {
@@ -922,6 +927,7 @@ func TestAgentACLSkipBootstrap(t *testing.T) {
 // provider's TestAccOutsideJob_capacityIsEnforced shows the scheduler
 // enforcing such a size.)
 func TestAgentFixedSize(t *testing.T) {
+	t.Parallel()
 	requireNomad(t)
 	const cpu, mem, disk = 1000, 1024, 2048
 	a := startAgent(t, Options{CPUTotalMHz: cpu, MemoryTotalMB: mem, DiskTotalMB: disk})

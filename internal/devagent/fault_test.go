@@ -58,6 +58,7 @@ func TestFaultMethodsOnDeadAgent(t *testing.T) {
 // it back on the same data dir and ports: the task started before the crash
 // is still the same running allocation afterwards.
 func TestAgentPauseKillRestart(t *testing.T) {
+	t.Parallel()
 	requireNomad(t)
 	a := startAgent(t, Options{Name: "berth-restart", ChrootEnv: MinimalChrootEnv()})
 	c, err := a.Client()
@@ -146,6 +147,7 @@ func TestAgentPauseKillRestart(t *testing.T) {
 
 // TestAgentStopPaused stops a frozen agent.
 func TestAgentStopPaused(t *testing.T) {
+	t.Parallel()
 	requireNomad(t)
 	a := startAgent(t, Options{Name: "berth-paused"})
 	if err := a.Pause(); err != nil {
@@ -159,6 +161,7 @@ func TestAgentStopPaused(t *testing.T) {
 // TestCluster starts three servers and a client, runs a job through the
 // client, kills the leader and waits for the survivors to elect another.
 func TestCluster(t *testing.T) {
+	t.Parallel()
 	requireNomad(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
