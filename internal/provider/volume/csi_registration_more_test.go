@@ -83,7 +83,6 @@ func TestAccCSIVolumeRegistrationQuery_adoptAgain(t *testing.T) {
 // is empty, and berth's destroy deregisters it, keeping the data.
 func TestAccCSIVolumeRegistrationMoved_fromNomad(t *testing.T) {
 	acctest.PreCheck(t)
-	t.Parallel()
 	acctest.NeedRootForCSI(t)
 	acctest.PeerProvider(t)
 	nomad := acctest.Nomad(t)

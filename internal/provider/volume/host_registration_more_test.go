@@ -83,7 +83,6 @@ func TestAccHostVolumeRegistrationQuery_adoptAgain(t *testing.T) {
 // is empty, and berth's destroy deregisters it, keeping the data.
 func TestAccHostVolumeRegistrationMoved_fromNomad(t *testing.T) {
 	acctest.PreCheck(t)
-	t.Parallel()
 	acctest.PeerProvider(t)
 	nomad := acctest.Nomad(t)
 	node := acctest.ReadyNodeID(t)

@@ -32,7 +32,6 @@ terraform {
 // deletes it.
 func TestAccVolumeMoved_fromNomadDynamicHostVolume(t *testing.T) {
 	acctest.PreCheck(t)
-	t.Parallel()
 	acctest.PeerProvider(t)
 	nomad := acctest.Nomad(t)
 	name := "berth-acc-volmv-" + acctest.RandomHex(3)
@@ -130,7 +129,6 @@ resource "berth_volume" "v" {
 // and berth's destroy has the plugin delete it.
 func TestAccVolumeMoved_fromNomadCSIVolume(t *testing.T) {
 	acctest.PreCheck(t)
-	t.Parallel()
 	acctest.NeedRootForCSI(t)
 	acctest.PeerProvider(t)
 	nomad := acctest.Nomad(t)
