@@ -146,3 +146,32 @@ func TestUpgradeStates_verifyCatchesADifference(t *testing.T) {
 		t.Fatalf("differing answers: %v", differ.Diagnostics)
 	}
 }
+
+// benchInstanceState is a berth_instance's state as `make bench` leaves it.
+const benchInstanceState = `{"datacenters": ["*"], "deployment_id": "", "deployment_status": "", "group": null, "id": "default/bench-berth-nowait-0", "job_modify_index": 2987, "job_version": 0, "meta": null, "name": "bench-berth-nowait-0", "namespace": "default", "network_mode": "host", "node_pool": "default", "node_reservation": null, "placement": null, "policies": null, "promote_trigger": null, "purge_on_destroy": true, "replicas": 1, "restart_triggers": null, "running": true, "services": {"main": {"args": ["3600"], "artifacts": null, "check": null, "command": "/bin/sleep", "config": null, "cpu": 20, "driver": "raw_exec", "env": null, "image": null, "kill_signal": null, "memory": 16, "memory_max": null, "mounts": null, "policies": null, "ports": null, "registrations": null, "role": "main", "secret_env_wo": null, "secret_env_wo_version": null, "templates": null}}, "timeouts": null, "type": null, "update": {"auto_promote": null, "auto_revert": false, "canary": 0, "health_check": null, "healthy_deadline": "5m", "max_parallel": 1, "min_healthy_time": "1s", "progress_deadline": "10m", "stagger": null}, "volumes": null, "wait_for_healthy": false}`
+
+// The upgrade of one bench berth_instance state, by the framework and by
+// the shortcut.
+func BenchmarkUpgradeInstanceState(b *testing.B) {
+	ps, err := newServer("test", false)()
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := ps.(*server)
+	req := &tfprotov6.UpgradeResourceStateRequest{TypeName: "berth_instance", RawState: &tfprotov6.RawState{JSON: []byte(benchInstanceState)}}
+	ctx := context.Background()
+	b.Run("framework", func(b *testing.B) {
+		for b.Loop() {
+			if resp, err := srv.frameworkServer.UpgradeResourceState(ctx, req); err != nil || len(resp.Diagnostics) > 0 {
+				b.Fatal(err, resp.Diagnostics)
+			}
+		}
+	})
+	b.Run("shortcut", func(b *testing.B) {
+		for b.Loop() {
+			if srv.upgrades.answer(ctx, req) == nil {
+				b.Fatal("not answered")
+			}
+		}
+	})
+}
