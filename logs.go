@@ -5,9 +5,17 @@ import (
 	"strings"
 )
 
+// providerAddress is the address berth serves as.
+const providerAddress = "registry.terraform.io/berthhq/berth"
+
+// providerLogLevelVar sets the level of berth's own logger (tflog):
+// terraform-plugin-go reads TF_LOG_PROVIDER_<type> for it, not
+// TF_LOG_PROVIDER, and logs at TRACE without it.
+const providerLogLevelVar = "TF_LOG_PROVIDER_BERTH"
+
 // sdkLogLevelVars set the level of each logger the plugin writes through
 // terraform-plugin-log: berth's own (tflog) and the SDK's.
-var sdkLogLevelVars = []string{"TF_LOG_PROVIDER", "TF_LOG_SDK", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_SDK_PROTO"}
+var sdkLogLevelVars = []string{"TF_LOG_PROVIDER", providerLogLevelVar, "TF_LOG_SDK", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_SDK_PROTO"}
 
 // silenceUnreadLogs turns the plugin's loggers off when no one asked for
 // provider logs. terraform-plugin-log logs at TRACE when its variables are

@@ -2,6 +2,8 @@ package main
 
 import (
 	"maps"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +39,18 @@ func TestSilenceUnreadLogs(t *testing.T) {
 				t.Fatalf("set %v, want %v", set, want)
 			}
 		})
+	}
+}
+
+// terraform-plugin-go sets berth's own logger's level from
+// TF_LOG_PROVIDER_<the address's type, upper case, "-" as "_">; a name
+// that drifts from the address would leave it at TRACE.
+func TestProviderLogLevelVarFollowsAddress(t *testing.T) {
+	typ := providerAddress[strings.LastIndex(providerAddress, "/")+1:]
+	if want := "TF_LOG_PROVIDER_" + strings.ToUpper(strings.ReplaceAll(typ, "-", "_")); providerLogLevelVar != want {
+		t.Fatalf("providerLogLevelVar %q, want %q", providerLogLevelVar, want)
+	}
+	if !slices.Contains(sdkLogLevelVars, providerLogLevelVar) {
+		t.Fatalf("%s is not silenced", providerLogLevelVar)
 	}
 }

@@ -34,7 +34,7 @@ func main() {
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
-	err = tf6server.Serve("registry.terraform.io/berthhq/berth", func() tfprotov6.ProviderServer { return server }, opts...)
+	err = tf6server.Serve(providerAddress, func() tfprotov6.ProviderServer { return server }, opts...)
 	stopProfile()
 	if err != nil {
 		log.Fatalf("berth provider (version %s, commit %s): %v", version, commit, err)

@@ -74,9 +74,36 @@ func (e *ParseError) Error() string {
 // JSON as Nomad's API job (bare, or wrapped as {"Job": …} the way `nomad
 // job inspect` prints it). The job is returned as Nomad's JSON API
 // would carry it, so it compares value for value with a job read back.
+// Each call returns a job of its own; a jobspec that parses to the same
+// job every time is parsed once per process (cache.go).
 func Parse(s Spec) (*api.Job, error) {
+	format := s.FormatOf()
+	key := cacheKey(format, s)
+	if e, ok := parsed.get(key); ok && e.stable {
+		return decodeJob(e.job)
+	}
+	job, err := parseUncached(s, format)
+	if err != nil {
+		return nil, err
+	}
+	encoded, err := encodeJob(job)
+	if err != nil {
+		return nil, err
+	}
+	if _, known := parsed.get(key); !known {
+		if stableSource(format, s.Source) {
+			parsed.put(key, cacheEntry{job: encoded, stable: true})
+		} else {
+			parsed.put(key, cacheEntry{}) // parsed every time
+		}
+	}
+	return decodeJob(encoded)
+}
+
+// parseUncached is Parse without the cache.
+func parseUncached(s Spec, format string) (*api.Job, error) {
 	var job *api.Job
-	switch s.FormatOf() {
+	switch format {
 	case FormatJSON:
 		j, err := parseJSON(s.Source)
 		if err != nil {
@@ -97,7 +124,7 @@ func Parse(s Spec) (*api.Job, error) {
 	if job.ID == nil || *job.ID == "" {
 		return nil, &ParseError{Message: "the job has no ID (a job block's label, or \"ID\" in JSON)"}
 	}
-	return roundTrip(job)
+	return job, nil
 }
 
 func argVars(vars map[string]string) []string {
@@ -177,15 +204,29 @@ var placed = regexp.MustCompile(`^` + regexp.QuoteMeta(parsePath) + `:(\d+),(\d+
 // messages, which ParseError replaces by the line.
 const parsePath = "jobspec.nomad.hcl"
 
-// roundTrip is job as Nomad's JSON API carries it: numbers in driver
-// config as float64, empty blocks as Nomad encodes them.
-func roundTrip(job *api.Job) (*api.Job, error) {
+// encodeJob and decodeJob are a round trip through JSON: the job as
+// Nomad's JSON API carries it (numbers in driver config as float64, empty
+// blocks as Nomad encodes them), and each decode a job of its own.
+func encodeJob(job *api.Job) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(job); err != nil {
 		return nil, &ParseError{Message: "encoding the job: " + err.Error()}
 	}
+	return buf.Bytes(), nil
+}
+
+// roundTrip is a copy of job as Nomad's JSON API carries it.
+func roundTrip(job *api.Job) (*api.Job, error) {
+	encoded, err := encodeJob(job)
+	if err != nil {
+		return nil, err
+	}
+	return decodeJob(encoded)
+}
+
+func decodeJob(encoded []byte) (*api.Job, error) {
 	var out api.Job
-	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
+	if err := json.Unmarshal(encoded, &out); err != nil {
 		return nil, &ParseError{Message: "decoding the job: " + err.Error()}
 	}
 	return &out, nil

@@ -125,10 +125,6 @@ func (s *server) UpgradeResourceIdentity(ctx context.Context, req *tfprotov6.Upg
 	return s.frameworkServer.UpgradeResourceIdentity(s.mask(ctx), req)
 }
 
-func (s *server) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	return s.frameworkServer.UpgradeResourceState(s.mask(ctx), req)
-}
-
 func (s *server) ValidateActionConfig(ctx context.Context, req *tfprotov6.ValidateActionConfigRequest) (*tfprotov6.ValidateActionConfigResponse, error) {
 	return s.frameworkServer.ValidateActionConfig(s.mask(ctx), req)
 }

@@ -32,7 +32,8 @@ func NewVerifyingServer(version string) func() (tfprotov6.ProviderServer, error)
 func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		configured := &atomic.Pointer[shared.ProviderData]{}
-		fw, err := providerserver.NewProtocol6WithError(&berthProvider{version: version, configured: configured})()
+		p := &berthProvider{version: version, configured: configured}
+		fw, err := providerserver.NewProtocol6WithError(p)()
 		if err != nil {
 			return nil, err
 		}
@@ -54,8 +55,10 @@ func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, er
 		}
 		// Read once: BERTH_SHORTCUTS=off sends every plan and refresh through the framework.
 		unchanged.shortcuts = shortcutSwitchFrom(os.LookupEnv)
-		creates.shortcuts, reads.shortcuts = unchanged.shortcuts, unchanged.shortcuts
-		return &server{frameworkServer: full, configured: configured, unchanged: unchanged, creates: creates, reads: reads}, nil
+		upgrades := newUpgradeStates(p, verify)
+		creates.shortcuts, reads.shortcuts, upgrades.shortcuts = unchanged.shortcuts, unchanged.shortcuts, unchanged.shortcuts
+		return &server{frameworkServer: full, configured: configured, unchanged: unchanged, creates: creates, reads: reads,
+			upgrades: upgrades}, nil
 	}
 }
 
@@ -79,6 +82,7 @@ type server struct {
 	unchanged  *unchangedPlans
 	creates    *createPlans
 	reads      *unchangedReads
+	upgrades   *upgradeStates
 }
 
 var _ frameworkServer = &server{}
@@ -108,6 +112,25 @@ func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanReso
 		return nil, err
 	}
 	return verifiedPlan(name, s.unchanged.stateType, framework, answer), nil
+}
+
+// UpgradeResourceState answers the upgrade of a state already at its
+// schema's version itself (upgradeStates); the framework upgrades the rest.
+func (s *server) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	ctx = s.mask(ctx)
+	answer := s.upgrades.answer(ctx, req)
+	if answer == nil {
+		return s.frameworkServer.UpgradeResourceState(ctx, req)
+	}
+	s.upgrades.taken.Add(1)
+	if !s.upgrades.verify {
+		return answer, nil
+	}
+	framework, err := s.frameworkServer.UpgradeResourceState(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return verifiedUpgrade(s.upgrades.typeOf(req.TypeName).stateType, framework, answer), nil
 }
 
 // ReadResource answers the refresh of an unchanged instance itself

@@ -9,9 +9,9 @@ import (
 )
 
 // shortcutsEnv turns the server wrapper's shortcuts off: with "off", every
-// plan and refresh of berth_instance goes through the framework (the
-// unchanged-plan, create-plan and unchanged-read shortcuts all step
-// aside). For when something looks wrong, and to tell whether a shortcut
+// plan and refresh of berth_instance, and every state upgrade, goes
+// through the framework (the unchanged-plan, create-plan, unchanged-read
+// and upgrade-state shortcuts all step aside). For when something looks wrong, and to tell whether a shortcut
 // is the cause.
 const shortcutsEnv = "BERTH_SHORTCUTS"
 
@@ -46,7 +46,7 @@ func (s *shortcutSwitch) stepsAside(ctx context.Context) bool {
 	}
 	s.logged.Do(func() {
 		if strings.EqualFold(strings.TrimSpace(s.value), "off") {
-			tflog.Info(ctx, shortcutsEnv+"=off: every plan and refresh of berth_instance goes through the framework")
+			tflog.Info(ctx, shortcutsEnv+"=off: every plan and refresh of berth_instance, and every state upgrade, goes through the framework")
 			return
 		}
 		tflog.Warn(ctx, shortcutsEnv+" has a value berth does not know, so the shortcuts are off; set on or off",
