@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/hashicorp/nomad/api"
 )
 
 // plainJob is an HCL2 jobspec without a function call, named id.
@@ -37,31 +35,22 @@ func cached(t *testing.T, s Spec) (cacheEntry, bool) {
 	return parsed.get(cacheKey(s.FormatOf(), s))
 }
 
-func mustParse(t *testing.T, s Spec) *api.Job {
-	t.Helper()
-	j, err := Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return j
-}
-
 // Plain HCL2 and JSON are kept after their first parse, and a hit is the
 // same job as a parse without the cache.
 func TestParseCacheKeepsStableSpecs(t *testing.T) {
 	hcl := Spec{Source: plainJob("cache-plain")}
-	jsonSrc, err := JSONOf(mustParse(t, hcl))
+	jsonSrc, err := JSONOf(parse(t, hcl))
 	if err != nil {
 		t.Fatal(err)
 	}
 	jsonSrc = strings.Replace(jsonSrc, `"cache-plain"`, `"cache-json"`, 2)
 	for _, s := range []Spec{hcl, {Source: jsonSrc}, {Source: plainJob("cache-vars"), Variables: map[string]string{"memory": "96"}}} {
-		first := mustParse(t, s)
+		first := parse(t, s)
 		e, ok := cached(t, s)
 		if !ok || !e.stable || len(e.job) == 0 { // kept
 			t.Fatalf("%s spec %s not kept: %+v %v", s.FormatOf(), *first.ID, e, ok)
 		}
-		hit := mustParse(t, s)
+		hit := parse(t, s)
 		fresh, err := parseUncached(s, s.FormatOf())
 		if err != nil {
 			t.Fatal(err)
@@ -76,9 +65,9 @@ func TestParseCacheKeepsStableSpecs(t *testing.T) {
 // The variables are part of the key: another -var value is another job.
 func TestParseCacheKeysVariables(t *testing.T) {
 	src := plainJob("cache-keyed")
-	a := mustParse(t, Spec{Source: src, Variables: map[string]string{"memory": "80"}})
-	b := mustParse(t, Spec{Source: src, Variables: map[string]string{"memory": "90"}})
-	c := mustParse(t, Spec{Source: src})
+	a := parse(t, Spec{Source: src, Variables: map[string]string{"memory": "80"}})
+	b := parse(t, Spec{Source: src, Variables: map[string]string{"memory": "90"}})
+	c := parse(t, Spec{Source: src})
 	got := []int{*a.TaskGroups[0].Tasks[0].Resources.MemoryMB, *b.TaskGroups[0].Tasks[0].Resources.MemoryMB,
 		*c.TaskGroups[0].Tasks[0].Resources.MemoryMB}
 	if !reflect.DeepEqual(got, []int{80, 90, 64}) {
@@ -94,7 +83,7 @@ func TestParseCacheKeysVariables(t *testing.T) {
 // not see.
 func TestParseCacheHitIsIndependent(t *testing.T) {
 	s := Spec{Source: plainJob("cache-copy")}
-	first := mustParse(t, s)
+	first := parse(t, s)
 	ns := "elsewhere"
 	first.Namespace = &ns
 	first.Meta["owner"] = "changed"
@@ -102,7 +91,7 @@ func TestParseCacheHitIsIndependent(t *testing.T) {
 	first.TaskGroups[0].Tasks[0].Config["args"] = []any{"changed"}
 	first.TaskGroups = append(first.TaskGroups, first.TaskGroups[0])
 
-	second := mustParse(t, s)
+	second := parse(t, s)
 	if second.Namespace != nil || second.Meta["owner"] != "payments" || *second.TaskGroups[0].Count != 2 ||
 		len(second.TaskGroups) != 1 || fmt.Sprint(second.TaskGroups[0].Tasks[0].Config["args"]) != "[64]" {
 		t.Fatalf("a hit shows an earlier caller's changes: %+v", second)
@@ -121,7 +110,7 @@ func TestParseCacheSkipsFunctionCalls(t *testing.T) {
 			t.Fatalf("a jobspec calling uuidv4() is kept: %+v %v", e, ok)
 		}
 	}
-	a, b := mustParse(t, s), mustParse(t, s)
+	a, b := parse(t, s), parse(t, s)
 	if a.Meta["run_id"] == b.Meta["run_id"] {
 		t.Fatal("two parses share one uuidv4()")
 	}
