@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -245,10 +244,6 @@ func verifiedPlan(name string, t tftypes.Type, framework, shortcut *tfprotov6.Pl
 	if len(diffs) == 0 {
 		return shortcut
 	}
-	framework.Diagnostics = append(framework.Diagnostics, &tfprotov6.Diagnostic{
-		Severity: tfprotov6.DiagnosticSeverityError,
-		Summary:  "berth bug: the " + name + " shortcut disagrees with the framework",
-		Detail:   strings.Join(diffs, "\n"),
-	})
+	framework.Diagnostics = append(framework.Diagnostics, shortcutBug("the "+name+" shortcut disagrees with the framework", diffs))
 	return framework
 }

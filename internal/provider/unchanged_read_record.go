@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
@@ -74,11 +73,7 @@ func (u *unchangedReads) readBack(ctx context.Context, read readFunc, req *tfpro
 	}
 	if reused && u.verify {
 		if diffs := u.reuseDifferences(ctx, read, rreq, rr); len(diffs) > 0 {
-			resp.Diagnostics = append(resp.Diagnostics, &tfprotov6.Diagnostic{
-				Severity: tfprotov6.DiagnosticSeverityError,
-				Summary:  "berth bug: the read of the applied job disagrees with a read of Nomad",
-				Detail:   strings.Join(diffs, "\n"),
-			})
+			resp.Diagnostics = append(resp.Diagnostics, shortcutBug("the read of the applied job disagrees with a read of Nomad", diffs))
 			return nil
 		}
 	}

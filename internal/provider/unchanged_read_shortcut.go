@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"strings"
 	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -280,10 +279,6 @@ func (u *unchangedReads) verifiedAnswer(framework, shortcut *tfprotov6.ReadResou
 	if len(diffs) == 0 {
 		return shortcut
 	}
-	framework.Diagnostics = append(framework.Diagnostics, &tfprotov6.Diagnostic{
-		Severity: tfprotov6.DiagnosticSeverityError,
-		Summary:  "berth bug: the unchanged-read shortcut disagrees with the framework",
-		Detail:   strings.Join(diffs, "\n"),
-	})
+	framework.Diagnostics = append(framework.Diagnostics, shortcutBug("the unchanged-read shortcut disagrees with the framework", diffs))
 	return framework
 }

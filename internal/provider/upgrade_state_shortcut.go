@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -118,10 +117,6 @@ func verifiedUpgrade(t tftypes.Type, framework, shortcut *tfprotov6.UpgradeResou
 	if len(diffs) == 0 {
 		return shortcut
 	}
-	framework.Diagnostics = append(framework.Diagnostics, &tfprotov6.Diagnostic{
-		Severity: tfprotov6.DiagnosticSeverityError,
-		Summary:  "berth bug: the upgrade-state shortcut disagrees with the framework",
-		Detail:   strings.Join(diffs, "\n"),
-	})
+	framework.Diagnostics = append(framework.Diagnostics, shortcutBug("the upgrade-state shortcut disagrees with the framework", diffs))
 	return framework
 }
