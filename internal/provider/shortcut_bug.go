@@ -8,7 +8,7 @@ import (
 
 // shortcutBug is the error a shortcut's answer gets in verify mode when
 // the framework (or a second read of Nomad) answered otherwise: a berth
-// bug, summarised by what disagreed, detailed by each difference.
+// bug, summarized by what disagreed, detailed by each difference.
 func shortcutBug(summary string, diffs []string) *tfprotov6.Diagnostic {
 	return &tfprotov6.Diagnostic{
 		Severity: tfprotov6.DiagnosticSeverityError,
