@@ -80,14 +80,23 @@ func (p *Plugin) NodePublishVolume(_ context.Context, req *csi.NodePublishVolume
 	if err != nil {
 		return nil, err
 	}
-	if p.cfg.Staging {
-		if req.GetStagingTargetPath() == "" {
-			return nil, status.Error(codes.FailedPrecondition, "the volume must be staged first: no staging target path")
-		}
-		src = req.GetStagingTargetPath()
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.cfg.Staging {
+		staged := req.GetStagingTargetPath()
+		if staged == "" {
+			return nil, status.Error(codes.FailedPrecondition, "the volume must be staged first: no staging target path")
+		}
+		// Nomad 1.10 frees a volume's last user and unstages it in two
+		// steps, so another allocation's stage can land in between and
+		// find the path unstaged by the time it publishes. Stage again
+		// rather than publish an empty directory (bindMount leaves a
+		// mounted path alone).
+		if err := bindMount(src, staged, false); err != nil {
+			return nil, status.Error(codes.Internal, err.Error())
+		}
+		src = staged
+	}
 	if err := bindMount(src, req.GetTargetPath(), req.GetReadonly()); err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}

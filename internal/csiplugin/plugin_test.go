@@ -216,6 +216,46 @@ func TestVolume_createPublishWriteDelete(t *testing.T) {
 	}
 }
 
+// TestPublish_afterInterleavedUnstage: Nomad can unstage a volume for the
+// allocation leaving it after the next allocation staged it and before
+// that one publishes; the publish must still reach the volume's data.
+func TestPublish_afterInterleavedUnstage(t *testing.T) {
+	needRoot(t)
+	c, base := startPlugin(t, true)
+	ctx := t.Context()
+	capability := mountCap(csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER)
+	if _, err := c.ctrl.CreateVolume(ctx, &csi.CreateVolumeRequest{Name: "vol-1", VolumeCapabilities: []*csi.VolumeCapability{capability}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "vol-1", "index"), []byte("0 1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mounts := t.TempDir()
+	staged := filepath.Join(mounts, "staging", "vol-1")
+	target := filepath.Join(mounts, "per-alloc", "a2", "vol-1")
+	unmountOnCleanup(t, target, staged)
+	stage := &csi.NodeStageVolumeRequest{VolumeId: "vol-1", StagingTargetPath: staged, VolumeCapability: capability}
+	// The leaving allocation's stage, the arriving one's (a no-op), then the
+	// leaving one's unstage.
+	for range 2 {
+		if _, err := c.node.NodeStageVolume(ctx, stage); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.node.NodeUnstageVolume(ctx, &csi.NodeUnstageVolumeRequest{VolumeId: "vol-1", StagingTargetPath: staged}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.node.NodePublishVolume(ctx, &csi.NodePublishVolumeRequest{
+		VolumeId: "vol-1", StagingTargetPath: staged, TargetPath: target, VolumeCapability: capability,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(target, "index"))
+	if err != nil || string(got) != "0 1" {
+		t.Fatalf("file through the published target = %q, %v; want the volume's \"0 1\"", got, err)
+	}
+}
+
 func TestPublish_readOnly(t *testing.T) {
 	needRoot(t)
 	c, _ := startPlugin(t, false)
