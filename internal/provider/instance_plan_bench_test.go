@@ -56,33 +56,42 @@ func benchRefreshPlan(b *testing.B, factory func() (tfprotov6.ProviderServer, er
 	}
 }
 
-// planProbe is a configured provider server with the bench instance's
+// planProbe is a configured provider server with a resource's
 // configuration, state and identity, for planning without Nomad.
 type planProbe struct {
 	tb            testing.TB
 	srv           tfprotov6.ProviderServer
+	typeName      string
 	typ           tftypes.Object
 	config, state tftypes.Value
 	identity      *tfprotov6.ResourceIdentityData
 }
 
+// newPlanProbe probes the bench instance (acctest.BenchInstanceValues).
 func newPlanProbe(tb testing.TB, factory func() (tfprotov6.ProviderServer, error)) *planProbe {
 	return newPlanProbeAt(tb, factory, "http://127.0.0.1:9")
 }
 
 // newPlanProbeAt is newPlanProbe with the provider pointed at address.
 func newPlanProbeAt(tb testing.TB, factory func() (tfprotov6.ProviderServer, error), address string) *planProbe {
+	return newProbeOf(tb, factory, address, instanceTypeName(), acctest.BenchInstanceValues)
+}
+
+// newProbeOf probes resource type typeName, whose configuration and state
+// values builds, identified as job "bench-1" in the default namespace.
+func newProbeOf(tb testing.TB, factory func() (tfprotov6.ProviderServer, error), address, typeName string,
+	values func(tftypes.Object) (config, state tftypes.Value)) *planProbe {
 	ctx := context.Background()
 	srv, err := factory()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil || schemas.ResourceSchemas[instanceTypeName()] == nil {
+	if err != nil || schemas.ResourceSchemas[typeName] == nil {
 		tb.Fatalf("schema: %v %v", err, schemas.Diagnostics)
 	}
 	// A configured provider, so the resource's own plan checks run; they
-	// must not need Nomad for an unchanged instance (nothing listens here).
+	// must not need Nomad for an unchanged resource (nothing listens here).
 	pt := schemas.Provider.ValueType().(tftypes.Object)
 	pcfg, err := tfprotov6.NewDynamicValue(pt, acctest.ObjectWith(pt, map[string]tftypes.Value{
 		"address": tftypes.NewValue(tftypes.String, address),
@@ -94,12 +103,12 @@ func newPlanProbeAt(tb testing.TB, factory func() (tfprotov6.ProviderServer, err
 		tb.Fatalf("configure: %v %v", err, resp.Diagnostics)
 	}
 	ids, err := srv.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
-	if err != nil || ids.IdentitySchemas[instanceTypeName()] == nil {
+	if err != nil || ids.IdentitySchemas[typeName] == nil {
 		tb.Fatalf("identity schema: %v", err)
 	}
-	p := &planProbe{tb: tb, srv: srv, typ: schemas.ResourceSchemas[instanceTypeName()].ValueType().(tftypes.Object)}
-	p.config, p.state = acctest.BenchInstanceValues(p.typ)
-	it := ids.IdentitySchemas[instanceTypeName()].ValueType()
+	p := &planProbe{tb: tb, srv: srv, typeName: typeName, typ: schemas.ResourceSchemas[typeName].ValueType().(tftypes.Object)}
+	p.config, p.state = values(p.typ)
+	it := ids.IdentitySchemas[typeName].ValueType()
 	id, err := tfprotov6.NewDynamicValue(it, tftypes.NewValue(it, map[string]tftypes.Value{
 		"namespace": tftypes.NewValue(tftypes.String, "default"), "name": tftypes.NewValue(tftypes.String, "bench-1"),
 	}))
@@ -120,7 +129,7 @@ func (p *planProbe) dv(v tftypes.Value) *tfprotov6.DynamicValue {
 
 func (p *planProbe) planRequest(config, prior, proposed *tfprotov6.DynamicValue) *tfprotov6.PlanResourceChangeRequest {
 	return &tfprotov6.PlanResourceChangeRequest{
-		TypeName: instanceTypeName(), Config: config, PriorState: prior, ProposedNewState: proposed, PriorIdentity: p.identity,
+		TypeName: p.typeName, Config: config, PriorState: prior, ProposedNewState: proposed, PriorIdentity: p.identity,
 	}
 }
 

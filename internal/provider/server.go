@@ -13,8 +13,9 @@ import (
 )
 
 // NewServer returns the protocol 6 server berth serves: the framework's,
-// with the plans and refreshes of unchanged instances and the plans of new
-// ones answered without its plan and read passes
+// with the plans of unchanged instances and jobs, the refreshes of
+// unchanged instances and the plans of new ones answered without its plan
+// and read passes
 // (unchanged_plan_shortcut.go, create_plan_shortcut.go,
 // unchanged_read_shortcut.go).
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
@@ -87,19 +88,23 @@ type server struct {
 
 var _ frameworkServer = &server{}
 
-// PlanResourceChange answers the plans of unchanged and of new instances
-// itself (unchangedPlans, createPlans); the framework plans the rest.
+// PlanResourceChange answers the plans of unchanged instances and jobs and
+// of new instances itself (unchangedPlans, createPlans); the framework
+// plans the rest.
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	ctx = s.mask(ctx)
-	if req.TypeName != s.unchanged.typeName {
+	t := s.unchanged.byType[req.TypeName]
+	if t == nil {
 		return s.frameworkServer.PlanResourceChange(ctx, req)
 	}
-	name, answer := "unchanged-plan", s.unchanged.answer(ctx, req)
+	name, answer := "unchanged-plan", s.unchanged.answer(ctx, t, req)
 	if answer != nil {
 		s.unchanged.taken.Add(1)
-	} else if answer = s.creates.answer(ctx, req); answer != nil {
-		name = "create-plan"
-		s.creates.taken.Add(1)
+	} else if req.TypeName == s.creates.typeName {
+		if answer = s.creates.answer(ctx, req); answer != nil {
+			name = "create-plan"
+			s.creates.taken.Add(1)
+		}
 	}
 	if answer == nil {
 		return s.frameworkServer.PlanResourceChange(ctx, req)
@@ -111,7 +116,7 @@ func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanReso
 	if err != nil {
 		return nil, err
 	}
-	return verifiedPlan(name, s.unchanged.stateType, framework, answer), nil
+	return verifiedPlan(name, t.stateType, framework, answer), nil
 }
 
 // UpgradeResourceState answers the upgrade of a state already at its

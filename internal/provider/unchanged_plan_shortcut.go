@@ -13,94 +13,133 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/job"
 )
 
-// An unchanged berth_instance plans without the framework's plan pass.
+// Unchanged berth_instance and berth_job resources plan without the
+// framework's plan pass.
 //
 // At fleet size a refresh plan is mostly terraform-plugin-framework planning
-// instances nobody changed: for each one it decodes three values, applies
+// resources nobody changed: for each one it decodes three values, applies
 // defaults and then rebuilds the whole planned value once per top-level
 // attribute to run plan modifiers, and answers with what Terraform
-// proposed (about half of the plugin's CPU in a refresh plan; README,
-// Performance). When Terraform proposes exactly the prior state, the
-// framework's answer is that state unless one of these changes it:
+// proposed (about half of the plugin's CPU in a refresh plan of instances,
+// a third in one of jobs; README, Performance). When Terraform proposes
+// exactly the prior state, the framework's answer is that state unless one
+// of these changes it:
 //   - a schema default: a value the configuration leaves unset holds
 //     something else (drift in a defaulted field). unchangedPlans checks
 //     each default the schema declares, with the schema's own values;
-//   - a plan modifier: berth_instance uses UseStateForUnknown and
+//   - a plan modifier: both resources use UseStateForUnknown and
 //     RequiresReplace(If...), which change nothing when plan equals state
 //     (TestUnchangedPlans_everyPlanModifierAccountedFor fails for any other);
-//   - ModifyPlan: its checks look only at what changed (drivers, budget),
+//   - ModifyPlan, which each resource's keeps hook speaks for:
+//     berth_instance's checks look only at what changed (drivers, budget),
 //     it fills the namespace only on create, and what planJobType takes out
-//     of a batch or system job is already out of its state.
+//     of a batch or system job is already out of its state; it keeps
+//     nothing of a job holding unmanaged settings (private state).
+//     berth_job's plans the drift a refresh found away (and the job
+//     registered again), and otherwise keeps the state (job.PlanKeepsUnchanged).
 //
 // Every acceptance test runs with verify on: the framework plans as well,
-// and any difference fails the test. Only berth_instance takes this path:
-// it is the resource kept by the hundred, and other resources plan on the
+// and any difference fails the test. Only these two take this path: they
+// are the resources kept by the hundred, and other resources plan on the
 // clock (lease renewal) or on the cluster (node reservations).
 type unchangedPlans struct {
-	typeName   string // berth_instance, as Metadata names it
+	byType    map[string]*plannedType
+	shortcuts *shortcutSwitch // BERTH_SHORTCUTS (nil: on)
+	verify    bool
+	taken     atomic.Int64 // plans answered here, for tests
+}
+
+// plannedType is what the plan shortcuts read off a resource's schema.
+type plannedType struct {
+	typeName   string // as Metadata names it
 	stateType  tftypes.Type
 	tree       map[string]*schemaTree
 	noIdentity *tfprotov6.ResourceIdentityData // what the framework plans when Terraform (< 1.12) sends none
-	shortcuts  *shortcutSwitch                 // BERTH_SHORTCUTS (nil: on)
-	verify     bool
-	taken      atomic.Int64 // plans answered here, for tests
+	// keeps reports whether the resource's ModifyPlan plans an unchanged
+	// prior state (with its private state) as that state.
+	keeps func(prior tftypes.Value, private []byte) bool
 }
 
-// instanceTypeName is the resource type name of berth_instance, from the
-// provider's and the resource's Metadata, so a rename cannot leave the
-// shortcut answering for a type that no longer exists.
-func instanceTypeName() string {
+// typeNameOf is a resource's type name, from the provider's and the
+// resource's Metadata, so a rename cannot leave a shortcut answering for a
+// type that no longer exists.
+func typeNameOf(r resource.Resource) string {
 	ctx := context.Background()
 	var p provider.MetadataResponse
 	(&berthProvider{}).Metadata(ctx, provider.MetadataRequest{}, &p)
-	var r resource.MetadataResponse
-	instance.NewInstanceResource().Metadata(ctx, resource.MetadataRequest{ProviderTypeName: p.TypeName}, &r)
-	return r.TypeName
+	var m resource.MetadataResponse
+	r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: p.TypeName}, &m)
+	return m.TypeName
 }
 
-// instanceDefaults is what unchangedPlans reads off the schema, once.
-var instanceDefaults = sync.OnceValues(func() (*unchangedPlans, error) {
+// instanceTypeName is the resource type name of berth_instance.
+func instanceTypeName() string { return typeNameOf(instance.NewInstanceResource()) }
+
+// plannedTypeOf reads r's schema and identity schema.
+func plannedTypeOf(r resource.ResourceWithIdentity, keeps func(tftypes.Value, []byte) bool) (*plannedType, error) {
 	ctx := context.Background()
-	s := instance.Schema(ctx)
-	tree, err := schemaTreeOf(ctx, s.Attributes)
+	var s resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &s)
+	var is resource.IdentitySchemaResponse
+	r.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &is)
+	if s.Diagnostics.HasError() || is.Diagnostics.HasError() {
+		return nil, fmt.Errorf("schema: %v %v", s.Diagnostics, is.Diagnostics)
+	}
+	tree, err := schemaTreeOf(ctx, s.Schema.Attributes)
 	if err != nil {
 		return nil, err
 	}
-	it := instance.Identity.Schema().Type().TerraformType(ctx)
+	it := is.IdentitySchema.Type().TerraformType(ctx)
 	null, err := tfprotov6.NewDynamicValue(it, tftypes.NewValue(it, nil))
-	return &unchangedPlans{typeName: instanceTypeName(), stateType: s.Type().TerraformType(ctx), tree: tree,
-		noIdentity: &tfprotov6.ResourceIdentityData{IdentityData: &null}}, err
-})
-
-func newUnchangedPlans(verify bool) (*unchangedPlans, error) {
-	d, err := instanceDefaults()
-	if err != nil {
-		return nil, fmt.Errorf("reading berth_instance's defaults: %w", err)
-	}
-	return &unchangedPlans{typeName: d.typeName, stateType: d.stateType, tree: d.tree, noIdentity: d.noIdentity, verify: verify}, nil
+	return &plannedType{typeName: typeNameOf(r), stateType: s.Schema.Type().TerraformType(ctx), tree: tree,
+		noIdentity: &tfprotov6.ResourceIdentityData{IdentityData: &null}, keeps: keeps}, err
 }
 
-// answer returns the plan of an unchanged instance, or nil when req is not
-// one (then the framework plans it).
-func (u *unchangedPlans) answer(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) *tfprotov6.PlanResourceChangeResponse {
+// instanceDefaults and jobDefaults are read once.
+var (
+	instanceDefaults = sync.OnceValues(func() (*plannedType, error) {
+		return plannedTypeOf(instance.NewInstanceResource().(resource.ResourceWithIdentity),
+			func(_ tftypes.Value, private []byte) bool { return !instance.PrivateHasUnmanaged(private) })
+	})
+	jobDefaults = sync.OnceValues(func() (*plannedType, error) {
+		return plannedTypeOf(job.NewJobResource().(resource.ResourceWithIdentity),
+			func(prior tftypes.Value, _ []byte) bool { return job.PlanKeepsUnchanged(prior) })
+	})
+)
+
+func newUnchangedPlans(verify bool) (*unchangedPlans, error) {
+	u := &unchangedPlans{byType: map[string]*plannedType{}, verify: verify}
+	for name, read := range map[string]func() (*plannedType, error){"berth_instance": instanceDefaults, "berth_job": jobDefaults} {
+		t, err := read()
+		if err != nil {
+			return nil, fmt.Errorf("reading %s's schema: %w", name, err)
+		}
+		u.byType[t.typeName] = t
+	}
+	return u, nil
+}
+
+// answer returns the plan of an unchanged resource of type t, or nil when
+// req is not one (then the framework plans it).
+func (u *unchangedPlans) answer(ctx context.Context, t *plannedType, req *tfprotov6.PlanResourceChangeRequest) *tfprotov6.PlanResourceChangeResponse {
 	if u.shortcuts.stepsAside(ctx) || req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil ||
-		len(req.PriorState.MsgPack) == 0 || !bytes.Equal(req.PriorState.MsgPack, req.ProposedNewState.MsgPack) ||
-		instance.PrivateHasUnmanaged(req.PriorPrivate) {
+		len(req.PriorState.MsgPack) == 0 || !bytes.Equal(req.PriorState.MsgPack, req.ProposedNewState.MsgPack) {
 		return nil
 	}
-	prior, err := req.PriorState.Unmarshal(u.stateType)
-	if err != nil || prior.IsNull() {
+	prior, err := req.PriorState.Unmarshal(t.stateType)
+	if err != nil || prior.IsNull() || !t.keeps(prior, req.PriorPrivate) {
 		return nil
 	}
-	config, err := req.Config.Unmarshal(u.stateType)
-	if err != nil || !defaultsHold(u.tree, prior, config) {
+	config, err := req.Config.Unmarshal(t.stateType)
+	if err != nil || !defaultsHold(t.tree, prior, config) {
 		return nil
 	}
 	identity := req.PriorIdentity
 	if identity == nil {
-		identity = u.noIdentity
+		identity = t.noIdentity
 	}
 	return &tfprotov6.PlanResourceChangeResponse{
 		PlannedState:    req.ProposedNewState,

@@ -3,16 +3,19 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -20,6 +23,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/job"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
@@ -59,8 +63,8 @@ func TestUnchangedPlans_everyDefaultRead(t *testing.T) {
 }
 
 // The shortcut answers an unchanged plan with the prior state, which is
-// only what the framework plans if no plan modifier of berth_instance
-// changes a value that equals its state. Each kind used is listed here
+// only what the framework plans if no plan modifier of berth_instance or
+// berth_job changes a value that equals its state. Each kind used is listed here
 // with why; a new kind fails this test until the shortcut accounts for it
 // (unchanged_plan_shortcut.go) and it is added.
 func TestUnchangedPlans_everyPlanModifierAccountedFor(t *testing.T) {
@@ -84,9 +88,14 @@ func TestUnchangedPlans_everyPlanModifierAccountedFor(t *testing.T) {
 			walk(prefix+name+".", shared.NestedAttributes(a))
 		}
 	}
-	walk("", instance.Schema(context.Background()).Attributes)
-	if len(found) == 0 {
-		t.Fatal("found no plan modifiers; berth_instance has several, so the walk is broken")
+	for _, r := range []resource.Resource{instance.NewInstanceResource(), job.NewJobResource()} {
+		var s resource.SchemaResponse
+		r.Schema(context.Background(), resource.SchemaRequest{}, &s)
+		prefix := typeNameOf(r) + "."
+		walk(prefix, s.Schema.Attributes)
+		if !slices.ContainsFunc(slices.Concat(slices.Collect(maps.Values(found))...), func(at string) bool { return strings.HasPrefix(at, prefix) }) {
+			t.Fatalf("found no plan modifiers in %s; it has several, so the walk is broken", typeNameOf(r))
+		}
 	}
 	for kind, at := range found {
 		if accounted[kind] == "" {
@@ -216,7 +225,9 @@ func withValueAt(t *testing.T, v, val tftypes.Value, names ...string) tftypes.Va
 func TestUnchangedPlans_verifyCatchesDisagreement(t *testing.T) {
 	p := newPlanProbe(t, newServer("test", true))
 	srv := p.srv.(*server)
-	srv.unchanged = &unchangedPlans{typeName: srv.unchanged.typeName, stateType: srv.unchanged.stateType, verify: true}
+	forgetful := *srv.unchanged.byType[instanceTypeName()]
+	forgetful.tree = nil
+	srv.unchanged = &unchangedPlans{byType: map[string]*plannedType{forgetful.typeName: &forgetful}, verify: true}
 	state := withValueAt(t, p.state, tftypes.NewValue(tftypes.Bool, false), "purge_on_destroy")
 	resp, err := srv.PlanResourceChange(context.Background(), p.planRequest(p.dv(p.config), p.dv(state), p.dv(state)))
 	if err != nil {
@@ -260,10 +271,10 @@ func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
 		return plans, reads, creates
 	}
 	var plansBefore, readsBefore int64
-	resource.ParallelTest(t, resource.TestCase{
+	tfresource.ParallelTest(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"berth": factory},
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
+		Steps: []tfresource.TestStep{
 			{
 				Config: cfg,
 				Check: func(*terraform.State) error {
@@ -278,7 +289,7 @@ func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
 			{
 				PreConfig: func() { plansBefore, readsBefore, _ = taken() },
 				Config:    cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
 				Check: func(*terraform.State) error {
@@ -297,7 +308,7 @@ func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
 				// would be empty.
 				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.MaxParallel = acctest.Ptr(2) }),
 				Config:    cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("update").AtMapKey("max_parallel"), knownvalue.Int64Exact(1)),
 				}},
