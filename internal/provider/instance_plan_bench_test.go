@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/job"
 )
 
 // These benchmarks measure the plugin's CPU for what a refresh plan of one
@@ -25,13 +26,24 @@ import (
 //
 //	go test ./internal/provider -run '^$' -bench InstanceRefreshPlan -benchmem
 func BenchmarkInstanceRefreshPlan(b *testing.B) {
-	b.Run("unchanged", func(b *testing.B) { benchRefreshPlan(b, NewServer("bench")) })
-	b.Run("framework", func(b *testing.B) { benchRefreshPlan(b, providerserver.NewProtocol6WithError(New("bench")())) })
+	b.Run("unchanged", func(b *testing.B) { benchRefreshPlan(b, newPlanProbe(b, NewServer("bench"))) })
+	b.Run("framework", func(b *testing.B) {
+		benchRefreshPlan(b, newPlanProbe(b, providerserver.NewProtocol6WithError(New("bench")())))
+	})
 }
 
-func benchRefreshPlan(b *testing.B, factory func() (tfprotov6.ProviderServer, error)) {
+// BenchmarkJobRefreshPlan is BenchmarkInstanceRefreshPlan for an unchanged
+// berth_job (benchJobValues).
+func BenchmarkJobRefreshPlan(b *testing.B) {
+	probe := func(factory func() (tfprotov6.ProviderServer, error)) *planProbe {
+		return newProbeOf(b, factory, "http://127.0.0.1:9", typeNameOf(job.NewJobResource()), benchJobValues)
+	}
+	b.Run("unchanged", func(b *testing.B) { benchRefreshPlan(b, probe(NewServer("bench"))) })
+	b.Run("framework", func(b *testing.B) { benchRefreshPlan(b, probe(providerserver.NewProtocol6WithError(New("bench")()))) })
+}
+
+func benchRefreshPlan(b *testing.B, p *planProbe) {
 	ctx := context.Background()
-	p := newPlanProbe(b, factory)
 	stateJSON, err := json.Marshal(plainValue(p.state))
 	if err != nil {
 		b.Fatal(err)
@@ -40,12 +52,12 @@ func benchRefreshPlan(b *testing.B, factory func() (tfprotov6.ProviderServer, er
 	b.ReportAllocs()
 	for b.Loop() {
 		up, err := p.srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
-			TypeName: instanceTypeName(), RawState: &tfprotov6.RawState{JSON: stateJSON},
+			TypeName: p.typeName, RawState: &tfprotov6.RawState{JSON: stateJSON},
 		})
 		if err != nil || len(up.Diagnostics) > 0 {
 			b.Fatalf("upgrade: %v %v", err, up.Diagnostics)
 		}
-		val, err := p.srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: instanceTypeName(), Config: configDV})
+		val, err := p.srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: p.typeName, Config: configDV})
 		if err != nil || len(val.Diagnostics) > 0 {
 			b.Fatalf("validate: %v %v", err, val.Diagnostics)
 		}

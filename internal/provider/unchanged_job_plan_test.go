@@ -2,11 +2,20 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"math/big"
+	"strings"
+	"sync"
 	"testing"
 
+	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/job"
@@ -101,4 +110,105 @@ func TestUnchangedPlans_job(t *testing.T) {
 	if _, taken := plan(p.state, changed, true); taken != 0 {
 		t.Fatalf("changed jobspec: shortcut taken %d times, want 0", taken)
 	}
+}
+
+// countingServers is a berth provider factory (in verify mode) for
+// acceptance tests and a count of what the shortcuts of every server it
+// built answered.
+func countingServers() (map[string]func() (tfprotov6.ProviderServer, error), func() (plans, reads, creates int64)) {
+	var mu sync.Mutex
+	var servers []*server
+	factory := func() (tfprotov6.ProviderServer, error) {
+		s, err := newServer("test", true)()
+		if err == nil {
+			mu.Lock()
+			servers = append(servers, s.(*server))
+			mu.Unlock()
+		}
+		return s, err
+	}
+	taken := func() (plans, reads, creates int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range servers {
+			plans += s.unchanged.taken.Load()
+			reads += s.reads.taken.Load()
+			creates += s.creates.taken.Load()
+		}
+		return plans, reads, creates
+	}
+	return map[string]func() (tfprotov6.ProviderServer, error){"berth": factory}, taken
+}
+
+// Against a real agent and the real CLI: the plan of an unchanged job is
+// answered by the shortcut (and verified against the framework); a field
+// changed in Nomad shows as drift at the next refresh, the framework plans
+// the update, and the apply puts the jobspec's value back in Nomad.
+func TestAccJob_unchangedPlanShortcut(t *testing.T) {
+	acctest.PreCheck(t)
+	name := "berth-acc-jobshort-" + acctest.RandomHex(3)
+	cfg := fmt.Sprintf(`
+resource "berth_job" "t" {
+  wait_for_healthy = false
+  jobspec = <<-EOT
+job %q {
+  meta { owner = "platform" }
+  group "web" {
+    task "app" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/sleep"
+        args    = ["3600"]
+      }
+      resources {
+        cpu    = 20
+        memory = 16
+      }
+    }
+  }
+}
+  EOT
+}
+`, name)
+	factory, taken := countingServers()
+	var plansBefore int64
+	tfresource.ParallelTest(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: factory,
+		CheckDestroy: func(*terraform.State) error {
+			if _, _, err := acctest.Nomad(t).Jobs().Info(name, nil); err == nil || !strings.Contains(err.Error(), "404") {
+				return fmt.Errorf("job %s still in Nomad after destroy (err %v)", name, err)
+			}
+			return nil
+		},
+		Steps: []tfresource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() { plansBefore, _, _ = taken() },
+				Config:    cfg,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				Check: func(*terraform.State) error {
+					if plans, _, _ := taken(); plans == plansBefore {
+						return fmt.Errorf("the plan of the unchanged job did not take the shortcut")
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { j.Meta["owner"] = "someone-else" }),
+				Config:    cfg,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("berth_job.t", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("berth_job.t", tfjsonpath.New("drift"), knownvalue.ListSizeExact(0)),
+				}},
+				Check: acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					if got := job.Meta["owner"]; got != "platform" {
+						return fmt.Errorf("meta.owner in Nomad is %q after the apply, want the jobspec's \"platform\"", got)
+					}
+					return nil
+				}),
+			},
+		},
+	})
 }

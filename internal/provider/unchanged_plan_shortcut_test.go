@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
@@ -249,30 +248,10 @@ func TestAccInstance_unchangedPlanShortcut(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.InstanceName(t)
 	cfg := acctest.InstanceConfig{Name: name}.String()
-	var mu sync.Mutex
-	var servers []*server
-	factory := func() (tfprotov6.ProviderServer, error) {
-		s, err := newServer("test", true)()
-		if err == nil {
-			mu.Lock()
-			servers = append(servers, s.(*server))
-			mu.Unlock()
-		}
-		return s, err
-	}
-	taken := func() (plans, reads, creates int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, s := range servers {
-			plans += s.unchanged.taken.Load()
-			reads += s.reads.taken.Load()
-			creates += s.creates.taken.Load()
-		}
-		return plans, reads, creates
-	}
+	factory, taken := countingServers()
 	var plansBefore, readsBefore int64
 	tfresource.ParallelTest(t, tfresource.TestCase{
-		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"berth": factory},
+		ProtoV6ProviderFactories: factory,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []tfresource.TestStep{
 			{
