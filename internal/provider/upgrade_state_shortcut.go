@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -56,14 +55,10 @@ func (u *upgradeStates) typeOf(name string) *upgradeType {
 		return t
 	}
 	ctx := context.Background()
-	var pm provider.MetadataResponse
-	(&berthProvider{}).Metadata(ctx, provider.MetadataRequest{}, &pm)
 	var found *upgradeType
 	for _, build := range u.resources() {
 		r := build()
-		var m resource.MetadataResponse
-		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: pm.TypeName}, &m)
-		if m.TypeName != name {
+		if typeNameOf(r) != name {
 			continue
 		}
 		var s resource.SchemaResponse
