@@ -79,12 +79,16 @@ func typeNameOf(r resource.Resource) string {
 func instanceTypeName() string { return typeNameOf(instance.NewInstanceResource()) }
 
 // plannedTypeOf reads r's schema and identity schema.
-func plannedTypeOf(r resource.ResourceWithIdentity, keeps func(tftypes.Value, []byte) bool) (*plannedType, error) {
+func plannedTypeOf(r resource.Resource, keeps func(tftypes.Value, []byte) bool) (*plannedType, error) {
 	ctx := context.Background()
+	withIdentity, ok := r.(resource.ResourceWithIdentity)
+	if !ok {
+		return nil, fmt.Errorf("%s has no identity schema", typeNameOf(r))
+	}
 	var s resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &s)
 	var is resource.IdentitySchemaResponse
-	r.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &is)
+	withIdentity.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &is)
 	if s.Diagnostics.HasError() || is.Diagnostics.HasError() {
 		return nil, fmt.Errorf("schema: %v %v", s.Diagnostics, is.Diagnostics)
 	}
@@ -101,11 +105,11 @@ func plannedTypeOf(r resource.ResourceWithIdentity, keeps func(tftypes.Value, []
 // instanceDefaults and jobDefaults are read once.
 var (
 	instanceDefaults = sync.OnceValues(func() (*plannedType, error) {
-		return plannedTypeOf(instance.NewInstanceResource().(resource.ResourceWithIdentity),
+		return plannedTypeOf(instance.NewInstanceResource(),
 			func(_ tftypes.Value, private []byte) bool { return !instance.PrivateHasUnmanaged(private) })
 	})
 	jobDefaults = sync.OnceValues(func() (*plannedType, error) {
-		return plannedTypeOf(job.NewJobResource().(resource.ResourceWithIdentity),
+		return plannedTypeOf(job.NewJobResource(),
 			func(prior tftypes.Value, _ []byte) bool { return job.PlanKeepsUnchanged(prior) })
 	})
 )
