@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"regexp"
 
-	nomadacl "github.com/hashicorp/nomad/acl"
 	"github.com/hashicorp/nomad/api"
 )
 
@@ -53,13 +52,6 @@ type JobACL struct {
 // PolicyStub is a policy as Nomad lists it (without its rules).
 type PolicyStub struct {
 	Name, Description string
-}
-
-// CheckRules runs Nomad's own policy parser (the one its servers run on
-// every write) over rules and returns its message when it refuses them.
-func CheckRules(rules string) error {
-	_, err := nomadacl.Parse(rules)
-	return err
 }
 
 // Check applies Nomad's rules for a job_acl (nomad/structs

@@ -7,27 +7,6 @@ import (
 	"github.com/hashicorp/nomad/api"
 )
 
-func TestCheckRules(t *testing.T) {
-	for _, c := range []struct {
-		rules, wantErr string
-	}{
-		{`namespace "default" { policy = "read" }`, ""},
-		{`namespace "*" { capabilities = ["list-jobs"] }` + "\n" + `node { policy = "read" }`, ""},
-		{`namespace "default" { policy = "reed" }`, "Invalid namespace policy"},
-		{`namespace "default" { capabilities = ["fly"] }`, "Invalid namespace capability 'fly'"},
-		{`namespace "default" {`, "Failed to parse ACL Policy"},
-		{`nothing = "here"`, "Invalid policy"},
-	} {
-		err := CheckRules(c.rules)
-		switch {
-		case c.wantErr == "" && err != nil:
-			t.Errorf("%q: refused: %v", c.rules, err)
-		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
-			t.Errorf("%q: got %v, want an error containing %q", c.rules, err, c.wantErr)
-		}
-	}
-}
-
 func TestJobACLCheck(t *testing.T) {
 	for _, c := range []struct {
 		j     JobACL

@@ -18,14 +18,14 @@ func aclNameValidator() validator.String {
 	return shared.StringRule{Summary: "Invalid name", Desc: "must be " + aclpolicy.NameRule, Check: aclpolicy.CheckName}
 }
 
-// policyRulesValidator runs Nomad's own ACL policy parser over the rules,
-// at validate and plan: a policy Nomad would refuse is refused here, with
-// Nomad's message, before anything is written.
+// policyRulesValidator checks the rules against Nomad's policy language
+// (aclpolicy.CheckRules), at validate and plan: a policy Nomad would refuse
+// is refused here, in words, before anything is written.
 func policyRulesValidator() validator.String {
-	return shared.StringRule{Summary: "Invalid ACL policy rules", Desc: "must parse with Nomad's ACL policy parser",
+	return shared.StringRule{Summary: "Invalid ACL policy rules", Desc: "must follow Nomad's ACL policy language",
 		Check: func(rules string) error {
 			if err := aclpolicy.CheckRules(rules); err != nil {
-				return fmt.Errorf("refused by Nomad's ACL policy parser: %v. Fix the rules; the policy language is described at "+
+				return fmt.Errorf("Nomad would refuse these rules: %v. Fix the rules; the policy language is described at "+
 					"https://developer.hashicorp.com/nomad/docs/other-specifications/acl-policy", err)
 			}
 			return nil

@@ -72,17 +72,17 @@ func (e errorf) Error() string { return string(e) }
 
 // TestAccACLPolicy_badInputRefusedAtPlan: rules Nomad's parser refuses and
 // job_acl combinations Nomad refuses give one error each, at the attribute,
-// with Nomad's own message, and no policy is written.
+// in words, and no policy is written.
 func TestAccACLPolicy_badInputRefusedAtPlan(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
 	for _, c := range []refusal{
 		{name: "unknown policy", config: `namespace "default" { policy = "reed" }` + "\n", path: "rules",
-			summary: "Invalid ACL policy rules", detail: []string{"refused by Nomad's ACL policy parser", "Invalid namespace policy"}},
+			summary: "Invalid ACL policy rules", detail: []string{"Nomad would refuse these rules", `namespace "default": policy "reed" is not one of deny, read, write, scale`}},
 		{name: "unknown capability", config: `namespace "default" { capabilities = ["fly"] }` + "\n", path: "rules",
-			summary: "Invalid ACL policy rules", detail: []string{"Invalid namespace capability 'fly'"}},
+			summary: "Invalid ACL policy rules", detail: []string{`namespace "default": capability "fly" is not one of`}},
 		{name: "not HCL", config: `namespace "default" {` + "\n", path: "rules",
-			summary: "Invalid ACL policy rules", detail: []string{"Failed to parse ACL Policy"}},
+			summary: "Invalid ACL policy rules", detail: []string{"the rules do not parse"}},
 		{name: "group without job", config: readDefaultRules, path: "job_acl.group",
 			summary: "Invalid job_acl", detail: []string{"a group needs job_id"}},
 		{name: "task without group", config: readDefaultRules, path: "job_acl.task",
