@@ -38,8 +38,8 @@ var nonEmpty = []validator.String{stringvalidator.LengthAtLeast(1)}
 func aclPolicySchema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "A Nomad ACL policy: a named set of rules that tokens and roles grant (`berth_acl_role`), and " +
-			"that `job_acl` attaches to workloads (workload identity). The rules are checked at plan with Nomad's own policy " +
-			"parser. Needs a management token.",
+			"that `job_acl` attaches to workloads (workload identity). The rules are checked at plan against Nomad's policy " +
+			"language. Needs a management token.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The policy's name.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
@@ -52,7 +52,7 @@ func aclPolicySchema() schema.Schema {
 				Validators:          []validator.String{stringvalidator.LengthAtMost(aclpolicy.MaxDescription)}},
 			"rules": schema.StringAttribute{Required: true,
 				MarkdownDescription: "The policy's rules, in Nomad's ACL policy language (HCL or JSON), e.g. from `file()`. " +
-					"Checked at plan with Nomad's own parser. Compared with what Nomad holds exactly, as text: Nomad stores " +
+					"Checked at validate and plan against Nomad's policy language. Compared with what Nomad holds exactly, as text: Nomad stores " +
 					"the text it is given, so a change made in Nomad (even to spacing) shows in the plan and apply puts the " +
 					"configured text back.",
 				Validators: []validator.String{policyRulesValidator()}},
