@@ -26,7 +26,7 @@ var (
 	pluginPolicyLevels = []string{"deny", "read", "list", "write"}
 )
 
-// The capabilities each labelled block accepts (Nomad 1.10's list; the
+// The capabilities each labeled block accepts (Nomad 1.10's list; the
 // Enterprise-only sentinel-override and submit-recommendation are accepted
 // by open-source servers too).
 var (
@@ -43,7 +43,7 @@ var (
 	variableCapabilities   = []string{"deny", "list", "read", "write", "destroy"}
 )
 
-// The names a labelled block may carry (`*` is a glob).
+// The names a labeled block may carry (`*` is a glob).
 var (
 	namespaceLabel  = regexp.MustCompile(`^[a-zA-Z0-9*-]{1,128}$`)
 	nodePoolLabel   = regexp.MustCompile(`^[a-zA-Z0-9_*-]{1,128}$`)
@@ -52,17 +52,17 @@ var (
 
 // rulesDoc is the shape Nomad decodes policy rules into.
 type rulesDoc struct {
-	Namespaces  []*labelledRule `hcl:"namespace,expand"`
-	NodePools   []*labelledRule `hcl:"node_pool,expand"`
-	HostVolumes []*labelledRule `hcl:"host_volume,expand"`
-	Agent       *levelRule      `hcl:"agent"`
-	Node        *levelRule      `hcl:"node"`
-	Operator    *levelRule      `hcl:"operator"`
-	Quota       *levelRule      `hcl:"quota"`
-	Plugin      *levelRule      `hcl:"plugin"`
+	Namespaces  []*labeledRule `hcl:"namespace,expand"`
+	NodePools   []*labeledRule `hcl:"node_pool,expand"`
+	HostVolumes []*labeledRule `hcl:"host_volume,expand"`
+	Agent       *levelRule     `hcl:"agent"`
+	Node        *levelRule     `hcl:"node"`
+	Operator    *levelRule     `hcl:"operator"`
+	Quota       *levelRule     `hcl:"quota"`
+	Plugin      *levelRule     `hcl:"plugin"`
 }
 
-type labelledRule struct {
+type labeledRule struct {
 	Name         string         `hcl:",key"`
 	Policy       string         `hcl:"policy"`
 	Capabilities []string       `hcl:"capabilities"`
@@ -98,7 +98,7 @@ func CheckRules(rules string) error {
 			"operator, quota or plugin block")
 	}
 	for _, ns := range doc.Namespaces {
-		if err := checkLabelled("namespace", ns, namespaceLabel, namespaceCapabilities); err != nil {
+		if err := checkLabeled("namespace", ns, namespaceLabel, namespaceCapabilities); err != nil {
 			return err
 		}
 		if err := checkVariables(ns); err != nil {
@@ -106,12 +106,12 @@ func CheckRules(rules string) error {
 		}
 	}
 	for _, np := range doc.NodePools {
-		if err := checkLabelled("node_pool", np, nodePoolLabel, nodePoolCapabilities); err != nil {
+		if err := checkLabeled("node_pool", np, nodePoolLabel, nodePoolCapabilities); err != nil {
 			return err
 		}
 	}
 	for _, hv := range doc.HostVolumes {
-		if err := checkLabelled("host_volume", hv, hostVolumeLabel, hostVolumeCapabilities); err != nil {
+		if err := checkLabeled("host_volume", hv, hostVolumeLabel, hostVolumeCapabilities); err != nil {
 			return err
 		}
 	}
@@ -178,7 +178,7 @@ func decodeRules(rules string) (doc rulesDoc, err error) {
 	return doc, nil
 }
 
-func clearMissingLabels(blocks *ast.ObjectList, rules []*labelledRule) {
+func clearMissingLabels(blocks *ast.ObjectList, rules []*labeledRule) {
 	for i, item := range blocks.Items {
 		if len(item.Keys) == 0 && i < len(rules) {
 			rules[i].Name = ""
@@ -186,7 +186,7 @@ func clearMissingLabels(blocks *ast.ObjectList, rules []*labelledRule) {
 	}
 }
 
-func checkLabelled(kind string, r *labelledRule, label *regexp.Regexp, capabilities []string) error {
+func checkLabeled(kind string, r *labeledRule, label *regexp.Regexp, capabilities []string) error {
 	if !label.MatchString(r.Name) {
 		if r.Name == "" {
 			return fmt.Errorf("a %s block needs a name (%s \"name\" { ... }; \"*\" matches every one)", kind, kind)
@@ -204,7 +204,7 @@ func checkLabelled(kind string, r *labelledRule, label *regexp.Regexp, capabilit
 	return nil
 }
 
-func checkVariables(ns *labelledRule) error {
+func checkVariables(ns *labeledRule) error {
 	if ns.Variables == nil {
 		return nil
 	}
@@ -245,5 +245,5 @@ func hclMessage(err error) string {
 }
 
 // goTypeName matches the Go type hcl v1 adds to some messages, such as
-// " (*ast.ListType)" or " (aclpolicy.labelledRule)".
+// " (*ast.ListType)" or " (aclpolicy.labeledRule)".
 var goTypeName = regexp.MustCompile(`\s*\(\*?[a-z]+\.[A-Za-z]+\)`)

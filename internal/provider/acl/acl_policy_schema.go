@@ -25,7 +25,7 @@ func policyRulesValidator() validator.String {
 	return shared.StringRule{Summary: "Invalid ACL policy rules", Desc: "must follow Nomad's ACL policy language",
 		Check: func(rules string) error {
 			if err := aclpolicy.CheckRules(rules); err != nil {
-				return fmt.Errorf("Nomad would refuse these rules: %v. Fix the rules; the policy language is described at "+
+				return fmt.Errorf("these rules would be refused by Nomad: %v. Fix the rules; the policy language is described at "+
 					"https://developer.hashicorp.com/nomad/docs/other-specifications/acl-policy", err)
 			}
 			return nil

@@ -78,7 +78,7 @@ func TestAccACLPolicy_badInputRefusedAtPlan(t *testing.T) {
 	t.Parallel()
 	for _, c := range []refusal{
 		{name: "unknown policy", config: `namespace "default" { policy = "reed" }` + "\n", path: "rules",
-			summary: "Invalid ACL policy rules", detail: []string{"Nomad would refuse these rules", `namespace "default": policy "reed" is not one of deny, read, write, scale`}},
+			summary: "Invalid ACL policy rules", detail: []string{"these rules would be refused by Nomad", `namespace "default": policy "reed" is not one of deny, read, write, scale`}},
 		{name: "unknown capability", config: `namespace "default" { capabilities = ["fly"] }` + "\n", path: "rules",
 			summary: "Invalid ACL policy rules", detail: []string{`namespace "default": capability "fly" is not one of`}},
 		{name: "not HCL", config: `namespace "default" {` + "\n", path: "rules",
