@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -75,8 +76,46 @@ func schedulerSettingsSchema() schema.Schema {
 			"memory_oversubscription": flag("memory_oversubscription", false),
 			"reject_job_registration": flag("reject_job_registration", false),
 			"pause_eval_broker":       flag("pause_eval_broker", false),
+			"found":                   foundSchema(),
 		},
 	}
+}
+
+// foundSchema is the configuration berth found when it took it over. A
+// create's plan reads it, so the plan carries what the apply takes over:
+// Terraform plans a create again at apply, and a configuration changed in
+// between makes that plan differ, which fails the apply before any write.
+func foundSchema() schema.SingleNestedAttribute {
+	d := schedulerSettingsDocs
+	str := schema.StringAttribute{Computed: true, MarkdownDescription: d["scheduler_algorithm"]}
+	flag := func(name string) schema.BoolAttribute {
+		return schema.BoolAttribute{Computed: true, MarkdownDescription: d[name]}
+	}
+	return schema.SingleNestedAttribute{Computed: true,
+		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
+		MarkdownDescription: "The configuration as berth found it when it took it over: read by the plan of a create " +
+			"(so the plan shows what the apply takes over), or by the refresh after an import or a move. Destroy puts " +
+			"exactly this back. Applying a create whose `found` no longer matches Nomad fails before anything is written.",
+		Attributes: map[string]schema.Attribute{
+			"scheduler_algorithm": str,
+			"preemption": schema.SingleNestedAttribute{Computed: true, MarkdownDescription: d["preemption"],
+				Attributes: map[string]schema.Attribute{
+					"system": flag("system"), "sysbatch": flag("sysbatch"), "batch": flag("batch"), "service": flag("service"),
+				}},
+			"memory_oversubscription": flag("memory_oversubscription"),
+			"reject_job_registration": flag("reject_job_registration"),
+			"pause_eval_broker":       flag("pause_eval_broker"),
+		},
+	}
+}
+
+// foundTypes is the found attribute's object type.
+var foundTypes = map[string]attr.Type{
+	"scheduler_algorithm":     types.StringType,
+	"preemption":              types.ObjectType{AttrTypes: preemptionTypes},
+	"memory_oversubscription": types.BoolType,
+	"reject_job_registration": types.BoolType,
+	"pause_eval_broker":       types.BoolType,
 }
 
 func defaultDoc(def bool) string {
