@@ -81,8 +81,8 @@ type Client struct {
 	retry          RetryPolicy
 	requestTimeout time.Duration
 	holdDriver     string
-	drivers        driverCache // see DetectedDrivers
-	cluster        string      // see ClusterKey
+	drivers        driverCache      // see DetectedDrivers
+	identity       *clusterIdentity // see ClusterKey
 	// now is the clock waits measure time on (time.Now when nil); tests
 	// set a fake one so no test races the wall clock.
 	now func() time.Time
@@ -212,7 +212,7 @@ func New(cfg Config) (*Client, error) {
 	return &Client{
 		api: c, address: shown, namespace: cfg.Namespace, region: cfg.Region, secrets: nonEmpty(secrets),
 		retry: retry, requestTimeout: timeout, holdDriver: holdDriver,
-		cluster: clusterKey(bare, cfg.Region, cfg.TLSServerName),
+		identity: &clusterIdentity{selects: [3]string{bare, cfg.Region, cfg.TLSServerName}},
 	}, nil
 }
 
