@@ -50,9 +50,10 @@ func schedulerSettingsSchema() schema.Schema {
 		MarkdownDescription: "The scheduler configuration of the provider's region (`nomad operator scheduler " +
 			"set-config`): the algorithm, preemption per job type, memory oversubscription, and the two switches for " +
 			"incidents. Every field is managed: one left out of the configuration is Nomad's built-in default, so a change " +
-			"made in Nomad shows in the plan and the apply puts it back. Every write is check-and-set on the configuration " +
-			"berth last read: a change made in Nomad after the refresh refuses the apply. Create records the configuration " +
-			"it finds and destroy puts exactly that back. Needs `operator:write` (and `operator:read`) when ACLs are on.",
+			"made in Nomad shows in the plan and the apply puts it back. Every write (create, update, destroy) is " +
+			"check-and-set against the configuration its plan saw: a change made in Nomad after the plan fails the apply " +
+			"and nothing is written. A create's plan shows the configuration it takes over (`found`); destroy puts " +
+			"exactly that back. Needs `operator:write` (and `operator:read`) when ACLs are on.",
 		Attributes: map[string]schema.Attribute{
 			"id":     schema.StringAttribute{Computed: true, PlanModifiers: keep, MarkdownDescription: d["id"]},
 			"region": schema.StringAttribute{Computed: true, PlanModifiers: keep, MarkdownDescription: d["region"]},
