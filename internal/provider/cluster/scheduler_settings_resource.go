@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -172,6 +173,12 @@ func (r *schedulerSettingsResource) Update(ctx context.Context, req resource.Upd
 	}
 	writeSchedulerIndex(ctx, resp.Private, newIndex, &resp.Diagnostics)
 	plan.record(state.Region.ValueString(), want)
+	if plan.Found.IsUnknown() { // a state from before found, not refreshed since
+		plan.Found = types.ObjectNull(foundTypes)
+		if f := readSchedulerFound(ctx, req.Private, &resp.Diagnostics); f != nil {
+			plan.Found = foundValue(*f)
+		}
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
