@@ -108,6 +108,14 @@ func (s *RecordingServer) ValidateDataResourceConfig(ctx context.Context, req *t
 	return resp, err
 }
 
+func (s *RecordingServer) ValidateEphemeralResourceConfig(ctx context.Context, req *tfprotov6.ValidateEphemeralResourceConfigRequest) (*tfprotov6.ValidateEphemeralResourceConfigResponse, error) {
+	resp, err := s.ProviderServer.ValidateEphemeralResourceConfig(ctx, req)
+	if resp != nil {
+		s.Rec.add("ValidateEphemeralResourceConfig", resp.Diagnostics)
+	}
+	return resp, err
+}
+
 func (s *RecordingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	resp, err := s.ProviderServer.PlanResourceChange(ctx, req)
 	if resp != nil {

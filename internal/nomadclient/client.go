@@ -81,8 +81,8 @@ type Client struct {
 	retry          RetryPolicy
 	requestTimeout time.Duration
 	holdDriver     string
-	drivers        driverCache // see DetectedDrivers
-	cluster        string      // see ClusterKey
+	drivers        driverCache      // see DetectedDrivers
+	identity       *clusterIdentity // see ClusterKey
 	// now is the clock waits measure time on (time.Now when nil); tests
 	// set a fake one so no test races the wall clock.
 	now func() time.Time
@@ -212,7 +212,7 @@ func New(cfg Config) (*Client, error) {
 	return &Client{
 		api: c, address: shown, namespace: cfg.Namespace, region: cfg.Region, secrets: nonEmpty(secrets),
 		retry: retry, requestTimeout: timeout, holdDriver: holdDriver,
-		cluster: clusterKey(bare, cfg.Region, cfg.TLSServerName),
+		identity: &clusterIdentity{selects: [3]string{bare, cfg.Region, cfg.TLSServerName}},
 	}, nil
 }
 
@@ -362,8 +362,8 @@ func (b *deadlineBody) Close() error {
 }
 
 // loggingTransport writes one debug line per HTTP exchange. It logs the
-// method, path and status only: never headers (the token travels in
-// X-Nomad-Token) and never bodies.
+// method, path (loggedPath) and status only: never headers (the token
+// travels in X-Nomad-Token) and never bodies.
 type loggingTransport struct{ next http.RoundTripper }
 
 func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -371,7 +371,7 @@ func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	resp, err := t.next.RoundTrip(req)
 	fields := map[string]any{
 		"method":      req.Method,
-		"path":        req.URL.Path,
+		"path":        loggedPath(req.URL.Path),
 		"duration_ms": time.Since(start).Milliseconds(),
 	}
 	if err != nil {
@@ -382,3 +382,32 @@ func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	tflog.Debug(req.Context(), "Nomad API request", fields)
 	return resp, err
 }
+
+// secretPathPrefixes are API paths whose next segment is an ACL token's
+// accessor ID: a secret pasted as one (an import ID) would be logged.
+var secretPathPrefixes = []string{"/v1/acl/token/"}
+
+// notSecretSegments are the fixed words that follow a secretPathPrefix.
+var notSecretSegments = map[string]bool{"self": true, "onetime": true, "bootstrap": true}
+
+// loggedPath is p with any segment that may hold a secret masked.
+func loggedPath(p string) string {
+	for _, prefix := range secretPathPrefixes {
+		rest, ok := strings.CutPrefix(p, prefix)
+		if !ok || rest == "" {
+			continue
+		}
+		seg, tail, more := strings.Cut(rest, "/")
+		if notSecretSegments[seg] {
+			continue
+		}
+		if more {
+			tail = "/" + tail
+		}
+		return prefix + maskedSegment + tail
+	}
+	return p
+}
+
+// maskedSegment replaces a masked path segment, as tflog's masking does.
+const maskedSegment = "***"

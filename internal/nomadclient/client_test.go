@@ -333,3 +333,38 @@ func TestLoggingTransportOmitsToken(t *testing.T) {
 		t.Errorf("log output contains the token:\n%s", out)
 	}
 }
+
+// TestLoggingTransportMasksTokenPath: the request log never prints the ID
+// in /v1/acl/token/<id> (an accessor ID, or a secret pasted as an import
+// ID), while it still shows the rest of the path and fixed words.
+func TestLoggingTransportMasksTokenPath(t *testing.T) {
+	const id = "5b1e0c1d-8f2a-4c6e-9d3b-7a4f2e1c9b80"
+	f := newFakeNomad(t)
+	f.handle("GET /v1/acl/token/"+id, replyRaw(http.StatusInternalServerError, "boom"))
+	c := f.client()
+
+	var buf bytes.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &buf)
+	if _, err := c.GetACLToken(ctx, id); err == nil {
+		t.Fatal("GetACLToken against a 500 succeeded")
+	}
+	out := buf.String()
+	if strings.Contains(out, id) {
+		t.Errorf("the request log holds the token's ID:\n%s", out)
+	}
+	if !strings.Contains(out, "/v1/acl/token/***") {
+		t.Errorf("the request log does not show the masked path:\n%s", out)
+	}
+	for in, want := range map[string]string{
+		"/v1/acl/token/" + id:       "/v1/acl/token/***",
+		"/v1/acl/token/" + id + "/": "/v1/acl/token/***/",
+		"/v1/acl/token/self":        "/v1/acl/token/self",
+		"/v1/acl/token/onetime":     "/v1/acl/token/onetime",
+		"/v1/acl/tokens":            "/v1/acl/tokens",
+		"/v1/job/web":               "/v1/job/web",
+	} {
+		if got := loggedPath(in); got != want {
+			t.Errorf("loggedPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -308,3 +308,16 @@ func badRegistrationInputs() []badInput {
 			address: "berth_instance.t", path: `services["a"].registrations`, summary: "Invalid Attribute Combination"},
 	}
 }
+
+// badTokenInputs are the bad-input rows of ACL tokens: a TTL of 0 is no
+// expiry to Nomad, so a short-lived token would live for ever.
+func badTokenInputs() []badInput {
+	return []badInput{
+		{name: "ephemeral_acl_token/zero ttl", config: "ephemeral \"berth_acl_token\" \"t\" {\n  name = \"%[1]s\"\n  type = \"management\"\n  ttl  = \"0s\"\n}\n",
+			address: "ephemeral.berth_acl_token.t", path: "ttl", summary: "Token TTL too short"},
+		{name: "ephemeral_acl_token/ttl under a minute", config: "ephemeral \"berth_acl_token\" \"t\" {\n  name = \"%[1]s\"\n  type = \"management\"\n  ttl  = \"30s\"\n}\n",
+			address: "ephemeral.berth_acl_token.t", path: "ttl", summary: "Token TTL too short"},
+		{name: "acl_token/zero expiration_ttl", config: "resource \"berth_acl_token\" \"t\" {\n  name = \"%[1]s\"\n  type = \"management\"\n  expiration_ttl = \"0s\"\n}\n",
+			address: "berth_acl_token.t", path: "expiration_ttl", summary: "Token TTL too short"},
+	}
+}

@@ -47,6 +47,7 @@ func TestAccBadInput_rejectedAtPlan(t *testing.T) {
 	nodeID := badInputNode(t)
 	cases := append(append(append(badInstanceInputs(), badVolumeInputs()...), badReservationInputs()...), badDataSourceInputs()...)
 	cases = append(cases, badRegistrationInputs()...)
+	cases = append(cases, badTokenInputs()...)
 	if len(cases) < 30 {
 		t.Fatalf("the table has %d cases; the bad-input table must keep at least 30", len(cases))
 	}

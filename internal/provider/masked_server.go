@@ -2,8 +2,10 @@ package provider
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // Masking at the protocol server: every RPC the server answers masks the
@@ -73,8 +75,41 @@ func (s *server) GetStates(ctx context.Context, req *tfprotov6.GetStatesRequest)
 	return s.frameworkServer.GetStates(s.mask(ctx), req)
 }
 
+// ImportResourceState masks, besides the provider's secrets, the import ID
+// of a type imported by a token's accessor ID (secretImportTypes): the
+// accessor grants nothing alone, but a secret pasted in its place would.
+// The ID is masked in every log line, and in the diagnostics the answer
+// carries, whichever code wrote them.
 func (s *server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
-	return s.frameworkServer.ImportResourceState(s.mask(ctx), req)
+	ctx = s.mask(ctx)
+	id := strings.TrimSpace(req.ID)
+	if !secretImportTypes[req.TypeName] || id == "" {
+		return s.frameworkServer.ImportResourceState(ctx, req)
+	}
+	ctx = tflog.MaskMessageStrings(ctx, id)
+	ctx = tflog.MaskAllFieldValuesStrings(ctx, id)
+	resp, err := s.frameworkServer.ImportResourceState(ctx, req)
+	if resp != nil {
+		maskDiagnostics(resp.Diagnostics, id)
+	}
+	return resp, err
+}
+
+// secretImportTypes are the resources whose import ID is an ACL token's
+// accessor ID.
+var secretImportTypes = map[string]bool{"berth_acl_token": true, "berth_acl_bootstrap": true}
+
+// maskedValue replaces a masked string, as tflog's masking does.
+const maskedValue = "***"
+
+// maskDiagnostics replaces secret in each diagnostic's summary and detail.
+func maskDiagnostics(diags []*tfprotov6.Diagnostic, secret string) {
+	for _, d := range diags {
+		if d != nil {
+			d.Summary = strings.ReplaceAll(d.Summary, secret, maskedValue)
+			d.Detail = strings.ReplaceAll(d.Detail, secret, maskedValue)
+		}
+	}
 }
 
 func (s *server) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {

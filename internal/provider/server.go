@@ -156,7 +156,7 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	s.reads.recordRead(req, resp)
+	s.reads.recordRead(ctx, req, resp)
 	if answer != nil {
 		return s.reads.verifiedAnswer(resp, answer), nil
 	}

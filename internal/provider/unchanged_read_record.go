@@ -58,7 +58,7 @@ func (u *unchangedReads) readBack(ctx context.Context, read readFunc, req *tfpro
 	if err != nil {
 		return nil
 	}
-	seen := u.stamped(readSeenOf(applied, resp.NewState.MsgPack))
+	seen := u.stamped(ctx, readSeenOf(applied, resp.NewState.MsgPack))
 	if seen == nil {
 		return nil // not an instance the shortcut answers: no request
 	}

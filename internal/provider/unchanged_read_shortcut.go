@@ -99,7 +99,8 @@ func (u *unchangedReads) answer(ctx context.Context, req *tfprotov6.ReadResource
 		return nil
 	}
 	seen, ok := privateReadSeen(req.Private)
-	if !ok || seen.State != stateHash(req.CurrentState.MsgPack) || seen.Build != u.build || seen.Cluster != data.Nomad.ClusterKey() {
+	if !ok || seen.State != stateHash(req.CurrentState.MsgPack) || seen.Build != u.build || seen.Cluster == "" ||
+		seen.Cluster != data.Nomad.ClusterKey(ctx) {
 		return nil
 	}
 	index, found, err := data.Nomad.JobModifyIndex(ctx, seen.Namespace, seen.Name)
@@ -127,7 +128,7 @@ func (u *unchangedReads) answer(ctx context.Context, req *tfprotov6.ReadResource
 // it was given, the hash is of what Terraform sent; otherwise of the
 // answer, which a later full read corrects if Terraform encodes it
 // differently.
-func (u *unchangedReads) recordRead(req *tfprotov6.ReadResourceRequest, resp *tfprotov6.ReadResourceResponse) {
+func (u *unchangedReads) recordRead(ctx context.Context, req *tfprotov6.ReadResourceRequest, resp *tfprotov6.ReadResourceResponse) {
 	for _, d := range resp.Diagnostics {
 		if d.Severity == tfprotov6.DiagnosticSeverityError {
 			return // Terraform keeps nothing of this answer
@@ -143,7 +144,7 @@ func (u *unchangedReads) recordRead(req *tfprotov6.ReadResourceRequest, resp *tf
 					raw = req.CurrentState.MsgPack
 				}
 			}
-			seen = u.stamped(readSeenOf(v, raw))
+			seen = u.stamped(ctx, readSeenOf(v, raw))
 		}
 	}
 	if out, err := withReadSeen(resp.Private, seen); err == nil {
@@ -152,13 +153,17 @@ func (u *unchangedReads) recordRead(req *tfprotov6.ReadResourceRequest, resp *tf
 }
 
 // stamped is seen with the provider build and the cluster that saw it;
-// nil when there is no configured provider to name the cluster.
-func (u *unchangedReads) stamped(seen *readSeen) *readSeen {
+// nil when there is no configured provider, or no identity, to name the
+// cluster.
+func (u *unchangedReads) stamped(ctx context.Context, seen *readSeen) *readSeen {
 	data := u.data.Load()
 	if seen == nil || data == nil {
 		return nil
 	}
-	seen.Build, seen.Cluster = u.build, data.Nomad.ClusterKey()
+	seen.Build, seen.Cluster = u.build, data.Nomad.ClusterKey(ctx)
+	if seen.Cluster == "" {
+		return nil
+	}
 	return seen
 }
 

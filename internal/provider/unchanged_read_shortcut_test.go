@@ -133,3 +133,50 @@ func TestSetPlanRoot(t *testing.T) {
 		t.Error("a value of the wrong type was set")
 	}
 }
+
+// The read shortcut's cluster key holds the identity Nomad gave the
+// cluster (its workload identity key IDs): a record made against one
+// cluster is not answered from for another at the same address (a cluster
+// rebuilt there, a port-forward moved), and a cluster whose identity
+// cannot be read gets no records and no shortcut.
+func TestUnchangedReads_clusterIdentity(t *testing.T) {
+	p := newReadProbe(t, newServer("test", true), nil)
+	if _, ok := privateReadSeen(p.private); !ok {
+		t.Fatalf("the full read recorded nothing: %s", p.private)
+	}
+	probeAt := func() *readProbe {
+		q := newPlanProbeAt(t, newServer("test", true), p.cluster.url)
+		return &readProbe{planProbe: q, cluster: p.cluster, srv: q.srv.(*server), spec: p.spec}
+	}
+	setKids := func(kids ...string) {
+		p.cluster.mu.Lock()
+		defer p.cluster.mu.Unlock()
+		p.cluster.kids = kids
+	}
+
+	same := probeAt() // another provider process, the same cluster
+	same.read(t, p.state, p.private)
+	if got := same.srv.reads.taken.Load(); got != 1 {
+		t.Fatalf("the same cluster: shortcut taken %d times, want 1", got)
+	}
+
+	setKids("c2b8e5d1-7a94-4f3e-9b06-1d8f2a5c3e77") // rebuilt at the same address
+	rebuilt := probeAt()
+	resp := rebuilt.read(t, p.state, p.private)
+	if got := rebuilt.srv.reads.taken.Load(); got != 0 {
+		t.Errorf("a cluster rebuilt at the same address: shortcut taken %d times, want 0", got)
+	}
+	if seen, ok := privateReadSeen(resp.Private); !ok || seen.Cluster == "" {
+		t.Errorf("the full read on the rebuilt cluster recorded %+v %v", seen, ok)
+	}
+
+	setKids() // no identity
+	unknown := probeAt()
+	resp = unknown.read(t, p.state, p.private)
+	if got := unknown.srv.reads.taken.Load(); got != 0 {
+		t.Errorf("a cluster without identity: shortcut taken %d times, want 0", got)
+	}
+	if seen, ok := privateReadSeen(resp.Private); ok {
+		t.Errorf("a cluster without identity: the full read recorded %+v", seen)
+	}
+}

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"math/big"
 	"net/http"
@@ -30,10 +32,15 @@ type fakeInstanceCluster struct {
 	vars     map[string]bool
 	requests int
 	url      string
+	// kids are the key IDs of the cluster's workload identity keys, the
+	// cluster's identity in berth's cluster key; jwksReads counts reads of
+	// them (not in requests: a client reads them once).
+	kids      []string
+	jwksReads int
 }
 
 func newFakeInstanceCluster(t *testing.T) *fakeInstanceCluster {
-	f := &fakeInstanceCluster{t: t, vars: map[string]bool{}}
+	f := &fakeInstanceCluster{t: t, vars: map[string]bool{}, kids: []string{"6f1c2a9e-0b7d-4e3a-8c5f-2d9b1e4a7c30"}}
 	srv := httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(srv.Close)
 	f.url = srv.URL
@@ -43,8 +50,13 @@ func newFakeInstanceCluster(t *testing.T) *fakeInstanceCluster {
 func (f *fakeInstanceCluster) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.requests++
 	w.Header().Set("Content-Type", "application/json")
+	if r.Method == http.MethodGet && r.URL.Path == "/.well-known/jwks.json" {
+		f.jwksReads++
+		_ = json.NewEncoder(w).Encode(fakeJWKS(f.kids))
+		return
+	}
+	f.requests++
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/job/bench-1" && f.job != nil:
 		_, _ = w.Write(f.job)
@@ -62,6 +74,17 @@ func (f *fakeInstanceCluster) serve(w http.ResponseWriter, r *http.Request) {
 		f.t.Errorf("unexpected request: %s %s", r.Method, r.URL)
 		http.NotFound(w, r)
 	}
+}
+
+// fakeJWKS is a key set of one Ed25519 key (all zero: only the IDs
+// matter) per key ID.
+func fakeJWKS(kids []string) map[string]any {
+	keys := make([]map[string]string, 0, len(kids))
+	for _, kid := range kids {
+		keys = append(keys, map[string]string{"kty": "OKP", "crv": "Ed25519", "kid": kid, "alg": "EdDSA", "use": "sig",
+			"x": base64.RawURLEncoding.EncodeToString(make([]byte, ed25519.PublicKeySize))})
+	}
+	return map[string]any{"keys": keys}
 }
 
 // setJob makes Nomad hold spec's job with count allocations at version
@@ -174,7 +197,7 @@ func (p *readProbe) applied(t *testing.T, state tftypes.Value, private []byte, d
 // for state at index: what an apply or a read of it left, unchecked.
 func (p *readProbe) recordedAsBefore(t *testing.T, state tftypes.Value, private []byte, index uint64) []byte {
 	t.Helper()
-	seen := p.srv.reads.stamped(&readSeen{Namespace: "default", Name: "bench-1", Index: index, State: stateHash(p.dv(state).MsgPack)})
+	seen := p.srv.reads.stamped(context.Background(), &readSeen{Namespace: "default", Name: "bench-1", Index: index, State: stateHash(p.dv(state).MsgPack)})
 	out, err := withReadSeen(private, seen)
 	if err != nil {
 		t.Fatal(err)

@@ -69,8 +69,8 @@ func (e *aclTokenEphemeral) Schema(_ context.Context, _ ephemeral.SchemaRequest,
 			"policies": schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "ACL policy names."},
 			"roles":    schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "ACL role IDs."},
 			"ttl": schema.StringAttribute{Required: true, CustomType: timetypes.GoDurationType{},
-				MarkdownDescription: "How long the token lives at most (a Go duration, e.g. `10m`), within the cluster's " +
-					"token TTL bounds (Nomad's defaults: 1m to 24h)."},
+				MarkdownDescription: "How long the token lives at most (a Go duration, e.g. `10m`): at least `1m` (a TTL " +
+					"of 0 is no expiry to Nomad), and within the cluster's token TTL bounds (Nomad's defaults: 1m to 24h)."},
 			"accessor_id": schema.StringAttribute{Computed: true, MarkdownDescription: "The token's accessor ID."},
 			"secret_id": schema.StringAttribute{Computed: true, Sensitive: true,
 				MarkdownDescription: "The token's secret: what a provider's `token` or `NOMAD_TOKEN` takes."},
@@ -84,6 +84,7 @@ func (e *aclTokenEphemeral) ValidateConfig(ctx context.Context, req ephemeral.Va
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if !resp.Diagnostics.HasError() {
 		checkTokenGrants(m.Type, m.Policies, m.Roles, &resp.Diagnostics)
+		checkTokenTTL(m.TTL, "ttl", " The ttl is what bounds the token's life should Terraform never close it.", &resp.Diagnostics)
 	}
 }
 

@@ -48,7 +48,8 @@ func (r *aclTokenResource) Configure(_ context.Context, req resource.ConfigureRe
 }
 
 // ValidateConfig applies Nomad's rule on types at plan time: a client
-// token needs policies or roles, a management token takes neither.
+// token needs policies or roles, a management token takes neither; and
+// refuses an expiration_ttl under a minute (0 would mean no expiry).
 func (r *aclTokenResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m aclTokenModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -56,6 +57,7 @@ func (r *aclTokenResource) ValidateConfig(ctx context.Context, req resource.Vali
 		return
 	}
 	checkTokenGrants(m.Type, m.Policies, m.Roles, &resp.Diagnostics)
+	checkTokenTTL(m.ExpirationTTL, "expiration_ttl", " For a token that does not expire, leave expiration_ttl out.", &resp.Diagnostics)
 }
 
 // checkTokenGrants is Nomad's rule on a token's type and grants, with

@@ -60,8 +60,8 @@ func aclTokenSchema() schema.Schema {
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()}},
 			"expiration_ttl": schema.StringAttribute{Optional: true, Computed: true, CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "How long the token lives from its creation (a Go duration such as `24h`), within the " +
-					"cluster's `acl.token_min_expiration_ttl` and `token_max_expiration_ttl` (Nomad's defaults: 1m and 24h). " +
-					"Unset: the token does not expire. Nomad cannot change it, so changing it replaces the token; an expired " +
+					"cluster's `acl.token_min_expiration_ttl` and `token_max_expiration_ttl` (Nomad's defaults: 1m and 24h); " +
+					"at least `1m`. Unset: the token does not expire. Nomad cannot change it, so changing it replaces the token; an expired " +
 					"token is gone from Nomad, and the next plan creates it again.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIf(
 					ttlChanged, "A new TTL replaces the token.", "A new TTL replaces the token.")}},

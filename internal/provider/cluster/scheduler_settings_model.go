@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -21,6 +22,7 @@ type schedulerSettingsModel struct {
 	MemoryOversubscription types.Bool       `tfsdk:"memory_oversubscription"`
 	RejectJobRegistration  types.Bool       `tfsdk:"reject_job_registration"`
 	PauseEvalBroker        types.Bool       `tfsdk:"pause_eval_broker"`
+	Found                  types.Object     `tfsdk:"found"`
 }
 
 type preemptionModel struct {
@@ -55,6 +57,43 @@ func (m *schedulerSettingsModel) record(region string, s nomadclient.SchedulerSe
 	m.MemoryOversubscription = types.BoolValue(s.MemoryOversubscription)
 	m.RejectJobRegistration = types.BoolValue(s.RejectJobRegistration)
 	m.PauseEvalBroker = types.BoolValue(s.PauseEvalBroker)
+	if m.Found.Equal(types.Object{}) { // never set: null of the found attribute's type
+		m.Found = types.ObjectNull(foundTypes)
+	}
+}
+
+// foundValue is s as the found attribute.
+func foundValue(s nomadclient.SchedulerSettings) types.Object {
+	p := s.Preemption
+	return types.ObjectValueMust(foundTypes, map[string]attr.Value{
+		"scheduler_algorithm": types.StringValue(s.Algorithm),
+		"preemption": types.ObjectValueMust(preemptionTypes, map[string]attr.Value{
+			"system": types.BoolValue(p.System), "sysbatch": types.BoolValue(p.SysBatch),
+			"batch": types.BoolValue(p.Batch), "service": types.BoolValue(p.Service)}),
+		"memory_oversubscription": types.BoolValue(s.MemoryOversubscription),
+		"reject_job_registration": types.BoolValue(s.RejectJobRegistration),
+		"pause_eval_broker":       types.BoolValue(s.PauseEvalBroker),
+	})
+}
+
+// foundSettings reads the found attribute; nil when it is null or unknown
+// (a plan made without a configured provider, or a state from before it).
+func foundSettings(o types.Object) *nomadclient.SchedulerSettings {
+	if o.IsNull() || o.IsUnknown() {
+		return nil
+	}
+	a := o.Attributes()
+	str := func(v attr.Value) string { s, _ := v.(types.String); return s.ValueString() }
+	flag := func(v attr.Value) bool { b, _ := v.(types.Bool); return b.ValueBool() }
+	s := nomadclient.SchedulerSettings{Algorithm: str(a["scheduler_algorithm"]),
+		MemoryOversubscription: flag(a["memory_oversubscription"]), RejectJobRegistration: flag(a["reject_job_registration"]),
+		PauseEvalBroker: flag(a["pause_eval_broker"])}
+	if p, ok := a["preemption"].(types.Object); ok && !p.IsNull() && !p.IsUnknown() {
+		pa := p.Attributes()
+		s.Preemption = nomadclient.Preemption{System: flag(pa["system"]), SysBatch: flag(pa["sysbatch"]),
+			Batch: flag(pa["batch"]), Service: flag(pa["service"])}
+	}
+	return &s
 }
 
 func newPreemptionModel(p nomadclient.Preemption) *preemptionModel {

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -19,7 +21,12 @@ var (
 	_ resource.ResourceWithConfigure   = &schedulerSettingsResource{}
 	_ resource.ResourceWithImportState = &schedulerSettingsResource{}
 	_ resource.ResourceWithIdentity    = &schedulerSettingsResource{}
+	_ resource.ResourceWithModifyPlan  = &schedulerSettingsResource{}
 )
+
+// planReadTimeout bounds the plan-time read of the configuration a create
+// takes over: a slow Nomad must not hold up a plan for long.
+const planReadTimeout = 30 * time.Second
 
 // NewSchedulerSettingsResource builds the berth_scheduler_settings resource.
 func NewSchedulerSettingsResource() resource.Resource { return &schedulerSettingsResource{} }
@@ -46,8 +53,25 @@ func (r *schedulerSettingsResource) Configure(_ context.Context, req resource.Co
 	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// Create records the configuration as berth finds it (destroy puts it
-// back), then writes the planned one, check-and-set on what it read.
+// ModifyPlan reads, for a create, the configuration berth will take over
+// into found: the plan shows it, and the apply takes over only that.
+func (r *schedulerSettingsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || r.data == nil {
+		return // destroy, update, or the provider is not configured yet (create then reads at apply)
+	}
+	ctx, cancel := context.WithTimeout(ctx, planReadTimeout)
+	defer cancel()
+	found, _, err := r.data.Nomad.GetSchedulerSettings(ctx)
+	if err != nil {
+		shared.AddNomadError(&resp.Diagnostics, "Could not read the scheduler configuration berth would take over", err)
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("found"), foundValue(found))...)
+}
+
+// Create takes the configuration over as the plan found it (destroy puts
+// it back): it writes the planned one check-and-set on the index it reads,
+// and only if Nomad still holds what the plan found.
 func (r *schedulerSettingsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer schedulerSettingsIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan schedulerSettingsModel
@@ -64,17 +88,22 @@ func (r *schedulerSettingsResource) Create(ctx context.Context, req resource.Cre
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the scheduler configuration", err)
 		return
 	}
+	if planned := foundSettings(plan.Found); planned != nil && len(planned.Changes(found)) > 0 {
+		addSchedulerChangedSincePlan(&resp.Diagnostics, "Could not take over the scheduler configuration", *planned, found)
+		return
+	}
 	want := plan.settings()
 	tflog.Info(ctx, "Taking over the scheduler configuration", map[string]any{
 		"region": region, "found_index": index, "changes": strings.Join(found.Changes(want), "; ")})
 	newIndex, err := r.data.Nomad.WriteSchedulerSettings(ctx, want, index)
 	if err != nil {
-		addSchedulerWriteError(&resp.Diagnostics, "Could not write the scheduler configuration", err, nil)
+		addSchedulerWriteError(&resp.Diagnostics, "Could not write the scheduler configuration", err, &found)
 		return
 	}
 	writeSchedulerFound(ctx, resp.Private, found, &resp.Diagnostics)
 	writeSchedulerIndex(ctx, resp.Private, newIndex, &resp.Diagnostics)
 	plan.record(region, want)
+	plan.Found = foundValue(found)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -97,12 +126,15 @@ func (r *schedulerSettingsResource) Read(ctx context.Context, req resource.ReadR
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the scheduler configuration", err)
 		return
 	}
-	if readSchedulerFound(ctx, req.Private, &resp.Diagnostics) == nil {
+	found := readSchedulerFound(ctx, req.Private, &resp.Diagnostics)
+	if found == nil {
 		// Imported or moved: how berth found the configuration is how it is now.
+		found = &now
 		writeSchedulerFound(ctx, resp.Private, now, &resp.Diagnostics)
 	}
 	writeSchedulerIndex(ctx, resp.Private, index, &resp.Diagnostics)
 	state.record(region, now)
+	state.Found = foundValue(*found)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -141,12 +173,22 @@ func (r *schedulerSettingsResource) Update(ctx context.Context, req resource.Upd
 	}
 	writeSchedulerIndex(ctx, resp.Private, newIndex, &resp.Diagnostics)
 	plan.record(state.Region.ValueString(), want)
+	if plan.Found.IsUnknown() { // a state from before found, not refreshed since
+		plan.Found = types.ObjectNull(foundTypes)
+		if f := readSchedulerFound(ctx, req.Private, &resp.Diagnostics); f != nil {
+			plan.Found = foundValue(*f)
+		}
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 // Delete puts back the configuration berth found when it took it over
-// (created, imported or moved), check-and-set on a fresh read.
+// (created, imported or moved), and only if Nomad still holds what the
+// destroy's plan read: a change made since (an operator's freeze during an
+// incident) refuses the destroy, and nothing is written.
 func (r *schedulerSettingsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state schedulerSettingsModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	found := readSchedulerFound(ctx, req.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -162,11 +204,18 @@ func (r *schedulerSettingsResource) Delete(ctx context.Context, req resource.Del
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the scheduler configuration", err)
 		return
 	}
+	// The plan saw the state (its refresh) at the index recorded then.
+	seen, seenIndex := state.settings(), readSchedulerIndex(ctx, req.Private, &resp.Diagnostics)
+	if index != seenIndex && len(seen.Changes(now)) > 0 {
+		addSchedulerChangedSincePlan(&resp.Diagnostics, "Could not put the scheduler configuration back", seen, now)
+		return
+	}
 	changes := now.Changes(*found)
 	if len(changes) == 0 {
 		return
 	}
 	tflog.Info(ctx, "Putting the scheduler configuration back as berth found it", map[string]any{"changes": strings.Join(changes, "; ")})
+	// Nomad holds what the plan saw; check-and-set on this read keeps it so.
 	if _, err := r.data.Nomad.WriteSchedulerSettings(ctx, *found, index); err != nil {
 		addSchedulerWriteError(&resp.Diagnostics, "Could not put the scheduler configuration back", err, &now)
 	}
@@ -212,4 +261,13 @@ func addSchedulerWriteError(diags *diag.Diagnostics, summary string, err error, 
 		"apply; find who else writes it (`nomad operator scheduler set-config`, another Terraform configuration) so " +
 		"that only one of them manages it."
 	diags.AddError(summary, detail)
+}
+
+// addSchedulerChangedSincePlan refuses an apply because Nomad no longer
+// holds what its plan read (seen), naming each change.
+func addSchedulerChangedSincePlan(diags *diag.Diagnostics, summary string, seen, now nomadclient.SchedulerSettings) {
+	diags.AddError(summary, "The scheduler configuration was changed in Nomad after the plan read it:\n  - "+
+		strings.Join(seen.Changes(now), "\n  - ")+"\n\nNothing was written. Run `terraform plan` again to see the "+
+		"configuration as Nomad now holds it, then apply; find who else writes it (`nomad operator scheduler "+
+		"set-config`, another Terraform configuration) so that only one of them manages it.")
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -49,9 +50,10 @@ func schedulerSettingsSchema() schema.Schema {
 		MarkdownDescription: "The scheduler configuration of the provider's region (`nomad operator scheduler " +
 			"set-config`): the algorithm, preemption per job type, memory oversubscription, and the two switches for " +
 			"incidents. Every field is managed: one left out of the configuration is Nomad's built-in default, so a change " +
-			"made in Nomad shows in the plan and the apply puts it back. Every write is check-and-set on the configuration " +
-			"berth last read: a change made in Nomad after the refresh refuses the apply. Create records the configuration " +
-			"it finds and destroy puts exactly that back. Needs `operator:write` (and `operator:read`) when ACLs are on.",
+			"made in Nomad shows in the plan and the apply puts it back. Every write (create, update, destroy) is " +
+			"check-and-set against the configuration its plan saw: a change made in Nomad after the plan fails the apply " +
+			"and nothing is written. A create's plan shows the configuration it takes over (`found`); destroy puts " +
+			"exactly that back. Needs `operator:write` (and `operator:read`) when ACLs are on.",
 		Attributes: map[string]schema.Attribute{
 			"id":     schema.StringAttribute{Computed: true, PlanModifiers: keep, MarkdownDescription: d["id"]},
 			"region": schema.StringAttribute{Computed: true, PlanModifiers: keep, MarkdownDescription: d["region"]},
@@ -75,8 +77,46 @@ func schedulerSettingsSchema() schema.Schema {
 			"memory_oversubscription": flag("memory_oversubscription", false),
 			"reject_job_registration": flag("reject_job_registration", false),
 			"pause_eval_broker":       flag("pause_eval_broker", false),
+			"found":                   foundSchema(),
 		},
 	}
+}
+
+// foundSchema is the configuration berth found when it took it over. A
+// create's plan reads it, so the plan carries what the apply takes over:
+// Terraform plans a create again at apply, and a configuration changed in
+// between makes that plan differ, which fails the apply before any write.
+func foundSchema() schema.SingleNestedAttribute {
+	d := schedulerSettingsDocs
+	str := schema.StringAttribute{Computed: true, MarkdownDescription: d["scheduler_algorithm"]}
+	flag := func(name string) schema.BoolAttribute {
+		return schema.BoolAttribute{Computed: true, MarkdownDescription: d[name]}
+	}
+	return schema.SingleNestedAttribute{Computed: true,
+		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
+		MarkdownDescription: "The configuration as berth found it when it took it over: read by the plan of a create " +
+			"(so the plan shows what the apply takes over), or by the refresh after an import or a move. Destroy puts " +
+			"exactly this back. Applying a create whose `found` no longer matches Nomad fails before anything is written.",
+		Attributes: map[string]schema.Attribute{
+			"scheduler_algorithm": str,
+			"preemption": schema.SingleNestedAttribute{Computed: true, MarkdownDescription: d["preemption"],
+				Attributes: map[string]schema.Attribute{
+					"system": flag("system"), "sysbatch": flag("sysbatch"), "batch": flag("batch"), "service": flag("service"),
+				}},
+			"memory_oversubscription": flag("memory_oversubscription"),
+			"reject_job_registration": flag("reject_job_registration"),
+			"pause_eval_broker":       flag("pause_eval_broker"),
+		},
+	}
+}
+
+// foundTypes is the found attribute's object type.
+var foundTypes = map[string]attr.Type{
+	"scheduler_algorithm":     types.StringType,
+	"preemption":              types.ObjectType{AttrTypes: preemptionTypes},
+	"memory_oversubscription": types.BoolType,
+	"reject_job_registration": types.BoolType,
+	"pause_eval_broker":       types.BoolType,
 }
 
 func defaultDoc(def bool) string {
