@@ -100,6 +100,10 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 		return shared.ObjectUnread
 	}
 	trust := r.trust(m, *rec)
+	if trust.Newest, err = r.newestInHistory(ctx, ns, name, live, trust); err != nil {
+		shared.AddNomadError(diags, "Could not read the lease's versions", err)
+		return shared.ObjectUnread
+	}
 	status, problems := lease.Check(live, trust)
 	m.ID = types.StringValue(ns + "/" + name)
 	m.Namespace = types.StringValue(ns)
@@ -137,10 +141,23 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 	if live.Reference != "" {
 		m.Reference = types.StringValue(ns + "/" + live.Reference)
 	}
-	byClock := live.Expired(r.clock())
+	now := r.clock()
+	overruns := lease.Overruns(live, allocs.LeaseRuns(), now)
+	if len(overruns) > 0 {
+		// Whatever its signature says, a lease that did not end is not
+		// the lease that was signed; replacing it stops it.
+		m.Verified = types.BoolValue(false)
+		tflog.Warn(ctx, "Lease has not ended", map[string]any{"job": name, "namespace": ns, "allocations": overruns})
+		diags.AddWarning("Lease has not ended",
+			fmt.Sprintf("Lease %q in namespace %q ended at %s, more than %s ago, but Nomad still runs it:\n  - %s\n"+
+				"It reads verified = false and is not expired; the next apply replaces it, which stops it.",
+				name, ns, live.ExpiresAt().UTC().Format(time.RFC3339), lease.OverrunAllowance, strings.Join(overruns, "\n  - ")))
+	}
+	byClock := live.Expired(now) && len(overruns) == 0
 	expired := byClock || job.Dead()
 	m.Expired = types.BoolValue(expired)
 	outcome := allocs.NewestTaskOutcome(lease.WorkloadTask)
+	outcome.Overrun = len(overruns) > 0
 	if len(live.Workload.Ports) > 0 && !expired {
 		if err := nomad.WorkloadPorts(ctx, ns, &outcome); err != nil {
 			shared.AddNomadError(diags, "Could not read where the lease's workload runs", err)
@@ -156,6 +173,20 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 		m.WaitForRunning = types.BoolValue(true)
 	}
 	return shared.ObjectRead
+}
+
+// newestInHistory is the newest signing among the job's versions in
+// Nomad that verify under t, read only when live could verify at all (it
+// is signed, and there is a key to check it against).
+func (r *leaseResource) newestInHistory(ctx context.Context, ns, name string, live lease.Lease, t lease.Trust) (lease.Signing, error) {
+	if live.Signature == "" || t.Key == nil && t.Signer == "" {
+		return lease.Signing{}, nil
+	}
+	versions, err := r.data.Nomad.LeaseVersions(ctx, ns, name)
+	if err != nil {
+		return lease.Signing{}, err
+	}
+	return lease.NewestSigned(versions, t), nil
 }
 
 // checkReference refuses a reference to a lease that is not there to
