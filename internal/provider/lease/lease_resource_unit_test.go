@@ -87,6 +87,10 @@ func (f *fakeLeaseNomad) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		versions := f.versions()
 		f.mu.Unlock()
 		writeJSON(w, api.JobVersionsResponse{Versions: versions})
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/allocation/"):
+		// The timer's log (the result's signature): none in this fake.
+		f.mu.Unlock()
+		http.Error(w, "alloc not found", http.StatusNotFound)
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/evaluation/"):
 		f.mu.Unlock()
 		writeJSON(w, api.Evaluation{ID: "eval-1", Status: "pending"})
