@@ -131,7 +131,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if shared.CheckDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, leaseDrivers); resp.Diagnostics.HasError() {
 		return
 	}
-	if r.checkReference(ctx, l, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if l.ReferenceAlloc = r.checkReference(ctx, l, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	now := r.clock().UTC()
@@ -267,6 +267,13 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		resp.Diagnostics.AddAttributeError(path.Root("duration"), "Lease would already have ended",
 			fmt.Sprintf("A duration of %s from %s ends in the past. Use a longer duration.", l.Duration, l.CreatedAt.Format(time.RFC3339)))
 		return
+	}
+	if l.Reference != "" {
+		// The allocation the reference is bound to is not in the
+		// configuration: it stays the one Create bound it to.
+		if l.ReferenceAlloc = r.referenceAlloc(ctx, l, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	rec := readLeaseRecord(ctx, req.Private)
 	if l = r.sign(l, rec.last().SignedAt, &resp.Diagnostics); resp.Diagnostics.HasError() {

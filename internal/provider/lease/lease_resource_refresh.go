@@ -190,11 +190,14 @@ func (r *leaseResource) newestInHistory(ctx context.Context, ns, name string, li
 }
 
 // checkReference refuses a reference to a lease that is not there to
-// belong to: missing, not a berth lease, failing its signature, ended, or
-// made before leases registered the service referring leases watch.
-func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags *diag.Diagnostics) {
+// belong to: missing, not a berth lease, failing its signature, ended,
+// made before leases registered the service referring leases watch, or
+// with no allocation running. It returns the allocation that runs it, the
+// one whose service alone keeps the referring lease running
+// (lease.Lease.ReferenceAlloc).
+func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags *diag.Diagnostics) string {
 	if l.Reference == "" {
-		return
+		return ""
 	}
 	at := path.Root("reference")
 	id := l.Namespace + "/" + l.Reference
@@ -203,17 +206,17 @@ func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags
 		var d diag.Diagnostics
 		shared.AddNomadError(&d, "Could not read the referenced lease", err)
 		diags.AddAttributeError(at, d[0].Summary(), d[0].Detail())
-		return
+		return ""
 	}
 	if job == nil {
 		diags.AddAttributeError(at, "Referenced lease not found",
 			fmt.Sprintf("Nomad has no lease %q. Create it first (refer to its `id` attribute, so Terraform orders them).", id))
-		return
+		return ""
 	}
 	ref, err := job.Lease()
 	if err != nil {
 		diags.AddAttributeError(at, "Reference is not a lease", fmt.Sprintf("Job %q is not a berth lease: %v.", id, err))
-		return
+		return ""
 	}
 	trust := lease.Trust{}
 	if key := r.data.SigningKey; key != nil {
@@ -233,6 +236,24 @@ func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags
 			fmt.Sprintf("Lease %q was created by a berth that did not yet register the service referring leases watch. "+
 				"Replace it (`terraform apply -replace`), then refer to it.", id))
 	}
+	if diags.HasError() {
+		return ""
+	}
+	allocs, err := r.data.Nomad.JobAllocations(ctx, l.Namespace, l.Reference)
+	if err != nil {
+		var d diag.Diagnostics
+		shared.AddNomadError(&d, "Could not read the referenced lease's allocations", err)
+		diags.AddAttributeError(at, d[0].Summary(), d[0].Detail())
+		return ""
+	}
+	o := allocs.NewestTaskOutcome(lease.TimerTask)
+	if !o.Running {
+		diags.AddAttributeError(at, "Referenced lease is not running",
+			fmt.Sprintf("Lease %q has no running allocation, and a lease belongs to the allocation that runs the one it "+
+				"refers to. Wait until it runs (its `result.state` is `ok`), then apply again.", id))
+		return ""
+	}
+	return o.AllocationID
 }
 
 // resultSignature is the cluster's signature over the result of

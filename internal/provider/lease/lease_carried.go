@@ -1,3 +1,6 @@
+// What a write carries over from the lease before it: the newest signing
+// date of a replaced generation, the allocation a reference is bound to.
+
 package lease
 
 import (
@@ -5,9 +8,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // A replacement destroys the lease and creates it again, and the create
@@ -49,4 +54,22 @@ func replacedSigning(ns, name string) time.Time {
 		return t
 	}
 	return time.Time{}
+}
+
+// referenceAlloc is the allocation the lease in Nomad binds its reference
+// to, for an update that signs it again.
+func (r *leaseResource) referenceAlloc(ctx context.Context, l lease.Lease, diags *diag.Diagnostics) string {
+	job, err := r.data.Nomad.GetJob(ctx, l.Namespace, l.Name)
+	if err != nil {
+		shared.AddNomadError(diags, "Could not read the lease", err)
+		return ""
+	}
+	if job == nil {
+		return "" // the update reports the job gone
+	}
+	live, err := job.Lease()
+	if err != nil {
+		return "" // the update reports the change
+	}
+	return live.ReferenceAlloc
 }
