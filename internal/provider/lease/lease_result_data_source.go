@@ -61,8 +61,10 @@ func (d *leaseResultDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 				MarkdownDescription: "Whether one of the cluster's keys signed it, for a lease result, of this lease's timer, " +
 					"issued to an allocation Nomad still has that ran the version of the lease in Nomad now, and whether that " +
 					"version's signature verifies against the provider's `signing_key`. A result of an earlier lease of the same " +
-					"name (before a renewal or replacement), of a lease changed outside berth, or of an allocation Nomad has " +
-					"garbage-collected is not valid; without a provider `signing_key` no result is."},
+					"name (before a renewal or replacement), of a lease changed outside berth or brought back to an earlier signed " +
+					"version (a later one is in the job's versions in Nomad), of a lease Nomad still runs after its end (its timer " +
+					"paused), or of an allocation Nomad has garbage-collected is not valid; without a provider `signing_key` no " +
+					"result is."},
 			"problem": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "Why it is not valid; empty when it is."},
 			"allocation_id": schema.StringAttribute{Computed: true,
