@@ -62,6 +62,11 @@ func lastSignal(events []*api.TaskEvent) string {
 		}
 		switch e.Type {
 		case api.TaskSignaling:
+			// A signal sent through the API (nomad alloc signal) is
+			// in Details; one the client sends itself in TaskSignal.
+			if sig := e.Details["signal"]; sig != "" {
+				return sig
+			}
 			return e.TaskSignal
 		case api.TaskStarted, api.TaskRestarting:
 			return ""

@@ -71,7 +71,7 @@ func TestLeaseRead_overrun(t *testing.T) {
 		TaskStates: map[string]*api.TaskState{
 			lease.WorkloadTask: {State: "running", StartedAt: start},
 			lease.TimerTask: {State: "running", StartedAt: start, Events: []*api.TaskEvent{
-				{Type: api.TaskStarted}, {Type: api.TaskSignaling, TaskSignal: "SIGSTOP"}}},
+				{Type: api.TaskStarted}, {Type: api.TaskSignaling, Details: map[string]string{"signal": "SIGSTOP"}}}},
 		}}}
 	read := func(now time.Time) (leaseModel, diag.Diagnostics) {
 		f.r.now = func() time.Time { return now }

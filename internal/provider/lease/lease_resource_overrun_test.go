@@ -1,18 +1,25 @@
 package lease
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/lease"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // TestAccLease_pausedTimerDoesNotOutliveItsEnd: a signed lease whose timer
@@ -26,12 +33,7 @@ func TestAccLease_pausedTimerDoesNotOutliveItsEnd(t *testing.T) {
 	acctest.PreCheck(t)
 	key, pub := testSigningKey(t)
 	name := "berth-acc-lease-paused-" + acctest.RandomHex(3)
-	cfg := leaseConfig(key, name, "20s", "renew = false") + `
-data "berth_lease_result" "r" {
-  lease_id  = berth_reservation.l.id
-  signature = berth_reservation.l.result.signature
-}
-`
+	cfg := leaseConfig(key, name, "20s", "renew = false")
 	nomad := acctest.Nomad(t)
 	var paused *api.Allocation
 	t.Cleanup(func() {
@@ -75,7 +77,23 @@ data "berth_lease_result" "r" {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
-			{Config: cfg},
+			{
+				Config: cfg,
+				// Before its end the same read is valid: only the overrun
+				// makes it not.
+				Check: func(s *terraform.State) error {
+					waitTimerToken(t, name)
+					log, err := acctest.AllocFile(nomad, name, "alloc/logs/"+lease.TimerTask+".stdout.0")
+					if err != nil {
+						return err
+					}
+					token := strings.TrimSpace(strings.SplitN(log, "\n", 2)[0])
+					if valid, problem := readLeaseResult(t, key, s.RootModule().Resources[leaseAddr].Primary.ID, token); !valid {
+						return fmt.Errorf("berth_lease_result of the running lease: not valid (%s)", problem)
+					}
+					return nil
+				},
+			},
 			{
 				PreConfig:          pause,
 				RefreshState:       true,
@@ -89,14 +107,12 @@ data "berth_lease_result" "r" {
 					resource.TestCheckResourceAttr(leaseAddr, "user", pub),
 					resource.TestCheckResourceAttr(leaseAddr, "result.state", resultOverrun),
 					func(s *terraform.State) error {
-						r := s.RootModule().Resources["data.berth_lease_result.r"]
-						if r == nil {
-							return fmt.Errorf("no berth_lease_result in state")
-						}
-						a := r.Primary.Attributes
-						if a["valid"] != "false" || !strings.Contains(a["problem"], "has not ended") ||
-							!strings.Contains(a["problem"], "timer paused") {
-							return fmt.Errorf("berth_lease_result: valid %s, problem %q; want false naming the paused timer", a["valid"], a["problem"])
+						// berth_lease_result, as the provider configured
+						// with this key reads it, for the lease's token.
+						a := s.RootModule().Resources[leaseAddr].Primary.Attributes
+						valid, problem := readLeaseResult(t, key, a["id"], a["result.signature"])
+						if valid || !strings.Contains(problem, "has not ended") || !strings.Contains(problem, "timer paused") {
+							return fmt.Errorf("berth_lease_result: valid %v, problem %q; want false naming the paused timer", valid, problem)
 						}
 						return nil
 					},
@@ -120,4 +136,43 @@ data "berth_lease_result" "r" {
 			},
 		},
 	})
+}
+
+// readLeaseResult reads berth_lease_result for signature of lease leaseID
+// against the test agent, with the provider's signing key key: the data
+// source's own Read. (A refresh-only run, the step that sees the paused
+// lease before the next apply replaces it, keeps no data source in state.)
+func readLeaseResult(t *testing.T, key, leaseID, signature string) (bool, string) {
+	t.Helper()
+	ctx := context.Background()
+	signing, err := lease.ParseSigningKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := nomadclient.New(nomadclient.Config{Address: acctest.Nomad(t).Address()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &leaseResultDataSource{data: &shared.ProviderData{Nomad: client, SigningKey: signing}, now: time.Now}
+	var sresp datasource.SchemaResponse
+	d.Schema(ctx, datasource.SchemaRequest{}, &sresp)
+	null := tftypes.NewValue(sresp.Schema.Type().TerraformType(ctx), nil)
+	req := datasource.ReadRequest{Config: tfsdk.Config{Schema: sresp.Schema, Raw: null}}
+	in := leaseResultDataModel{LeaseID: types.StringValue(leaseID), Signature: types.StringValue(signature),
+		Valid: types.BoolNull(), Problem: types.StringNull(), AllocationID: types.StringNull(), IssuedAt: types.StringNull()}
+	cfg := tfsdk.State{Schema: sresp.Schema, Raw: null}
+	if diags := cfg.Set(ctx, &in); diags.HasError() {
+		t.Fatal(diags)
+	}
+	req.Config.Raw = cfg.Raw
+	resp := datasource.ReadResponse{State: tfsdk.State{Schema: sresp.Schema, Raw: null}}
+	d.Read(ctx, req, &resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatalf("berth_lease_result: %v", resp.Diagnostics)
+	}
+	var out leaseResultDataModel
+	if diags := resp.State.Get(ctx, &out); diags.HasError() {
+		t.Fatal(diags)
+	}
+	return out.Valid.ValueBool(), out.Problem.ValueString()
 }
