@@ -222,6 +222,14 @@ func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags
 	if key := r.data.SigningKey; key != nil {
 		trust = lease.Trust{Key: lease.PublicKey(key), Signed: true}
 	}
+	newest, err := r.newestInHistory(ctx, l.Namespace, l.Reference, ref, trust)
+	if err != nil {
+		var d diag.Diagnostics
+		shared.AddNomadError(&d, "Could not read the referenced lease's versions", err)
+		diags.AddAttributeError(at, d[0].Summary(), d[0].Detail())
+		return ""
+	}
+	trust.Newest = newest // a referenced lease brought back to an earlier version does not verify
 	status, problems := lease.Check(ref, trust)
 	switch {
 	case status == lease.Tampered:
