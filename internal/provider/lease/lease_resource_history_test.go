@@ -2,6 +2,7 @@ package lease
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -38,7 +39,8 @@ func revertLease(t *testing.T, name, from, to string) func() {
 // place to 1h, then reverted in Nomad to the 24h version, is imported into
 // a fresh state (no private record of its signings): the import reads
 // verified = false, because a later signed version is in the job's
-// history in Nomad. The lease in state reads false too, and the next apply
+// history in Nomad. The lease in state reads false too, berth_lease_result
+// of the reverted version's allocation is not valid, and the next apply
 // replaces it with a clean 1h lease.
 func TestAccLease_revertWithoutRecord(t *testing.T) {
 	t.Parallel()
@@ -79,7 +81,24 @@ func TestAccLease_revertWithoutRecord(t *testing.T) {
 			{
 				RefreshState:       true,
 				ExpectNonEmptyPlan: true,
-				Check:              resource.TestCheckResourceAttr(leaseAddr, "verified", "false"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(leaseAddr, "verified", "false"),
+					// The result of the reverted version's allocation is not
+					// valid either: berth_lease_result has no record at all.
+					func(s *terraform.State) error {
+						waitTimerToken(t, name)
+						log, err := acctest.AllocFile(acctest.Nomad(t), name, "alloc/logs/"+lease.TimerTask+".stdout.0")
+						if err != nil {
+							return err
+						}
+						token := strings.TrimSpace(strings.SplitN(log, "\n", 2)[0])
+						valid, problem := readLeaseResult(t, key, "default/"+name, token)
+						if valid || !strings.Contains(problem, "history in Nomad") {
+							return fmt.Errorf("berth_lease_result of the reverted lease: valid %v, problem %q; want false naming the history", valid, problem)
+						}
+						return nil
+					},
+				),
 				RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
