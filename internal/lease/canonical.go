@@ -42,7 +42,9 @@ const (
 //
 //	signed_at=<RFC 3339, UTC, with nanoseconds, trailing zeros dropped>
 //
-// follows the duration line (before reference, when set). A signature over
+// follows the duration line (before reference, when set). A referring
+// lease adds reference=<JSON string> and, since references are bound to an
+// allocation, reference_alloc=<JSON string> after it. A signature over
 // one version never verifies under the other, so removing signed_at from a
 // job does not turn it back into an older, undated lease.
 //
@@ -130,6 +132,14 @@ func CanonicalBytes(l Lease) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "reference=%s\n", q)
 	}
+	if e.ReferenceAlloc != "" {
+		// Only when set: referring leases of earlier berths keep their bytes.
+		q, err := encodeJSON(e.ReferenceAlloc)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "reference_alloc=%s\n", q)
+	}
 	return b.Bytes(), nil
 }
 
@@ -148,7 +158,7 @@ func encodeJSON(v any) ([]byte, error) {
 func checkUTF8(l Lease) error {
 	w := l.Workload
 	fields := []struct{ name, val string }{
-		{"name", l.Name}, {"namespace", l.Namespace}, {"node", l.NodeID}, {"user", l.User}, {"reference", l.Reference},
+		{"name", l.Name}, {"namespace", l.Namespace}, {"node", l.NodeID}, {"user", l.User}, {"reference", l.Reference}, {"reference_alloc", l.ReferenceAlloc},
 		{"workload.driver", w.Driver}, {"workload.image", w.Image}, {"workload.command", w.Command},
 	}
 	for i, a := range w.Args {

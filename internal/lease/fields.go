@@ -48,7 +48,7 @@ type fieldRule struct {
 
 // JobMetaKeys are the job meta keys berth writes on a lease. Any other key
 // makes the lease foreign. Add a key here when BuildJob starts writing it.
-var JobMetaKeys = []string{MetaKind, MetaUser, MetaCreatedAt, MetaDuration, MetaExpiresAt, MetaSignature, MetaSignedAt, MetaReference}
+var JobMetaKeys = []string{MetaKind, MetaUser, MetaCreatedAt, MetaDuration, MetaExpiresAt, MetaSignature, MetaSignedAt, MetaReference, MetaReferenceAlloc}
 
 // TimerDrivers are the drivers the timer task may run with (the
 // provider's lease_driver is one of them): they run its command and args

@@ -114,6 +114,9 @@ func jobMeta(l Lease) map[string]string {
 	if l.Reference != "" {
 		m[MetaReference] = l.Reference
 	}
+	if l.ReferenceAlloc != "" {
+		m[MetaReferenceAlloc] = l.ReferenceAlloc
+	}
 	if !l.SignedAt.IsZero() {
 		m[MetaSignedAt] = signedStamp(l.SignedAt)
 	}

@@ -105,9 +105,16 @@ type Lease struct {
 	Workload Workload `tf:"workload"`
 	// Reference names another lease in the same namespace this one
 	// belongs to: it ends when that one ends (reference.go). "" for none.
-	Reference string        `tf:"reference"`
-	CreatedAt time.Time     `tf:"created_at"` // UTC, whole seconds
-	Duration  time.Duration `tf:"duration"`   // > 0, whole seconds
+	Reference string `tf:"reference"`
+	// ReferenceAlloc is the allocation of the referenced lease berth
+	// verified when this one was created: only that allocation's service
+	// keeps this lease running, so no other job (a non-lease, or another
+	// lease reusing the name after the referenced one ended) can. Signed;
+	// "" for none and for referring leases of earlier berths. Untagged:
+	// berth sets it, not the configuration.
+	ReferenceAlloc string
+	CreatedAt      time.Time     `tf:"created_at"` // UTC, whole seconds
+	Duration       time.Duration `tf:"duration"`   // > 0, whole seconds
 	// Signature is the hex ed25519 signature over CanonicalBytes; "" when
 	// unsigned. Diff says only that it changed.
 	Signature string

@@ -65,7 +65,9 @@ func LeaseFromJob(job *api.Job) (Lease, error) {
 		User:      job.Meta[MetaUser],
 		Signature: job.Meta[MetaSignature],
 		Reference: job.Meta[MetaReference],
-		NodeID:    pinnedNode(job),
+		// Read as written; compared through the template it sets.
+		ReferenceAlloc: job.Meta[MetaReferenceAlloc],
+		NodeID:         pinnedNode(job),
 	}
 	r.readTiming(&l, job.Meta)
 	r.readSignedAt(&l, job.Meta)

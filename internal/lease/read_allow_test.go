@@ -19,7 +19,9 @@ func TestLeaseFromJobAcceptsWhatNomadFills(t *testing.T) {
 	}{
 		{"pinned", func(*Lease) {}, "", nil},
 		{"placed by Nomad in the namespace's pool", func(l *Lease) { l.NodeID = "" }, "", func(j *api.Job) { j.NodePool = new("gpu") }},
-		{"raw_exec timer, reference and ports", func(l *Lease) { l.Reference, l.Workload.Ports = "parent", []string{"http"} }, "raw_exec", nil},
+		{"raw_exec timer, reference and ports", func(l *Lease) {
+			l.Reference, l.ReferenceAlloc, l.Workload.Ports = "parent", parentAlloc, []string{"http"}
+		}, "raw_exec", nil},
 		{"stopped", func(*Lease) {}, "", func(j *api.Job) { j.Stop = new(true) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -147,7 +149,7 @@ func TestLeaseFromJobAllowList(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l := fixture()
-			l.Reference = "parent"
+			l.Reference, l.ReferenceAlloc = "parent", parentAlloc
 			l = signed(t, l)
 			now := l.CreatedAt.Add(3 * time.Second)
 			job := nomadCopy(t, BuildJob(l, "", now), now)
@@ -186,12 +188,12 @@ func TestLeaseFromJobTemplateOptions(t *testing.T) {
 		{"error on missing key", func(tp *api.Template) { tp.ErrMissingKey = new(true) }, "error_on_missing_key is true"},
 		{"as env", func(tp *api.Template) { tp.Envvars = new(true) }, "env is true, berth writes false"},
 		{"data counts any job", func(tp *api.Template) {
-			tp.EmbeddedTmpl = new(strings.Replace(*tp.EmbeddedTmpl, `{{ if eq .JobID "parent" }}`, `{{ if true }}`, 1))
+			tp.EmbeddedTmpl = new(strings.Replace(*tp.EmbeddedTmpl, `{{ if and (eq .JobID "parent") (eq .AllocID "`+parentAlloc+`") }}`, `{{ if true }}`, 1))
 		}, `data is "{{ range nomadService`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l := fixture()
-			l.Reference = "parent"
+			l.Reference, l.ReferenceAlloc = "parent", parentAlloc
 			l = signed(t, l)
 			job := nomadCopy(t, BuildJob(l, "", l.CreatedAt), l.CreatedAt)
 			tt.mutate(findTask(job.TaskGroups[0], TimerTask).Templates[0])
@@ -211,7 +213,7 @@ func TestLeaseFromJobTemplateOptions(t *testing.T) {
 // it (another job's service of that name would keep it running).
 func TestLeaseFromJobAnyJobReferenceIsReplaced(t *testing.T) {
 	l := fixture()
-	l.Reference = "parent"
+	l.Reference, l.ReferenceAlloc = "parent", parentAlloc
 	l = signed(t, l)
 	job := nomadCopy(t, BuildJob(l, "", l.CreatedAt), l.CreatedAt)
 	findTask(job.TaskGroups[0], TimerTask).Templates[0].EmbeddedTmpl = new(anyJobTemplate(l))
@@ -226,8 +228,31 @@ func TestLeaseFromJobAnyJobReferenceIsReplaced(t *testing.T) {
 	if ok || len(problems) != 1 || !strings.Contains(problems[0], "of any job") || !strings.Contains(problems[0], "replace the lease") {
 		t.Errorf("Verify = %v, %q; want one problem saying to replace the lease", ok, problems)
 	}
-	// The new template names the referenced lease's job.
-	if data := *referenceTemplate(l).EmbeddedTmpl; !strings.Contains(data, `eq .JobID "parent"`) {
-		t.Errorf("reference template %q does not filter on the referenced job", data)
+	// The new template names the referenced lease's job and allocation.
+	if data := *referenceTemplate(l).EmbeddedTmpl; !strings.Contains(data, `eq .JobID "parent"`) ||
+		!strings.Contains(data, `eq .AllocID "`+parentAlloc+`"`) {
+		t.Errorf("reference template %q does not filter on the referenced job and allocation", data)
+	}
+}
+
+// parentAlloc is the allocation of the referenced lease in fixtures.
+const parentAlloc = "9f1c2d3e-0000-4000-8000-00000000abcd"
+
+// A referring lease of the berth before allocations counted the services
+// of any job of the referenced lease's name: a job reusing the name after
+// that lease ended kept it running. It still reads, as foreign, saying to
+// replace it.
+func TestLeaseFromJobJobOnlyReferenceIsReplaced(t *testing.T) {
+	l := fixture()
+	l.Reference = "parent"
+	l = signed(t, l)
+	job := nomadCopy(t, BuildJob(l, "", l.CreatedAt), l.CreatedAt)
+	got, err := LeaseFromJob(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, problems := Verify(got)
+	if ok || len(problems) != 1 || !strings.Contains(problems[0], "by job name only") || !strings.Contains(problems[0], "replace the lease") {
+		t.Errorf("Verify = %v, %q; want one problem saying to replace the lease", ok, problems)
 	}
 }

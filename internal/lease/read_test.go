@@ -46,7 +46,7 @@ func TestLeaseFromJobRoundTrip(t *testing.T) {
 			l.Workload = Workload{Driver: "docker", Image: "busybox", CPU: 1, Memory: 10, Disk: 11}
 		}, nil},
 		{"ports", func(l *Lease) { l.Workload.Ports = []string{"http", "admin"} }, nil},
-		{"reference", func(l *Lease) { l.Reference = "parent" }, nil},
+		{"reference", func(l *Lease) { l.Reference, l.ReferenceAlloc = "parent", parentAlloc }, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +96,7 @@ func TestLeaseFromJobOutOfBand(t *testing.T) {
 	}{
 		{"env value", func(j *api.Job) { workload(j).Env["FOO"] = "b" }, sigMismatch},
 		{"reference meta", func(j *api.Job) { j.Meta[MetaReference] = "other" }, sigMismatch},
+		{"reference allocation meta", func(j *api.Job) { j.Meta[MetaReferenceAlloc] = "0000" }, sigMismatch},
 		{"extra service", func(j *api.Job) {
 			j.TaskGroups[0].Services = append(j.TaskGroups[0].Services, &api.Service{Name: "web", Provider: "nomad"})
 		}, "service"},
@@ -269,7 +270,7 @@ func TestLeaseFromJobReferenceTimer(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l := fixture()
-			l.Reference = "parent"
+			l.Reference, l.ReferenceAlloc = "parent", parentAlloc
 			l = signed(t, l)
 			now := l.CreatedAt.Add(3 * time.Second)
 			job := nomadCopy(t, BuildJob(l, "", now), now)

@@ -27,6 +27,9 @@ import (
 // (signed).
 const MetaReference = "berth.reference"
 
+// MetaReferenceAlloc records Lease.ReferenceAlloc (signed).
+const MetaReferenceAlloc = "berth.reference_alloc"
+
 // referenceFile is where the referring timer's template renders the
 // referenced lease's service (in the task's local dir).
 const referenceFile = "local/berth-reference"
@@ -48,13 +51,25 @@ func leaseService(l Lease) *api.Service {
 }
 
 // referenceTemplate renders the instances of the referenced lease's
-// service that its own job registered; empty once it ended. Service names
-// are not tied to a job, so any job may register one of that name; job IDs
-// are unique in a namespace, and a template counts only the lease's own.
+// service that the allocation berth verified registered; empty once it
+// ended. Service names are not tied to a job, and a job name may be reused
+// once the lease that had it ended (by a job that is no lease, or a lease
+// nobody verified), so neither counts: allocation IDs are never reused.
 func referenceTemplate(l Lease) *api.Template {
-	data := fmt.Sprintf(`{{ range nomadService %q }}{{ if eq .JobID %q }}{{ .ID }}{{ "\n" }}{{ end }}{{ end }}`,
-		ServiceName(l.Namespace, l.Reference), l.Reference)
+	data := jobOnlyTemplate(l)
+	if l.ReferenceAlloc != "" {
+		data = fmt.Sprintf(`{{ range nomadService %q }}{{ if and (eq .JobID %q) (eq .AllocID %q) }}{{ .ID }}{{ "\n" }}{{ end }}{{ end }}`,
+			ServiceName(l.Namespace, l.Reference), l.Reference, l.ReferenceAlloc)
+	}
 	return &api.Template{EmbeddedTmpl: ptr(data), DestPath: ptr(referenceFile), ChangeMode: ptr("restart")}
+}
+
+// jobOnlyTemplate is the reference template of the berth before
+// allocations, which counted the services of any job of the referenced
+// name.
+func jobOnlyTemplate(l Lease) string {
+	return fmt.Sprintf(`{{ range nomadService %q }}{{ if eq .JobID %q }}{{ .ID }}{{ "\n" }}{{ end }}{{ end }}`,
+		ServiceName(l.Namespace, l.Reference), l.Reference)
 }
 
 // anyJobTemplate is the reference template of older berths, which counted
@@ -131,10 +146,14 @@ func (r *reader) readScriptTimer(t, want *api.Task, l Lease) {
 	if l.Reference == "" || len(t.Templates) != 1 || len(want.Templates) != 1 {
 		return
 	}
-	if old := anyJobTemplate(l); deref(t.Templates[0].EmbeddedTmpl) == old {
+	switch got := deref(t.Templates[0].EmbeddedTmpl); {
+	case got == anyJobTemplate(l):
 		r.add("%s watches service %q of any job, as earlier berth versions wrote it, so another job's service of that "+
 			"name keeps it running: replace the lease", TimerTask, ServiceName(l.Namespace, l.Reference))
-		want.Templates[0].EmbeddedTmpl = ptr(old) // reported once, here
+		want.Templates[0].EmbeddedTmpl = ptr(got) // reported once, here
+	case l.ReferenceAlloc == "" && got == jobOnlyTemplate(l):
+		r.add("%s watches lease %q's service by job name only, as earlier berth versions wrote it, so a job that reuses "+
+			"the name after that lease ended keeps it running: replace the lease", TimerTask, l.Reference)
 	}
 }
 

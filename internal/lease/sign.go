@@ -9,7 +9,24 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
+
+// NextSignedAt is the date of a new signing at now: now, unless a signing
+// known to the signer (the record, the version it replaces, the newest in
+// the job's history) is no earlier, then 1ns after the latest of those. So
+// signing dates only go forward across renewals and replacements whatever
+// the signer's clock says, and a replayed earlier version always reads
+// older than the one that followed it.
+func NextSignedAt(now time.Time, known ...time.Time) time.Time {
+	out := now.UTC()
+	for _, k := range known {
+		if !out.After(k) {
+			out = k.UTC().Add(time.Nanosecond)
+		}
+	}
+	return out
+}
 
 // ParseSigningKey accepts an ed25519 private key as PEM "PRIVATE KEY"
 // (PKCS#8, what `openssl genpkey -algorithm ed25519` writes) or as base64 of

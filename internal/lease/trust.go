@@ -34,6 +34,11 @@ type Trust struct {
 	// zero when none is recorded. A live lease signed earlier, or signed
 	// differently and no later, is a rollback (nomad job revert).
 	Last Signing
+	// Newest is the newest signing among the job's versions in Nomad that
+	// verify under this trust (NewestSigned): a record no state loss
+	// erases. A live lease signed before it is a rollback too, with or
+	// without Last. Zero when none is known.
+	Newest Signing
 }
 
 // Signing is one signature of a lease and when berth made it.
@@ -97,6 +102,9 @@ func Check(live Lease, t Trust) (Status, []string) {
 		if p := rollback(live, t.Last); p != "" {
 			ok = false
 			problems = append(problems, p)
+		} else if p := rolledBackInHistory(live, t.Newest); p != "" {
+			ok = false
+			problems = append(problems, p)
 		}
 	}
 	if !ok {
@@ -143,6 +151,42 @@ func rollback(live Lease, last Signing) string {
 			signedWhen(live.SignedAt), signedWhen(last.SignedAt))
 	}
 	return ""
+}
+
+// rolledBackInHistory says why live is older than newest, the newest
+// signing among the job's versions in Nomad; "" when it is not. Only a
+// later date counts: versions of earlier berths are undated, and a renewal
+// or in-place change always dates its signature later.
+func rolledBackInHistory(live Lease, newest Signing) string {
+	if newest.Signature == "" || !newest.SignedAt.After(live.SignedAt) {
+		return ""
+	}
+	return fmt.Sprintf("rolled back to a version signed at %s, earlier than the version signed at %s in the job's "+
+		"history in Nomad; replace it", signedWhen(live.SignedAt), signedWhen(newest.SignedAt))
+}
+
+// NewestSigned is the newest signing among versions (the job's versions in
+// Nomad) that verify under t: signed by the provider's key, or by the key
+// berth signed the lease with, and changed nowhere else. A version signed
+// by any other key is not berth's and proves nothing. Zero when none does.
+func NewestSigned(versions []Lease, t Trust) Signing {
+	want := t.Signer
+	if t.Key != nil {
+		want = hex.EncodeToString(t.Key)
+	}
+	var out Signing
+	if want == "" {
+		return out
+	}
+	for _, v := range versions {
+		if v.User != want || v.SignedAt.IsZero() {
+			continue
+		}
+		if ok, _ := Verify(v); ok && (out.Signature == "" || v.SignedAt.After(out.SignedAt)) {
+			out = SigningOf(v)
+		}
+	}
+	return out
 }
 
 func signedWhen(t time.Time) string {

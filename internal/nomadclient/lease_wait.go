@@ -189,6 +189,9 @@ type TaskOutcome struct {
 	// Signature is the cluster's signature over the outcome
 	// (LeaseResultSignature); "" when there is none.
 	Signature string
+	// Overrun: the lease ended, but Nomad still runs an allocation of it
+	// (lease.Overruns).
+	Overrun bool
 }
 
 // NewestTaskOutcome reads task's outcome from the newest allocation.

@@ -70,9 +70,12 @@ const (
 	// resultDeleted: the workload was stopped or purged before the lease
 	// expired.
 	resultDeleted = "deleted"
+	// resultOverrun: the lease ended, but Nomad still runs it (its timer
+	// paused, or its client out of contact); verified is false.
+	resultOverrun = "overrun"
 )
 
-var resultStates = []string{resultPending, resultOK, resultError, resultExpired, resultDeleted}
+var resultStates = []string{resultPending, resultOK, resultError, resultExpired, resultDeleted, resultOverrun}
 
 // leaseObjectTypes are the attribute types of the lease schema's nested
 // objects, read from the schema so they cannot drift from it.
@@ -133,12 +136,14 @@ func leaseResultIn(ctx context.Context, o nomadclient.TaskOutcome, expired, dele
 	switch {
 	case deleted:
 		state = resultDeleted
+	case o.Overrun:
+		state = resultOverrun
 	case o.Failed:
 		state = resultError
 	case o.Running:
 		state = resultOK
 	}
-	if expired && state != resultError && state != resultDeleted {
+	if expired && state != resultError && state != resultDeleted && state != resultOverrun {
 		state = resultExpired
 	}
 	address, data := "", map[string]string{}

@@ -55,12 +55,27 @@ func (a *leaseRenewAction) Invoke(ctx context.Context, req action.InvokeRequest,
 		resp.Diagnostics.AddError("Not a berth lease", fmt.Sprintf("Job %q in namespace %q is not a berth lease: %v", name, ns, err))
 		return
 	}
-	if !a.trusted(l, resp) {
+	// The job's versions: a lease brought back to an earlier version is
+	// not renewed, and the renewal is dated after every version.
+	var newest lease.Signing
+	if key := a.data.SigningKey; key != nil && l.Signature != "" {
+		versions, err := a.data.Nomad.LeaseVersions(ctx, ns, name)
+		if err != nil {
+			shared.AddNomadError(&resp.Diagnostics, "Could not read the lease's versions", err)
+			return
+		}
+		newest = lease.NewestSigned(versions, lease.Trust{Key: lease.PublicKey(key)})
+	}
+	if !a.trusted(l, newest, resp) {
 		return
 	}
 	at := time.Now().UTC()
 	l.CreatedAt = at.Truncate(time.Second)
-	if l = (&leaseResource{data: a.data}).sign(l, l.SignedAt, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	prev := l.SignedAt
+	if newest.SignedAt.After(prev) {
+		prev = newest.SignedAt
+	}
+	if l = (&leaseResource{data: a.data}).sign(l, prev, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	// Check-and-set on the job read above: a change made since then (an
@@ -81,8 +96,8 @@ func (a *leaseRenewAction) Invoke(ctx context.Context, req action.InvokeRequest,
 
 // trusted refuses to renew a lease the provider could not have signed:
 // renewing re-signs it, which would launder a change made outside berth.
-func (a *leaseRenewAction) trusted(l lease.Lease, resp *action.InvokeResponse) bool {
-	var t lease.Trust
+func (a *leaseRenewAction) trusted(l lease.Lease, newest lease.Signing, resp *action.InvokeResponse) bool {
+	t := lease.Trust{Newest: newest}
 	if key := a.data.SigningKey; key != nil {
 		t.Key = lease.PublicKey(key)
 	}

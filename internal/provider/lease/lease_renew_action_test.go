@@ -35,24 +35,31 @@ func TestLeaseRenewAction_refusesWhatTheKeyCannotVouchFor(t *testing.T) {
 	}
 	tampered := sign(base, mine)
 	tampered.Duration = 2 * time.Hour
+	dated := base
+	dated.SignedAt = base.CreatedAt.Add(time.Second)
 	cases := []struct {
 		name string
 		key  ed25519.PrivateKey
 		l    lease.Lease
 		want string // "" = renewed
+		// newest is the newest signing among the job's versions.
+		newest lease.Signing
 	}{
-		{"unsigned, no key", nil, base, ""},
-		{"signed by the provider's key", mine, sign(base, mine), ""},
-		{"unsigned, provider has a key (the resource replaces it)", mine, base, "fails verification"},
-		{"signed, provider has no key", nil, sign(base, mine), "has no signing_key"},
-		{"signed by another key", mine, sign(base, theirs), "fails verification"},
-		{"changed after signing", mine, tampered, "fails verification"},
+		{"unsigned, no key", nil, base, "", lease.Signing{}},
+		{"signed by the provider's key", mine, sign(base, mine), "", lease.Signing{}},
+		{"unsigned, provider has a key (the resource replaces it)", mine, base, "fails verification", lease.Signing{}},
+		{"signed, provider has no key", nil, sign(base, mine), "has no signing_key", lease.Signing{}},
+		{"signed by another key", mine, sign(base, theirs), "fails verification", lease.Signing{}},
+		{"changed after signing", mine, tampered, "fails verification", lease.Signing{}},
+		{"brought back to an earlier version", mine, sign(dated, mine), "history in Nomad",
+			lease.Signing{Signature: "later", SignedAt: dated.SignedAt.Add(time.Minute)}},
+		{"the newest version", mine, sign(dated, mine), "", lease.Signing{Signature: "earlier", SignedAt: dated.SignedAt.Add(-time.Minute)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			a := &leaseRenewAction{data: &shared.ProviderData{SigningKey: c.key}}
 			var resp action.InvokeResponse
-			ok := a.trusted(c.l, &resp)
+			ok := a.trusted(c.l, c.newest, &resp)
 			errs := resp.Diagnostics.Errors()
 			switch {
 			case c.want == "" && (!ok || len(errs) > 0):

@@ -131,12 +131,14 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if shared.CheckDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, leaseDrivers); resp.Diagnostics.HasError() {
 		return
 	}
-	if r.checkReference(ctx, l, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if l.ReferenceAlloc = r.checkReference(ctx, l, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	now := r.clock().UTC()
 	l.CreatedAt = now.Truncate(time.Second)
-	if l = r.sign(l, time.Time{}, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	// A replacement's create follows the destroy of the lease it replaces
+	// (in this process): its signing must be dated after that one's.
+	if l = r.sign(l, replacedSigning(l.Namespace, l.Name), &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	var rec leaseRecord
@@ -192,10 +194,7 @@ func (r *leaseResource) sign(l lease.Lease, prev time.Time, diags *diag.Diagnost
 	if r.data.SigningKey == nil {
 		return l
 	}
-	l.SignedAt = r.clock().UTC()
-	if !l.SignedAt.After(prev) {
-		l.SignedAt = prev.UTC().Add(time.Nanosecond)
-	}
+	l.SignedAt = lease.NextSignedAt(r.clock(), prev)
 	signed, err := lease.Sign(l, r.data.SigningKey)
 	if err != nil {
 		diags.AddError("Could not sign the lease", err.Error())
@@ -269,6 +268,13 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 			fmt.Sprintf("A duration of %s from %s ends in the past. Use a longer duration.", l.Duration, l.CreatedAt.Format(time.RFC3339)))
 		return
 	}
+	if l.Reference != "" {
+		// The allocation the reference is bound to is not in the
+		// configuration: it stays the one Create bound it to.
+		if l.ReferenceAlloc = r.referenceAlloc(ctx, l, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	rec := readLeaseRecord(ctx, req.Private)
 	if l = r.sign(l, rec.last().SignedAt, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
@@ -304,6 +310,7 @@ func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	r.noteReplaced(ctx, &state, readLeaseRecord(ctx, req.Private))
 	out, err := r.leases().Delete(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.NodeReservation.ValueString())
 	if shared.AddOutcome(&resp.Diagnostics, leaseErrors(), out.Warnings, out.Problems); err != nil {
 		shared.AddWorkflowError(&resp.Diagnostics, leaseErrors(), err)

@@ -181,3 +181,70 @@ func serviceOwners(t *testing.T, nomad *api.Client, service string) []string {
 	slices.Sort(jobs)
 	return slices.Compact(jobs)
 }
+
+// TestAccLease_referenceIgnoresReusedName: the referenced lease's job is
+// replaced in Nomad by a job of the same name that is no lease, and
+// registers the referenced lease's service. The referring lease belongs to
+// the allocation berth verified, not to the name: it still ends, in Nomad
+// and with no Terraform run, while the impostor runs.
+func TestAccLease_referenceIgnoresReusedName(t *testing.T) {
+	t.Parallel()
+	acctest.PreCheck(t)
+	key, pub := testSigningKey(t)
+	suffix := acctest.RandomHex(3)
+	parent, child := "berth-acc-lease-rparent-"+suffix, "berth-acc-lease-rchild-"+suffix
+	nomad := acctest.Nomad(t)
+	t.Cleanup(func() { _, _, _ = nomad.Jobs().Deregister(parent, true, nil) })
+	service := lease.ServiceName("default", parent)
+	cfg := leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "renew = false") +
+		leaseResourceConfig("child", child, "1h", "renew = false\n  reference = berth_reservation.parent.id")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckInstanceDestroyed(t, child),
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			// The impostor is no lease: the plan after the step replaces
+			// the referenced lease.
+			ExpectNonEmptyPlan: true,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("berth_reservation.child", "result.state", "ok"),
+				checkLeaseVerifies(t, child, pub),
+				func(*terraform.State) error {
+					impostor := &api.Job{
+						ID: new(parent), Name: new(parent), Type: new(api.JobTypeBatch), Namespace: new("default"),
+						TaskGroups: []*api.TaskGroup{{
+							Name:     new(lease.GroupName),
+							Count:    new(1),
+							Services: []*api.Service{{Name: service, Provider: "nomad"}},
+							Tasks: []*api.Task{{
+								Name: "sleep", Driver: "raw_exec",
+								Config:    map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
+								Resources: &api.Resources{CPU: new(20), MemoryMB: new(16)},
+							}},
+						}},
+					}
+					if _, _, err := nomad.Jobs().Register(impostor, nil); err != nil {
+						return fmt.Errorf("registering the impostor %s: %w", parent, err)
+					}
+					acctest.WaitFor(t, "lease "+child+" to end although job "+parent+" registers its service", 3*time.Minute, func() (bool, error) {
+						j, _, err := nomad.Jobs().Info(child, nil)
+						if err != nil {
+							return false, err
+						}
+						allocs, _, err := nomad.Jobs().Allocations(child, true, nil)
+						if err != nil {
+							return false, err
+						}
+						return *j.Status == "dead" && len(allocs) > 0 &&
+							allocs[0].ClientStatus == api.AllocClientStatusComplete, nil
+					})
+					// The impostor registers the service all along and still does.
+					if owners := serviceOwners(t, nomad, service); len(owners) != 1 || owners[0] != parent {
+						return fmt.Errorf("service %s is registered by %q after %s ended, want the impostor %s", service, owners, child, parent)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}

@@ -100,6 +100,10 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 		return shared.ObjectUnread
 	}
 	trust := r.trust(m, *rec)
+	if trust.Newest, err = r.newestInHistory(ctx, ns, name, live, trust); err != nil {
+		shared.AddNomadError(diags, "Could not read the lease's versions", err)
+		return shared.ObjectUnread
+	}
 	status, problems := lease.Check(live, trust)
 	m.ID = types.StringValue(ns + "/" + name)
 	m.Namespace = types.StringValue(ns)
@@ -137,10 +141,23 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 	if live.Reference != "" {
 		m.Reference = types.StringValue(ns + "/" + live.Reference)
 	}
-	byClock := live.Expired(r.clock())
+	now := r.clock()
+	overruns := lease.Overruns(live, allocs.LeaseRuns(), now)
+	if len(overruns) > 0 {
+		// Whatever its signature says, a lease that did not end is not
+		// the lease that was signed; replacing it stops it.
+		m.Verified = types.BoolValue(false)
+		tflog.Warn(ctx, "Lease has not ended", map[string]any{"job": name, "namespace": ns, "allocations": overruns})
+		diags.AddWarning("Lease has not ended",
+			fmt.Sprintf("Lease %q in namespace %q ended at %s, more than %s ago, but Nomad still runs it:\n  - %s\n"+
+				"It reads verified = false and is not expired; the next apply replaces it, which stops it.",
+				name, ns, live.ExpiresAt().UTC().Format(time.RFC3339), lease.OverrunAllowance, strings.Join(overruns, "\n  - ")))
+	}
+	byClock := live.Expired(now) && len(overruns) == 0
 	expired := byClock || job.Dead()
 	m.Expired = types.BoolValue(expired)
 	outcome := allocs.NewestTaskOutcome(lease.WorkloadTask)
+	outcome.Overrun = len(overruns) > 0
 	if len(live.Workload.Ports) > 0 && !expired {
 		if err := nomad.WorkloadPorts(ctx, ns, &outcome); err != nil {
 			shared.AddNomadError(diags, "Could not read where the lease's workload runs", err)
@@ -158,12 +175,29 @@ func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRe
 	return shared.ObjectRead
 }
 
+// newestInHistory is the newest signing among the job's versions in
+// Nomad that verify under t, read only when live could verify at all (it
+// is signed, and there is a key to check it against).
+func (r *leaseResource) newestInHistory(ctx context.Context, ns, name string, live lease.Lease, t lease.Trust) (lease.Signing, error) {
+	if live.Signature == "" || t.Key == nil && t.Signer == "" {
+		return lease.Signing{}, nil
+	}
+	versions, err := r.data.Nomad.LeaseVersions(ctx, ns, name)
+	if err != nil {
+		return lease.Signing{}, err
+	}
+	return lease.NewestSigned(versions, t), nil
+}
+
 // checkReference refuses a reference to a lease that is not there to
-// belong to: missing, not a berth lease, failing its signature, ended, or
-// made before leases registered the service referring leases watch.
-func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags *diag.Diagnostics) {
+// belong to: missing, not a berth lease, failing its signature, ended,
+// made before leases registered the service referring leases watch, or
+// with no allocation running. It returns the allocation that runs it, the
+// one whose service alone keeps the referring lease running
+// (lease.Lease.ReferenceAlloc).
+func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags *diag.Diagnostics) string {
 	if l.Reference == "" {
-		return
+		return ""
 	}
 	at := path.Root("reference")
 	id := l.Namespace + "/" + l.Reference
@@ -172,22 +206,30 @@ func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags
 		var d diag.Diagnostics
 		shared.AddNomadError(&d, "Could not read the referenced lease", err)
 		diags.AddAttributeError(at, d[0].Summary(), d[0].Detail())
-		return
+		return ""
 	}
 	if job == nil {
 		diags.AddAttributeError(at, "Referenced lease not found",
 			fmt.Sprintf("Nomad has no lease %q. Create it first (refer to its `id` attribute, so Terraform orders them).", id))
-		return
+		return ""
 	}
 	ref, err := job.Lease()
 	if err != nil {
 		diags.AddAttributeError(at, "Reference is not a lease", fmt.Sprintf("Job %q is not a berth lease: %v.", id, err))
-		return
+		return ""
 	}
 	trust := lease.Trust{}
 	if key := r.data.SigningKey; key != nil {
 		trust = lease.Trust{Key: lease.PublicKey(key), Signed: true}
 	}
+	newest, err := r.newestInHistory(ctx, l.Namespace, l.Reference, ref, trust)
+	if err != nil {
+		var d diag.Diagnostics
+		shared.AddNomadError(&d, "Could not read the referenced lease's versions", err)
+		diags.AddAttributeError(at, d[0].Summary(), d[0].Detail())
+		return ""
+	}
+	trust.Newest = newest // a referenced lease brought back to an earlier version does not verify
 	status, problems := lease.Check(ref, trust)
 	switch {
 	case status == lease.Tampered:
@@ -202,6 +244,24 @@ func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags
 			fmt.Sprintf("Lease %q was created by a berth that did not yet register the service referring leases watch. "+
 				"Replace it (`terraform apply -replace`), then refer to it.", id))
 	}
+	if diags.HasError() {
+		return ""
+	}
+	allocs, err := r.data.Nomad.JobAllocations(ctx, l.Namespace, l.Reference)
+	if err != nil {
+		var d diag.Diagnostics
+		shared.AddNomadError(&d, "Could not read the referenced lease's allocations", err)
+		diags.AddAttributeError(at, d[0].Summary(), d[0].Detail())
+		return ""
+	}
+	o := allocs.NewestTaskOutcome(lease.TimerTask)
+	if !o.Running {
+		diags.AddAttributeError(at, "Referenced lease is not running",
+			fmt.Sprintf("Lease %q has no running allocation, and a lease belongs to the allocation that runs the one it "+
+				"refers to. Wait until it runs (its `result.state` is `ok`), then apply again.", id))
+		return ""
+	}
+	return o.AllocationID
 }
 
 // resultSignature is the cluster's signature over the result of

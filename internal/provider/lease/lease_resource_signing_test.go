@@ -31,23 +31,7 @@ func TestAccLease_revertToEarlierSignedVersion(t *testing.T) {
 	key, pub := testSigningKey(t)
 	name := "berth-acc-lease-revert-" + acctest.RandomHex(3)
 	var created string
-	revert := func() {
-		c := acctest.Nomad(t)
-		job, _, err := c.Jobs().Info(name, nil)
-		if err != nil {
-			t.Fatalf("reading job %q: %v", name, err)
-		}
-		if deref(job.Version) == 0 || job.Meta[lease.MetaDuration] != "1h0m0s" {
-			t.Fatalf("job %q at version %d with duration %q; want the in-place 1h version", name, deref(job.Version), job.Meta[lease.MetaDuration])
-		}
-		if _, _, err := c.Jobs().Revert(name, deref(job.Version)-1, nil, nil, "", ""); err != nil {
-			t.Fatalf("reverting job %q: %v", name, err)
-		}
-		job, _, err = c.Jobs().Info(name, nil)
-		if err != nil || job.Meta[lease.MetaDuration] != "24h0m0s" {
-			t.Fatalf("after the revert job %q has duration %q (%v); want the 24h version", name, job.Meta[lease.MetaDuration], err)
-		}
-	}
+	revert := revertLease(t, name, "1h0m0s", "24h0m0s")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),

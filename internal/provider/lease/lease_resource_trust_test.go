@@ -48,6 +48,9 @@ func readLease(t *testing.T, r *leaseResource, m leaseModel, rec leaseRecord) (l
 func (f *leaseUpdateFixture) storeLease(l lease.Lease, index uint64) {
 	f.fake.mu.Lock()
 	defer f.fake.mu.Unlock()
+	if f.fake.job != nil {
+		f.fake.earlier = append(f.fake.earlier, f.fake.job)
+	}
 	f.fake.job = nomadStored(lease.BuildJob(l, "raw_exec", f.now), index, f.now.UnixNano())
 }
 

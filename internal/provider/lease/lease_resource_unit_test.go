@@ -46,6 +46,22 @@ type fakeLeaseNomad struct {
 	loseReply bool
 	// hangReads: job reads never answer until the caller gives up.
 	hangReads bool
+	// earlier are versions before job, oldest first (Nomad's version
+	// history); allocs are the job's allocations.
+	earlier []*api.Job
+	allocs  []*api.AllocationListStub
+}
+
+// versions is the job's history as Nomad answers it: newest first.
+func (f *fakeLeaseNomad) versions() []*api.Job {
+	out := []*api.Job{}
+	if f.job != nil {
+		out = append(out, f.job)
+	}
+	for i := len(f.earlier) - 1; i >= 0; i-- {
+		out = append(out, f.earlier[i])
+	}
+	return out
 }
 
 func (f *fakeLeaseNomad) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -64,8 +80,17 @@ func (f *fakeLeaseNomad) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, job)
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/job/"+f.name+"/allocations":
+		allocs := append([]*api.AllocationListStub{}, f.allocs...)
 		f.mu.Unlock()
-		writeJSON(w, []*api.AllocationListStub{})
+		writeJSON(w, allocs)
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/job/"+f.name+"/versions":
+		versions := f.versions()
+		f.mu.Unlock()
+		writeJSON(w, api.JobVersionsResponse{Versions: versions})
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/allocation/"):
+		// The timer's log (the result's signature): none in this fake.
+		f.mu.Unlock()
+		http.Error(w, "alloc not found", http.StatusNotFound)
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/evaluation/"):
 		f.mu.Unlock()
 		writeJSON(w, api.Evaluation{ID: "eval-1", Status: "pending"})
@@ -101,6 +126,9 @@ func (f *fakeLeaseNomad) register(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("Enforcing job modify index %d: job exists with conflicting job modify index: %d",
 			req.JobModifyIndex, index), http.StatusBadRequest)
 		return
+	}
+	if f.job != nil {
+		f.earlier = append(f.earlier, f.job)
 	}
 	f.job = nomadStored(req.Job, index+1, time.Now().UnixNano())
 	stored, onRegister, lose := *f.job.JobModifyIndex, f.onRegister, f.loseReply

@@ -23,9 +23,13 @@ var (
 )
 
 // NewLeaseResultDataSource builds the berth_lease_result data source.
-func NewLeaseResultDataSource() datasource.DataSource { return &leaseResultDataSource{} }
+func NewLeaseResultDataSource() datasource.DataSource { return &leaseResultDataSource{now: time.Now} }
 
-type leaseResultDataSource struct{ data *shared.ProviderData }
+type leaseResultDataSource struct {
+	data *shared.ProviderData
+	// now is the clock the end of the lease is judged by; tests replace it.
+	now func() time.Time
+}
 
 type leaseResultDataModel struct {
 	LeaseID      types.String `tfsdk:"lease_id"`
@@ -57,8 +61,10 @@ func (d *leaseResultDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 				MarkdownDescription: "Whether one of the cluster's keys signed it, for a lease result, of this lease's timer, " +
 					"issued to an allocation Nomad still has that ran the version of the lease in Nomad now, and whether that " +
 					"version's signature verifies against the provider's `signing_key`. A result of an earlier lease of the same " +
-					"name (before a renewal or replacement), of a lease changed outside berth, or of an allocation Nomad has " +
-					"garbage-collected is not valid; without a provider `signing_key` no result is."},
+					"name (before a renewal or replacement), of a lease changed outside berth or brought back to an earlier signed " +
+					"version (a later one is in the job's versions in Nomad), of a lease Nomad still runs after its end (its timer " +
+					"paused), or of an allocation Nomad has garbage-collected is not valid; without a provider `signing_key` no " +
+					"result is."},
 			"problem": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "Why it is not valid; empty when it is."},
 			"allocation_id": schema.StringAttribute{Computed: true,
@@ -145,5 +151,37 @@ func (d *leaseResultDataSource) boundToLease(ctx context.Context, ns, name, allo
 	if err != nil {
 		return fmt.Errorf("job %s/%s in Nomad is no longer a berth lease: %w", ns, name, err)
 	}
-	return lease.CheckResultLease(ran, current, trust)
+	if err := lease.CheckResultLease(ran, current, trust); err != nil {
+		return err
+	}
+	return d.currentHolds(ctx, current, trust, diags)
+}
+
+// currentHolds says why current, the lease in Nomad now, is not one a
+// result can vouch for although its signature verifies: a later signed
+// version is in the job's history (a revert), or it did not end.
+func (d *leaseResultDataSource) currentHolds(ctx context.Context, current lease.Lease, trust lease.Trust, diags *diag.Diagnostics) error {
+	ns, name := current.Namespace, current.Name
+	versions, err := d.data.Nomad.LeaseVersions(ctx, ns, name)
+	if err != nil {
+		shared.AddNomadError(diags, "Could not read the lease's versions", err)
+		return nil
+	}
+	trust.Newest = lease.NewestSigned(versions, trust)
+	if status, problems := lease.Check(current, trust); status != lease.Verified {
+		return fmt.Errorf("lease %q in Nomad does not verify now: %s", name, strings.Join(problems, "; "))
+	}
+	allocs, err := d.data.Nomad.JobAllocations(ctx, ns, name)
+	if err != nil {
+		shared.AddNomadError(diags, "Could not read the lease's allocations", err)
+		return nil
+	}
+	now := time.Now
+	if d.now != nil {
+		now = d.now
+	}
+	if over := lease.Overruns(current, allocs.LeaseRuns(), now()); len(over) > 0 {
+		return fmt.Errorf("lease %q has not ended: %s", name, strings.Join(over, "; "))
+	}
+	return nil
 }

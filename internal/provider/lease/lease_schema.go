@@ -93,7 +93,8 @@ func leaseSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "ID of another `berth_reservation` (`<namespace>/<name>`, in this lease's namespace) " +
 					"this lease belongs to: it ends when that one ends (its expiry, destroy, or a stop or purge in Nomad), " +
 					"enforced by Nomad with nobody running Terraform. The referenced lease must be running and verified " +
-					"when this one is created. Changing it replaces the lease."},
+					"when this one is created, and this one belongs to the allocation that runs it then: a job that reuses " +
+					"the referenced name later (a lease or not) does not keep it running. Changing it replaces the lease."},
 			"renew": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "After expiry, the next plan replaces the lease with a fresh one (like `time_rotating`). `false`: it stays " +
 					"expired (`result.state = \"expired\"`) and no change is planned until it is removed. Default `true`."},
@@ -107,12 +108,15 @@ func leaseSchema(ctx context.Context) schema.Schema {
 			"expires_at": schema.StringAttribute{Computed: true, CustomType: timetypes.RFC3339Type{}, PlanModifiers: keep,
 				MarkdownDescription: "`created_at` + `duration`, RFC 3339 UTC."},
 			"expired": schema.BoolAttribute{Computed: true,
-				MarkdownDescription: "Whether the lease has ended, by the clock or because its job is dead."},
+				MarkdownDescription: "Whether the lease has ended, by the clock or because its job is dead. `false` while Nomad " +
+					"still runs it after its end (`result.state = \"overrun\"`)."},
 			"signature": computed("Hex ed25519 signature over the lease's canonical bytes, as the job in Nomad carries it; null when unsigned."),
 			"verified": schema.BoolAttribute{Computed: true,
 				MarkdownDescription: "Whether the job in Nomad carries a valid signature by the provider's `signing_key` (without one: " +
 					"by the key berth itself signed the lease with), was not changed since it was signed, and is not an earlier signed " +
-					"version brought back (`nomad job revert`). A job with no signature, a signature by another key, a lease berth wrote " +
+					"version brought back (`nomad job revert`: checked against the job's versions in Nomad, so also after an import), " +
+					"and whether the lease ends: an allocation Nomad still runs more than " + lease.OverrunAllowance.String() + " after " +
+					"`expires_at` (its timer paused with a signal) reads `false`, `result.state = \"overrun\"`. A job with no signature, a signature by another key, a lease berth wrote " +
 					"unsigned that gained a signature, an earlier signed version, or any change outside Terraform (meta, tasks, timer) " +
 					"reads `false` with a warning, and the next plan replaces the lease. Null when there is nothing to verify against: " +
 					"an unsigned lease and no `signing_key`, or a signature berth did not make and no `signing_key` to check it " +
