@@ -308,3 +308,14 @@ func badRegistrationInputs() []badInput {
 			address: "berth_instance.t", path: `services["a"].registrations`, summary: "Invalid Attribute Combination"},
 	}
 }
+
+// badACLTokenInputs are the bad-input rows of berth_acl_token.
+func badACLTokenInputs() []badInput {
+	return []badInput{{name: "acl_token/secret under nomad/jobs", address: "berth_acl_token.t", path: "secret_variable_path",
+		summary: "Invalid secret Variable path", config: `resource "berth_acl_token" "t" {
+  name                 = "%[1]s"
+  type                 = "management"
+  secret_variable_path = "nomad/jobs/ci"
+}
+`}}
+}

@@ -46,7 +46,7 @@ func TestAccBadInput_rejectedAtPlan(t *testing.T) {
 	t.Parallel()
 	nodeID := badInputNode(t)
 	cases := append(append(append(badInstanceInputs(), badVolumeInputs()...), badReservationInputs()...), badDataSourceInputs()...)
-	cases = append(cases, badRegistrationInputs()...)
+	cases = append(append(cases, badRegistrationInputs()...), badACLTokenInputs()...)
 	if len(cases) < 30 {
 		t.Fatalf("the table has %d cases; the bad-input table must keep at least 30", len(cases))
 	}
