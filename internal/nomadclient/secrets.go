@@ -2,6 +2,7 @@ package nomadclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/nomad/api"
@@ -52,6 +53,12 @@ func (c *Client) PutSecretEnv(ctx context.Context, namespace, path string, items
 		meta, err = c.CreateVariable(ctx, ref, items)
 	} else {
 		meta, err = c.UpdateVariable(ctx, ref, items, index)
+		var conflict *VariableConflictError
+		if errors.As(err, &conflict) && conflict.Found.ModifyIndex == 0 {
+			// berth's Variable was deleted since: nothing is there to
+			// overwrite, so write it anew where nothing is.
+			meta, err = c.CreateVariable(ctx, ref, items)
+		}
 	}
 	if err != nil {
 		return 0, fmt.Errorf("writing the secrets Variable %s in namespace %q: %w", path, namespace, err)

@@ -103,3 +103,29 @@ func TestSecretEnvPathsUnder(t *testing.T) {
 		t.Errorf("query = %v, want the prefix", q)
 	}
 }
+
+// berth's Variable deleted since it wrote it: the rewrite finds nothing
+// (a conflict with no Variable) and creates it anew at cas=0.
+func TestPutSecretEnvRecreatesWhatWasDeleted(t *testing.T) {
+	const path = "nomad/jobs/web"
+	f := newFakeNomad(t)
+	f.handle("PUT /v1/var/"+path, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("cas") == "7" {
+			w.WriteHeader(http.StatusConflict)
+			_, _ = w.Write([]byte(`{"ModifyIndex":0}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"Namespace":"default","Path":"nomad/jobs/web","ModifyIndex":20}`))
+	})
+	got, err := f.client().PutSecretEnv(context.Background(), "default", path, map[string]string{"k": "v"}, 7)
+	if err != nil || got != 20 {
+		t.Fatalf("PutSecretEnv = (%d, %v), want 20", got, err)
+	}
+	var cas []string
+	for _, r := range f.requests("/v1/var/" + path) {
+		cas = append(cas, r.Query.Get("cas"))
+	}
+	if strings.Join(cas, ",") != "7,0" {
+		t.Errorf("cas sent = %v, want 7 then 0", cas)
+	}
+}

@@ -109,9 +109,13 @@ func (w Instances) writeSecrets(ctx context.Context, out *InstanceOutcome, in In
 		if len(items) == 0 {
 			return written, &SecretError{Service: name, Missing: true}
 		}
-		index := uint64(0)
-		if _, ok := old[ref.Path]; ok {
-			index = recordedIndex(out.SecretIndexes, ref.Path)
+		// berth's own Variable is rewritten at the index it recorded, also
+		// when state no longer shows the version (a template removed in
+		// Nomad reads as unset); only a path berth holds nothing at is
+		// created.
+		index, ok := out.SecretIndexes[ref.Path]
+		if _, had := old[ref.Path]; !ok && had {
+			index = nomadclient.SecretIndexUnrecorded
 		}
 		got, err := w.Nomad.PutSecretEnv(ctx, want.Namespace, ref.Path, items, index)
 		if err != nil {
