@@ -152,7 +152,7 @@ func (w Jobs) Create(ctx context.Context, in JobWrite) (JobOutcome, error) {
 		// Refused: nothing reads the Variable, nothing uses the charge.
 		undo := CleanupContext(ctx)
 		if in.secretsChanged() {
-			w.deleteSecrets(undo, &out, in.Namespace, in.Job.ID, false)
+			w.dropSecrets(undo, &out, in.Namespace, in.Job.ID)
 		}
 		w.release(undo, &out, in)
 	}
@@ -228,7 +228,7 @@ func (w Jobs) Update(ctx context.Context, in JobWrite) (JobOutcome, error) {
 	w.settled(ctx, &out, in, res)
 	if in.SecretsVersion == nil && in.HadVersion != nil {
 		// variables_wo removed: the job registered now no longer needs it.
-		w.deleteSecrets(CleanupContext(ctx), &out, in.Namespace, in.Job.ID, false)
+		w.dropSecrets(CleanupContext(ctx), &out, in.Namespace, in.Job.ID)
 	}
 	return out, nil
 }
@@ -268,16 +268,22 @@ func (w Jobs) Delete(ctx context.Context, namespace, id, reservation string, pur
 	if !secrets {
 		return out, nil
 	}
-	if err := w.deleteSecrets(ctx, &out, namespace, id, true); err != nil {
-		return out, err
+	switch derr := w.deleteSecrets(ctx, &out, namespace, id); {
+	case derr == nil:
+	case derr.Taken:
+		out.Problems = append(out.Problems, derr) // theirs: a warning
+	default:
+		derr.Fatal = true
+		return out, derr
 	}
 	return out, nil
 }
 
-// deleteSecrets deletes the job's Variable at the index berth wrote. One
-// someone else wrote since is left, as a warning (Problems); any other
-// failure is a Problem too, or the returned error when fatal (destroy).
-func (w Jobs) deleteSecrets(ctx context.Context, out *JobOutcome, namespace, id string, fatal bool) error {
+// deleteSecrets deletes the job's Variable at the index berth wrote. It
+// returns what it could not delete: Taken when someone else wrote it since
+// (theirs now: the record is dropped), and the caller says what that
+// costs.
+func (w Jobs) deleteSecrets(ctx context.Context, out *JobOutcome, namespace, id string) *SecretDeleteError {
 	p := JobVariablePath(id)
 	err := w.Nomad.DeleteSecretEnv(ctx, namespace, p, out.SecretsIndex)
 	if err == nil {
@@ -287,14 +293,17 @@ func (w Jobs) deleteSecrets(ctx context.Context, out *JobOutcome, namespace, id 
 	}
 	derr := &SecretDeleteError{Namespace: namespace, Path: p, Err: err, Taken: isTaken(err)}
 	if derr.Taken {
-		out.SecretsIndex = 0 // no longer berth's
+		out.SecretsIndex = 0
 	}
-	if fatal && !derr.Taken {
-		derr.Fatal = true
-		return derr
+	return derr
+}
+
+// dropSecrets deletes the job's Variable after an update or an undo: one
+// left behind is a warning.
+func (w Jobs) dropSecrets(ctx context.Context, out *JobOutcome, namespace, id string) {
+	if derr := w.deleteSecrets(ctx, out, namespace, id); derr != nil {
+		out.Problems = append(out.Problems, derr)
 	}
-	out.Problems = append(out.Problems, derr)
-	return nil
 }
 
 // pin is the node a job placed into a node reservation runs on.
