@@ -145,18 +145,53 @@ func (c *Client) CreateVariable(ctx context.Context, ref variable.Ref, items map
 }
 
 // UpdateVariable replaces a Variable's items if it is still at index.
+// When the answer is lost, the Variable is read back (settleLost).
 func (c *Client) UpdateVariable(ctx context.Context, ref variable.Ref, items map[string]string, index uint64) (variable.Meta, error) {
 	w := (&api.WriteOptions{Namespace: ref.Namespace}).WithContext(ctx)
 	out, _, err := c.api.Variables().CheckedUpdate(
 		&api.Variable{Namespace: ref.Namespace, Path: ref.Path, Items: items, ModifyIndex: index}, w)
-	if err != nil {
-		return variable.Meta{}, c.casError(err, ref, index)
+	if err == nil {
+		return variableMeta(out), nil
 	}
-	return variableMeta(out), nil
+	err = c.casError(err, ref, index)
+	var conflict *VariableConflictError
+	if errors.As(err, &conflict) || !OutcomeUnknown(err) {
+		return variable.Meta{}, err
+	}
+	return c.settleLost(ctx, ref, items, index, err)
+}
+
+// settleLost reads back a Variable whose write at index lost its answer:
+// berth's items at a newer index mean the write was applied; the
+// Variable still at index means it was not (*WriteNotAppliedError);
+// anything else, or no answer, is an *UncertainWriteError. items nil is a
+// delete: nothing there means it was applied.
+func (c *Client) settleLost(ctx context.Context, ref variable.Ref, items map[string]string, index uint64, err error) (variable.Meta, error) {
+	// The caller's deadline may have passed: read back on a fresh one.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.requestTimeout)
+	defer cancel()
+	got, rerr := c.GetVariable(rctx, ref.Namespace, ref.Path)
+	op := "write of Variable " + ref.Path
+	switch {
+	case rerr != nil:
+	case items == nil && got == nil:
+		return variable.Meta{}, nil
+	case items == nil:
+		op = "delete of Variable " + ref.Path
+		if got.ModifyIndex == index {
+			return variable.Meta{}, &WriteNotAppliedError{Err: err}
+		}
+	case got == nil:
+	case got.ModifyIndex == index:
+		return variable.Meta{}, &WriteNotAppliedError{Err: err}
+	case got.ModifyIndex > index && maps.Equal(got.Items, items):
+		return got.Meta, nil
+	}
+	return variable.Meta{}, &UncertainWriteError{Op: op, Err: err}
 }
 
 // DeleteVariable deletes a Variable if it is still at index; one already
-// gone is no error.
+// gone is no error. A lost answer is settled by reading back.
 func (c *Client) DeleteVariable(ctx context.Context, ref variable.Ref, index uint64) error {
 	w := (&api.WriteOptions{Namespace: ref.Namespace}).WithContext(ctx)
 	_, err := c.api.Variables().CheckedDelete(ref.Path, index, w)
@@ -168,5 +203,9 @@ func (c *Client) DeleteVariable(ctx context.Context, ref variable.Ref, index uin
 	if errors.As(err, &conflict) && conflict.Found.ModifyIndex == 0 {
 		return nil
 	}
+	if conflict != nil || !OutcomeUnknown(err) {
+		return err
+	}
+	_, err = c.settleLost(ctx, ref, nil, index, err)
 	return err
 }

@@ -69,3 +69,44 @@ func TestCreateVariable_lostAnswer(t *testing.T) {
 		})
 	}
 }
+
+// An update or delete whose answer is lost is settled by reading back:
+// berth's items at a newer index are applied, the Variable still at the
+// index sent is not applied, anything else is uncertain.
+func TestUpdateDeleteVariable_lostAnswer(t *testing.T) {
+	ref := variable.Ref{Namespace: "default", Path: "app/db"}
+	for name, tc := range map[string]struct {
+		body              string
+		delete            bool
+		applied, notTaken bool
+	}{
+		"update ours":      {`{"Namespace":"default","Path":"app/db","ModifyIndex":8,"Items":{"a":"1"}}`, false, true, false},
+		"update untouched": {`{"Namespace":"default","Path":"app/db","ModifyIndex":4,"Items":{"a":"0"}}`, false, false, true},
+		"update other":     {`{"Namespace":"default","Path":"app/db","ModifyIndex":8,"Items":{"a":"2"}}`, false, false, false},
+		"delete untouched": {`{"Namespace":"default","Path":"app/db","ModifyIndex":4,"Items":{"a":"0"}}`, true, false, true},
+		"delete other":     {`{"Namespace":"default","Path":"app/db","ModifyIndex":8,"Items":{"a":"2"}}`, true, false, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFakeNomad(t)
+			f.handle("PUT /v1/var/app/db", replyRaw(http.StatusInternalServerError, `rpc error`))
+			f.handle("DELETE /v1/var/app/db", replyRaw(http.StatusInternalServerError, `rpc error`))
+			f.handle("GET /v1/var/app/db", replyRaw(http.StatusOK, tc.body))
+			var err error
+			if tc.delete {
+				err = f.client().DeleteVariable(context.Background(), ref, 4)
+			} else {
+				_, err = f.client().UpdateVariable(context.Background(), ref, map[string]string{"a": "1"}, 4)
+			}
+			var notApplied *WriteNotAppliedError
+			var uncertain *UncertainWriteError
+			switch {
+			case tc.applied && err != nil:
+				t.Errorf("err = %v, want applied", err)
+			case tc.notTaken && !errors.As(err, &notApplied):
+				t.Errorf("err = %v, want not applied", err)
+			case !tc.applied && !tc.notTaken && !errors.As(err, &uncertain):
+				t.Errorf("err = %v, want uncertain", err)
+			}
+		})
+	}
+}

@@ -310,7 +310,8 @@ func badRegistrationInputs() []badInput {
 }
 
 // badTokenInputs are the bad-input rows of ACL tokens: a TTL of 0 is no
-// expiry to Nomad, so a short-lived token would live for ever.
+// expiry to Nomad, so a short-lived token would live for ever; a secret
+// under nomad/jobs is readable by every job of the namespace.
 func badTokenInputs() []badInput {
 	return []badInput{
 		{name: "ephemeral_acl_token/zero ttl", config: "ephemeral \"berth_acl_token\" \"t\" {\n  name = \"%[1]s\"\n  type = \"management\"\n  ttl  = \"0s\"\n}\n",
@@ -319,5 +320,12 @@ func badTokenInputs() []badInput {
 			address: "ephemeral.berth_acl_token.t", path: "ttl", summary: "Token TTL too short"},
 		{name: "acl_token/zero expiration_ttl", config: "resource \"berth_acl_token\" \"t\" {\n  name = \"%[1]s\"\n  type = \"management\"\n  expiration_ttl = \"0s\"\n}\n",
 			address: "berth_acl_token.t", path: "expiration_ttl", summary: "Token TTL too short"},
+		{name: "acl_token/secret under nomad/jobs", address: "berth_acl_token.t", path: "secret_variable_path",
+			summary: "Invalid secret Variable path", config: `resource "berth_acl_token" "t" {
+  name                 = "%[1]s"
+  type                 = "management"
+  secret_variable_path = "nomad/jobs/ci"
+}
+`},
 	}
 }

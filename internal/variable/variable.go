@@ -80,6 +80,25 @@ func CheckPath(path string) error {
 	}
 }
 
+// CheckSecretPath is CheckPath for a Variable that holds a credential
+// (berth_acl_token's secret_variable_path): it also refuses "nomad/jobs"
+// and every path below it. Nomad lets workloads read those with no ACL
+// policy at all: every job in the namespace reads "nomad/jobs", and job J
+// reads "nomad/jobs/J" and below, so whoever may submit a job with a
+// matching name would read the secret.
+func CheckSecretPath(path string) error {
+	if err := CheckPath(path); err != nil {
+		return err
+	}
+	if path == "nomad/jobs" || strings.HasPrefix(path, "nomad/jobs/") {
+		return fmt.Errorf(`%q is readable by workloads with no ACL policy: Nomad lets every job in the namespace `+
+			`read "nomad/jobs", and a job read "nomad/jobs/<its name>" and below, so anyone who may submit a job `+
+			`with a matching name would read this token's secret. Choose a path outside "nomad/jobs" and give it `+
+			`an ACL policy of its own`, path)
+	}
+	return nil
+}
+
 // Size is what items count toward MaxSize: every key and value, in bytes.
 func Size(items ...map[string]string) int {
 	n := 0
@@ -116,26 +135,35 @@ func Overlap(plain, secret map[string]string) []string {
 	return both
 }
 
-// Split divides the items Nomad holds into the plain ones (values kept)
-// and the keys of the secret ones (values dropped): a key is secret when
-// it is one of secretKeys, the keys berth last wrote write-only. Any other
-// key, including one added in Nomad by someone else, is plain, so its
-// drift shows by name and value.
-func Split(items map[string]string, secretKeys []string) (plain map[string]string, secret []string) {
+// Classify divides the items Nomad holds into those whose values may be
+// kept (plain) and those known by key only (secret, sorted). An item is
+// plain only when known holds it with the same value: berth received that
+// value as a plain item. Every other key is secret and its value dropped:
+// the keys berth wrote write-only, and also the ones it cannot place
+// (withheld, sorted): a key added in Nomad, a known key whose value
+// changed. A write whose reply was lost, an import, or a write by someone
+// else may have put a secret under any key, so only a value berth already
+// had as plain is safe to store and show.
+func Classify(items, known map[string]string, secretKeys []string) (plain map[string]string, secret, withheld []string) {
 	isSecret := make(map[string]bool, len(secretKeys))
 	for _, k := range secretKeys {
 		isSecret[k] = true
 	}
 	plain = map[string]string{}
 	for k, v := range items {
-		if isSecret[k] {
+		switch was, ok := known[k]; {
+		case isSecret[k]:
 			secret = append(secret, k)
-			continue
+		case ok && was == v:
+			plain[k] = v
+		default:
+			secret = append(secret, k)
+			withheld = append(withheld, k)
 		}
-		plain[k] = v
 	}
 	sort.Strings(secret)
-	return plain, secret
+	sort.Strings(withheld)
+	return plain, secret, withheld
 }
 
 // Ref names a Variable: its namespace and path.

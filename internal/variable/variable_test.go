@@ -18,10 +18,23 @@ func TestCheckPath(t *testing.T) {
 	}
 }
 
-func TestSplit(t *testing.T) {
-	plain, secret := Split(map[string]string{"a": "1", "pw": "s", "new": "x"}, []string{"pw", "gone"})
-	if !reflect.DeepEqual(plain, map[string]string{"a": "1", "new": "x"}) || !reflect.DeepEqual(secret, []string{"pw"}) {
-		t.Errorf("Split = %v, %v", plain, secret)
+// TestClassify: only a value berth had as plain is kept; a key it wrote
+// write-only is a secret key; a new key and a changed value are withheld
+// (the review's case: db_pass added write-only, reply lost, state not
+// updated).
+func TestClassify(t *testing.T) {
+	items := map[string]string{"a": "1", "pw": "s", "db_pass": "S3CRET", "moved": "NEWSECRET"}
+	plain, secret, withheld := Classify(items, map[string]string{"a": "1", "moved": "old", "gone": "x"}, []string{"pw", "old"})
+	if !reflect.DeepEqual(plain, map[string]string{"a": "1"}) {
+		t.Errorf("plain = %v", plain)
+	}
+	if !reflect.DeepEqual(secret, []string{"db_pass", "moved", "pw"}) || !reflect.DeepEqual(withheld, []string{"db_pass", "moved"}) {
+		t.Errorf("secret = %v, withheld = %v", secret, withheld)
+	}
+	// An import knows nothing as plain: every key is withheld.
+	plain, secret, withheld = Classify(map[string]string{"a": "1", "b": "2"}, nil, nil)
+	if len(plain) != 0 || !reflect.DeepEqual(secret, []string{"a", "b"}) || !reflect.DeepEqual(withheld, []string{"a", "b"}) {
+		t.Errorf("import: plain = %v, secret = %v, withheld = %v", plain, secret, withheld)
 	}
 }
 
@@ -45,5 +58,17 @@ func TestImportCandidates(t *testing.T) {
 	want := []Ref{{"apps", "db/x"}, {"default", "apps/db/x"}}
 	if got := ImportCandidates("apps/db/x", "default"); !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// A credential's path refuses what workloads read without a policy.
+func TestCheckSecretPath(t *testing.T) {
+	for path, ok := range map[string]bool{
+		"tokens/ci": true, "nomad/jobsx": false, "nomad/jobs": false, "nomad/jobs/ci": false, "nomad/jobs/ci/g/t": false,
+		"nomad/job-templates/x": true, "a.b": false, "jobs/nomad/jobs": true,
+	} {
+		if err := CheckSecretPath(path); (err == nil) != ok {
+			t.Errorf("CheckSecretPath(%q) = %v, want ok=%v", path, err, ok)
+		}
 	}
 }

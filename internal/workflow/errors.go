@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // The typed errors a workflow returns. internal/provider maps each to one
@@ -85,12 +87,26 @@ func (e *JobChangedError) Error() string {
 	return fmt.Sprintf("job %q changed in Nomad since the last refresh", e.Name)
 }
 
-// SecretError is a service's secrets Variable that could not be written;
-// Missing: the configuration gives no secret_env_wo to write.
+// SecretError is a service's (or, Service "", the job's) secrets
+// Variable that could not be written; Missing: the configuration gives no
+// secret_env_wo to write. Taken reports that Nomad refused the
+// check-and-set: a Variable berth did not write is at Path (or one berth
+// wrote was changed since), and nothing was written.
 type SecretError struct {
-	Service string
-	Missing bool
-	Err     error
+	Service         string
+	Namespace, Path string
+	Missing         bool
+	Err             error
+}
+
+// Taken reports whether the write was refused because someone else holds
+// the Variable.
+func (e *SecretError) Taken() bool { return isTaken(e.Err) }
+
+// isTaken: Nomad refused a check-and-set write of a Variable.
+func isTaken(err error) bool {
+	var conflict *nomadclient.VariableConflictError
+	return errors.As(err, &conflict)
 }
 
 func (e *SecretError) Error() string {
@@ -106,7 +122,10 @@ func (e *SecretError) Unwrap() error { return e.Err }
 type SecretDeleteError struct {
 	Namespace, Path string
 	Fatal           bool
-	Err             error
+	// Taken: someone wrote the Variable after berth did, so it is theirs
+	// and was left as it is.
+	Taken bool
+	Err   error
 }
 
 func (e *SecretDeleteError) Error() string {

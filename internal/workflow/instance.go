@@ -25,8 +25,8 @@ type InstanceNomad interface {
 	WaitForRollout(ctx context.Context, ns, name, evalID string) (*nomadclient.Deployment, error)
 	PromoteCanaries(ctx context.Context, ns, name string, opts nomadclient.PromoteOptions) (*nomadclient.Deployment, error)
 	RestartAllocations(ctx context.Context, ns, name string) error
-	PutSecretEnv(ctx context.Context, ns, path string, items map[string]string) error
-	DeleteSecretEnv(ctx context.Context, ns, path string) error
+	PutSecretEnv(ctx context.Context, ns, path string, items map[string]string, index uint64) (uint64, error)
+	DeleteSecretEnv(ctx context.Context, ns, path string, index uint64) error
 }
 
 // Instances runs berth_instance's writes: charge → secrets Variables →
@@ -55,6 +55,11 @@ type InstanceWrite struct {
 	// Secrets are the services' secret_env_wo values, from the
 	// configuration (they are write-only: never in plan or state).
 	Secrets map[string]map[string]string
+	// SecretIndexes are the modify indexes of the secrets Variables as
+	// berth last wrote them, by path (nomadclient.SecretIndexUnrecorded
+	// for one an older state did not record): the check-and-set indexes
+	// of their next rewrite or delete.
+	SecretIndexes map[string]uint64
 	// Wait is wait_for_healthy.
 	Wait bool
 
@@ -117,6 +122,9 @@ type InstanceOutcome struct {
 	// Problems are undo and clean-up steps that failed: each is reported
 	// beside the write's own outcome.
 	Problems []error
+	// SecretIndexes are the secrets Variables berth holds after the write,
+	// by path, at the modify index it wrote (to record for the next one).
+	SecretIndexes map[string]uint64
 }
 
 func (o *InstanceOutcome) warn(ws ...Warning) { o.Warnings = append(o.Warnings, ws...) }
@@ -126,7 +134,7 @@ func (o *InstanceOutcome) warn(ws ...Warning) { o.Warnings = append(o.Warnings, 
 // when something is written before it: a charge or a secret must never be
 // written for another job of that name.
 func (w Instances) Create(ctx context.Context, in InstanceWrite) (InstanceOutcome, error) {
-	var out InstanceOutcome
+	out := InstanceOutcome{SecretIndexes: map[string]uint64{}}
 	spec := in.Want
 	if in.Reservation != "" || len(instance.SecretEnvPaths(spec)) > 0 {
 		existing, err := w.Nomad.GetJob(ctx, spec.Namespace, spec.Name)
@@ -144,7 +152,7 @@ func (w Instances) Create(ctx context.Context, in InstanceWrite) (InstanceOutcom
 	if err := w.charge(ctx, &out, in.Reservation, spec, count); err != nil {
 		return out, err
 	}
-	written, err := w.writeSecrets(ctx, in, nil)
+	written, err := w.writeSecrets(ctx, &out, in, nil)
 	if err != nil {
 		undo := CleanupContext(ctx)
 		w.deleteSecrets(undo, &out, spec.Namespace, written, false)
@@ -196,8 +204,9 @@ type InstanceDelete struct {
 	Reservation string
 	Purge       bool
 	// Had is the instance as state has it, for its secrets Variables; nil
-	// when state cannot say.
-	Had *instance.Spec
+	// when state cannot say. SecretIndexes as in InstanceWrite.
+	Had           *instance.Spec
+	SecretIndexes map[string]uint64
 }
 
 // Delete removes the instance's job, gives its capacity back to its node
@@ -207,7 +216,7 @@ type InstanceDelete struct {
 // waits until the clients stopped them too, so the volume's own destroy,
 // next in the same apply, finds it released.
 func (w Instances) Delete(ctx context.Context, in InstanceDelete) (InstanceOutcome, error) {
-	var out InstanceOutcome
+	out := InstanceOutcome{SecretIndexes: secretIndexes(in.SecretIndexes)}
 	removal := nomadclient.Removal{Purge: in.Purge, UntilStopped: in.Had == nil || len(in.Had.Volumes) > 0}
 	remove := func(ctx context.Context) error { return w.Nomad.RemoveJob(ctx, in.Namespace, in.Name, removal) }
 	var err error

@@ -70,8 +70,14 @@ const minMaskedSecret = 4
 // are new or have a new version (or a new path) compared with had (nil
 // when creating), before the job is registered: the task's template waits
 // for its Variable. It returns what it wrote, also on failure, so a create
-// that fails can delete it again.
-func (w Instances) writeSecrets(ctx context.Context, in InstanceWrite, had *instance.Spec) ([]instance.SecretEnvRef, error) {
+// that fails can delete it again. A path new to the instance is created
+// where nothing is (cas=0); one it had is rewritten at the index berth
+// recorded: a Variable someone else holds is never overwritten. out
+// records the indexes written.
+func (w Instances) writeSecrets(ctx context.Context, out *InstanceOutcome, in InstanceWrite, had *instance.Spec) ([]instance.SecretEnvRef, error) {
+	if out.SecretIndexes == nil {
+		out.SecretIndexes = secretIndexes(in.SecretIndexes)
+	}
 	want := in.Want
 	refs := instance.SecretEnvPaths(want)
 	if len(refs) == 0 {
@@ -103,9 +109,19 @@ func (w Instances) writeSecrets(ctx context.Context, in InstanceWrite, had *inst
 		if len(items) == 0 {
 			return written, &SecretError{Service: name, Missing: true}
 		}
-		if err := w.Nomad.PutSecretEnv(ctx, want.Namespace, ref.Path, items); err != nil {
-			return written, &SecretError{Service: name, Err: err}
+		// berth's own Variable is rewritten at the index it recorded, also
+		// when state no longer shows the version (a template removed in
+		// Nomad reads as unset); only a path berth holds nothing at is
+		// created.
+		index, ok := out.SecretIndexes[ref.Path]
+		if _, had := old[ref.Path]; !ok && had {
+			index = nomadclient.SecretIndexUnrecorded
 		}
+		got, err := w.Nomad.PutSecretEnv(ctx, want.Namespace, ref.Path, items, index)
+		if err != nil {
+			return written, &SecretError{Service: name, Namespace: want.Namespace, Path: ref.Path, Err: err}
+		}
+		out.SecretIndexes[ref.Path] = got
 		tflog.Info(ctx, "Wrote secrets Variable", map[string]any{"path": ref.Path, "namespace": want.Namespace,
 			"version": ref.Version, "variables": len(items)})
 		written = append(written, ref)
@@ -135,14 +151,41 @@ func (w Instances) dropSecrets(ctx context.Context, out *InstanceOutcome, had in
 	w.deleteSecrets(ctx, out, had.Namespace, drop, want == nil)
 }
 
-// deleteSecrets deletes the Variables at refs.
+// secretIndexes is a copy of the recorded indexes to update.
+func secretIndexes(in map[string]uint64) map[string]uint64 {
+	out := maps.Clone(in)
+	if out == nil {
+		out = map[string]uint64{}
+	}
+	return out
+}
+
+// recordedIndex is the index berth recorded for a Variable it wrote at
+// path; none recorded (an older state) is nomadclient.SecretIndexUnrecorded.
+func recordedIndex(indexes map[string]uint64, path string) uint64 {
+	if i, ok := indexes[path]; ok {
+		return i
+	}
+	return nomadclient.SecretIndexUnrecorded
+}
+
+// deleteSecrets deletes the Variables at refs, each at the index berth
+// wrote it; one someone else wrote since is theirs: left, with a warning.
 func (w Instances) deleteSecrets(ctx context.Context, out *InstanceOutcome, namespace string, refs []instance.SecretEnvRef, fatal bool) {
+	if out.SecretIndexes == nil {
+		out.SecretIndexes = map[string]uint64{}
+	}
 	for _, ref := range refs {
-		err := w.Nomad.DeleteSecretEnv(ctx, namespace, ref.Path)
+		err := w.Nomad.DeleteSecretEnv(ctx, namespace, ref.Path, recordedIndex(out.SecretIndexes, ref.Path))
+		taken := isTaken(err)
+		if err == nil || taken {
+			delete(out.SecretIndexes, ref.Path)
+		}
 		if err == nil {
 			tflog.Info(ctx, "Deleted secrets Variable", map[string]any{"path": ref.Path, "namespace": namespace})
 			continue
 		}
-		out.Problems = append(out.Problems, &SecretDeleteError{Namespace: namespace, Path: ref.Path, Fatal: fatal, Err: err})
+		out.Problems = append(out.Problems, &SecretDeleteError{Namespace: namespace, Path: ref.Path, Fatal: fatal && !taken,
+			Taken: taken, Err: err})
 	}
 }

@@ -29,6 +29,7 @@ type fakeInstanceNomad struct {
 	// rolloutErrs are what the waits for a rollout return, in turn,
 	// before fail's.
 	rolloutErrs []error
+	cas         []string
 }
 
 func (f *fakeInstanceNomad) step(name, args string) error {
@@ -105,12 +106,17 @@ func (f *fakeInstanceNomad) RestartAllocations(context.Context, string, string) 
 	return f.step("restart", "")
 }
 
-func (f *fakeInstanceNomad) PutSecretEnv(_ context.Context, _, path string, _ map[string]string) error {
-	return f.step("put-secret", path[strings.LastIndex(path, "/")+1:])
+// PutSecretEnv writes at index 100; cas records each check-and-set index.
+func (f *fakeInstanceNomad) PutSecretEnv(_ context.Context, _, path string, _ map[string]string, index uint64) (uint64, error) {
+	svc := path[strings.LastIndex(path, "/")+1:]
+	f.cas = append(f.cas, fmt.Sprintf("put-secret %s %d", svc, index))
+	return 100, f.step("put-secret", svc)
 }
 
-func (f *fakeInstanceNomad) DeleteSecretEnv(_ context.Context, _, path string) error {
-	return f.step("delete-secret", path[strings.LastIndex(path, "/")+1:])
+func (f *fakeInstanceNomad) DeleteSecretEnv(_ context.Context, _, path string, index uint64) error {
+	svc := path[strings.LastIndex(path, "/")+1:]
+	f.cas = append(f.cas, fmt.Sprintf("delete-secret %s %d", svc, index))
+	return f.step("delete-secret", svc)
 }
 
 // nomadAnswers is the error nomadclient returns when Nomad answers a write

@@ -19,7 +19,7 @@ import (
 // write (a scale when only the count changes), the waits, a promotion or
 // restart, and the hand-back of the left reservation's room.
 func (w Instances) Update(ctx context.Context, in InstanceWrite) (InstanceOutcome, error) {
-	var out InstanceOutcome
+	out := InstanceOutcome{SecretIndexes: secretIndexes(in.SecretIndexes)}
 	want, had := in.Want, *in.Had
 	job, err := w.Nomad.GetJob(ctx, want.Namespace, want.Name)
 	if err != nil {
@@ -60,7 +60,7 @@ func (w Instances) Update(ctx context.Context, in InstanceWrite) (InstanceOutcom
 	if err := w.charge(ctx, &out, in.Reservation, want, newCount); err != nil {
 		return out, err
 	}
-	if _, err := w.writeSecrets(ctx, in, &had); err != nil {
+	if _, err := w.writeSecrets(ctx, &out, in, &had); err != nil {
 		w.restoreCharge(CleanupContext(ctx), &out, in, had, liveCount)
 		return out, err
 	}
@@ -242,7 +242,7 @@ func awaitingPromotion(want instance.Spec, id string) Warning {
 // create would) and runs again. Its charge on a node reservation (if any)
 // moves as in an ordinary update.
 func (w Instances) rerunCollected(ctx context.Context, in InstanceWrite) (InstanceOutcome, error) {
-	var out InstanceOutcome
+	out := InstanceOutcome{SecretIndexes: secretIndexes(in.SecretIndexes)}
 	want := in.Want
 	tflog.Info(ctx, "The completed batch job was garbage-collected by Nomad; registering it again", map[string]any{"job": want.Name})
 	count := 1 // an unmanaged count starts where it was
@@ -255,7 +255,7 @@ func (w Instances) rerunCollected(ctx context.Context, in InstanceWrite) (Instan
 	if err := w.charge(ctx, &out, in.Reservation, want, count); err != nil {
 		return out, err
 	}
-	if _, err := w.writeSecrets(ctx, in, in.Had); err != nil {
+	if _, err := w.writeSecrets(ctx, &out, in, in.Had); err != nil {
 		w.restoreCharge(CleanupContext(ctx), &out, in, *in.Had, count)
 		return out, err
 	}

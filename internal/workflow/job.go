@@ -21,8 +21,8 @@ type JobNomad interface {
 	RegisterJobspec(ctx context.Context, s jobspec.Spec, namespace, pin string, index uint64) (*nomadclient.RegisterResult, error)
 	RemoveJob(ctx context.Context, ns, name string, r nomadclient.Removal) error
 	StopJob(ctx context.Context, ns, name string, purge bool) error
-	PutSecretEnv(ctx context.Context, ns, path string, items map[string]string) error
-	DeleteSecretEnv(ctx context.Context, ns, path string) error
+	PutSecretEnv(ctx context.Context, ns, path string, items map[string]string, index uint64) (uint64, error)
+	DeleteSecretEnv(ctx context.Context, ns, path string, index uint64) error
 }
 
 // Jobs runs berth_job's writes: charge a node reservation → write the
@@ -59,6 +59,10 @@ type JobWrite struct {
 	// is the version state recorded (nil: none, as on create).
 	Secrets                    map[string]string
 	SecretsVersion, HadVersion *int64
+	// SecretsIndex is the Variable's modify index berth recorded when it
+	// last wrote it (SecretIndexUnrecorded: a state from before berth
+	// recorded it): the check-and-set index of the next rewrite or delete.
+	SecretsIndex uint64
 	// For an update: the job modify index and the drift the last refresh
 	// recorded (the plan showed the apply overwrites it).
 	Index uint64
@@ -75,8 +79,11 @@ func (in JobWrite) secretsChanged() bool {
 }
 
 // writeSecrets writes variables_wo to the job's Variable, its values
-// masked in every log line.
-func (w Jobs) writeSecrets(ctx context.Context, in JobWrite) error {
+// masked in every log line: created where nothing is when state has no
+// version, else rewritten at the index berth recorded (check-and-set
+// either way, so a Variable someone else holds stays as it is). out
+// records the index written.
+func (w Jobs) writeSecrets(ctx context.Context, out *JobOutcome, in JobWrite) error {
 	if !in.secretsChanged() {
 		return nil
 	}
@@ -90,9 +97,15 @@ func (w Jobs) writeSecrets(ctx context.Context, in JobWrite) error {
 		}
 	}
 	ctx = tflog.MaskAllFieldValuesStrings(tflog.MaskMessageStrings(ctx, masked...), masked...)
-	if err := w.Nomad.PutSecretEnv(ctx, in.Namespace, JobVariablePath(in.Job.ID), in.Secrets); err != nil {
-		return &SecretError{Err: err}
+	index := uint64(0)
+	if in.HadVersion != nil {
+		index = in.SecretsIndex
 	}
+	written, err := w.Nomad.PutSecretEnv(ctx, in.Namespace, JobVariablePath(in.Job.ID), in.Secrets, index)
+	if err != nil {
+		return &SecretError{Namespace: in.Namespace, Path: JobVariablePath(in.Job.ID), Err: err}
+	}
+	out.SecretsIndex = written
 	tflog.Info(ctx, "Wrote the job's Variable", map[string]any{"path": JobVariablePath(in.Job.ID), "variables": len(in.Secrets)})
 	return nil
 }
@@ -107,12 +120,15 @@ type JobOutcome struct {
 	Warnings   []Warning
 	// Problems are clean-up steps that failed (a Variable left behind).
 	Problems []error
+	// SecretsIndex is the modify index of the job's Variable as berth last
+	// wrote it (0: berth holds none), to record for the next write.
+	SecretsIndex uint64
 }
 
 // Create registers a new job: the registration refuses a job that exists
 // (check-and-set at index 0).
 func (w Jobs) Create(ctx context.Context, in JobWrite) (JobOutcome, error) {
-	var out JobOutcome
+	out := JobOutcome{SecretsIndex: in.SecretsIndex}
 	if in.secretsChanged() || in.Reservation != "" {
 		// Never write a Variable another job of that name reads, nor a
 		// charge for it.
@@ -127,7 +143,7 @@ func (w Jobs) Create(ctx context.Context, in JobWrite) (JobOutcome, error) {
 	if err := w.charge(ctx, &out, in, in.Job.Charge); err != nil {
 		return out, err
 	}
-	if err := w.writeSecrets(ctx, in); err != nil {
+	if err := w.writeSecrets(ctx, &out, in); err != nil {
 		w.release(CleanupContext(ctx), &out, in)
 		return out, err
 	}
@@ -136,9 +152,7 @@ func (w Jobs) Create(ctx context.Context, in JobWrite) (JobOutcome, error) {
 		// Refused: nothing reads the Variable, nothing uses the charge.
 		undo := CleanupContext(ctx)
 		if in.secretsChanged() {
-			if derr := w.Nomad.DeleteSecretEnv(undo, in.Namespace, JobVariablePath(in.Job.ID)); derr != nil {
-				out.Problems = append(out.Problems, &SecretDeleteError{Namespace: in.Namespace, Path: JobVariablePath(in.Job.ID), Err: derr})
-			}
+			w.dropSecrets(undo, &out, in.Namespace, in.Job.ID)
 		}
 		w.release(undo, &out, in)
 	}
@@ -162,7 +176,7 @@ func (w Jobs) Create(ctx context.Context, in JobWrite) (JobOutcome, error) {
 // drift the plan showed, refuses the update: the apply would overwrite a
 // change nobody saw.
 func (w Jobs) Update(ctx context.Context, in JobWrite) (JobOutcome, error) {
-	var out JobOutcome
+	out := JobOutcome{SecretsIndex: in.SecretsIndex}
 	job, err := w.Nomad.GetJob(ctx, in.Namespace, in.Job.ID)
 	if err != nil {
 		return out, &NomadError{"Could not read the job", err}
@@ -193,7 +207,7 @@ func (w Jobs) Update(ctx context.Context, in JobWrite) (JobOutcome, error) {
 			return out, err
 		}
 	}
-	if err := w.writeSecrets(ctx, in); err != nil {
+	if err := w.writeSecrets(ctx, &out, in); err != nil {
 		if recharge {
 			w.restoreCharge(CleanupContext(ctx), &out, in)
 		}
@@ -214,9 +228,7 @@ func (w Jobs) Update(ctx context.Context, in JobWrite) (JobOutcome, error) {
 	w.settled(ctx, &out, in, res)
 	if in.SecretsVersion == nil && in.HadVersion != nil {
 		// variables_wo removed: the job registered now no longer needs it.
-		if err := w.Nomad.DeleteSecretEnv(CleanupContext(ctx), in.Namespace, JobVariablePath(in.Job.ID)); err != nil {
-			out.Problems = append(out.Problems, &SecretDeleteError{Namespace: in.Namespace, Path: JobVariablePath(in.Job.ID), Err: err})
-		}
+		w.dropSecrets(CleanupContext(ctx), &out, in.Namespace, in.Job.ID)
 	}
 	return out, nil
 }
@@ -232,14 +244,16 @@ func (w Jobs) settled(ctx context.Context, out *JobOutcome, in JobWrite, res *no
 }
 
 // Delete stops the job (purged when purge) and deletes its variables_wo
-// Variable (secrets: one was written); one left behind fails the destroy,
-// which then runs again. In a node reservation (reservation, "" none) it
+// Variable (secrets: one was written, at secretsIndex) if it is still as
+// berth wrote it; one berth could not delete fails the destroy, which then
+// runs again, and one written since by someone else is theirs: left, with
+// a warning. In a node reservation (reservation, "" none) it
 // waits until Nomad's scheduler stopped the job's allocations and hands
 // their room back to the reservation's hold without a gap; otherwise one
 // request stops (and purges) the job, as `nomad job stop -purge` does, and
 // Nomad stops the tasks: nothing waits for that room.
-func (w Jobs) Delete(ctx context.Context, namespace, id, reservation string, purge, secrets bool) (JobOutcome, error) {
-	var out JobOutcome
+func (w Jobs) Delete(ctx context.Context, namespace, id, reservation string, purge, secrets bool, secretsIndex uint64) (JobOutcome, error) {
+	out := JobOutcome{SecretsIndex: secretsIndex}
 	remove := func(ctx context.Context) error {
 		return w.Nomad.RemoveJob(ctx, namespace, id, nomadclient.Removal{Purge: purge})
 	}
@@ -254,10 +268,42 @@ func (w Jobs) Delete(ctx context.Context, namespace, id, reservation string, pur
 	if !secrets {
 		return out, nil
 	}
-	if err := w.Nomad.DeleteSecretEnv(ctx, namespace, JobVariablePath(id)); err != nil {
-		return out, &SecretDeleteError{Namespace: namespace, Path: JobVariablePath(id), Fatal: true, Err: err}
+	switch derr := w.deleteSecrets(ctx, &out, namespace, id); {
+	case derr == nil:
+	case derr.Taken:
+		out.Problems = append(out.Problems, derr) // theirs: a warning
+	default:
+		derr.Fatal = true
+		return out, derr
 	}
 	return out, nil
+}
+
+// deleteSecrets deletes the job's Variable at the index berth wrote. It
+// returns what it could not delete: Taken when someone else wrote it since
+// (theirs now: the record is dropped), and the caller says what that
+// costs.
+func (w Jobs) deleteSecrets(ctx context.Context, out *JobOutcome, namespace, id string) *SecretDeleteError {
+	p := JobVariablePath(id)
+	err := w.Nomad.DeleteSecretEnv(ctx, namespace, p, out.SecretsIndex)
+	if err == nil {
+		out.SecretsIndex = 0
+		tflog.Info(ctx, "Deleted the job's Variable", map[string]any{"path": p, "namespace": namespace})
+		return nil
+	}
+	derr := &SecretDeleteError{Namespace: namespace, Path: p, Err: err, Taken: isTaken(err)}
+	if derr.Taken {
+		out.SecretsIndex = 0
+	}
+	return derr
+}
+
+// dropSecrets deletes the job's Variable after an update or an undo: one
+// left behind is a warning.
+func (w Jobs) dropSecrets(ctx context.Context, out *JobOutcome, namespace, id string) {
+	if derr := w.deleteSecrets(ctx, out, namespace, id); derr != nil {
+		out.Problems = append(out.Problems, derr)
+	}
 }
 
 // pin is the node a job placed into a node reservation runs on.

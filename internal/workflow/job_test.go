@@ -2,12 +2,15 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/variable"
 )
 
 // fakeJobNomad stands in for Nomad behind the jobspec workflow.
@@ -17,6 +20,7 @@ type fakeJobNomad struct {
 	job  *nomadclient.Job
 	// rollout is what the rollout wait returns; nil: a successful d1.
 	rollout *nomadclient.Deployment
+	cas     []string
 }
 
 func (f *fakeJobNomad) step(s string) error {
@@ -52,11 +56,14 @@ func (f *fakeJobNomad) StopJob(_ context.Context, _, _ string, purge bool) error
 	return f.step(fmt.Sprintf("stop purge=%t", purge))
 }
 
-func (f *fakeJobNomad) PutSecretEnv(_ context.Context, _, path string, _ map[string]string) error {
-	return f.step("put " + path)
+// PutSecretEnv writes at index 100; cas records each check-and-set index.
+func (f *fakeJobNomad) PutSecretEnv(_ context.Context, _, path string, _ map[string]string, index uint64) (uint64, error) {
+	f.cas = append(f.cas, fmt.Sprintf("put %d", index))
+	return 100, f.step("put " + path)
 }
 
-func (f *fakeJobNomad) DeleteSecretEnv(_ context.Context, _, path string) error {
+func (f *fakeJobNomad) DeleteSecretEnv(_ context.Context, _, path string, index uint64) error {
+	f.cas = append(f.cas, fmt.Sprintf("delete %d", index))
 	return f.step("delete " + path)
 }
 
@@ -251,8 +258,70 @@ func TestJobDelete(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := fakeJobNomad{fakeLedger: &fakeLedger{}, fail: tc.fail}
-			out, err := NewJobs(&f, "berth").Delete(context.Background(), "default", "shop", tc.reservation, true, tc.secrets)
+			out, err := NewJobs(&f, "berth").Delete(context.Background(), "default", "shop", tc.reservation, true, tc.secrets, 42)
 			tc.want.check(t, f.steps, err, out.Problems)
 		})
 	}
+}
+
+// A Variable berth did not write at the job's path is never overwritten
+// nor deleted: a create is sent at cas=0 and a refusal registers nothing;
+// a rotation and a delete go at the index berth recorded; a Variable
+// written since by someone else is left on destroy, as a warning.
+func TestJobSecretsCheckAndSet(t *testing.T) {
+	spec := jobspec.Spec{Format: jobspec.FormatHCL2, Source: `job "shop" {
+  group "web" {
+    task "app" {
+      driver = "raw_exec"
+      config { command = "/bin/sleep" }
+    }
+  }
+}`}
+	sum, err := jobspec.Describe(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const varPath = "nomad/jobs/shop"
+	taken := &nomadclient.VariableConflictError{Ref: variable.Ref{Namespace: "default", Path: varPath}}
+	in := JobWrite{Spec: spec, Job: sum, Namespace: "default", SecretsVersion: i64(1), Secrets: map[string]string{"k": "hunter22"}}
+
+	f := fakeJobNomad{fakeLedger: &fakeLedger{}, fail: map[string]error{"put " + varPath: taken}}
+	out, err := NewJobs(&f, "berth").Create(context.Background(), in)
+	var secretErr *SecretError
+	if !errors.As(err, &secretErr) || !secretErr.Taken() || secretErr.Path != varPath {
+		t.Fatalf("create over a Variable someone holds = %v, want a taken SecretError at %s", err, varPath)
+	}
+	if strings.Join(f.steps, ",") != "get-job,put "+varPath || strings.Join(f.cas, ",") != "put 0" || out.SecretsIndex != 0 {
+		t.Errorf("steps %v, cas %v, index %d: want the Variable created at cas=0, nothing registered or deleted", f.steps, f.cas, out.SecretsIndex)
+	}
+
+	f = fakeJobNomad{fakeLedger: &fakeLedger{}, fail: map[string]error{"register @0": nomadAnswers(t, 400, "bad job")}}
+	out, _ = NewJobs(&f, "berth").Create(context.Background(), in)
+	if strings.Join(f.cas, ",") != "put 0,delete 100" || out.SecretsIndex != 0 {
+		t.Errorf("refused registration: cas %v, index %d; want the Variable deleted at the index written (100)", f.cas, out.SecretsIndex)
+	}
+
+	rotate := in
+	rotate.SecretsVersion, rotate.HadVersion, rotate.SecretsIndex, rotate.Index = i64(2), i64(1), 42, 5
+	f = fakeJobNomad{fakeLedger: &fakeLedger{}, job: mustJob(t, spec, 5)}
+	out, err = NewJobs(&f, "berth").Update(context.Background(), rotate)
+	if err != nil || strings.Join(f.cas, ",") != "put 42" || out.SecretsIndex != 100 {
+		t.Errorf("rotation: err %v, cas %v, index %d; want a write at 42 recording 100", err, f.cas, out.SecretsIndex)
+	}
+
+	f = fakeJobNomad{fakeLedger: &fakeLedger{}, fail: map[string]error{"delete " + varPath: taken}}
+	out, err = NewJobs(&f, "berth").Delete(context.Background(), "default", "shop", "", true, true, 42)
+	var dropErr *SecretDeleteError
+	if err != nil || len(out.Problems) != 1 || !errors.As(out.Problems[0], &dropErr) || !dropErr.Taken || dropErr.Fatal {
+		t.Errorf("destroy over a Variable written since: err %v, problems %v; want it left with a warning", err, out.Problems)
+	}
+}
+
+func mustJob(t *testing.T, s jobspec.Spec, index uint64) *nomadclient.Job {
+	t.Helper()
+	j, err := nomadclient.JobspecJob(s, index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
 }

@@ -1,4 +1,5 @@
 # By "<namespace>/<path>", or by the path alone (namespace "default").
-# Every item is imported as a plain item; move secret ones to items_wo.
+# No value is imported: every key is recorded in items_wo_keys until the
+# configuration gives it in items (plain) or items_wo (write-only).
 terraform import berth_variable.web default/nomad/jobs/web
 terraform import berth_variable.web nomad/jobs/web

@@ -1,8 +1,6 @@
 package acl
 
 import (
-	"regexp"
-
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -17,12 +15,16 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+	"github.com/berthhq/terraform-provider-berth/internal/variable"
 )
 
-// variablePathRe is Nomad's rule for Variable paths (characters and
-// length); Nomad's own checks (reserved prefixes) answer at apply, and a
-// refused Variable write leaves no token behind.
-var variablePathRe = regexp.MustCompile(`^[a-zA-Z0-9-_~/]{1,128}$`)
+// secretPathValidator is Nomad's rule for Variable paths, less the ones a
+// workload reads with no ACL policy (variable.CheckSecretPath): a token's
+// secret there would be handed to any job of a matching name.
+func secretPathValidator() validator.String {
+	return shared.StringRule{Summary: "Invalid secret Variable path", Check: variable.CheckSecretPath,
+		Desc: "must be a Variable path Nomad accepts, outside `nomad/jobs` (which workloads read with no ACL policy)"}
+}
 
 // maxTokenName is the longest token name Nomad accepts.
 const maxTokenName = 256
@@ -73,12 +75,15 @@ func aclTokenSchema() schema.Schema {
 				MarkdownDescription: "Path of the Nomad Variable berth writes the token's secret to (items `secret_id` and " +
 					"`accessor_id`). berth creates it and deletes it with the token; it never overwrites a Variable it did " +
 					"not write for this token. Read it with an ephemeral resource (e.g. `ephemeral \"berth_variable\"`) or " +
-					"`nomad var get`; whoever may read that path holds the token, so give it an ACL policy of its own. " +
+					"`nomad var get`. Whoever may read that path holds the token: a management token, any token whose " +
+					"policy grants `read` on the path's namespace and prefix (`variables { path \"<prefix>\" { " +
+					"capabilities = [\"read\"] } }`), so give it an ACL policy of its own. Paths under `nomad/jobs` " +
+					"are refused: Nomad lets every job in the namespace read `nomad/jobs`, and job `J` read " +
+					"`nomad/jobs/J` and below, with no policy at all. " +
 					"Unset: the secret goes nowhere (a token moved or imported whose secret is already handed out). " +
 					"A Variable deleted or changed outside Terraform is drift: the plan shows this attribute and the apply " +
 					"writes it again.",
-				Validators: []validator.String{stringvalidator.RegexMatches(variablePathRe,
-					"must be 1 to 128 letters, digits and '-', '_', '~', '/' (Nomad's rule for Variable paths)")}},
+				Validators: []validator.String{secretPathValidator()}},
 			"secret_variable_namespace": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("default"),
 				MarkdownDescription: "Namespace of `secret_variable_path`. Default `default`.",
 				Validators:          []validator.String{shared.NamespaceValidator()}},

@@ -64,6 +64,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	out, err := r.instances().Create(ctx, in)
+	shared.RecordSecretIndexes(ctx, resp.Private, out.SecretIndexes, &resp.Diagnostics)
 	ec := instanceErrors(spec, false)
 	shared.AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems)
 	if err != nil {
@@ -250,6 +251,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	out, err := r.instances().Update(ctx, in)
+	shared.RecordSecretIndexes(ctx, resp.Private, out.SecretIndexes, &resp.Diagnostics)
 	ec := instanceErrors(in.Want, true)
 	if shared.AddOutcome(&resp.Diagnostics, ec, out.Warnings, out.Problems); err != nil {
 		shared.AddWorkflowError(&resp.Diagnostics, ec, err)
@@ -274,7 +276,8 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	in := workflow.InstanceDelete{Namespace: state.Namespace.ValueString(), Name: state.Name.ValueString(),
-		Reservation: state.NodeReservation.ValueString(), Purge: state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool()}
+		Reservation: state.NodeReservation.ValueString(), Purge: state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool(),
+		SecretIndexes: shared.RecordedSecretIndexes(ctx, req.Private)}
 	if had, d, err := state.toSpec(ctx); err == nil && !d.HasError() {
 		in.Had = &had
 	}

@@ -57,6 +57,7 @@ func (r *instanceResource) updateInput(ctx context.Context, req resource.UpdateR
 		Reservation: plan.NodeReservation.ValueString(), HadReservation: state.NodeReservation.ValueString(),
 		Secrets: secretEnvConfig(ctx, req.Config, diags), Index: uint64(state.JobModifyIndex.ValueInt64()),
 		Unmanaged: recordedUnmanaged(ctx, req.Private), Promote: promoteRequested(plan, state),
+		SecretIndexes:  shared.RecordedSecretIndexes(ctx, req.Private),
 		Restart:        !plan.RestartTriggers.Equal(state.RestartTriggers) && !state.RestartTriggers.IsNull(),
 		CollectedBatch: collectedBatch(ctx, state, req.Private)}
 	if !state.Replicas.IsNull() && !state.Replicas.IsUnknown() {

@@ -106,6 +106,7 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 		return
 	}
 	out, err := r.jobs().Create(ctx, in)
+	recordJobSecrets(ctx, resp.Private, in.Job.ID, out.SecretsIndex, &resp.Diagnostics)
 	if shared.AddOutcome(&resp.Diagnostics, jobErrors(), out.Warnings, out.Problems); err != nil {
 		shared.AddWorkflowError(&resp.Diagnostics, jobErrors(), err)
 		if workflow.Uncertain(err) {
@@ -262,7 +263,9 @@ func (r *jobResource) Update(ctx context.Context, req resource.UpdateRequest, re
 	if !ok {
 		return
 	}
+	in.SecretsIndex = recordedJobSecrets(ctx, req.Private, in.Job.ID, in.HadVersion != nil)
 	out, err := r.jobs().Update(ctx, in)
+	recordJobSecrets(ctx, resp.Private, in.Job.ID, out.SecretsIndex, &resp.Diagnostics)
 	if shared.AddOutcome(&resp.Diagnostics, jobErrors(), out.Warnings, out.Problems); err != nil {
 		shared.AddWorkflowError(&resp.Diagnostics, jobErrors(), err)
 		return
@@ -282,7 +285,7 @@ func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 	purge := state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool()
 	secrets := !state.VariablesWOVer.IsNull()
 	out, err := r.jobs().Delete(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.NodeReservation.ValueString(),
-		purge, secrets)
+		purge, secrets, recordedJobSecrets(ctx, req.Private, state.Name.ValueString(), secrets))
 	if shared.AddOutcome(&resp.Diagnostics, jobErrors(), out.Warnings, out.Problems); err != nil {
 		shared.AddWorkflowError(&resp.Diagnostics, jobErrors(), err)
 	}
@@ -318,4 +321,30 @@ func joinValues(vs []attr.Value) string {
 		}
 	}
 	return strings.Join(out, "\n  - ")
+}
+
+// recordedJobSecrets is the modify index berth recorded when it wrote the
+// job's variables_wo Variable (had: state says it did); a state from
+// before berth recorded it gives nomadclient.SecretIndexUnrecorded.
+func recordedJobSecrets(ctx context.Context, private shared.PrivateData, job string, had bool) uint64 {
+	if !had {
+		return 0
+	}
+	if i, ok := shared.RecordedSecretIndexes(ctx, private)[workflow.JobVariablePath(job)]; ok {
+		return i
+	}
+	return nomadclient.SecretIndexUnrecorded
+}
+
+// recordJobSecrets keeps the index berth wrote the job's Variable at (0:
+// it holds none), for the next rewrite or delete.
+func recordJobSecrets(ctx context.Context, private shared.PrivateData, job string, index uint64, diags *diag.Diagnostics) {
+	if index == nomadclient.SecretIndexUnrecorded {
+		return
+	}
+	var indexes map[string]uint64
+	if index != 0 {
+		indexes = map[string]uint64{workflow.JobVariablePath(job): index}
+	}
+	shared.RecordSecretIndexes(ctx, private, indexes, diags)
 }

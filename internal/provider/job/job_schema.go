@@ -53,7 +53,11 @@ func jobSchema(ctx context.Context) schema.Schema {
 					"registers the job, so the jobspec's templates read them: " +
 					"`{{ with nomadVar \"nomad/jobs/<name>\" }}{{ .password }}{{ end }}`. Requires `variables_wo_version`; " +
 					"**bump the version to rotate** them. Removing both deletes the Variable after the job is registered " +
-					"without them; destroy deletes it after the job is gone."},
+					"without them; destroy deletes it after the job is gone. berth writes and deletes only a Variable it " +
+					"wrote, with check-and-set: it creates one only where none is, and rewrites or deletes it only at the " +
+					"modify index it recorded, so a Variable someone else holds at that path (a `berth_variable`, an " +
+					"operator's) fails the apply here before the job is registered and stays as it is, and one rewritten " +
+					"by someone else is left on destroy, with a warning."},
 			"variables_wo_version": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{int64validator.AtLeast(0)},
 				MarkdownDescription: "Version of `variables_wo`, stored in state: set it with `variables_wo`, and change it " +
 					"whenever they change; only then are they written again."},

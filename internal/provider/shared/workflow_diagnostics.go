@@ -98,6 +98,18 @@ func AddWorkflowError(diags *diag.Diagnostics, ec ErrorContext, err error) {
 			fmt.Sprintf("%s %q was modified outside Terraform after the plan was made (modify index %d, expected %d):\n  - %s\n"+
 				"Run terraform plan again to see the drift, then apply.", what, changedErr.Name, changedErr.Index, changedErr.Expected,
 				strings.Join(changedErr.Changed, "\n  - ")))
+	case errors.As(err, &secretErr) && secretErr.Taken():
+		at := path.Root("variables_wo")
+		if secretErr.Service != "" {
+			at = path.Root("services").AtMapKey(secretErr.Service).AtName("secret_env_wo")
+		}
+		diags.AddAttributeError(at, "Secrets Variable held by someone else",
+			fmt.Sprintf("Nomad has a Variable at %s in namespace %q that berth did not write, or that was written after "+
+				"berth last wrote it (%v). berth writes a secrets Variable only where none is, or over its own last write, "+
+				"with check-and-set, so it overwrote nothing and registered nothing: that Variable is unchanged. If a "+
+				"berth_variable or an operator keeps items there, the job's tasks read them too; move them into this "+
+				"resource's secrets, or delete that Variable (`nomad var purge -namespace=%s %s`) if nothing needs it, "+
+				"then apply again.", secretErr.Path, secretErr.Namespace, secretErr.Err, secretErr.Namespace, secretErr.Path))
 	case errors.As(err, &secretErr) && secretErr.Service == "" && secretErr.Missing:
 		diags.AddAttributeError(path.Root("variables_wo"), "Missing variables_wo",
 			"variables_wo_version changed, but the configuration gives no variables_wo to write.")
@@ -108,6 +120,11 @@ func AddWorkflowError(diags *diag.Diagnostics, ec ErrorContext, err error) {
 			"secret_env_wo_version changed, but the configuration gives no secret_env_wo to write.")
 	case errors.As(err, &secretErr):
 		AddNomadError(diags, fmt.Sprintf("Could not write the secrets of service %q", secretErr.Service), secretErr.Err)
+	case errors.As(err, &dropErr) && dropErr.Taken:
+		diags.AddWarning("Secrets Variable left in Nomad", fmt.Sprintf("berth did not delete the Variable at %s in "+
+			"namespace %q: it was written by someone else after berth wrote it (%v), so it is theirs now. Delete it with "+
+			"`nomad var purge -namespace=%s %s` if nothing needs it.", dropErr.Path, dropErr.Namespace, dropErr.Err,
+			dropErr.Namespace, dropErr.Path))
 	case errors.As(err, &dropErr):
 		summary := "Could not delete a secrets Variable"
 		detail := fmt.Sprintf("%v\n\nThe Variable still holds the secrets; delete it with `nomad var purge -namespace=%s %s`.",

@@ -2,6 +2,7 @@ package variable
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -56,30 +57,34 @@ func keySet(ctx context.Context, keys []string, diags *diag.Diagnostics) types.S
 	return v
 }
 
-// fromNomad records the Variable as Nomad holds it. The items whose keys m
-// records as write-only stay out of state (only their keys are kept); the
-// rest are plain. A state with no record of its write-only keys but a
-// version (a move from nomad_variable, whose state does not say which
-// keys were write-only) takes every key not among its plain items as
-// write-only, so no secret value enters state. A newer modify index than
-// berth's last write clears items_wo_in_sync while write-only items exist.
-func (m *variableModel) fromNomad(ctx context.Context, v *variable.Variable, diags *diag.Diagnostics) {
+// fromNomad records the Variable as Nomad holds it and returns the keys
+// whose values it withheld. Only an item m holds as plain with the same
+// value keeps its value (variable.Classify); the keys m records as
+// write-only, and every key berth cannot place (added in Nomad, a plain
+// value changed, an import, a write whose reply was lost), go to
+// items_wo_keys by key only, so no value berth did not have as plain
+// reaches state or a plan. A state with no record of its write-only keys
+// but a version (a move from nomad_variable, whose state does not say
+// which keys were write-only) takes every key not among its plain items as
+// write-only, without a warning. A newer modify index than berth's last
+// write clears items_wo_in_sync while write-only items exist.
+func (m *variableModel) fromNomad(ctx context.Context, v *variable.Variable, diags *diag.Diagnostics) (withheld []string) {
 	known := m.secretKeys(ctx, diags)
+	prior := m.plainItems(ctx, diags)
 	if m.ItemsWOKeys.IsNull() && !m.ItemsWOVer.IsNull() {
-		plain := m.plainItems(ctx, diags)
 		for k := range v.Items {
-			if _, ok := plain[k]; !ok {
+			if _, ok := prior[k]; !ok {
 				known = append(known, k)
 			}
 		}
 	}
-	plain, secret := variable.Split(v.Items, known)
+	plain, secret, withheld := variable.Classify(v.Items, prior, known)
 	ref := variable.Ref{Namespace: v.Namespace, Path: v.Path}
 	m.ID, m.Namespace, m.Path = types.StringValue(refID(ref)), types.StringValue(ref.Namespace), types.StringValue(ref.Path)
 	m.Items = shared.KeepEmptyMap(m.Items, shared.MapOrNull(ctx, plain, diags))
-	prior := m.ItemsWOKeys
+	priorKeys := m.ItemsWOKeys
 	m.ItemsWOKeys = keySet(ctx, secret, diags)
-	if m.ItemsWOKeys.IsNull() && !prior.IsNull() && !prior.IsUnknown() {
+	if m.ItemsWOKeys.IsNull() && !priorKeys.IsNull() && !priorKeys.IsUnknown() {
 		m.ItemsWOKeys = types.SetValueMust(types.StringType, nil) // every write-only key is gone: show it
 	}
 	inSync := m.InSync.IsNull() || m.InSync.IsUnknown() || m.InSync.ValueBool()
@@ -89,4 +94,18 @@ func (m *variableModel) fromNomad(ctx context.Context, v *variable.Variable, dia
 	m.InSync = types.BoolValue(inSync)
 	m.ModifyIndex = types.Int64Value(int64(v.ModifyIndex))
 	m.ItemsWO = types.MapNull(types.StringType)
+	return withheld
+}
+
+// warnWithheld names, never with their values, the items a refresh or an
+// import kept out of state.
+func warnWithheld(diags *diag.Diagnostics, ref variable.Ref, keys []string) {
+	if len(keys) == 0 {
+		return
+	}
+	diags.AddWarning("Variable items kept out of state", fmt.Sprintf("Variable %s in namespace %q holds items berth did "+
+		"not write as plain items, or whose values changed since it did: %s. berth records them by key in "+
+		"items_wo_keys and never stores or shows their values: they may be secrets (an import, a write whose "+
+		"reply was lost, or a change made in Nomad). Give each in items (plain) or items_wo (write-only) in the "+
+		"configuration; the next apply writes the Variable as configured.", ref.Path, ref.Namespace, quoteAll(keys)))
 }

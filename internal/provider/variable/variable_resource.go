@@ -120,7 +120,7 @@ func (r *variableResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	state.fromNomad(ctx, v, &resp.Diagnostics)
+	warnWithheld(&resp.Diagnostics, ref, state.fromNomad(ctx, v, &resp.Diagnostics))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

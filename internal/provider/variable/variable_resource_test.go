@@ -77,8 +77,10 @@ resource "berth_variable" "v" {
 }
 
 // TestAccVariable_lifecycle: create, assert in Nomad; drift made through
-// the API (a changed item, an added one) is named in the plan and put
-// back; import to an empty plan; destroy leaves nothing.
+// the API (a changed item, an added one) is named in the plan by key, its
+// values kept out (they may be secrets), and put back; an import records
+// every key with its value withheld and plans one write that makes the
+// configured items plain; destroy leaves nothing.
 func TestAccVariable_lifecycle(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
@@ -106,16 +108,20 @@ func TestAccVariable_lifecycle(t *testing.T) {
 					plancheck.ExpectResourceAction(varAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(varAddr, tfjsonpath.New("items"), knownvalue.MapExact(map[string]knownvalue.Check{
 						"host": knownvalue.StringExact("db.internal"), "port": knownvalue.StringExact("5432")})),
-					expectBefore{varAddr, "items", `{"extra":"x","host":"elsewhere","port":"5432"}`},
+					expectBefore{varAddr, "items", `{"port":"5432"}`},
+					expectBefore{varAddr, "items_wo_keys", `["extra","host"]`},
+					expectNowhere{"elsewhere", `"x"`},
 				}},
 				Check: checkItems(t, "default", path, want),
 			},
 			{Config: cfg, PlanOnly: true},
 			{
-				Config: cfg, ResourceName: varAddr, ImportState: true, ImportStateId: "default/" + path, ImportStateVerify: true,
+				Config: cfg, ResourceName: varAddr, ImportState: true, ImportStateId: "default/" + path,
+				ImportStateCheck: importedWithheld("host", "port"),
 			},
 			{
-				Config: cfg, ResourceName: varAddr, ImportState: true, ImportStateId: path, ImportStateVerify: true,
+				Config: cfg, ResourceName: varAddr, ImportState: true, ImportStateId: path,
+				ImportStateCheck: importedWithheld("host", "port"),
 			},
 		},
 	})
@@ -160,7 +166,8 @@ data "berth_variable" "d" {
 					resource.TestCheckResourceAttrSet("data.berth_variable.d", "modify_time")),
 			},
 			// "<namespace>/<path>" where the path has a slash too.
-			{Config: cfg, ResourceName: varAddr, ImportState: true, ImportStateId: ns + "/" + path, ImportStateVerify: true},
+			{Config: cfg, ResourceName: varAddr, ImportState: true, ImportStateId: ns + "/" + path,
+				ImportStateCheck: importedWithheld("a", "b")},
 		},
 	})
 }

@@ -28,10 +28,12 @@ func variableSchema() schema.Schema {
 		MarkdownDescription: "A Nomad Variable: items at a path in a namespace, which jobs read through their workload " +
 			"identity (`nomadVar` in templates). Plain items are kept in state (`items`); secret items are write-only " +
 			"(`items_wo`, with `items_wo_version` to rotate them) and never reach the plan or state: state holds only " +
-			"their keys. Drift made in Nomad shows by name in the plan: a plain item changed, added or removed (in " +
-			"`items`), a secret item removed (in `items_wo_keys`), and a write by anyone else after berth's last one, " +
-			"which may have changed a secret value berth cannot see (`items_wo_in_sync`); the apply writes the " +
-			"configuration back." + casDoc,
+			"their keys. Only a value berth holds as a plain item is ever stored or shown: an item added in Nomad, " +
+			"a plain value changed there, every item of an import, and a write-only item whose write lost its reply " +
+			"are recorded by key only (in `items_wo_keys`, with a warning naming them). Drift made in Nomad shows by " +
+			"name in the plan: a plain item removed (in `items`), such an item by key (in `items_wo_keys`), a secret " +
+			"item removed (in `items_wo_keys`), and a write by anyone else after berth's last one, which may have " +
+			"changed a secret value berth cannot see (`items_wo_in_sync`); the apply writes the configuration back." + casDoc,
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`<namespace>/<path>`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
@@ -56,7 +58,9 @@ func variableSchema() schema.Schema {
 					"whenever their values change."},
 			"items_wo_keys": schema.SetAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Keys of the write-only items, as the configuration gives them and as a refresh " +
-					"finds them in Nomad (a key removed in Nomad is missing here, and the plan puts it back)."},
+					"finds them in Nomad (a key removed in Nomad is missing here, and the plan puts it back), and of " +
+					"every item whose value berth withholds because it did not write it as plain (added or changed in " +
+					"Nomad, imported, or written by an apply whose reply was lost)."},
 			"items_wo_in_sync": schema.BoolAttribute{Computed: true,
 				MarkdownDescription: "Whether nobody but berth has written the Variable since berth last wrote its " +
 					"write-only items. A refresh that finds the Variable at a newer modify index than berth's own " +
