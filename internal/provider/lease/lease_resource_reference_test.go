@@ -112,18 +112,7 @@ func TestAccLease_referenceIgnoresDecoyService(t *testing.T) {
 					if _, _, err := nomad.Jobs().Deregister(parent, false, nil); err != nil {
 						return err
 					}
-					acctest.WaitFor(t, "lease "+child+" to end with "+parent+" despite the decoy", 2*time.Minute, func() (bool, error) {
-						j, _, err := nomad.Jobs().Info(child, nil)
-						if err != nil {
-							return false, err
-						}
-						allocs, _, err := nomad.Jobs().Allocations(child, true, nil)
-						if err != nil {
-							return false, err
-						}
-						return *j.Status == "dead" && len(allocs) > 0 &&
-							allocs[0].ClientStatus == api.AllocClientStatusComplete, nil
-					})
+					acctest.WaitFor(t, "lease "+child+" to end with "+parent+" despite the decoy", 2*time.Minute, leaseEnded(nomad, child))
 					// The decoy was there all along and still is.
 					if owners := serviceOwners(t, nomad, service); len(owners) != 1 || owners[0] != decoy {
 						return fmt.Errorf("service %s is registered by %q after %s ended, want only the decoy %s", service, owners, child, decoy)
@@ -226,18 +215,7 @@ func TestAccLease_referenceIgnoresReusedName(t *testing.T) {
 					if _, _, err := nomad.Jobs().Register(impostor, nil); err != nil {
 						return fmt.Errorf("registering the impostor %s: %w", parent, err)
 					}
-					acctest.WaitFor(t, "lease "+child+" to end although job "+parent+" registers its service", 3*time.Minute, func() (bool, error) {
-						j, _, err := nomad.Jobs().Info(child, nil)
-						if err != nil {
-							return false, err
-						}
-						allocs, _, err := nomad.Jobs().Allocations(child, true, nil)
-						if err != nil {
-							return false, err
-						}
-						return *j.Status == "dead" && len(allocs) > 0 &&
-							allocs[0].ClientStatus == api.AllocClientStatusComplete, nil
-					})
+					acctest.WaitFor(t, "lease "+child+" to end although job "+parent+" registers its service", 3*time.Minute, leaseEnded(nomad, child))
 					// The impostor registers the service all along and still does.
 					if owners := serviceOwners(t, nomad, service); len(owners) != 1 || owners[0] != parent {
 						return fmt.Errorf("service %s is registered by %q after %s ended, want the impostor %s", service, owners, child, parent)
@@ -247,4 +225,20 @@ func TestAccLease_referenceIgnoresReusedName(t *testing.T) {
 			),
 		}},
 	})
+}
+
+// leaseEnded holds once the lease's job is dead and its allocation
+// completed (its timer ended it).
+func leaseEnded(nomad *api.Client, name string) func() (bool, error) {
+	return func() (bool, error) {
+		j, _, err := nomad.Jobs().Info(name, nil)
+		if err != nil {
+			return false, err
+		}
+		allocs, _, err := nomad.Jobs().Allocations(name, true, nil)
+		if err != nil {
+			return false, err
+		}
+		return *j.Status == "dead" && len(allocs) > 0 && allocs[0].ClientStatus == api.AllocClientStatusComplete, nil
+	}
 }
