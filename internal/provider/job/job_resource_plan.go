@@ -3,6 +3,7 @@ package job
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -159,6 +160,24 @@ func validateVariablesWO(req resource.ValidateConfigRequest, diags *diag.Diagnos
 func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec, creating, exists bool, diags *diag.Diagnostics) {
 	p, err := r.data.Nomad.PlanJobspec(ctx, s, plan.Namespace.ValueString(), exists)
 	if err != nil {
+		// The dry run fails on a job Nomad's validation refuses too: ask
+		// the cluster's validation (only now, so a plan that places costs
+		// no extra request). A new job fails the plan with its words; an
+		// existing one is warned about, as a placement failure is, so the
+		// pre-destroy plan never fails on it (the apply's registration
+		// fails with the same words).
+		var refused *nomadclient.JobRefusedError
+		if verr := r.data.Nomad.ValidateJobspec(ctx, s, plan.Namespace.ValueString()); errors.As(verr, &refused) {
+			detail := fmt.Sprintf("The cluster's validation (`nomad job validate`) refuses job %q:\n  - %s\n\n",
+				plan.Name.ValueString(), strings.Join(refused.Problems, "\n  - "))
+			if creating {
+				diags.AddAttributeError(path.Root("jobspec"), "Nomad refuses the job", detail+"Nothing was registered. Fix the jobspec.")
+			} else {
+				diags.AddAttributeWarning(path.Root("jobspec"), "Nomad refuses the job", detail+"The apply's registration "+
+					"fails with the same words, and the job in Nomad stays as it is. Fix the jobspec.")
+			}
+			return
+		}
 		var d diag.Diagnostics
 		shared.AddNomadError(&d, "Could not ask Nomad's scheduler", err)
 		diags.AddWarning("Could not ask Nomad's scheduler", d[0].Detail()+"\n\nThe plan does not say whether the job can be placed.")
