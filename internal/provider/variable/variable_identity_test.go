@@ -39,6 +39,8 @@ func TestAccVariableIdentity_importByIdentity(t *testing.T) {
 			},
 			{
 				Config: cfg, ResourceName: varAddr, ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity,
+				// The import plans the update that makes the items plain.
+				ExpectNonEmptyPlan: true,
 				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(varAddr, plancheck.ResourceActionUpdate),
 					expectBefore{varAddr, "items_wo_keys", `["a","b"]`},
