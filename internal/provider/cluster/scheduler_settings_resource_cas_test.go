@@ -98,15 +98,9 @@ func freeze(t *testing.T, nomad *api.Client) api.SchedulerConfiguration {
 func TestAccSchedulerSettings_changedAfterCreatePlanRefused(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
-	agent, nomad := acctest.StartPrivateAgent(t, "berth-sched-cas-create")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cli := acctest.NewTFCLI(t)
-	cli.Init(ctx, providerAt(agent.Addr)+`
-resource "berth_scheduler_settings" "s" {
-  scheduler_algorithm = "spread"
-}
-`)
+	nomad, cli := spreadSettingsOnPrivateAgent(ctx, t, "berth-sched-cas-create")
 	if _, err := cli.TF.Plan(ctx, tfexec.Reattach(cli.Reattach), tfexec.Out("create.tfplan")); err != nil {
 		t.Fatalf("terraform plan: %v\n%s", err, cli.Out.Take())
 	}
@@ -148,15 +142,9 @@ resource "berth_scheduler_settings" "s" {
 func TestAccSchedulerSettings_changedAfterDestroyPlanRefused(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
-	agent, nomad := acctest.StartPrivateAgent(t, "berth-sched-cas-destroy")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cli := acctest.NewTFCLI(t)
-	cli.Init(ctx, providerAt(agent.Addr)+`
-resource "berth_scheduler_settings" "s" {
-  scheduler_algorithm = "spread"
-}
-`)
+	nomad, cli := spreadSettingsOnPrivateAgent(ctx, t, "berth-sched-cas-destroy")
 	cli.MustApply(ctx, "create")
 	if _, err := cli.TF.Plan(ctx, tfexec.Reattach(cli.Reattach), tfexec.Destroy(true), tfexec.Out("destroy.tfplan")); err != nil {
 		t.Fatalf("terraform plan -destroy: %v\n%s", err, cli.Out.Take())
@@ -175,4 +163,19 @@ resource "berth_scheduler_settings" "s" {
 	if st := cli.State(ctx); st[schedulerAddr] == nil {
 		t.Errorf("the refused destroy removed %s from state", schedulerAddr)
 	}
+}
+
+// spreadSettingsOnPrivateAgent starts an agent of the test's own (its
+// scheduler configuration is the cluster's, shared by no other test) and a
+// working directory whose configuration sets scheduler_algorithm = "spread".
+func spreadSettingsOnPrivateAgent(ctx context.Context, t *testing.T, name string) (*api.Client, *acctest.TFCLI) {
+	t.Helper()
+	agent, nomad := acctest.StartPrivateAgent(t, name)
+	cli := acctest.NewTFCLI(t)
+	cli.Init(ctx, providerAt(agent.Addr)+`
+resource "berth_scheduler_settings" "s" {
+  scheduler_algorithm = "spread"
+}
+`)
+	return nomad, cli
 }
