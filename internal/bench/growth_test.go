@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // The growth jobspec is the placing one plus one group constraint no node
@@ -24,7 +25,7 @@ func TestGrowthJobspecHasTheNeverConstraint(t *testing.T) {
 		// As Terraform renders the heredoc for count.index = 0.
 		spec = strings.ReplaceAll(spec, "${count.index}", "0")
 		spec = strings.ReplaceAll(spec, "$${", "${")
-		job, err := jobspec.Parse(jobspec.Spec{Source: spec})
+		job, _, err := jobspec.Parse(jobspec.Spec{Source: spec}, clusterParser(t))
 		if err != nil {
 			t.Fatalf("%v\n%s", err, spec)
 		}
@@ -211,4 +212,18 @@ func TestGrowthPrint(t *testing.T) {
 			t.Errorf("growth table lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// clusterParser is the test agent's jobspec parser: berth reads HCL2 with
+// the cluster's own (make testacc starts an agent and sets NOMAD_ADDR).
+func clusterParser(t *testing.T) jobspec.Parser {
+	t.Helper()
+	if os.Getenv("NOMAD_ADDR") == "" {
+		t.Skip("needs a Nomad agent: berth parses HCL2 with the cluster's own parser")
+	}
+	c, err := nomadclient.New(nomadclient.Config{Address: os.Getenv("NOMAD_ADDR"), Token: os.Getenv("NOMAD_TOKEN")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Parser(t.Context(), "")
 }

@@ -39,6 +39,7 @@ var parsed = newParseCache(cacheMaxEntries, cacheMaxBytes)
 // syntax check runs once per jobspec, not per parse).
 type cacheEntry struct {
 	job    []byte
+	extra  Extras // shared by every hit: callers only read it
 	stable bool
 }
 
@@ -88,15 +89,16 @@ func (c *parseCache) len() int {
 	return len(c.entries)
 }
 
-// cacheKey names everything a parse depends on: the format, the source
+// cacheKey names everything a parse depends on: the cluster's parser, the format, the source
 // and the variables, each length-prefixed so no two specs share a key.
-func cacheKey(format string, s Spec) string {
-	b := make([]byte, 0, len(format)+len(s.Source)+32)
+func cacheKey(parser, format string, s Spec) string {
+	b := make([]byte, 0, len(parser)+len(format)+len(s.Source)+32)
 	field := func(v string) {
 		b = strconv.AppendInt(b, int64(len(v)), 10)
 		b = append(b, ':')
 		b = append(b, v...)
 	}
+	field(parser)
 	field(format)
 	field(s.Source)
 	for _, kv := range argVars(s.Variables) { // sorted

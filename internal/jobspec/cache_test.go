@@ -32,14 +32,14 @@ job %q {
 
 func cached(t *testing.T, s Spec) (cacheEntry, bool) {
 	t.Helper()
-	return parsed.get(cacheKey(s.FormatOf(), s))
+	return parsed.get(cacheKey(parserID(s.FormatOf(), sharedParser(t)), s.FormatOf(), s))
 }
 
 // Plain HCL2 and JSON are kept after their first parse, and a hit is the
 // same job as a parse without the cache.
 func TestParseCacheKeepsStableSpecs(t *testing.T) {
 	hcl := Spec{Source: plainJob("cache-plain")}
-	jsonSrc, err := JSONOf(parse(t, hcl))
+	jsonSrc, err := JSONOf(parse(t, hcl), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +50,20 @@ func TestParseCacheKeepsStableSpecs(t *testing.T) {
 		if !ok || !e.stable || len(e.job) == 0 { // kept
 			t.Fatalf("%s spec %s not kept: %+v %v", s.FormatOf(), *first.ID, e, ok)
 		}
+		before := sharedParser(t).(*agentParser).calls.Load()
 		hit := parse(t, s)
-		fresh, err := parseUncached(s, s.FormatOf())
+		if asked := sharedParser(t).(*agentParser).calls.Load() - before; asked != 0 {
+			t.Fatalf("%s: a cached jobspec asked the cluster %d times", *first.ID, asked)
+		}
+		fresh, err := parseUncached(s, s.FormatOf(), sharedParser(t))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := roundTrip(fresh)
+		freshJob, _, err := splitJob(fresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := roundTrip(freshJob)
 		if !reflect.DeepEqual(hit, want) || !reflect.DeepEqual(first, want) {
 			t.Fatalf("%s: the cached job differs from a fresh parse", *first.ID)
 		}
@@ -73,8 +81,8 @@ func TestParseCacheKeysVariables(t *testing.T) {
 	if !reflect.DeepEqual(got, []int{80, 90, 64}) {
 		t.Fatalf("memory per variables %v, want [80 90 64]", got)
 	}
-	if cacheKey(FormatHCL2, Spec{Source: "a", Variables: map[string]string{"b": "c"}}) ==
-		cacheKey(FormatHCL2, Spec{Source: "a2:b=c"}) {
+	if cacheKey("", FormatHCL2, Spec{Source: "a", Variables: map[string]string{"b": "c"}}) ==
+		cacheKey("", FormatHCL2, Spec{Source: "a2:b=c"}) {
 		t.Fatal("a variable and a longer source share a key")
 	}
 }

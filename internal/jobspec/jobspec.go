@@ -1,6 +1,6 @@
-// Package jobspec reads a Nomad jobspec, HCL2 exactly as `nomad job run`
-// reads it or the JSON of Nomad's API job, into a job, without contacting
-// Nomad; and compares a job Nomad holds with what its jobspec says
+// Package jobspec reads a Nomad jobspec, HCL2 through the cluster's own
+// parser exactly as `nomad job run` reads it, or the JSON of Nomad's API
+// job, into a job; and compares a job Nomad holds with what its jobspec says
 // (Drift). It is plain Go: berth_job's layers above convert to and from
 // Spec.
 package jobspec
@@ -16,9 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/nomad/api"
-	"github.com/hashicorp/nomad/jobspec2"
 
 	"github.com/berthhq/terraform-provider-berth/internal/capacity"
 )
@@ -69,62 +67,86 @@ func (e *ParseError) Error() string {
 	return e.Message
 }
 
+// Parser is the cluster's own parser of HCL2 jobspecs (POST
+// /v1/jobs/parse, as `nomad job run` asks it), so that berth reads every
+// block the cluster knows, whatever its version. berth links no parser of
+// its own.
+type Parser interface {
+	// ParseHCL returns Nomad's JSON of the job src describes, with vars as
+	// `nomad job run -var` gives them; a jobspec Nomad refuses is a
+	// *ParseError.
+	ParseHCL(src string, vars map[string]string) ([]byte, error)
+	// ParserID names the cluster and its version: two parsers with one ID
+	// read every jobspec alike, so they share the cache.
+	ParserID() string
+}
+
 // Parse reads s into a job, as `nomad job run` would submit it: HCL2
-// through Nomad's own parser (jobspec2, strict, no file system access),
-// JSON as Nomad's API job (bare, or wrapped as {"Job": …} the way `nomad
-// job inspect` prints it). The job is returned as Nomad's JSON API
-// would carry it, so it compares value for value with a job read back.
-// Each call returns a job of its own; a jobspec that parses to the same
-// job every time is parsed once per process (cache.go).
-func Parse(s Spec) (*api.Job, error) {
+// through p, the cluster's parser, after the checks berth makes itself
+// (CheckOffline: syntax, and the variables against the jobspec's variable
+// blocks, strictly); JSON as Nomad's API job (bare, or wrapped as {"Job":
+// …} the way `nomad job inspect` prints it), without p. The job is
+// returned as Nomad's JSON API would carry it, so it compares value for
+// value with a job read back, with the fields berth's api structs do not
+// hold beside it. Each call returns a job of its own; a jobspec that
+// parses to the same job every time is parsed once per process and
+// cluster (cache.go).
+func Parse(s Spec, p Parser) (*api.Job, Extras, error) {
 	format := s.FormatOf()
-	key := cacheKey(format, s)
+	key := cacheKey(parserID(format, p), format, s)
 	if e, ok := parsed.get(key); ok && e.stable {
-		return decodeJob(e.job)
+		job, err := decodeJob(e.job)
+		return job, e.extra, err
 	}
-	job, err := parseUncached(s, format)
+	raw, err := parseUncached(s, format, p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	job, extra, err := splitJob(raw)
+	if err != nil {
+		return nil, nil, &ParseError{Message: err.Error()}
+	}
+	if job.ID == nil || *job.ID == "" {
+		return nil, nil, &ParseError{Message: "the job has no ID (a job block's label, or \"ID\" in JSON)"}
 	}
 	encoded, err := encodeJob(job)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, known := parsed.get(key); !known {
 		if stableSource(format, s.Source) {
-			parsed.put(key, cacheEntry{job: encoded, stable: true})
+			parsed.put(key, cacheEntry{job: encoded, extra: extra, stable: true})
 		} else {
 			parsed.put(key, cacheEntry{}) // parsed every time
 		}
 	}
-	return decodeJob(encoded)
+	job, err = decodeJob(encoded)
+	return job, extra, err
 }
 
-// parseUncached is Parse without the cache.
-func parseUncached(s Spec, format string) (*api.Job, error) {
-	var job *api.Job
+func parserID(format string, p Parser) string {
+	if format != FormatHCL2 || p == nil {
+		return ""
+	}
+	return p.ParserID()
+}
+
+// parseUncached is Parse without the cache: Nomad's JSON of the job.
+func parseUncached(s Spec, format string, p Parser) ([]byte, error) {
 	switch format {
 	case FormatJSON:
-		j, err := parseJSON(s.Source)
-		if err != nil {
+		return jobObject(s.Source)
+	case FormatHCL2:
+		if err := CheckOffline(s); err != nil {
 			return nil, err
 		}
-		job = j
-	case FormatHCL2:
-		j, err := jobspec2.ParseWithConfig(&jobspec2.ParseConfig{
-			Path: parsePath, Body: []byte(s.Source), ArgVars: argVars(s.Variables), Strict: true,
-		})
-		if err != nil {
-			return nil, parseError(err)
+		if p == nil {
+			return nil, &ParseError{Message: "no Nomad cluster to parse the jobspec with"}
 		}
-		job = j
+		return p.ParseHCL(s.Source, s.Variables)
 	default:
 		return nil, &ParseError{Message: fmt.Sprintf("unknown format %q: use %q or %q", s.Format, FormatHCL2, FormatJSON)}
 	}
-	if job.ID == nil || *job.ID == "" {
-		return nil, &ParseError{Message: "the job has no ID (a job block's label, or \"ID\" in JSON)"}
-	}
-	return job, nil
 }
 
 func argVars(vars map[string]string) []string {
@@ -135,20 +157,19 @@ func argVars(vars map[string]string) []string {
 	return out
 }
 
-func parseJSON(src string) (*api.Job, error) {
-	var wrapped struct{ Job *api.Job }
-	dec := json.NewDecoder(strings.NewReader(src))
-	if err := dec.Decode(&wrapped); err != nil {
+// jobObject is the job object of a JSON jobspec: the value of "Job" when
+// it is wrapped, the whole object otherwise.
+func jobObject(src string) ([]byte, error) {
+	var wrapped map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(src), &wrapped); err != nil {
 		return nil, jsonError(src, err)
 	}
-	if wrapped.Job != nil {
-		return wrapped.Job, nil
+	for k, v := range wrapped {
+		if strings.EqualFold(k, "Job") && len(v) > 0 && v[0] == '{' {
+			return v, nil
+		}
 	}
-	var job api.Job
-	if err := json.Unmarshal([]byte(src), &job); err != nil {
-		return nil, jsonError(src, err)
-	}
-	return &job, nil
+	return []byte(src), nil
 }
 
 // jsonError places a JSON syntax error at its line.
@@ -171,37 +192,26 @@ func jsonError(src string, err error) error {
 	return &ParseError{Line: line, Column: col, Message: err.Error()}
 }
 
-// parseError keeps the first of the parser's diagnostics with its place:
-// jobspec2 returns them formatted, "<file>:<line>,<col>-<col>: <summary>;
-// <detail>", or as hcl.Diagnostics.
-func parseError(err error) error {
-	var diags hcl.Diagnostics
-	if errors.As(err, &diags) {
-		for _, d := range diags {
-			if d.Severity != hcl.DiagError {
-				continue
-			}
-			pe := &ParseError{Message: strings.TrimSuffix(d.Summary+"; "+d.Detail, "; ")}
-			if d.Subject != nil {
-				pe.Line, pe.Column = d.Subject.Start.Line, d.Subject.Start.Column
-			}
-			return pe
-		}
-	}
-	first, _, _ := strings.Cut(err.Error(), "\n")
+// NomadParseError places the message of a jobspec the cluster's parser
+// refused: "Failed to parse job: input.hcl:3,5-11: Unsupported block
+// type; …" becomes line 3, column 5 and the rest, in Nomad's words.
+func NomadParseError(msg string) *ParseError {
+	msg = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(msg), "Failed to parse job:"))
+	first, _, _ := strings.Cut(msg, "\n")
 	if m := placed.FindStringSubmatch(first); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
 		return &ParseError{Line: line, Column: col, Message: m[3]}
 	}
-	return &ParseError{Message: strings.TrimPrefix(err.Error(), "<nil>: ")}
+	return &ParseError{Message: strings.TrimPrefix(msg, "<nil>: ")}
 }
 
-// placed is a diagnostic as jobspec2 formats it.
-var placed = regexp.MustCompile(`^` + regexp.QuoteMeta(parsePath) + `:(\d+),(\d+)(?:-[\d,]+)?: (.*)$`)
+// placed is a diagnostic as Nomad's parser formats it, with the file name
+// its HTTP API gives the jobspec.
+var placed = regexp.MustCompile(`^(?:input\.hcl|` + regexp.QuoteMeta(parsePath) + `):(\d+),(\d+)(?:-[\d,]+)?: (.*)$`)
 
-// parsePath is the file name the parser is told; it only shows in its
-// messages, which ParseError replaces by the line.
+// parsePath is the file name berth's own checks give the jobspec; it only
+// shows in their messages, which ParseError replaces by the line.
 const parsePath = "jobspec.nomad.hcl"
 
 // encodeJob and decodeJob are a round trip through JSON: the job as
@@ -249,9 +259,9 @@ type Summary struct {
 	Charge capacity.Resources
 }
 
-// Describe parses s and summarizes it.
-func Describe(s Spec) (Summary, error) {
-	job, err := Parse(s)
+// Describe parses s (with p, the cluster's parser) and summarizes it.
+func Describe(s Spec, p Parser) (Summary, error) {
+	job, _, err := Parse(s, p)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -287,12 +297,13 @@ var serverFields = []string{"Stop", "ParentID", "Dispatched", "DispatchIdempoten
 	"VaultNamespace", "NomadTokenID", "Status", "StatusDescription", "Stable", "Version", "SubmitTime", "CreateIndex",
 	"ModifyIndex", "JobModifyIndex", "VersionTag"}
 
-// JSONOf is job as a JSON jobspec, without the fields Nomad sets: compact,
+// JSONOf is job as a JSON jobspec, with the fields berth's api structs
+// do not hold (extra), without the fields Nomad sets: compact,
 // keys sorted, as Terraform's jsonencode writes it, so the configuration
 // `terraform query` generates (which uses jsonencode for a JSON string)
 // holds the same text.
-func JSONOf(job *api.Job) (string, error) {
-	raw, err := json.Marshal(job)
+func JSONOf(job *api.Job, extra Extras) (string, error) {
+	raw, err := Encode(job, extra)
 	if err != nil {
 		return "", err
 	}

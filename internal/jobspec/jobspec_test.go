@@ -47,7 +47,7 @@ job "shop" {
 
 func parse(t *testing.T, s Spec) *api.Job {
 	t.Helper()
-	job, err := Parse(s)
+	job, _, err := Parse(s, sharedParser(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Parse(tc.spec)
+			_, _, err := Parse(tc.spec, sharedParser(t))
 			var pe *ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("want a *ParseError, got %v", err)

@@ -20,12 +20,12 @@ import (
 // named as the jobspec names them, down to a map's key:
 // `group "web" / task "app" / meta.run_id`. It costs one parse more than
 // Describe.
-func DescribeUnstable(s Spec) (Summary, []string, error) {
-	job, err := Parse(s)
+func DescribeUnstable(s Spec, p Parser) (Summary, []string, error) {
+	job, _, err := Parse(s, p)
 	if err != nil {
 		return Summary{}, nil, err
 	}
-	return summarize(job), unstableFields(s, job), nil
+	return summarize(job), unstableFields(s, p, job), nil
 }
 
 // unstableFields parses s again and names where it differs from first.
@@ -33,11 +33,11 @@ func DescribeUnstable(s Spec) (Summary, []string, error) {
 // job. A difference counts only when Drift would report it (what Drift
 // ignores never shows in a plan); a second parse that fails names
 // nothing: the apply's parse reports it.
-func unstableFields(s Spec, first *api.Job) []string {
+func unstableFields(s Spec, p Parser, first *api.Job) []string {
 	if s.FormatOf() != FormatHCL2 {
 		return nil
 	}
-	second, err := Parse(s)
+	second, _, err := Parse(s, p)
 	if err != nil || len(Drift(first, second)) == 0 && len(Drift(second, first)) == 0 {
 		return nil
 	}

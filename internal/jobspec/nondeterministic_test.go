@@ -28,7 +28,7 @@ job "j" {
 
 func unstable(t *testing.T, s Spec) []string {
 	t.Helper()
-	sum, fields, err := DescribeUnstable(s)
+	sum, fields, err := DescribeUnstable(s, sharedParser(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestDescribeUnstableNothingForDeterministic(t *testing.T) {
 // jobspec calling it is refused, as `nomad job validate` refuses it,
 // rather than warned about.
 func TestDescribeUnstableTimestampIsNotNomads(t *testing.T) {
-	_, _, err := DescribeUnstable(Spec{Source: unstableJob(`meta { at = timestamp() }`, "")})
+	_, _, err := DescribeUnstable(Spec{Source: unstableJob(`meta { at = timestamp() }`, "")}, sharedParser(t))
 	if err == nil || !strings.Contains(err.Error(), "timestamp") {
 		t.Fatalf("timestamp() parsed (err %v); Nomad's parser has no such function", err)
 	}
@@ -113,7 +113,7 @@ func TestDescribeUnstableTimestampIsNotNomads(t *testing.T) {
 // BenchmarkDescribe (go test -bench Describe ./internal/jobspec/).
 func BenchmarkDescribeUnstable(b *testing.B) {
 	for b.Loop() {
-		if _, _, err := DescribeUnstable(Spec{Source: twoGroups}); err != nil {
+		if _, _, err := DescribeUnstable(Spec{Source: twoGroups}, sharedParser(b)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -121,7 +121,7 @@ func BenchmarkDescribeUnstable(b *testing.B) {
 
 func BenchmarkDescribe(b *testing.B) {
 	for b.Loop() {
-		if _, err := Describe(Spec{Source: twoGroups}); err != nil {
+		if _, err := Describe(Spec{Source: twoGroups}, sharedParser(b)); err != nil {
 			b.Fatal(err)
 		}
 	}

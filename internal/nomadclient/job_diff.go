@@ -34,11 +34,10 @@ import (
 // holds under job's ID (in job's namespace), and returns one path per
 // changed field, object or block as Nomad's diff names it (DiffPaths);
 // empty when nothing would change. Nothing is written.
-func (c *Client) PlanChanges(ctx context.Context, job *api.Job) ([]string, error) {
+func (c *Client) PlanChanges(ctx context.Context, job *api.Job, extra jobspec.Extras) ([]string, error) {
 	ns := deref(job.Namespace)
 	resp, err := readRetry(ctx, c, "plan job with diff", func(ctx context.Context) (*api.JobPlanResponse, error) {
-		out, _, err := c.api.Jobs().PlanOpts(job, &api.PlanOptions{Diff: true}, (&api.WriteOptions{Namespace: ns}).WithContext(ctx))
-		return out, err
+		return c.sendPlan(ctx, job, extra, true)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("asking Nomad's plan for the diff of job %q in namespace %q: %w", deref(job.ID), ns, err)
@@ -56,15 +55,16 @@ func (c *Client) PlanChanges(ctx context.Context, job *api.Job) ([]string, error
 // drift: when the plan cannot be asked (a token without submit-job, say),
 // berth's comparison stands.
 func (c *Client) ConfirmedDrift(ctx context.Context, j *Job, s jobspec.Spec) ([]string, error) {
-	drift, err := j.JobspecDrift(s)
+	p := c.parser(ctx, deref(j.job.Namespace))
+	drift, err := j.JobspecDrift(s, p)
 	if err != nil || len(drift) == 0 {
 		return drift, err
 	}
-	want, err := jobspec.Parse(s)
+	want, extra, err := jobspec.Parse(s, p)
 	if err != nil {
 		return nil, err
 	}
-	changes, planErr := c.PlanChanges(ctx, asSubmittedOver(want, j.job))
+	changes, planErr := c.PlanChanges(ctx, asSubmittedOver(want, j.job), extra)
 	switch {
 	case planErr != nil: // berth's comparison stands
 		tflog.Debug(ctx, "Could not confirm the job's drift with Nomad's plan; reporting berth's comparison",

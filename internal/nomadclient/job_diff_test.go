@@ -40,30 +40,24 @@ func TestDiffPaths(t *testing.T) {
 	}
 }
 
-const confirmJob = `
-job "j" {
-  group "g" {
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/true" }
-      env { A = "1" }
-    }
-  }
-}`
+// confirmJob is JSON, which berth reads itself: HCL2 is the cluster's
+// to parse, and this fake has no parser.
+const confirmJob = `{"ID": "j", "Name": "j", "TaskGroups": [{"Name": "g", "Tasks": [{"Name": "t", "Driver": "raw_exec",
+  "Config": {"command": "/bin/true"}, "Env": {"A": "1"}}]}]}`
 
 // Drift berth's comparison finds is reported only when Nomad's diff
 // confirms a change; a job that reads back unchanged asks nothing, and a
 // plan Nomad refuses leaves berth's comparison standing.
 func TestConfirmedDrift(t *testing.T) {
 	spec := jobspec.Spec{Source: confirmJob}
-	live, err := jobspec.Parse(spec)
+	live, _, err := jobspec.Parse(spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	live.Namespace = ptr("default")
 	live.Constraints = []*api.Constraint{api.NewConstraint("${node.unique.id}", "=", "pinned")}
 	same := jobOf(live)
-	changed, _ := jobspec.Parse(spec)
+	changed, _, _ := jobspec.Parse(spec, nil)
 	changed.Namespace, changed.Constraints = live.Namespace, live.Constraints
 	changed.TaskGroups[0].Tasks[0].Env["A"] = "2"
 

@@ -81,7 +81,7 @@ func (g GroupChanges) String() string {
 // that exists, whether it is at rest (JobPlan.Moving). Nothing is
 // written: it is retried like a read.
 func (c *Client) PlanJobspec(ctx context.Context, s jobspec.Spec, namespace string, exists bool) (*JobPlan, error) {
-	job, err := jobspec.Parse(s)
+	job, extra, err := jobspec.Parse(s, c.parser(ctx, namespace))
 	if err != nil {
 		return nil, err
 	}
@@ -89,8 +89,7 @@ func (c *Client) PlanJobspec(ctx context.Context, s jobspec.Spec, namespace stri
 		job.Namespace = &namespace
 	}
 	resp, err := readRetry(ctx, c, "plan job", func(ctx context.Context) (*api.JobPlanResponse, error) {
-		out, _, err := c.api.Jobs().PlanOpts(job, &api.PlanOptions{}, (&api.WriteOptions{Namespace: *job.Namespace}).WithContext(ctx))
-		return out, err
+		return c.sendPlan(ctx, job, extra, false)
 	})
 	if err != nil {
 		return nil, err

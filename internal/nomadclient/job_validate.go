@@ -25,7 +25,7 @@ func (e *JobRefusedError) Error() string {
 // permission, no answer) is returned as it is, for the caller to treat as
 // "could not ask". Nothing is written: it is retried like a read.
 func (c *Client) ValidateJobspec(ctx context.Context, s jobspec.Spec, namespace string) error {
-	job, err := jobspec.Parse(s)
+	job, extra, err := jobspec.Parse(s, c.parser(ctx, namespace))
 	if err != nil {
 		return err
 	}
@@ -33,8 +33,7 @@ func (c *Client) ValidateJobspec(ctx context.Context, s jobspec.Spec, namespace 
 		job.Namespace = &namespace
 	}
 	resp, err := readRetry(ctx, c, "validate job", func(ctx context.Context) (*api.JobValidateResponse, error) {
-		out, _, err := c.api.Jobs().Validate(job, (&api.WriteOptions{Namespace: *job.Namespace}).WithContext(ctx))
-		return out, err
+		return c.sendValidate(ctx, job, extra)
 	})
 	if err != nil {
 		return err

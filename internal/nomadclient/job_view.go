@@ -2,6 +2,7 @@ package nomadclient
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
@@ -15,7 +16,10 @@ import (
 // opaque, read through its methods and the domain readers they call, so
 // no Nomad API type leaves nomadclient (DESIGN.md, Layers). A missing job
 // is a nil *Job.
-type Job struct{ job *api.Job }
+type Job struct {
+	job   *api.Job
+	extra jobspec.Extras // what job's api structs do not hold
+}
 
 func jobOf(j *api.Job) *Job {
 	if j == nil {
@@ -98,9 +102,19 @@ func (a Allocations) NewestTaskOutcome(task string) TaskOutcome {
 
 // GetJob returns the job, or nil when Nomad has none by that ID.
 func (c *Client) GetJob(ctx context.Context, namespace, id string) (*Job, error) {
-	j, err := c.getJob(ctx, namespace, id)
-	return jobOf(j), err
+	j, extra, err := c.getJobWhole(ctx, namespace, id)
+	if err != nil {
+		return nil, fmt.Errorf("reading job %q in namespace %q: %w", id, namespace, err)
+	}
+	if j == nil {
+		return nil, nil
+	}
+	return &Job{job: j, extra: extra}, nil
 }
+
+// Unheld names the job's fields that berth's api structs do not hold (a
+// block of a newer Nomad), as berth names them to users.
+func (j *Job) Unheld() []string { return j.extra.Names() }
 
 // JobAllocations returns every allocation of the job.
 func (c *Client) JobAllocations(ctx context.Context, namespace, id string) (Allocations, error) {
@@ -130,10 +144,10 @@ func (c *Client) ActiveDeployment(ctx context.Context, job *Job) (*Deployment, e
 // JobspecJob is the job Nomad holds once s is registered at modify index
 // index, as GetJob returns it; for the same tests as InstanceJob.
 func JobspecJob(s jobspec.Spec, index uint64) (*Job, error) {
-	j, err := jobspec.Parse(s)
+	j, extra, err := jobspec.Parse(s, nil)
 	if err != nil {
 		return nil, err
 	}
 	j.JobModifyIndex = &index
-	return jobOf(j), nil
+	return &Job{job: j, extra: extra}, nil
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 )
 
 // getJob reads a job. A job that does not exist returns (nil, nil).
@@ -78,22 +80,22 @@ type RegisterResult struct {
 // a change to every task, which would turn in-place updates into
 // replacements.
 func (c *Client) RegisterJob(ctx context.Context, job *api.Job, modifyIndex uint64) (*RegisterResult, error) {
-	return c.registerJob(ctx, job, nil, modifyIndex)
+	return c.registerJob(ctx, job, nil, nil, modifyIndex)
 }
 
-// registerJob is RegisterJob, keeping sub (when not nil) as the source the
-// job was registered from, as `nomad job run` does.
-func (c *Client) registerJob(ctx context.Context, job *api.Job, sub *api.JobSubmission, modifyIndex uint64) (*RegisterResult, error) {
+// registerJob is RegisterJob, with the fields berth's api structs do not
+// hold (extra), keeping sub (when not nil) as the source the job was
+// registered from, as `nomad job run` does.
+func (c *Client) registerJob(ctx context.Context, job *api.Job, extra jobspec.Extras, sub *api.JobSubmission, modifyIndex uint64) (*RegisterResult, error) {
 	ns, id := deref(job.Namespace), deref(job.ID)
 	ambiguous := false
 	res, err := retry(ctx, c.retry, "register job", func(ctx context.Context, attempt int) (*RegisterResult, bool, error) {
-		resp, _, err := c.api.Jobs().RegisterOpts(job, &api.RegisterOptions{EnforceIndex: true, ModifyIndex: modifyIndex, Submission: sub},
-			(&api.WriteOptions{Namespace: ns}).WithContext(ctx))
+		resp, err := c.sendRegister(ctx, job, extra, sub, modifyIndex)
 		switch {
 		case err == nil:
 			return &RegisterResult{EvalID: resp.EvalID, JobModifyIndex: resp.JobModifyIndex, Warnings: resp.Warnings}, false, nil
 		case IsJobIndexConflict(err) && ambiguous:
-			own, ownErr := c.ownRegistration(ctx, job, modifyIndex)
+			own, ownErr := c.ownRegistration(ctx, job, extra, modifyIndex)
 			if ownErr != nil {
 				return nil, false, &UncertainWriteError{Op: "register job", Err: fmt.Errorf("%w (and checking whether berth's "+
 					"earlier attempt was applied failed: %v)", err, ownErr)}
@@ -135,7 +137,7 @@ func (c *Client) registerJob(ctx context.Context, job *api.Job, sub *api.JobSubm
 	case live == nil && modifyIndex == 0, live != nil && live.JobModifyIndex != nil && *live.JobModifyIndex == modifyIndex:
 		return nil, &WriteNotAppliedError{Err: final}
 	}
-	own, ownErr := c.ownRegistration(settle, job, modifyIndex)
+	own, ownErr := c.ownRegistration(settle, job, extra, modifyIndex)
 	switch {
 	case ownErr != nil:
 		return nil, &UncertainWriteError{Op: "register job", Err: final}
@@ -175,7 +177,7 @@ func (e *WriteNotAppliedError) Unwrap() error { return e.Err }
 // against the live job and finds no difference. It returns nil when the
 // live job is someone else's. The evaluation is the one Nomad created for
 // that register, so callers can wait on it as usual.
-func (c *Client) ownRegistration(ctx context.Context, job *api.Job, modifyIndex uint64) (*RegisterResult, error) {
+func (c *Client) ownRegistration(ctx context.Context, job *api.Job, extra jobspec.Extras, modifyIndex uint64) (*RegisterResult, error) {
 	ns, id := deref(job.Namespace), deref(job.ID)
 	live, err := c.getJob(ctx, ns, id)
 	if err != nil || live == nil || live.JobModifyIndex == nil {
@@ -186,8 +188,7 @@ func (c *Client) ownRegistration(ctx context.Context, job *api.Job, modifyIndex 
 		return nil, nil
 	}
 	plan, err := readRetry(ctx, c, "compare job", func(ctx context.Context) (*api.JobPlanResponse, error) {
-		out, _, err := c.api.Jobs().PlanOpts(job, &api.PlanOptions{Diff: true}, (&api.WriteOptions{Namespace: ns}).WithContext(ctx))
-		return out, err
+		return c.sendPlan(ctx, job, extra, true)
 	})
 	if err != nil {
 		return nil, err

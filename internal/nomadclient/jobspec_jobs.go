@@ -9,14 +9,14 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
 )
 
-// RegisterJobspec parses s (jobspec.Parse) and registers the job in
+// RegisterJobspec parses s (jobspec.Parse, with the cluster's parser) and registers the job in
 // namespace when the jobspec names none, pinned to node pin when set (a
 // job placed into a node reservation), with check-and-set at modifyIndex
 // (0: the job must not exist), settling a lost answer as RegisterJob does.
 // The pin is a constraint of the job's own, which drift does not report
 // (constraints compare as a set).
 func (c *Client) RegisterJobspec(ctx context.Context, s jobspec.Spec, namespace, pin string, modifyIndex uint64) (*RegisterResult, error) {
-	job, err := jobspec.Parse(s)
+	job, extra, err := jobspec.Parse(s, c.parser(ctx, namespace))
 	if err != nil {
 		return nil, &WriteNotAppliedError{Err: err}
 	}
@@ -26,7 +26,7 @@ func (c *Client) RegisterJobspec(ctx context.Context, s jobspec.Spec, namespace,
 	if pin != "" {
 		job.Constraints = append(job.Constraints, api.NewConstraint("${node.unique.id}", "=", pin))
 	}
-	return c.registerJob(ctx, job, &api.JobSubmission{Source: s.Source, Format: s.FormatOf(), VariableFlags: s.Variables}, modifyIndex)
+	return c.registerJob(ctx, job, extra, &api.JobSubmission{Source: s.Source, Format: s.FormatOf(), VariableFlags: s.Variables}, modifyIndex)
 }
 
 // JobSource is the jobspec job's current version was registered from (the
@@ -53,13 +53,15 @@ func (c *Client) JobSource(ctx context.Context, j *Job) (s jobspec.Spec, ok bool
 	return jobspec.Spec{Source: sub.Source, Format: sub.Format, Variables: sub.VariableFlags}, true, nil
 }
 
-// JobspecDrift is where the job differs from what s sets (jobspec.Drift).
-func (j *Job) JobspecDrift(s jobspec.Spec) ([]string, error) {
-	want, err := jobspec.Parse(s)
+// JobspecDrift is where the job differs from what s sets (jobspec.Drift,
+// and jobspec.ExtraDrift for the fields berth's api structs do not hold),
+// s parsed by p.
+func (j *Job) JobspecDrift(s jobspec.Spec, p jobspec.Parser) ([]string, error) {
+	want, extra, err := jobspec.Parse(s, p)
 	if err != nil {
 		return nil, err
 	}
-	return jobspec.Drift(want, j.job), nil
+	return append(jobspec.Drift(want, j.job), jobspec.ExtraDrift(extra, j.extra)...), nil
 }
 
 // Version is the job's version, which each registration that changes it
@@ -71,7 +73,7 @@ func (j *Job) Type() string { return deref(j.job.Type) }
 
 // JSON is the job as Nomad's API carries it, the form a jobspec of format
 // "json" takes: what an import records.
-func (j *Job) JSON() (string, error) { return jobspec.JSONOf(j.job) }
+func (j *Job) JSON() (string, error) { return jobspec.JSONOf(j.job, j.extra) }
 
 // Parameterized reports whether the job is parameterized: it runs only
 // when dispatched.

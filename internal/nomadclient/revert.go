@@ -129,7 +129,7 @@ func (c *Client) settleRevert(ctx context.Context, namespace string, target, cur
 	}
 	want := *target
 	want.VersionTag = nil // the revert drops the tag; it is no part of the spec
-	own, err := c.ownRegistration(ctx, &want, deref(cur.JobModifyIndex))
+	own, err := c.ownRegistration(ctx, &want, nil, deref(cur.JobModifyIndex))
 	if err != nil || own == nil {
 		return nil, err
 	}

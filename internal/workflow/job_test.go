@@ -34,7 +34,7 @@ func (f *fakeJobNomad) GetJob(context.Context, string, string) (*nomadclient.Job
 
 // ConfirmedDrift is berth's comparison alone: the fake has no plan to ask.
 func (f *fakeJobNomad) ConfirmedDrift(_ context.Context, j *nomadclient.Job, s jobspec.Spec) ([]string, error) {
-	return j.JobspecDrift(s)
+	return j.JobspecDrift(s, nil) // the tests' jobspecs are JSON
 }
 
 func (f *fakeJobNomad) RegisterJobspec(_ context.Context, _ jobspec.Spec, _, pin string, index uint64) (*nomadclient.RegisterResult, error) {
@@ -93,15 +93,10 @@ func (f *fakeJobNomad) WaitForRollout(context.Context, string, string, string) (
 // TestJobWrite_forgottenDeployment: a deployment Nomad left running once
 // the rollout was done ends the apply with a warning.
 func TestJobWrite_forgottenDeployment(t *testing.T) {
-	spec := jobspec.Spec{Source: `job "web" {
-  group "app" {
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" }
-    }
-  }
-}`}
-	sum, err := jobspec.Describe(spec)
+	// JSON, which berth reads itself: HCL2 is the cluster's to parse.
+	spec := jobspec.Spec{Source: `{"ID": "web", "Name": "web", "TaskGroups": [{"Name": "app",
+  "Tasks": [{"Name": "t", "Driver": "raw_exec", "Config": {"command": "/bin/sleep"}}]}]}`}
+	sum, err := jobspec.Describe(spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,16 +117,9 @@ func TestJobWrites(t *testing.T) {
 	const varPath = "nomad/jobs/shop"
 	refused := nomadAnswers(t, http.StatusBadRequest, "group web: invalid")
 	conflict := nomadAnswers(t, http.StatusBadRequest, "Enforcing job modify index 0: job already exists")
-	spec := jobspec.Spec{Source: `job "shop" {
-  group "web" {
-    task "app" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" }
-      resources { cpu = 20 }
-    }
-  }
-}`}
-	sum, err := jobspec.Describe(spec)
+	spec := jobspec.Spec{Source: `{"ID": "shop", "Name": "shop", "TaskGroups": [{"Name": "web",
+  "Tasks": [{"Name": "app", "Driver": "raw_exec", "Config": {"command": "/bin/sleep"}, "Resources": {"CPU": 20}}]}]}`}
+	sum, err := jobspec.Describe(spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,15 +135,8 @@ func TestJobWrites(t *testing.T) {
 	live := func(index uint64, cpu int) *nomadclient.Job {
 		t.Helper()
 		s := spec
-		s.Source = fmt.Sprintf(`job "shop" {
-  group "web" {
-    task "app" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" }
-      resources { cpu = %d }
-    }
-  }
-}`, cpu)
+		s.Source = fmt.Sprintf(`{"ID": "shop", "Name": "shop", "TaskGroups": [{"Name": "web",
+  "Tasks": [{"Name": "app", "Driver": "raw_exec", "Config": {"command": "/bin/sleep"}, "Resources": {"CPU": %d}}]}]}`, cpu)
 		j, err := nomadclient.JobspecJob(s, index)
 		if err != nil {
 			t.Fatal(err)
@@ -269,15 +250,9 @@ func TestJobDelete(t *testing.T) {
 // a rotation and a delete go at the index berth recorded; a Variable
 // written since by someone else is left on destroy, as a warning.
 func TestJobSecretsCheckAndSet(t *testing.T) {
-	spec := jobspec.Spec{Format: jobspec.FormatHCL2, Source: `job "shop" {
-  group "web" {
-    task "app" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" }
-    }
-  }
-}`}
-	sum, err := jobspec.Describe(spec)
+	spec := jobspec.Spec{Format: jobspec.FormatJSON, Source: `{"ID": "shop", "Name": "shop", "TaskGroups": [{"Name": "web",
+  "Tasks": [{"Name": "app", "Driver": "raw_exec", "Config": {"command": "/bin/sleep"}}]}]}`}
+	sum, err := jobspec.Describe(spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

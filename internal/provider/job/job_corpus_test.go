@@ -72,12 +72,12 @@ func TestAccJob_corpusReadsBackWithoutDrift(t *testing.T) {
 	var parsed, registered, refused, changing, changed int
 	suffix := "-" + acctest.RandomHex(3)
 	for _, file := range names {
-		job, err := jobspec.Parse(jobspec.Spec{Source: files[file]})
+		job, _, err := jobspec.Parse(jobspec.Spec{Source: files[file]}, testParser(t))
 		if err != nil {
 			continue // needs variables without defaults, or is not HCL2
 		}
 		parsed++
-		if !deterministic(files[file]) {
+		if !deterministic(t, files[file]) {
 			changing++
 			t.Logf("parses differently each time, not compared: %s", file)
 			continue
@@ -180,7 +180,7 @@ func (j corpusJob) agreesWithNomad(t *testing.T, oracle *nomadclient.Client, dri
 	if err != nil {
 		return err.Error()
 	}
-	job, err := jobspec.Parse(jobspec.Spec{Source: string(src)})
+	job, _, err := jobspec.Parse(jobspec.Spec{Source: string(src)}, testParser(t))
 	if err != nil {
 		return err.Error()
 	}
@@ -206,8 +206,8 @@ func acceptedCorpus(t *testing.T, dir, prefix string) []corpusJob {
 	for i, file := range names {
 		id := fmt.Sprintf("%s-%03d", prefix, i)
 		src := label.ReplaceAllString(files[file], fmt.Sprintf("job %q {\n%s", id, unplaceable))
-		job, err := jobspec.Parse(jobspec.Spec{Source: src})
-		if err != nil || *job.ID != id || (job.Region != nil && *job.Region != "global") || !deterministic(src) {
+		job, _, err := jobspec.Parse(jobspec.Spec{Source: src}, testParser(t))
+		if err != nil || *job.ID != id || (job.Region != nil && *job.Region != "global") || !deterministic(t, src) {
 			continue // not registrable as written, or plans an update every time (uuidv4())
 		}
 		corpusPlaces(t, nomad, job)
@@ -383,7 +383,7 @@ func TestAccJob_corpusImportsToEmptyPlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		job, err := jobspec.Parse(jobspec.Spec{Source: string(src)})
+		job, _, err := jobspec.Parse(jobspec.Spec{Source: string(src)}, testParser(t))
 		if err != nil {
 			t.Fatal(err)
 		}

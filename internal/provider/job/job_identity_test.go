@@ -25,7 +25,7 @@ func TestAccJobIdentity_importByIdentity(t *testing.T) {
 	acctest.PreCheck(t)
 	name := "berth-acc-job-identity-" + acctest.RandomHex(3)
 	nomad := acctest.Nomad(t)
-	job, err := jobspec.Parse(jobspec.Spec{Source: twoGroupJobspec(name, 1, 16)})
+	job, _, err := jobspec.Parse(jobspec.Spec{Source: twoGroupJobspec(name, 1, 16)}, testParser(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestAccJobIdentity_importByIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	asJSON, err := jobspec.JSONOf(live)
+	asJSON, err := jobspec.JSONOf(live, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

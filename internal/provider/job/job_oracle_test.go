@@ -22,6 +22,12 @@ import (
 // these helpers ask it and compare its answer with jobspec.Drift.
 
 // testOracle is a berth Nomad client for asking Nomad's plan with diff.
+// testParser is the test agent's jobspec parser, as berth asks it.
+func testParser(t *testing.T) jobspec.Parser {
+	t.Helper()
+	return testOracle(t).Parser(t.Context(), "")
+}
+
 func testOracle(t *testing.T) *nomadclient.Client {
 	t.Helper()
 	c, err := nomadclient.New(nomadclient.Config{Address: os.Getenv("NOMAD_ADDR"), Token: os.Getenv("NOMAD_TOKEN")})
@@ -75,7 +81,7 @@ var nomadNames = map[string]string{
 // agree.
 func oracleAgrees(t *testing.T, oracle *nomadclient.Client, job *api.Job, drift []string) string {
 	t.Helper()
-	changes, err := oracle.PlanChanges(context.Background(), job)
+	changes, err := oracle.PlanChanges(context.Background(), job, nil)
 	if err != nil {
 		return fmt.Sprintf("asking Nomad's diff: %v", err)
 	}
@@ -90,9 +96,9 @@ func oracleAgrees(t *testing.T, oracle *nomadclient.Client, job *api.Job, drift 
 
 // deterministic reports whether src parses to the same job twice (no
 // uuidv4(), timestamp() or the like): only such a job can plan empty.
-func deterministic(src string) bool {
-	a, errA := jobspec.Parse(jobspec.Spec{Source: src})
-	b, errB := jobspec.Parse(jobspec.Spec{Source: src})
+func deterministic(t *testing.T, src string) bool {
+	a, _, errA := jobspec.Parse(jobspec.Spec{Source: src}, testParser(t))
+	b, _, errB := jobspec.Parse(jobspec.Spec{Source: src}, testParser(t))
 	return errA == nil && errB == nil && reflect.DeepEqual(a, b)
 }
 
@@ -219,7 +225,7 @@ func TestAccJob_driftClassesFollowNomad(t *testing.T) {
     }
   }
 }`, id, unplaceable, classes[class])
-			job, err := jobspec.Parse(jobspec.Spec{Source: src})
+			job, _, err := jobspec.Parse(jobspec.Spec{Source: src}, testParser(t))
 			if err != nil {
 				t.Fatalf("%v\n%s", err, src)
 			}

@@ -65,7 +65,7 @@ func (r *jobResource) writeInput(ctx context.Context, cfg tfsdk.Config, plan, st
 		diags.AddError("Unknown values at apply", "berth_job got unknown values at apply time; this is a bug in berth.")
 		return workflow.JobWrite{}, false
 	}
-	sum, err := jobspec.Describe(s)
+	sum, err := r.data.Nomad.DescribeJobspec(ctx, s, plan.Namespace.ValueString())
 	if addJobspecError(diags, err); err != nil {
 		return workflow.JobWrite{}, false
 	}
@@ -81,7 +81,7 @@ func (r *jobResource) writeInput(ctx context.Context, cfg tfsdk.Config, plan, st
 	if state != nil {
 		in.HadVersion = state.VariablesWOVer.ValueInt64Pointer()
 		if had, ok := state.spec(ctx, diags); ok {
-			if prior, err := jobspec.Describe(had); err == nil {
+			if prior, err := r.data.Nomad.DescribeJobspec(ctx, had, state.Namespace.ValueString()); err == nil {
 				in.HadCharge = prior.Charge
 			}
 		}
@@ -134,7 +134,7 @@ func (r *jobResource) recordOutcome(ctx context.Context, m *jobModel, out workfl
 	if r.refresh(shared.CleanupContext(ctx), m, diags) == shared.ObjectUnread && out.Written != nil {
 		m.JobModifyIndex = types.Int64Value(int64(out.Written.JobModifyIndex))
 	}
-	if drift := stableDrift(ctx, m, m.Drift.Elements(), diags); len(drift) > 0 {
+	if drift := stableDrift(ctx, r.data.Nomad, m, m.Drift.Elements(), diags); len(drift) > 0 {
 		// Nomad holds what was just registered: a difference now is Nomad
 		// normalizing a value berth compares as written. State says what
 		// was planned (no drift); the next refresh reports it again.

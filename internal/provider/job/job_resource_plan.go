@@ -18,8 +18,12 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-// ValidateConfig parses the jobspec offline with Nomad's own parser, so a
-// mistake is one diagnostic naming its line at `terraform validate`.
+// ValidateConfig checks what can be checked of the jobspec without a
+// cluster (jobspec.CheckOffline: HCL syntax, variables against the
+// jobspec's variable blocks; a JSON jobspec whole), so such a mistake is
+// one diagnostic naming its line at `terraform validate`. The cluster's
+// own parser reads the rest at plan: a newer cluster knows blocks an
+// older one does not.
 func (r *jobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m jobModel
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
@@ -27,18 +31,29 @@ func (r *jobResource) ValidateConfig(ctx context.Context, req resource.ValidateC
 	}
 	validateVariablesWO(req, &resp.Diagnostics)
 	if s, ok := m.spec(ctx, &resp.Diagnostics); ok {
-		_, err := jobspec.Describe(s)
-		addJobspecError(&resp.Diagnostics, err)
+		if err := jobspec.CheckOffline(s); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("jobspec"), "Invalid jobspec",
+				fmt.Sprintf("%v. Fix the jobspec. (berth checks its syntax and variables here; the cluster's own "+
+					"parser reads the rest of it at plan.)", err))
+		}
 	}
 }
 
-// addJobspecError reports a jobspec Nomad's parser refuses at `jobspec`.
+// addJobspecError reports a jobspec the cluster's parser refuses at
+// `jobspec`, or a parse that could not be asked.
 func addJobspecError(diags *diag.Diagnostics, err error) {
 	if err == nil {
 		return
 	}
+	var pe *jobspec.ParseError
+	if !errors.As(err, &pe) {
+		diags.AddAttributeError(path.Root("jobspec"), "Could not parse the jobspec",
+			fmt.Sprintf("berth asks the cluster's own parser to read the jobspec, and that failed: %v", err))
+		return
+	}
 	diags.AddAttributeError(path.Root("jobspec"), "Invalid jobspec",
-		fmt.Sprintf("Nomad's jobspec parser refused it: %v. Fix the jobspec (`nomad job validate` reads it the same way).", err))
+		fmt.Sprintf("The cluster's jobspec parser refused it: %v. Fix the jobspec (`nomad job validate` against this "+
+			"cluster reads it the same way).", err))
 }
 
 // ModifyPlan reads the job's ID, namespace and type from the jobspec (a
@@ -79,7 +94,7 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 		plan.ID, plan.Name, plan.Namespace, plan.Type = state.ID, state.Name, state.Namespace, state.Type
 	case known: // a new or changed jobspec: the plan changes the job
 		var ok bool
-		if sum, ok = describeChanging(s, &resp.Diagnostics); !ok {
+		if sum, ok = describeChanging(ctx, r.data.Nomad, s, &resp.Diagnostics); !ok {
 			return
 		}
 		ns := cmp.Or(sum.Namespace, r.data.Nomad.Namespace())
@@ -108,7 +123,7 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 	if changing && known {
 		if sameSpec { // drift or variables_wo_version alone: parsed only now
 			var ok bool
-			if sum, ok = describeChanging(s, &resp.Diagnostics); !ok {
+			if sum, ok = describeChanging(ctx, r.data.Nomad, s, &resp.Diagnostics); !ok {
 				return
 			}
 		}

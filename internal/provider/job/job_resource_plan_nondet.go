@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // A jobspec that parses to another job each time (uuidv4() in meta, in a
@@ -26,8 +27,8 @@ const unstableSummary = "The job changes on every apply"
 // describeChanging is jobspec.Describe for a plan that changes the job,
 // warning when the jobspec parses differently twice in a row; false after
 // reporting a jobspec the parser refuses.
-func describeChanging(s jobspec.Spec, diags *diag.Diagnostics) (jobspec.Summary, bool) {
-	sum, unstable, err := jobspec.DescribeUnstable(s)
+func describeChanging(ctx context.Context, nomad *nomadclient.Client, s jobspec.Spec, diags *diag.Diagnostics) (jobspec.Summary, bool) {
+	sum, unstable, err := nomad.DescribeJobspecUnstable(ctx, s, "")
 	if err != nil {
 		addJobspecError(diags, err)
 		return sum, false
@@ -48,7 +49,7 @@ func describeChanging(s jobspec.Spec, diags *diag.Diagnostics) (jobspec.Summary,
 // every parse: right after a registration those differ because the
 // refresh parsed again, not because Nomad normalized them (the plan
 // already warned about them).
-func stableDrift(ctx context.Context, m *jobModel, drift []attr.Value, diags *diag.Diagnostics) []attr.Value {
+func stableDrift(ctx context.Context, nomad *nomadclient.Client, m *jobModel, drift []attr.Value, diags *diag.Diagnostics) []attr.Value {
 	if len(drift) == 0 {
 		return nil
 	}
@@ -56,7 +57,7 @@ func stableDrift(ctx context.Context, m *jobModel, drift []attr.Value, diags *di
 	if !ok {
 		return drift
 	}
-	_, unstable, err := jobspec.DescribeUnstable(s)
+	_, unstable, err := nomad.DescribeJobspecUnstable(ctx, s, m.Namespace.ValueString())
 	if err != nil || len(unstable) == 0 {
 		return drift
 	}

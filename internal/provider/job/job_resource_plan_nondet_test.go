@@ -221,6 +221,7 @@ resource "berth_job" "steady" {
 // changes on every parse: a whole meta map holding an unstable key, but
 // not another field.
 func TestStableDrift(t *testing.T) {
+	acctest.PreCheck(t) // the cluster parses the jobspec
 	m := &jobModel{Jobspec: types.StringValue(`job "j" {
   meta { run_id = uuidv4() }
   group "g" {
@@ -236,7 +237,7 @@ func TestStableDrift(t *testing.T) {
 		types.StringValue(`metadata: 1 → 2`),
 	}
 	var diags diag.Diagnostics
-	got := stableDrift(context.Background(), m, drift, &diags)
+	got := stableDrift(context.Background(), testOracle(t), m, drift, &diags)
 	if diags.HasError() || len(got) != 2 || got[0] != drift[1] || got[1] != drift[2] {
 		t.Fatalf("stable drift %v (%v), want the driver and metadata lines", got, diags)
 	}

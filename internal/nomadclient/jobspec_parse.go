@@ -1,0 +1,102 @@
+package nomadclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+)
+
+// clusterParser is the cluster's own jobspec parser (POST /v1/jobs/parse,
+// what `nomad job run` asks), bound to one operation's context: berth
+// reads every block the cluster knows, whatever the cluster's version,
+// and links no parser of its own. Nomad answers with the job as its JSON
+// API carries it, which jobspec.Parse keeps whole (fields berth's api
+// structs lack included).
+type clusterParser struct {
+	c         *Client
+	ctx       context.Context
+	namespace string // the parse needs parse-job or submit-job here
+}
+
+// parser is the cluster's parser for one operation in namespace ("" is
+// the provider's).
+func (c *Client) parser(ctx context.Context, namespace string) jobspec.Parser {
+	if namespace == "" {
+		namespace = c.namespace
+	}
+	return &clusterParser{c: c, ctx: ctx, namespace: namespace}
+}
+
+// ParserID is the cluster: two clients of one address read a jobspec
+// alike. The cluster's version joins it once it is known (ClusterVersion
+// reads it once per process).
+func (p *clusterParser) ParserID() string {
+	return p.c.address + " " + p.c.knownVersion()
+}
+
+// parseRequest is the body of POST /v1/jobs/parse.
+type parseRequest struct {
+	JobHCL       string
+	Variables    string
+	Canonicalize bool
+}
+
+func (p *clusterParser) ParseHCL(src string, vars map[string]string) ([]byte, error) {
+	file, err := jobspec.VariablesFile(jobspec.Spec{Source: src, Variables: vars})
+	if err != nil {
+		return nil, err
+	}
+	req := parseRequest{JobHCL: src, Variables: file}
+	out, err := readRetry(p.ctx, p.c, "parse jobspec", func(ctx context.Context) (json.RawMessage, error) {
+		var out json.RawMessage
+		_, err := p.c.api.Raw().Write("/v1/jobs/parse", &req, &out, (&api.WriteOptions{Namespace: p.namespace}).WithContext(ctx))
+		return out, err
+	})
+	if err == nil {
+		return out, nil
+	}
+	if statusCode(err) == 400 {
+		return nil, jobspec.NomadParseError(responseBody(err))
+	}
+	return nil, fmt.Errorf("asking the cluster to parse the jobspec: %w", p.c.classify(err, "parse jobspec"))
+}
+
+// responseBody is the text Nomad answered an error with.
+func responseBody(err error) string {
+	var ure api.UnexpectedResponseError
+	if errors.As(err, &ure) {
+		return ure.Body()
+	}
+	var pure *api.UnexpectedResponseError
+	if errors.As(err, &pure) && pure != nil {
+		return pure.Body()
+	}
+	return err.Error()
+}
+
+// knownVersion is the cluster's version when this process has read it,
+// "" before.
+func (c *Client) knownVersion() string { return "" }
+
+// DescribeJobspec parses s with the cluster's parser (in namespace when
+// the jobspec names none) and summarizes it (jobspec.Describe).
+func (c *Client) DescribeJobspec(ctx context.Context, s jobspec.Spec, namespace string) (jobspec.Summary, error) {
+	return jobspec.Describe(s, c.parser(ctx, namespace))
+}
+
+// DescribeJobspecUnstable is DescribeJobspec with the fields that differ
+// between two parses (jobspec.DescribeUnstable).
+func (c *Client) DescribeJobspecUnstable(ctx context.Context, s jobspec.Spec, namespace string) (jobspec.Summary, []string, error) {
+	return jobspec.DescribeUnstable(s, c.parser(ctx, namespace))
+}
+
+// Parser is the cluster's parser for one operation, for the tests that
+// read jobspecs as berth does.
+func (c *Client) Parser(ctx context.Context, namespace string) jobspec.Parser {
+	return c.parser(ctx, namespace)
+}
