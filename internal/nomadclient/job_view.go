@@ -78,8 +78,14 @@ const jobStatusDead = "dead"
 func (j *Job) IsBerthInstance() bool { return instance.IsBerthJob(j.job) }
 
 // InstanceSpec reads the job as an instance, with what berth_instance
-// cannot represent (instance.SpecFromJob).
-func (j *Job) InstanceSpec() (instance.Spec, []string) { return instance.SpecFromJob(j.job) }
+// cannot represent (instance.SpecFromJob), fields berth's api structs do
+// not hold (a newer Nomad's) among them: an import refuses them by name,
+// and a managed job's plan says the update removes them, as for any
+// setting berth_instance does not manage.
+func (j *Job) InstanceSpec() (instance.Spec, []string) {
+	spec, unsupported := instance.SpecFromJob(j.job)
+	return spec, append(unsupported, j.extra.Names()...)
+}
 
 // ObserveInstance is what the job and its allocations tell of an instance.
 func (j *Job) ObserveInstance(allocs Allocations) instance.Observed {

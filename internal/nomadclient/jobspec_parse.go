@@ -100,3 +100,7 @@ func (c *Client) DescribeJobspecUnstable(ctx context.Context, s jobspec.Spec, na
 func (c *Client) Parser(ctx context.Context, namespace string) jobspec.Parser {
 	return c.parser(ctx, namespace)
 }
+
+// ParserID names the cluster's parser as jobspec's cache and berth_job's
+// kept parse know it (clusterParser.ParserID).
+func (c *Client) ParserID(ctx context.Context) string { return c.parser(ctx, "").ParserID() }

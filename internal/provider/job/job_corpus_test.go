@@ -3,6 +3,7 @@ package job
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -25,15 +26,23 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
-// nomadCorpus lists the jobspecs in the pinned Nomad module (e2e/, demo/,
-// …): the real jobs berth_job is measured against.
+// nomadCorpus lists the jobspecs in the Nomad module of the test agent's
+// own version (e2e/, demo/, …), from the Go module cache (the agent was
+// built from it): the real jobs berth_job is measured against. berth's
+// module does not require Nomad (only its api), so the module is asked for
+// by version.
 func nomadCorpus(t *testing.T) map[string]string {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/hashicorp/nomad").Output()
+	version := acctest.AgentVersion(t)
+	out, err := exec.Command("go", "mod", "download", "-json", "github.com/hashicorp/nomad@v"+version).Output()
 	if err != nil {
-		t.Fatalf("locating the Nomad module: %v", err)
+		t.Fatalf("locating the Nomad module v%s: %v", version, err)
 	}
-	root := strings.TrimSpace(string(out))
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		t.Fatalf("locating the Nomad module v%s: %v (%s)", version, err, out)
+	}
+	root := mod.Dir
 	files := map[string]string{}
 	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || (!strings.HasSuffix(p, ".nomad") && !strings.HasSuffix(p, ".hcl")) {

@@ -115,6 +115,7 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 		return
 	}
 	r.recordOutcome(ctx, &plan, out, &resp.State, &resp.Diagnostics)
+	r.keepParse(ctx, resp.Private, &plan, &resp.Diagnostics)
 }
 
 func jobErrors() shared.ErrorContext {
@@ -231,6 +232,7 @@ func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
+	r.restoreParse(ctx, req.Private, &state)
 	switch r.refresh(ctx, &state, &resp.Diagnostics) {
 	case shared.ObjectUnread:
 		return
@@ -239,6 +241,7 @@ func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	r.keepParse(ctx, resp.Private, &state, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -271,6 +274,7 @@ func (r *jobResource) Update(ctx context.Context, req resource.UpdateRequest, re
 		return
 	}
 	r.recordOutcome(ctx, &plan, out, &resp.State, &resp.Diagnostics)
+	r.keepParse(ctx, resp.Private, &plan, &resp.Diagnostics)
 }
 
 func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

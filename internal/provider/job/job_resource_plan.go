@@ -33,8 +33,8 @@ func (r *jobResource) ValidateConfig(ctx context.Context, req resource.ValidateC
 	if s, ok := m.spec(ctx, &resp.Diagnostics); ok {
 		if err := jobspec.CheckOffline(s); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("jobspec"), "Invalid jobspec",
-				fmt.Sprintf("%v. Fix the jobspec. (berth checks its syntax and variables here; the cluster's own "+
-					"parser reads the rest of it at plan.)", err))
+				fmt.Sprintf("%s. Fix the jobspec. (berth checks its syntax and variables here; the cluster's own "+
+					"parser reads the rest of it at plan.)", strings.TrimSuffix(err.Error(), ".")))
 		}
 	}
 }
@@ -52,8 +52,8 @@ func addJobspecError(diags *diag.Diagnostics, err error) {
 		return
 	}
 	diags.AddAttributeError(path.Root("jobspec"), "Invalid jobspec",
-		fmt.Sprintf("The cluster's jobspec parser refused it: %v. Fix the jobspec (`nomad job validate` against this "+
-			"cluster reads it the same way).", err))
+		fmt.Sprintf("The cluster's jobspec parser refused it: %s. Fix the jobspec (`nomad job validate` against this "+
+			"cluster reads it the same way).", strings.TrimSuffix(err.Error(), ".")))
 }
 
 // ModifyPlan reads the job's ID, namespace and type from the jobspec (a

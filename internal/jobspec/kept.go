@@ -1,0 +1,78 @@
+package jobspec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+)
+
+// A refresh of an unchanged berth_job compares the live job with its
+// jobspec, which takes a parse: a request to the cluster in each new
+// provider process. berth_job keeps its jobspec's parse in private state
+// (Keep) and hands it back to the next process (Restore), so a refresh or
+// plan of an unchanged job asks the cluster nothing more than the job.
+// The parse is bound to everything it depends on: the cluster and its
+// version (the parser's ID), the format, the source and the variables.
+// Only a jobspec that parses to the same job every time is kept, as in the
+// process cache.
+
+type keptParse struct {
+	Key string          `json:"key"` // sha256 of the cache key: no source or variable in state twice
+	Job json.RawMessage `json:"job"`
+}
+
+// Keep is s's parse by parser id as private state holds it; nil when the
+// process has none to keep.
+func Keep(s Spec, parserID string) []byte {
+	format := s.FormatOf()
+	if format != FormatHCL2 {
+		return nil // JSON is decoded, never asked of the cluster
+	}
+	key := cacheKey(parserID, format, s)
+	e, ok := parsed.get(key)
+	if !ok || !e.stable {
+		return nil
+	}
+	job, err := decodeJob(e.job)
+	if err != nil {
+		return nil
+	}
+	whole, err := Encode(job, e.extra)
+	if err != nil {
+		return nil
+	}
+	out, _ := json.Marshal(keptParse{Key: hashKey(key), Job: whole})
+	return out
+}
+
+// Restore puts a parse Keep returned back into the process cache, when it
+// is the parse of s by parser id; anything else is ignored (the jobspec is
+// then parsed again).
+func Restore(kept []byte, s Spec, parserID string) {
+	format := s.FormatOf()
+	if len(kept) == 0 || format != FormatHCL2 {
+		return
+	}
+	var k keptParse
+	key := cacheKey(parserID, format, s)
+	if json.Unmarshal(kept, &k) != nil || k.Key != hashKey(key) || !stableSource(format, s.Source) {
+		return
+	}
+	if _, known := parsed.get(key); known {
+		return
+	}
+	job, extra, err := splitJob(k.Job)
+	if err != nil || job.ID == nil {
+		return
+	}
+	encoded, err := encodeJob(job)
+	if err != nil {
+		return
+	}
+	parsed.put(key, cacheEntry{job: encoded, extra: extra, stable: true})
+}
+
+func hashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
