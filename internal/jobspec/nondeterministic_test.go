@@ -126,3 +126,15 @@ func BenchmarkDescribe(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClusterParse is one parse request to the test agent, without
+// the cache: what a jobspec berth has not seen costs.
+func BenchmarkClusterParse(b *testing.B) {
+	p := sharedParser(b)
+	s := Spec{Source: twoGroups}
+	for b.Loop() {
+		if _, err := parseUncached(s, FormatHCL2, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
