@@ -27,7 +27,8 @@ func jobSchema(ctx context.Context) schema.Schema {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	return schema.Schema{
 		MarkdownDescription: "Any Nomad job, from its jobspec: HCL2 exactly as `nomad job run` reads it, or the JSON of " +
-			"Nomad's API job. The jobspec is parsed by Nomad's own parser at validate time (no Nomad needed), the apply " +
+			"Nomad's API job. An HCL2 jobspec is parsed at plan by the cluster's own parser, so every block that cluster " +
+			"knows works (`terraform validate` checks its syntax and variables without a cluster), the apply " +
 			"waits for what the job's type runs to, and every refresh compares the job in Nomad with what the jobspec " +
 			"sets: a field changed in Nomad shows in the next plan by name (`drift`), and the apply puts it back. Fields " +
 			"Nomad fills in itself never show. Use `berth_instance` for a typed application; use `berth_job` for any " +
