@@ -106,7 +106,7 @@ func TestAccJob_corpusReadsBackWithoutDrift(t *testing.T) {
 		if changedInNomad(t, nomad, oracle, file, job, registered) {
 			changed++
 		}
-		if _, _, err := nomad.Jobs().Deregister(id, true, ns); err != nil {
+		if err := purgeSettled(nomad, id, ns); err != nil {
 			t.Errorf("%s: purging: %v", file, err)
 		}
 	}
@@ -224,7 +224,7 @@ func acceptedCorpus(t *testing.T, dir, prefix string) []corpusJob {
 		if _, _, err := nomad.Jobs().Register(job, ns); err != nil {
 			continue // refused by the test agent (TestAccJob_corpusReadsBackWithoutDrift lists why)
 		}
-		if _, _, err := nomad.Jobs().Deregister(id, true, ns); err != nil {
+		if err := purgeSettled(nomad, id, ns); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, fmt.Sprintf("%03d.nomad.hcl", i))
@@ -404,7 +404,7 @@ func TestAccJob_corpusImportsToEmptyPlan(t *testing.T) {
 		if _, _, err := nomad.Jobs().RegisterOpts(job, opts, j.write()); err != nil {
 			t.Fatalf("%s: %v", j.file, err)
 		}
-		t.Cleanup(func() { _, _, _ = nomad.Jobs().Deregister(j.id, true, j.write()) })
+		t.Cleanup(func() { _ = purgeSettled(nomad, j.id, j.write()) })
 		live, _, err := nomad.Jobs().Info(j.id, j.query())
 		if err != nil {
 			t.Fatal(err)
@@ -437,4 +437,27 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// purgeSettled purges job id once no evaluation of it is pending, so that
+// no scheduler plan for it is still in flight: Nomad 1.11.3's plan applier
+// dereferences the job of a plan whose job was purged meanwhile and the
+// agent panics (nomad/plan_apply.go, applyPlan), which the corpus, quick
+// to register and purge, met on the compatibility line.
+func purgeSettled(nomad *api.Client, id string, w *api.WriteOptions) error {
+	q := &api.QueryOptions{Namespace: w.Namespace}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		evals, _, err := nomad.Jobs().Evaluations(id, q)
+		if err != nil {
+			return err
+		}
+		pending := slices.ContainsFunc(evals, func(e *api.Evaluation) bool { return e.Status == api.EvalStatusPending })
+		if !pending || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_, _, err := nomad.Jobs().Deregister(id, true, w)
+	return err
 }
