@@ -121,7 +121,7 @@ func groupRules(p string) map[string]fieldRule {
 		byName(p+"Networks.ReservedPorts.", modeled, "Label", "Value", "To", "HostNetwork", "IgnoreCollision"),
 		byName(p+"Networks.DynamicPorts.", modeled, "Label", "Value", "To", "HostNetwork", "IgnoreCollision"),
 		byName(p, refused, "Meta", "Disconnect", "StopAfterClientDisconnect", "MaxClientDisconnect",
-			"PreventRescheduleOnLost", "Scaling", "Consul", "Services"),
+			"PreventRescheduleOnLost", "Scaling", "Consul", "Services", "MaxRunDuration"),
 		taskRules(p+"Tasks."),
 	)
 }
@@ -138,7 +138,7 @@ func taskRules(p string) map[string]fieldRule {
 			p + "Identity":       refusedUnless(defaultIdentity),
 		},
 		byName(p, refused, "Affinities", "Vault", "Consul", "DispatchPayload", "CSIPluginConfig", "Leader", "Kind",
-			"ScalingPolicies", "Identities", "Actions", "Schedule"),
+			"ScalingPolicies", "Identities", "Actions", "Schedule", "Secrets"),
 		restartPolicyRules(p+"RestartPolicy."),
 		byName(p+"LogConfig.", modeled, "MaxFiles", "MaxFileSizeMB", "Disabled"),
 		byName(p+"LogConfig.", refused, "Enabled"),
@@ -147,6 +147,7 @@ func taskRules(p string) map[string]fieldRule {
 		byName(p+"Templates.", modeled, "SourcePath", "DestPath", "EmbeddedTmpl", "ChangeMode", "ChangeScript.Command",
 			"ChangeScript.Args", "ChangeScript.Timeout", "ChangeScript.FailOnError", "ChangeSignal", "Once", "Splay",
 			"Perms", "Uid", "Gid", "LeftDelim", "RightDelim", "Envvars", "VaultGrace", "Wait.Min", "Wait.Max", "ErrMissingKey"),
+		byName(p+"Templates.", refused, "ChangeScript.RunOnFirstRender"),
 		byName(p+"VolumeMounts.", modeled, "Volume", "Destination", "ReadOnly", "PropagationMode", "SELinuxLabel"),
 		registrationRules(p+"Services."),
 	)

@@ -105,7 +105,7 @@ func groupFields(p string) map[string]fieldRule {
 	return mergeRules(
 		rules(p, exact, "Name", "Count", "Affinities", "Spreads", "Volumes", "Disconnect", "Update", "Migrate", "Meta",
 			"ShutdownDelay", "StopAfterClientDisconnect", "MaxClientDisconnect", "Scaling", "Consul",
-			"PreventRescheduleOnLost"),
+			"PreventRescheduleOnLost", "MaxRunDuration"),
 		map[string]fieldRule{p + "Constraints": {kind: fieldFilled, own: withoutImplicitConstraints}},
 		restartFields(p+"RestartPolicy."),
 		rules(p+"ReschedulePolicy.", exact, "Attempts", "Interval", "Delay", "DelayFunction", "MaxDelay", "Unlimited"),
@@ -125,7 +125,7 @@ func taskFields(p string) map[string]fieldRule {
 	return mergeRules(
 		rules(p, exact, "Name", "Driver", "User", "Lifecycle", "Config", "Constraints", "Affinities", "Env", "Services",
 			"Meta", "KillTimeout", "Artifacts", "Vault", "Consul", "DispatchPayload", "VolumeMounts", "CSIPluginConfig",
-			"Leader", "ShutdownDelay", "KillSignal", "Kind", "ScalingPolicies", "Actions", "Schedule"),
+			"Leader", "ShutdownDelay", "KillSignal", "Kind", "ScalingPolicies", "Actions", "Schedule", "Secrets"),
 		rules(p+"Resources.", exact, "CPU", "Cores", "MemoryMB", "MemoryMaxMB", "DiskMB", "Networks", "Devices", "NUMA",
 			"SecretsMB", "IOPS"),
 		restartFields(p+"RestartPolicy."),
@@ -134,7 +134,7 @@ func taskFields(p string) map[string]fieldRule {
 			"ChangeSignal", "Once", "Splay", "Perms", "Uid", "Gid", "LeftDelim", "RightDelim", "Envvars", "VaultGrace",
 			"Wait", "ErrMissingKey"),
 		rules(p+"Identities.", exact, "Name", "Audience", "ChangeMode", "ChangeSignal", "Env", "File", "Filepath",
-			"ServiceName", "TTL"),
+			"ServiceName", "TTL", "ExtraClaims"),
 		// Nomad gives every task its default workload identity.
 		map[string]fieldRule{p + "Identity": filled(defaultIdentity)},
 	)

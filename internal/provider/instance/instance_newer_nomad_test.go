@@ -61,7 +61,7 @@ resource "berth_instance" "t" {
 			ResourceName:  acctest.InstanceAddr,
 			ImportState:   true,
 			ImportStateId: name,
-			ExpectError:   regexp.MustCompile(`(?s)cannot be represented.*task "app".*Secrets`),
+			ExpectError:   regexp.MustCompile(`(?s)cannot be represented.*task "app".*(Secrets|secret)`),
 		}},
 	})
 	var job map[string]any
