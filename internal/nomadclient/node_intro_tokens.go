@@ -83,8 +83,8 @@ func (c *Client) CreateNodeIntroToken(ctx context.Context, s NodeIntroSpec) (*No
 
 // introClaims are the claims berth reads of a client introduction token.
 type introClaims struct {
-	NodeName string `json:"nomad_node_name"`
-	NodePool string `json:"nomad_node_pool"`
+	NodeName string   `json:"nomad_node_name"`
+	NodePool string   `json:"nomad_node_pool"`
 	IssuedAt *float64 `json:"iat"` // NumericDate: seconds since the epoch
 	Expiry   *float64 `json:"exp"`
 }
