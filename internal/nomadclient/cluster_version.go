@@ -2,12 +2,14 @@ package nomadclient
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-version"
@@ -100,7 +102,7 @@ func (g *versionGate) selfRequest(req *http.Request) (*http.Response, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.done {
-		g.learn(resp.StatusCode, body)
+		g.learn(resp.StatusCode, plainBody(resp.Header, body))
 	}
 	return resp, g.err
 }
@@ -123,12 +125,35 @@ func (g *versionGate) readVersion(req *http.Request) error {
 		return err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxSelfBody))
 	if err != nil {
 		return err
 	}
-	g.learn(resp.StatusCode, body)
+	g.learn(resp.StatusCode, plainBody(resp.Header, body))
 	return nil
+}
+
+// maxSelfBody bounds what the gate reads of an answer of /v1/agent/self.
+const maxSelfBody = 4 << 20
+
+// plainBody is body as JSON: Nomad gzips its answer to /v1/agent/self
+// (several KiB) for the api client, which asks for gzip and unzips itself,
+// so the transport sees it compressed. A body that does not unzip is nil
+// (the version stays unknown).
+func plainBody(h http.Header, body []byte) []byte {
+	if !strings.EqualFold(h.Get("Content-Encoding"), "gzip") {
+		return body
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	defer zr.Close()
+	plain, err := io.ReadAll(io.LimitReader(zr, maxSelfBody))
+	if err != nil {
+		return nil
+	}
+	return plain
 }
 
 // learn records what an answer of /v1/agent/self says of the version.
