@@ -110,6 +110,8 @@ func TestAccNodeIntroToken_basicNewerNomad(t *testing.T) {
 			if got := v.Items["node_pool"]; got != wantPool {
 				return fmt.Errorf("node_pool = %q, want %q", got, wantPool)
 			}
+			t.Logf("a token of the cluster's keys for node %q in pool %q, subject %q, valid %s until %s",
+				cl.NodeName, cl.NodePool, cl.Subject, ttl, v.Items["expires_at"])
 			return nil
 		}
 	}
