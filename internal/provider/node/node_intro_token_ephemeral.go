@@ -56,7 +56,7 @@ func (e *nodeIntroTokenEphemeral) Schema(_ context.Context, _ ephemeral.SchemaRe
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A client introduction token (Nomad 1.11 and later): a JWT the cluster signs, which a new Nomad " +
 			"client presents when it first registers (`client.intro_token`, `-client-intro-token` or " +
-			"`NOMAD_CLIENT_INTRO_TOKEN`), so servers whose `client_introduction.enforcement` is `warn` or `strict` know " +
+			"`NOMAD_CLIENT_INTRO_TOKEN`), so the servers (`client_introduction.enforcement` `warn` or `strict`) know " +
 			"the node was expected. Made when Terraform opens it (at plan and again at apply; each open is a new " +
 			"token) and handed to the configuration as an ephemeral value, never in plan or state. Nomad cannot revoke " +
 			"one: `ttl` is what bounds it. Needs `node` write. On a cluster older than Nomad 1.11 the open fails naming " +

@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"context"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
@@ -8,10 +9,13 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
@@ -56,8 +60,9 @@ type introClaims struct {
 // configuration received: a JWT signed by one of the cluster's keys (its
 // JWKS), whose claims name the node, the pool and the region, and expire
 // ttl after they were issued, with expires_at the same instant. Then the
-// defaults: no node name, pool default, Nomad's default TTL (5m). The
-// token is never in state.
+// defaults: no node name, pool default, Nomad's default TTL (5m); then a
+// ttl beyond the servers' maximum, which Nomad shortens to 30m and berth
+// warns of. The token is never in state.
 func TestAccNodeIntroToken_basicNewerNomad(t *testing.T) {
 	acctest.NeedNewerNomad(t)
 	acctest.SkipBelowTerraform(t, tfversion.Version1_11_0)
@@ -127,19 +132,87 @@ func TestAccNodeIntroToken_basicNewerNomad(t *testing.T) {
 		}
 		return nil
 	}
+	opens := &openRecorder{}
+	named := func(ttl string) string {
+		return fmt.Sprintf("  node_name = %q\n  node_pool = %q\n  ttl       = %q", node, pool, ttl)
+	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
+			"berth": func() (tfprotov6.ProviderServer, error) {
+				s, err := acctest.NewServer()
+				return &recordingOpens{ProviderServer: s, rec: opens}, err
+			},
+		},
 		Steps: []resource.TestStep{
 			{
-				Config: introCarrierConfig(path, fmt.Sprintf("  node_name = %q\n  node_pool = %q\n  ttl       = \"15m\"", node, pool), 1),
-				Check:  resource.ComposeAggregateTestCheckFunc(carried(node, pool, 15*time.Minute), notInState),
+				Config: introCarrierConfig(path, named("15m"), 1),
+				Check: resource.ComposeAggregateTestCheckFunc(carried(node, pool, 15*time.Minute), notInState,
+					func(*terraform.State) error { return opens.noWarnings() }),
 			},
 			{
+				// Nomad's defaults: no node name, pool default, 5m.
 				Config: introCarrierConfig(path, "", 2),
 				Check:  resource.ComposeAggregateTestCheckFunc(carried("", "default", 5*time.Minute), notInState),
 			},
+			{
+				// Beyond the servers' max_identity_ttl (30m by default):
+				// Nomad shortens it without an error, berth warns at ttl.
+				Config: introCarrierConfig(path, named("45m"), 3),
+				Check: resource.ComposeAggregateTestCheckFunc(carried(node, pool, 30*time.Minute), notInState,
+					func(*terraform.State) error {
+						return opens.warned("ttl", "Token TTL shortened by Nomad", "valid for 30m0s")
+					}),
+			},
 		},
 	})
+}
+
+// recordingOpens passes every call to the provider and records the
+// warnings OpenEphemeralResource returns.
+type recordingOpens struct {
+	tfprotov6.ProviderServer
+	rec *openRecorder
+}
+
+type openRecorder struct {
+	mu       sync.Mutex
+	warnings []*tfprotov6.Diagnostic
+}
+
+func (s *recordingOpens) OpenEphemeralResource(ctx context.Context, req *tfprotov6.OpenEphemeralResourceRequest) (*tfprotov6.OpenEphemeralResourceResponse, error) {
+	resp, err := s.ProviderServer.OpenEphemeralResource(ctx, req)
+	if resp != nil {
+		s.rec.mu.Lock()
+		for _, d := range resp.Diagnostics {
+			if d.Severity == tfprotov6.DiagnosticSeverityWarning {
+				s.rec.warnings = append(s.rec.warnings, d)
+			}
+		}
+		s.rec.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (r *openRecorder) noWarnings() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range r.warnings {
+		return fmt.Errorf("open warned: %s: %s", d.Summary, d.Detail)
+	}
+	return nil
+}
+
+// warned: an open warned summary at attr, its detail holding detail.
+func (r *openRecorder) warned(attr, summary, detail string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range r.warnings {
+		if d.Summary == summary && strings.Contains(d.Detail, detail) &&
+			d.Attribute.String() == tftypes.NewAttributePath().WithAttributeName(attr).String() {
+			return nil
+		}
+	}
+	return fmt.Errorf("no open warned %q at %s with %q (%d warnings)", summary, attr, detail, len(r.warnings))
 }
 
 // TestAccNodeIntroToken_refusedByOlderNomad: on a Nomad older than 1.11
