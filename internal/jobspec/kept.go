@@ -1,9 +1,12 @@
 package jobspec
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 )
 
 // A refresh of an unchanged berth_job compares the live job with its
@@ -42,8 +45,42 @@ func Keep(s Spec, parserID string) []byte {
 		return nil
 	}
 	out, _ := json.Marshal(keptParse{Key: hashKey(key), Job: whole})
+	return gzipped(out)
+}
+
+// gzipped is b compressed: a parse is a few KiB of JSON with every field
+// of the api structs, and Terraform writes private state into the state
+// file, which it serializes whole after each resource of an apply.
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed) // a valid level: no error
+	_, _ = zw.Write(b)
+	if zw.Close() != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// gunzipped reverses gzipped; a kept parse of an earlier berth (plain
+// JSON) is returned as it is.
+func gunzipped(b []byte) []byte {
+	if len(b) > 0 && b[0] == '{' {
+		return b
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil
+	}
+	defer zr.Close()
+	out, err := io.ReadAll(io.LimitReader(zr, maxKeptParse))
+	if err != nil {
+		return nil
+	}
 	return out
 }
+
+// maxKeptParse bounds a kept parse once unzipped.
+const maxKeptParse = 16 << 20
 
 // Restore puts a parse Keep returned back into the process cache, when it
 // is the parse of s by parser id; anything else is ignored (the jobspec is
@@ -55,7 +92,7 @@ func Restore(kept []byte, s Spec, parserID string) {
 	}
 	var k keptParse
 	key := cacheKey(parserID, format, s)
-	if json.Unmarshal(kept, &k) != nil || k.Key != hashKey(key) || !stableSource(format, s.Source) {
+	if json.Unmarshal(gunzipped(kept), &k) != nil || k.Key != hashKey(key) || !stableSource(format, s.Source) {
 		return
 	}
 	if _, known := parsed.get(key); known {
@@ -70,6 +107,33 @@ func Restore(kept []byte, s Spec, parserID string) {
 		return
 	}
 	parsed.put(key, cacheEntry{job: encoded, extra: extra, stable: true})
+}
+
+// RestoreKept puts a parse Keep returned back into the process cache
+// under the key it names, without the jobspec at hand: the apply of a
+// new berth_job, which sees the plan's private state but not the
+// framework's (it gives none to Create). The entry is found only by a
+// parse of the same jobspec, variables, format and cluster version.
+func RestoreKept(kept []byte) {
+	if len(kept) == 0 {
+		return
+	}
+	var k keptParse
+	if json.Unmarshal(gunzipped(kept), &k) != nil || len(k.Key) != sha256.Size*2 {
+		return
+	}
+	if _, known := parsed.getHashed(k.Key); known {
+		return
+	}
+	job, extra, err := splitJob(k.Job)
+	if err != nil || job.ID == nil {
+		return
+	}
+	encoded, err := encodeJob(job)
+	if err != nil {
+		return
+	}
+	parsed.putHashed(k.Key, cacheEntry{job: encoded, extra: extra, stable: true})
 }
 
 func hashKey(key string) string {
