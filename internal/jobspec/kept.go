@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -48,8 +49,9 @@ func Keep(s Spec, parserID string) []byte {
 	return gzipped(out)
 }
 
-// gzipped is b compressed: a parse is a few KiB of JSON with every field
-// of the api structs, and Terraform writes private state into the state
+// gzipped is b compressed, as a JSON string of base64 (private state
+// holds JSON in UTF-8): a parse is a few KiB of JSON with every field of
+// the api structs, and Terraform writes private state into the state
 // file, which it serializes whole after each resource of an apply.
 func gzipped(b []byte) []byte {
 	var buf bytes.Buffer
@@ -58,7 +60,8 @@ func gzipped(b []byte) []byte {
 	if zw.Close() != nil {
 		return nil
 	}
-	return buf.Bytes()
+	out, _ := json.Marshal(base64.StdEncoding.EncodeToString(buf.Bytes())) // a string always marshals
+	return out
 }
 
 // gunzipped reverses gzipped; a kept parse of an earlier berth (plain
@@ -67,7 +70,15 @@ func gunzipped(b []byte) []byte {
 	if len(b) > 0 && b[0] == '{' {
 		return b
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
+	var text string
+	if json.Unmarshal(b, &text) != nil {
+		return nil
+	}
+	zipped, err := base64.StdEncoding.DecodeString(text)
+	if err != nil {
+		return nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zipped))
 	if err != nil {
 		return nil
 	}

@@ -2,8 +2,10 @@ package jobspec
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 	"testing"
+	"unicode/utf8"
 )
 
 // A parse kept in private state comes back into another process's cache
@@ -21,6 +23,10 @@ func TestKeptParseComesBack(t *testing.T) {
 	}
 	if bytes.Contains(kept, []byte("kept-back")) || bytes.Contains(kept, []byte("TaskGroups")) {
 		t.Fatalf("the kept parse is not compressed: %q", kept)
+	}
+	// Private state takes JSON in UTF-8 only.
+	if !json.Valid(kept) || !utf8.Valid(kept) {
+		t.Fatalf("the kept parse is not JSON in UTF-8: %q", kept)
 	}
 	for name, restore := range map[string]func(){
 		"by its jobspec": func() { Restore(kept, s, parser) },
