@@ -55,23 +55,14 @@ func newParseCache(maxEntries, maxBytes int) *parseCache {
 	return &parseCache{entries: map[string]cacheEntry{}, maxEntries: maxEntries, maxLen: maxBytes}
 }
 
-// Entries are held by hashKey(key): a key holds a jobspec's source and
-// variables, and a kept parse names its entry by that hash alone
-// (RestoreKept).
 func (c *parseCache) get(key string) (cacheEntry, bool) {
-	return c.getHashed(hashKey(key))
-}
-
-func (c *parseCache) getHashed(key string) (cacheEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
 	return e, ok
 }
 
-func (c *parseCache) put(key string, e cacheEntry) { c.putHashed(hashKey(key), e) }
-
-func (c *parseCache) putHashed(key string, e cacheEntry) {
+func (c *parseCache) put(key string, e cacheEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[key]; ok {

@@ -148,8 +148,7 @@ func TestStableSource(t *testing.T) {
 
 // The cache holds at most its bounds, dropping the oldest first.
 func TestParseCacheBounds(t *testing.T) {
-	// Each key costs its hash's 64 bytes beside the job.
-	c := newParseCache(2, 300)
+	c := newParseCache(2, 100)
 	c.put("a", cacheEntry{job: make([]byte, 10), stable: true})
 	c.put("b", cacheEntry{job: make([]byte, 10), stable: true})
 	c.put("c", cacheEntry{job: make([]byte, 10), stable: true})
@@ -157,10 +156,10 @@ func TestParseCacheBounds(t *testing.T) {
 		t.Fatalf("entries past the bound kept: %d", c.len())
 	}
 	c.put("d", cacheEntry{job: make([]byte, 80), stable: true})
-	if _, ok := c.get("b"); ok || c.len() != 2 || c.size > 300 {
+	if _, ok := c.get("b"); ok || c.len() != 2 || c.size > 100 {
 		t.Fatalf("bytes past the bound kept: %d entries, %d bytes", c.len(), c.size)
 	}
-	c.put("e", cacheEntry{job: make([]byte, 300), stable: true})
+	c.put("e", cacheEntry{job: make([]byte, 200), stable: true})
 	if _, ok := c.get("e"); ok {
 		t.Fatal("an entry larger than the cache kept")
 	}

@@ -3,14 +3,13 @@ package jobspec
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"testing"
 	"unicode/utf8"
 )
 
 // A parse kept in private state comes back into another process's cache
-// under its own key, by the jobspec (Restore) or by the key alone
-// (RestoreKept, a create's apply), and is stored compressed.
+// under its own key, is stored compressed as JSON in UTF-8, and is found
+// still right (KeptFor) without being compressed again.
 func TestKeptParseComesBack(t *testing.T) {
 	s := Spec{Source: plainJob("kept-back")}
 	const parser = "http://nomad.example:4646 1.11.3"
@@ -24,44 +23,29 @@ func TestKeptParseComesBack(t *testing.T) {
 	if bytes.Contains(kept, []byte("kept-back")) || bytes.Contains(kept, []byte("TaskGroups")) {
 		t.Fatalf("the kept parse is not compressed: %q", kept)
 	}
-	// Private state takes JSON in UTF-8 only.
 	if !json.Valid(kept) || !utf8.Valid(kept) {
-		t.Fatalf("the kept parse is not JSON in UTF-8: %q", kept)
+		t.Fatalf("the kept parse is not JSON in UTF-8 (private state takes nothing else): %q", kept)
 	}
-	for name, restore := range map[string]func(){
-		"by its jobspec": func() { Restore(kept, s, parser) },
-		"by its key":     func() { RestoreKept(kept) },
-	} {
-		parsed.drop(key)
-		if _, ok := parsed.get(key); ok {
-			t.Fatal("the entry is still cached")
-		}
-		restore()
-		e, ok := parsed.get(key)
-		if !ok || !e.stable || !bytes.Contains(e.job, []byte(`"kept-back"`)) {
-			t.Fatalf("%s: not restored: %+v %v", name, e, ok)
-		}
+	if !KeptFor(kept, s, parser) || KeptFor(kept, s, "http://nomad.example:4646 1.12.0") ||
+		KeptFor(kept, Spec{Source: plainJob("other")}, parser) {
+		t.Fatal("KeptFor does not tell the kept parse's jobspec and cluster version")
 	}
-	// Another cluster version is another parse: nothing is found for it.
-	parsed.drop(key)
-	Restore(kept, s, "http://nomad.example:4646 1.12.0")
-	if _, ok := parsed.get(cacheKey("http://nomad.example:4646 1.12.0", FormatHCL2, s)); ok {
+
+	fresh := newParseCache(cacheMaxEntries, cacheMaxBytes)
+	saved := parsed
+	parsed = fresh
+	t.Cleanup(func() { parsed = saved })
+	Restore(kept, s, "http://nomad.example:4646 1.12.0") // another cluster version: another parse
+	if fresh.len() != 0 {
 		t.Fatal("a parse of another cluster version was restored")
 	}
-	RestoreKept(append([]byte(nil), kept[:len(kept)/2]...))
-	if _, ok := parsed.get(key); ok {
+	Restore(kept[:len(kept)/2], s, parser)
+	if fresh.len() != 0 {
 		t.Fatal("a truncated kept parse was restored")
 	}
-}
-
-// drop removes key's entry (tests).
-func (c *parseCache) drop(key string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	h := hashKey(key)
-	if e, ok := c.entries[h]; ok {
-		c.size -= len(h) + len(e.job)
-		delete(c.entries, h)
-		c.order = slices.DeleteFunc(c.order, func(k string) bool { return k == h })
+	Restore(kept, s, parser)
+	e, ok := parsed.get(key)
+	if !ok || !e.stable || !bytes.Contains(e.job, []byte(`"kept-back"`)) {
+		t.Fatalf("not restored: %+v %v", e, ok)
 	}
 }

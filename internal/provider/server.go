@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
-	"github.com/berthhq/terraform-provider-berth/internal/provider/job"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
@@ -169,10 +168,6 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 // read shortcut.
 func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	ctx = s.mask(ctx)
-	if req.TypeName == jobTypeName {
-		// The framework gives a create no planned private state.
-		job.RestorePlannedParse(req.PlannedPrivate)
-	}
 	if req.TypeName != s.reads.typeName {
 		return s.frameworkServer.ApplyResourceChange(ctx, req)
 	}

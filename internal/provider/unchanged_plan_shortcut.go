@@ -75,9 +75,6 @@ func typeNameOf(r resource.Resource) string {
 	return m.TypeName
 }
 
-// jobTypeName is the resource type name of berth_job.
-var jobTypeName = typeNameOf(job.NewJobResource())
-
 // instanceTypeName is the resource type name of berth_instance.
 func instanceTypeName() string { return typeNameOf(instance.NewInstanceResource()) }
 

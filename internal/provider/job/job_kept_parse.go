@@ -2,7 +2,6 @@ package job
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -42,23 +41,11 @@ func (r *jobResource) keepParse(ctx context.Context, private shared.PrivateData,
 	var kept []byte
 	var ignored diag.Diagnostics
 	if s, ok := m.spec(ctx, &ignored); ok {
-		kept = jobspec.Keep(s, r.data.Nomad.ParserID(ctx))
+		id := r.data.Nomad.ParserID(ctx)
+		if prior, d := private.GetKey(ctx, parseKey); !d.HasError() && jobspec.KeptFor(prior, s, id) {
+			return // still the right one: a refresh of an unchanged job compresses nothing
+		}
+		kept = jobspec.Keep(s, id)
 	}
 	diags.Append(private.SetKey(ctx, parseKey, kept)...)
-}
-
-// RestorePlannedParse hands this process the parse the plan of a new
-// berth_job kept in its planned private state (raw: the protocol's JSON
-// object of base64 values). The framework gives Create no private state,
-// so the protocol server calls this before a create's apply; without it
-// the apply would ask the cluster to parse the jobspec again.
-func RestorePlannedParse(raw []byte) {
-	if len(raw) == 0 {
-		return
-	}
-	var keys map[string][]byte
-	if json.Unmarshal(raw, &keys) != nil {
-		return
-	}
-	jobspec.RestoreKept(keys[parseKey])
 }

@@ -262,7 +262,6 @@ func (r *jobResource) Update(ctx context.Context, req resource.UpdateRequest, re
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	r.restoreParse(ctx, req.Private, &plan) // the plan's (ModifyPlan kept it)
 	in, ok := r.writeInput(ctx, req.Config, &plan, &state, &resp.Diagnostics)
 	if !ok {
 		return

@@ -130,10 +130,6 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 		r.checkReservation(ctx, &plan, sum, &resp.Diagnostics)
 		exists := !creating && plan.Name.Equal(state.Name) && plan.Namespace.Equal(state.Namespace)
 		r.dryRun(ctx, &plan, s, creating, exists, &resp.Diagnostics)
-		// The apply, another process, registers this parse instead of
-		// asking the cluster again (Update restores it; a create's is
-		// restored by the protocol server, see RestorePlannedParse).
-		r.keepParse(ctx, resp.Private, &plan, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
