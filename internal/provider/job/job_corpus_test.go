@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -83,6 +84,7 @@ func TestAccJob_corpusReadsBackWithoutDrift(t *testing.T) {
 	for _, file := range names {
 		job, _, err := jobspec.Parse(jobspec.Spec{Source: files[file]}, testParser(t))
 		if err != nil {
+			refusedByParser(t, file, err)
 			continue // needs variables without defaults, or is not HCL2
 		}
 		parsed++
@@ -197,6 +199,17 @@ func (j corpusJob) agreesWithNomad(t *testing.T, oracle *nomadclient.Client, dri
 	return oracleAgrees(t, oracle, job, drift)
 }
 
+// refusedByParser fails the test unless err is the cluster's parser
+// refusing a jobspec: a request that failed (a connection, a 429) must not
+// pass for a jobspec the corpus skips.
+func refusedByParser(t *testing.T, file string, err error) {
+	t.Helper()
+	var refused *jobspec.ParseError
+	if !errors.As(err, &refused) {
+		t.Fatalf("%s: the parse failed, not the jobspec: %v", file, err)
+	}
+}
+
 func (j corpusJob) query() *api.QueryOptions { return &api.QueryOptions{Namespace: j.namespace} }
 func (j corpusJob) write() *api.WriteOptions { return &api.WriteOptions{Namespace: j.namespace} }
 
@@ -216,6 +229,9 @@ func acceptedCorpus(t *testing.T, dir, prefix string) []corpusJob {
 		id := fmt.Sprintf("%s-%03d", prefix, i)
 		src := label.ReplaceAllString(files[file], fmt.Sprintf("job %q {\n%s", id, unplaceable))
 		job, _, err := jobspec.Parse(jobspec.Spec{Source: src}, testParser(t))
+		if err != nil {
+			refusedByParser(t, file, err)
+		}
 		if err != nil || *job.ID != id || (job.Region != nil && *job.Region != "global") || !deterministic(t, src) {
 			continue // not registrable as written, or plans an update every time (uuidv4())
 		}

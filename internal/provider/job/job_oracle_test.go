@@ -28,14 +28,26 @@ func testParser(t *testing.T) jobspec.Parser {
 	return testOracle(t).Parser(t.Context(), "")
 }
 
+// testOracle is one client for the package: each client has its own
+// connection pool, and a client per parse (hundreds a minute in the
+// corpus tests) went past Nomad's limit of connections per client
+// address (429).
 func testOracle(t *testing.T) *nomadclient.Client {
 	t.Helper()
-	c, err := nomadclient.New(nomadclient.Config{Address: os.Getenv("NOMAD_ADDR"), Token: os.Getenv("NOMAD_TOKEN")})
-	if err != nil {
-		t.Fatal(err)
+	oracleOnce.Do(func() {
+		oracle, oracleErr = nomadclient.New(nomadclient.Config{Address: os.Getenv("NOMAD_ADDR"), Token: os.Getenv("NOMAD_TOKEN")})
+	})
+	if oracleErr != nil {
+		t.Fatal(oracleErr)
 	}
-	return c
+	return oracle
 }
+
+var (
+	oracleOnce sync.Once
+	oracle     *nomadclient.Client
+	oracleErr  error
+)
 
 // namedFields reduces drift lines and Nomad's diff paths to the same
 // names, so that the two can be compared: the group and task a change is
