@@ -1,9 +1,13 @@
 package acctest
 
 import (
+	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // The main suite runs on the oldest Nomad berth supports; the
@@ -62,4 +66,17 @@ func VersionAtLeast(have, want string) bool {
 		}
 	}
 	return true
+}
+
+// AnswerVersion wraps a fake Nomad's handler so that it answers the
+// version read every berth client makes before its first request (GET
+// /v1/agent/self) as the oldest supported Nomad, and passes the rest on.
+func AnswerVersion(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/v1/agent/self" {
+			fmt.Fprintf(w, `{"config":{"Version":{"Version":%q}}}`, nomadclient.OldestSupportedNomad)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

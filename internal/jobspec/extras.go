@@ -225,3 +225,24 @@ func sameJSON(a, b json.RawMessage) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+// FilledByNomad reports whether e is a field Nomad's server fills in
+// itself from the rest of job, so that no user set it: a service's
+// Namespace, which Nomad copies from the job's (Nomad 1.10 and 1.11 carry
+// it in a job's JSON; the api structs do not hold it). What is listed
+// here is accepted; every other extra is a setting of someone's.
+func (e Extra) FilledByNomad(job *api.Job) bool {
+	n := len(e.Path)
+	if n < 3 || e.Path[n-1] != "Namespace" || e.Path[n-3] != "Services" {
+		return false
+	}
+	var v string
+	if json.Unmarshal(e.Value, &v) != nil {
+		return false
+	}
+	ns := "default"
+	if job != nil && job.Namespace != nil && *job.Namespace != "" {
+		ns = *job.Namespace
+	}
+	return v == ns || v == ""
+}

@@ -117,3 +117,25 @@ func TestVariablesReachTheClusterAsMinusVar(t *testing.T) {
 		t.Fatalf("datacenters %q, meta %q", job.Datacenters, job.Meta)
 	}
 }
+
+// A service's Namespace is Nomad's copy of the job's: not a setting of
+// anyone's. Another value there, or any other extra, is.
+func TestExtraFilledByNomad(t *testing.T) {
+	raw := `{"ID": "shop", "Namespace": "prod", "TaskGroups": [{"Name": "web",
+  "Services": [{"Name": "a", "Namespace": "prod"}, {"Name": "b", "Namespace": "other"}],
+  "Tasks": [{"Name": "app", "Services": [{"Name": "c", "Namespace": "prod", "FutureService": 1}]}]}]}`
+	job, extra, err := splitJob([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users []string
+	for _, e := range extra {
+		if !e.FilledByNomad(job) {
+			users = append(users, e.Name)
+		}
+	}
+	want := []string{`group "web" / Services "b" / Namespace`, `group "web" / task "app" / Services "c" / FutureService`}
+	if !reflect.DeepEqual(users, want) {
+		t.Fatalf("settings of someone's: %q, want %q (all extras: %q)", users, want, extra.Names())
+	}
+}

@@ -83,6 +83,7 @@ type Client struct {
 	holdDriver     string
 	drivers        driverCache      // see DetectedDrivers
 	identity       *clusterIdentity // see ClusterKey
+	gate           *versionGate     // see ClusterVersion
 	// now is the clock waits measure time on (time.Now when nil); tests
 	// set a fake one so no test races the wall clock.
 	now func() time.Time
@@ -171,9 +172,8 @@ func New(cfg Config) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultRequestTimeout
 	}
-	httpClient.Transport = &deadlineTransport{
-		next: &loggingTransport{next: httpClient.Transport}, timeout: timeout, address: shown,
-	}
+	gate := &versionGate{next: &loggingTransport{next: httpClient.Transport}, address: shown}
+	httpClient.Transport = &deadlineTransport{next: gate, timeout: timeout, address: shown}
 
 	secrets := []string{cfg.Token}
 	headers := http.Header{}
@@ -213,6 +213,7 @@ func New(cfg Config) (*Client, error) {
 		api: c, address: shown, namespace: cfg.Namespace, region: cfg.Region, secrets: nonEmpty(secrets),
 		retry: retry, requestTimeout: timeout, holdDriver: holdDriver,
 		identity: &clusterIdentity{selects: [3]string{bare, cfg.Region, cfg.TLSServerName}},
+		gate:     gate,
 	}, nil
 }
 

@@ -108,6 +108,9 @@ func isConnectionError(err error) bool {
 	if err == nil || statusCode(err) != 0 || isTimeout(err) {
 		return false
 	}
+	if _, ok := asVersionError(err); ok {
+		return false
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}

@@ -79,12 +79,18 @@ func (j *Job) IsBerthInstance() bool { return instance.IsBerthJob(j.job) }
 
 // InstanceSpec reads the job as an instance, with what berth_instance
 // cannot represent (instance.SpecFromJob), fields berth's api structs do
-// not hold (a newer Nomad's) among them: an import refuses them by name,
+// not hold (a newer Nomad's) among them, but for those Nomad fills in
+// itself (jobspec.Extra.FilledByNomad): an import refuses them by name,
 // and a managed job's plan says the update removes them, as for any
 // setting berth_instance does not manage.
 func (j *Job) InstanceSpec() (instance.Spec, []string) {
 	spec, unsupported := instance.SpecFromJob(j.job)
-	return spec, append(unsupported, j.extra.Names()...)
+	for _, e := range j.extra {
+		if !e.FilledByNomad(j.job) {
+			unsupported = append(unsupported, e.Name)
+		}
+	}
+	return spec, unsupported
 }
 
 // ObserveInstance is what the job and its allocations tell of an instance.

@@ -32,11 +32,11 @@ func (c *Client) parser(ctx context.Context, namespace string) jobspec.Parser {
 	return &clusterParser{c: c, ctx: ctx, namespace: namespace}
 }
 
-// ParserID is the cluster: two clients of one address read a jobspec
-// alike. The cluster's version joins it once it is known (ClusterVersion
-// reads it once per process).
+// ParserID is the cluster and its version: two clients of one address
+// read a jobspec alike until the cluster is upgraded (ClusterVersion reads
+// the version once per process; "" when the token may not read it).
 func (p *clusterParser) ParserID() string {
-	return p.c.address + " " + p.c.knownVersion()
+	return p.c.address + " " + p.c.ClusterVersion(p.ctx)
 }
 
 // parseRequest is the body of POST /v1/jobs/parse.
@@ -78,10 +78,6 @@ func responseBody(err error) string {
 	}
 	return err.Error()
 }
-
-// knownVersion is the cluster's version when this process has read it,
-// "" before.
-func (c *Client) knownVersion() string { return "" }
 
 // DescribeJobspec parses s with the cluster's parser (in namespace when
 // the jobspec names none) and summarizes it (jobspec.Describe).

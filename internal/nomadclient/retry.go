@@ -83,6 +83,9 @@ func readRetry[T any](ctx context.Context, c *Client, op string, call func(conte
 
 // classify turns a final transport failure into berth's typed errors.
 func (c *Client) classify(err error, op string) error {
+	if ve, ok := asVersionError(err); ok {
+		return ve
+	}
 	if isTimeout(err) {
 		nameTimeout(err, op)
 		return err

@@ -311,7 +311,9 @@ func badRegistrationInputs() []badInput {
 
 // badTokenInputs are the bad-input rows of ACL tokens: a TTL of 0 is no
 // expiry to Nomad, so a short-lived token would live for ever; a secret
-// under nomad/jobs is readable by every job of the namespace.
+// under nomad/jobs is readable by every job of the namespace. And of node
+// introduction tokens: a negative TTL is no expiry to Nomad, and no node
+// can register in the pool all.
 func badTokenInputs() []badInput {
 	return []badInput{
 		{name: "ephemeral_acl_token/zero ttl", config: "ephemeral \"berth_acl_token\" \"t\" {\n  name = \"%[1]s\"\n  type = \"management\"\n  ttl  = \"0s\"\n}\n",
@@ -327,5 +329,9 @@ func badTokenInputs() []badInput {
   secret_variable_path = "nomad/jobs/ci"
 }
 `},
+		{name: "ephemeral_node_intro_token/negative ttl", config: "ephemeral \"berth_node_intro_token\" \"t\" {\n  node_name = \"%[1]s\"\n  ttl = \"-1h\"\n}\n",
+			address: "ephemeral.berth_node_intro_token.t", path: "ttl", summary: "Token TTL too short"},
+		{name: "ephemeral_node_intro_token/pool all", config: "ephemeral \"berth_node_intro_token\" \"t\" {\n  node_name = \"%[1]s\"\n  node_pool = \"all\"\n}\n",
+			address: "ephemeral.berth_node_intro_token.t", path: "node_pool", summary: "Invalid node pool"},
 	}
 }

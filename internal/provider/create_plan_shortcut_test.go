@@ -19,7 +19,7 @@ import (
 // without a Nomad agent (nothing else is asked for while planning).
 func fakeDriverCluster(t *testing.T) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(acctest.AnswerVersion(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/nodes" {
 			t.Errorf("unexpected request while planning: %s %s", r.Method, r.URL.Path)
 			http.NotFound(w, r)
@@ -27,7 +27,7 @@ func fakeDriverCluster(t *testing.T) string {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`[{"ID":"n1","Status":"ready","Drivers":{"raw_exec":{"Detected":true,"Healthy":true}}}]`))
-	}))
+	})))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

@@ -275,5 +275,6 @@ func (p *berthProvider) EphemeralResources(context.Context) []func() ephemeral.E
 	return slices.Concat(
 		variable.EphemeralResources(),
 		acl.EphemeralResources(),
+		node.EphemeralResources(),
 	)
 }

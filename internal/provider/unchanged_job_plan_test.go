@@ -26,17 +26,12 @@ import (
 func benchJobValues(typ tftypes.Object) (config, state tftypes.Value) {
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	num := func(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, big.NewFloat(float64(n))) }
-	spec := str(`job "bench-1" {
-  group "web" {
-    task "app" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" }
-    }
-  }
-}`)
+	// JSON: the plans below need no cluster to parse it.
+	spec := str(`{"Job": {"ID": "bench-1", "Name": "bench-1", "TaskGroups": [{"Name": "web",
+  "Tasks": [{"Name": "app", "Driver": "raw_exec", "Config": {"command": "/bin/sleep"}}]}]}}`)
 	config = acctest.ObjectWith(typ, map[string]tftypes.Value{"jobspec": spec})
 	state = acctest.ObjectWith(typ, map[string]tftypes.Value{
-		"jobspec": spec, "format": str("hcl2"), "id": str("default/bench-1"), "name": str("bench-1"),
+		"jobspec": spec, "format": str("json"), "id": str("default/bench-1"), "name": str("bench-1"),
 		"namespace": str("default"), "type": str("service"),
 		"wait_for_healthy": tftypes.NewValue(tftypes.Bool, true), "purge_on_destroy": tftypes.NewValue(tftypes.Bool, true),
 		"job_modify_index": num(42), "job_version": num(0), "deployment_id": str(""),
@@ -106,7 +101,7 @@ func TestUnchangedPlans_job(t *testing.T) {
 	if resp, taken := plan(kept, kept, true); taken != 0 || !planned(resp, "purge_on_destroy").Equal(tftypes.NewValue(tftypes.Bool, true)) {
 		t.Fatalf("purge_on_destroy changed in state: shortcut taken %d times, planned %v; want the framework planning the default", taken, planned(resp, "purge_on_destroy"))
 	}
-	changed := withValueAt(t, p.state, tftypes.NewValue(tftypes.String, "job \"bench-1\" {\n  group \"web\" {\n    count = 2\n  }\n}"), "jobspec")
+	changed := withValueAt(t, p.state, tftypes.NewValue(tftypes.String, `{"Job": {"ID": "bench-1", "TaskGroups": [{"Name": "web", "Count": 2}]}}`), "jobspec")
 	if _, taken := plan(p.state, changed, true); taken != 0 {
 		t.Fatalf("changed jobspec: shortcut taken %d times, want 0", taken)
 	}

@@ -41,7 +41,7 @@ type fakeInstanceCluster struct {
 
 func newFakeInstanceCluster(t *testing.T) *fakeInstanceCluster {
 	f := &fakeInstanceCluster{t: t, vars: map[string]bool{}, kids: []string{"6f1c2a9e-0b7d-4e3a-8c5f-2d9b1e4a7c30"}}
-	srv := httptest.NewServer(http.HandlerFunc(f.serve))
+	srv := httptest.NewServer(acctest.AnswerVersion(http.HandlerFunc(f.serve)))
 	t.Cleanup(srv.Close)
 	f.url = srv.URL
 	return f

@@ -1,6 +1,8 @@
 package instance
 
 import (
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
+
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -28,11 +30,11 @@ func TestAddWriteError(t *testing.T) {
 		"policy":  {400, "group count was greater than scaling policy maximum: 9 > 5"},
 		"invalid": {400, "1 error occurred:\n\t* Task group app validation failed"},
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(acctest.AnswerVersion(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		job := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/v1/job/"), "/scale")
 		a := answers[job]
 		http.Error(w, a.body, a.status)
-	}))
+	})))
 	defer srv.Close()
 	c, err := nomadclient.New(nomadclient.Config{Address: srv.URL})
 	if err != nil {
@@ -70,9 +72,9 @@ func TestAddWriteError(t *testing.T) {
 // warning (never unknown values, which Terraform rejects).
 func TestRecordWritten_readFailsAfterWrite(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	srv := httptest.NewServer(acctest.AnswerVersion(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "permission denied", http.StatusForbidden)
-	}))
+	})))
 	defer srv.Close()
 	c, err := nomadclient.New(nomadclient.Config{Address: srv.URL})
 	if err != nil {

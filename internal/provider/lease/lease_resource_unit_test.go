@@ -1,6 +1,8 @@
 package lease
 
 import (
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
+
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
@@ -186,7 +188,7 @@ func newLeaseUpdateFixture(t *testing.T) *leaseUpdateFixture {
 		t.Fatal(err)
 	}
 	fake := &fakeLeaseNomad{t: t, name: l.Name, job: nomadStored(lease.BuildJob(l, "raw_exec", l.CreatedAt), 10, l.CreatedAt.UnixNano())}
-	srv := httptest.NewServer(fake)
+	srv := httptest.NewServer(acctest.AnswerVersion(fake))
 	t.Cleanup(srv.Close)
 	client, err := nomadclient.New(nomadclient.Config{Address: srv.URL})
 	if err != nil {

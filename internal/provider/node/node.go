@@ -1,7 +1,9 @@
 // Package node is the Terraform layer's client nodes and what is carved
 // out of them: berth_node_settings, berth_node_reservation (with its list
 // resource and ledger of charges), berth_node_pool (with its list
-// resource), and the berth_node and berth_nodes data sources.
+// resource), the berth_node and berth_nodes data sources, and the
+// ephemeral berth_node_intro_token (Nomad 1.11+, its own file
+// node_intro_token_ephemeral.go: schema, model and Open).
 //
 // Files: <thing>_resource.go (CRUD), <thing>_schema.go, <thing>_model.go,
 // <thing>_list_resource.go for node_settings, node_reservation and
@@ -15,6 +17,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -61,4 +64,9 @@ func ListResources() []func() list.ListResource {
 // DataSources are the family's data sources.
 func DataSources() []func() datasource.DataSource {
 	return []func() datasource.DataSource{NewNodesDataSource, NewNodeDataSource, NewNodePoolsDataSource}
+}
+
+// EphemeralResources are the family's ephemeral resources.
+func EphemeralResources() []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{NewNodeIntroTokenEphemeral}
 }

@@ -38,7 +38,10 @@ func ProviderDataFrom(v any, diags *diag.Diagnostics) *ProviderData {
 func AddNomadError(diags *diag.Diagnostics, summary string, err error) {
 	var connErr *nomadclient.ConnectError
 	var timeoutErr *nomadclient.TimeoutError
+	var versionErr *nomadclient.NomadVersionError
 	switch {
+	case errors.As(err, &versionErr):
+		diags.AddError(summary, "Unsupported Nomad version: "+versionErr.Error()+".")
 	case errors.As(err, &timeoutErr):
 		diags.AddError(summary, timeoutErr.Error()+".")
 	case errors.As(err, &connErr):
