@@ -1,9 +1,14 @@
 package jobspec
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"io"
+	"sync"
 )
 
 // A refresh of an unchanged berth_job compares the live job with its
@@ -15,10 +20,17 @@ import (
 // version (the parser's ID), the format, the source and the variables.
 // Only a jobspec that parses to the same job every time is kept, as in the
 // process cache.
-
+//
+// The job is gzipped (a parse is a few KiB of JSON holding every field of
+// the api structs, and Terraform writes private state into the state file,
+// which it serializes whole after each resource of an apply), as base64:
+// private state holds JSON in UTF-8. The key stays outside, so a kept
+// parse that is still the right one is left as it is (KeptFor), never
+// compressed again.
 type keptParse struct {
-	Key string          `json:"key"` // sha256 of the cache key: no source or variable in state twice
-	Job json.RawMessage `json:"job"`
+	Key    string          `json:"key"`          // sha256 of the cache key: no source or variable in state twice
+	Zipped string          `json:"gz,omitempty"` // the job's JSON, gzipped, base64
+	Job    json.RawMessage `json:"job,omitempty"` // plain: what an earlier berth kept
 }
 
 // Keep is s's parse by parser id as private state holds it; nil when the
@@ -41,8 +53,20 @@ func Keep(s Spec, parserID string) []byte {
 	if err != nil {
 		return nil
 	}
-	out, _ := json.Marshal(keptParse{Key: hashKey(key), Job: whole})
+	zipped, ok := gzipped(whole)
+	if !ok {
+		return nil
+	}
+	out, _ := json.Marshal(keptParse{Key: hashKey(key), Zipped: zipped}) // strings always marshal
 	return out
+}
+
+// KeptFor reports whether kept (what private state holds) is the parse of
+// s by parser id: then it needs no keeping again.
+func KeptFor(kept []byte, s Spec, parserID string) bool {
+	var k keptParse
+	return len(kept) > 0 && json.Unmarshal(kept, &k) == nil &&
+		k.Key == hashKey(cacheKey(parserID, s.FormatOf(), s)) && k.Zipped != ""
 }
 
 // Restore puts a parse Keep returned back into the process cache, when it
@@ -61,7 +85,14 @@ func Restore(kept []byte, s Spec, parserID string) {
 	if _, known := parsed.get(key); known {
 		return
 	}
-	job, extra, err := splitJob(k.Job)
+	whole := []byte(k.Job)
+	if k.Zipped != "" {
+		var ok bool
+		if whole, ok = gunzipped(k.Zipped); !ok {
+			return
+		}
+	}
+	job, extra, err := splitJob(whole)
 	if err != nil || job.ID == nil {
 		return
 	}
@@ -70,6 +101,43 @@ func Restore(kept []byte, s Spec, parserID string) {
 		return
 	}
 	parsed.put(key, cacheEntry{job: encoded, extra: extra, stable: true})
+}
+
+// gzipWriters are reused: a flate compressor holds about a MiB of state,
+// and a plan keeps the parse of every new or changed job.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed) // a valid level: no error
+	return zw
+}}
+
+// gzipped is b gzipped, as base64.
+func gzipped(b []byte) (string, bool) {
+	var buf bytes.Buffer
+	zw := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(zw)
+	zw.Reset(&buf)
+	if _, err := zw.Write(b); err != nil || zw.Close() != nil {
+		return "", false
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes()), true
+}
+
+// maxKeptParse bounds a kept parse once unzipped.
+const maxKeptParse = 16 << 20
+
+// gunzipped reverses gzipped.
+func gunzipped(text string) ([]byte, bool) {
+	zipped, err := base64.StdEncoding.DecodeString(text)
+	if err != nil {
+		return nil, false
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zipped))
+	if err != nil {
+		return nil, false
+	}
+	defer zr.Close()
+	out, err := io.ReadAll(io.LimitReader(zr, maxKeptParse))
+	return out, err == nil
 }
 
 func hashKey(key string) string {

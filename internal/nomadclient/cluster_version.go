@@ -62,6 +62,7 @@ type versionGate struct {
 	address string
 
 	mu      sync.Mutex
+	asking  sync.Mutex // held by ClusterVersion while it asks
 	done    bool
 	version string // "" while unknown
 	err     error  // the refusal, once the version is known too old
@@ -86,12 +87,24 @@ func (g *versionGate) RoundTrip(req *http.Request) (*http.Response, error) {
 	return g.next.RoundTrip(req)
 }
 
-// selfRequest sends a request for /v1/agent/self and learns the version
-// from its answer, which its caller still reads in full.
+// selfRequest sends a request for /v1/agent/self and, while the version
+// is unknown, learns it from the answer (which its caller still reads in
+// full). Other requests wait for that answer as they would for the
+// gate's own read.
 func (g *versionGate) selfRequest(req *http.Request) (*http.Response, error) {
+	g.mu.Lock()
+	if g.done {
+		err := g.err
+		g.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		return g.next.RoundTrip(req)
+	}
+	defer g.mu.Unlock()
 	resp, err := g.next.RoundTrip(req)
 	if err != nil {
-		return nil, err
+		return resp, err
 	}
 	body, readErr := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
@@ -99,11 +112,7 @@ func (g *versionGate) selfRequest(req *http.Request) (*http.Response, error) {
 	if readErr != nil {
 		return nil, readErr
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !g.done {
-		g.learn(resp.StatusCode, plainBody(resp.Header, body))
-	}
+	g.learn(resp.StatusCode, plainBody(resp.Header, body))
 	return resp, g.err
 }
 
@@ -204,6 +213,9 @@ func (c *Client) ClusterVersion(ctx context.Context) string {
 	if v := c.gate.known(); v != "" {
 		return v
 	}
+	// One caller asks; the others wait for its answer.
+	c.gate.asking.Lock()
+	defer c.gate.asking.Unlock()
 	c.gate.mu.Lock()
 	done := c.gate.done
 	c.gate.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -104,5 +105,32 @@ func TestRequireNomad(t *testing.T) {
 	}
 	if err := c.RequireNomad(context.Background(), "1.10.0", "something older"); err != nil {
 		t.Errorf("RequireNomad of an older version: %v", err)
+	}
+}
+
+// Terraform runs ten operations at once: the first request of each asks
+// the version, and the cluster is asked once in all.
+func TestVersionGate_oneReadUnderConcurrency(t *testing.T) {
+	f := newFakeNomad(t)
+	answerVersion(f, "1.11.3")
+	f.handle("GET /v1/job/web", func(w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) })
+	c := f.client()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			if i%2 == 0 {
+				if v := c.ClusterVersion(context.Background()); v != "1.11.3" {
+					t.Errorf("ClusterVersion = %q", v)
+				}
+				return
+			}
+			if _, err := c.GetJob(context.Background(), "default", "web"); err != nil {
+				t.Errorf("GetJob: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := f.count(agentSelfPath); got != 1 {
+		t.Errorf("%d version reads, want 1", got)
 	}
 }

@@ -41,7 +41,11 @@ func (r *jobResource) keepParse(ctx context.Context, private shared.PrivateData,
 	var kept []byte
 	var ignored diag.Diagnostics
 	if s, ok := m.spec(ctx, &ignored); ok {
-		kept = jobspec.Keep(s, r.data.Nomad.ParserID(ctx))
+		id := r.data.Nomad.ParserID(ctx)
+		if prior, d := private.GetKey(ctx, parseKey); !d.HasError() && jobspec.KeptFor(prior, s, id) {
+			return // still the right one: a refresh of an unchanged job compresses nothing
+		}
+		kept = jobspec.Keep(s, id)
 	}
 	diags.Append(private.SetKey(ctx, parseKey, kept)...)
 }
