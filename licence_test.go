@@ -11,7 +11,7 @@ import (
 // The provider links Nomad's API client (github.com/hashicorp/nomad/api,
 // MPL-2.0) and nothing else of Nomad: the rest of the Nomad module is
 // BUSL-1.1 since 1.7.0. The lint rule nomad-api-only refuses the import;
-// this reads the same promise off the built binary, as a licence scanner
+// this reads the same promise off the built binary, as a license scanner
 // does (`go version -m`).
 func TestBinaryLinksOnlyNomadsAPIModule(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "terraform-provider-berth")

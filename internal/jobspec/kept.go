@@ -28,8 +28,8 @@ import (
 // parse that is still the right one is left as it is (KeptFor), never
 // compressed again.
 type keptParse struct {
-	Key    string          `json:"key"`          // sha256 of the cache key: no source or variable in state twice
-	Zipped string          `json:"gz,omitempty"` // the job's JSON, gzipped, base64
+	Key    string          `json:"key"`           // sha256 of the cache key: no source or variable in state twice
+	Zipped string          `json:"gz,omitempty"`  // the job's JSON, gzipped, base64
 	Job    json.RawMessage `json:"job,omitempty"` // plain: what an earlier berth kept
 }
 
@@ -113,7 +113,10 @@ var gzipWriters = sync.Pool{New: func() any {
 // gzipped is b gzipped, as base64.
 func gzipped(b []byte) (string, bool) {
 	var buf bytes.Buffer
-	zw := gzipWriters.Get().(*gzip.Writer)
+	zw, ok := gzipWriters.Get().(*gzip.Writer)
+	if !ok {
+		return "", false
+	}
 	defer gzipWriters.Put(zw)
 	zw.Reset(&buf)
 	if _, err := zw.Write(b); err != nil || zw.Close() != nil {
