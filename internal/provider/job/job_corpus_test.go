@@ -155,6 +155,13 @@ func changedInNomad(t *testing.T, nomad *api.Client, oracle *nomadclient.Client,
 	}
 	drift = jobspec.Drift(want, after)
 	if len(drift) == 0 {
+		// The promise is berth's drift empty exactly when Nomad's diff
+		// is: a change Nomad's own diff does not see either (seen once in
+		// a while on Nomad 1.11.3) did not reach the job.
+		if msg := oracleAgrees(t, oracle, want, drift); msg == "" {
+			t.Logf("%s: %s changed through the API, and neither berth's drift nor Nomad's diff sees a change", file, what)
+			return false
+		}
 		t.Errorf("%s: %s changed in Nomad, no drift", file, what)
 		return false
 	}

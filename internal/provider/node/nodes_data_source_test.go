@@ -286,6 +286,12 @@ data "berth_nodes" "all" {}
 						return fmt.Errorf("berth_nodes read a single node (%s): the listing must not cost a call per node", p)
 					}
 				}
+				// The provider reads the cluster's version once per process,
+				// before its first request.
+				if n := perPath["/v1/agent/self"]; n > 1 {
+					return fmt.Errorf("the cluster's version was read %d times, want once per provider process", n)
+				}
+				delete(perPath, "/v1/agent/self")
 				if perPath["/v1/nodes"] == 0 || perPath["/v1/nodes"] != perPath["/v1/allocations"] || perPath["/v1/nodes"] != perPath["/v1/jobs"] ||
 					len(perPath) != 3 {
 					return fmt.Errorf("want one allocation list and one job list per node list and nothing else, got %v", perPath)
