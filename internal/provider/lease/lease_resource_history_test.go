@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -87,10 +88,14 @@ func TestAccLease_revertWithoutRecord(t *testing.T) {
 					// valid either: berth_lease_result has no record at all.
 					func(s *terraform.State) error {
 						waitTimerToken(t, name)
-						log, err := acctest.AllocFile(acctest.Nomad(t), name, "alloc/logs/"+lease.TimerTask+".stdout.0")
-						if err != nil {
-							return err
-						}
+						// The timer may print before Nomad's client reports its
+						// allocation running (a loaded machine): wait for that.
+						var log string
+						acctest.WaitFor(t, "lease "+name+"'s running allocation", 2*time.Minute, func() (bool, error) {
+							out, err := acctest.AllocFile(acctest.Nomad(t), name, "alloc/logs/"+lease.TimerTask+".stdout.0")
+							log = out
+							return err == nil, nil
+						})
 						token := strings.TrimSpace(strings.SplitN(log, "\n", 2)[0])
 						valid, problem := readLeaseResult(t, key, "default/"+name, token)
 						if valid || !strings.Contains(problem, "history in Nomad") {
