@@ -218,8 +218,10 @@ func (p *berthProvider) Configure(ctx context.Context, req provider.ConfigureReq
 }
 
 // Resources are the managed resources of every family.
+// Every resource that has an identity goes under the identity
+// interceptor here, the one place that records identities.
 func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
-	return slices.Concat(
+	return shared.InterceptIdentity(slices.Concat(
 		instance.Resources(),
 		job.Resources(),
 		volume.Resources(),
@@ -229,7 +231,7 @@ func (p *berthProvider) Resources(context.Context) []func() resource.Resource {
 		variable.Resources(),
 		namespace.Resources(),
 		acl.Resources(),
-	)
+	))
 }
 
 // ListResources are what `terraform query` lists (Terraform 1.14+).

@@ -13,8 +13,6 @@
 package namespace
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -25,12 +23,6 @@ import (
 
 // namespaceIdentity identifies a berth_namespace.
 var namespaceIdentity = shared.SingleIdentity{Name: "name", Doc: "Namespace name."}
-
-var _ resource.ResourceWithIdentity = &namespaceResource{}
-
-func (r *namespaceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = namespaceIdentity.Schema()
-}
 
 // Resources are the family's managed resources, as the provider lists them.
 func Resources() []func() resource.Resource {

@@ -16,13 +16,11 @@ import (
 var _ datasource.DataSourceWithConfigure = &namespaceDataSource{}
 
 // NewNamespaceDataSource builds the berth_namespace data source.
-func NewNamespaceDataSource() datasource.DataSource { return &namespaceDataSource{} }
-
-type namespaceDataSource struct{ data *shared.ProviderData }
-
-func (d *namespaceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_namespace"
+func NewNamespaceDataSource() datasource.DataSource {
+	return &namespaceDataSource{shared.NewDataSourceBase("namespace")}
 }
+
+type namespaceDataSource struct{ shared.DataSourceBase }
 
 // Schema mirrors berth_namespace's attributes, computed but for name.
 func (d *namespaceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -63,17 +61,13 @@ func (d *namespaceDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-func (d *namespaceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *namespaceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var name types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &name)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ns, err := d.data.Nomad.GetNamespace(ctx, name.ValueString())
+	ns, err := d.Data.Nomad.GetNamespace(ctx, name.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the namespace", err)
 		return

@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -16,21 +15,16 @@ var _ list.ListResourceWithConfigure = &namespaceListResource{}
 
 // NewNamespaceListResource builds the berth_namespace list resource for
 // `terraform query` (Terraform 1.14+).
-func NewNamespaceListResource() list.ListResource { return &namespaceListResource{} }
+func NewNamespaceListResource() list.ListResource {
+	return &namespaceListResource{NewNamespaceResource().(*namespaceResource)}
+}
 
-type namespaceListResource struct{ data *shared.ProviderData }
+// It embeds the resource: its name, provider data, identity and model.
+type namespaceListResource struct{ *namespaceResource }
 
 // namespaceListModel is the list block's configuration.
 type namespaceListModel struct {
 	NamePrefix types.String `tfsdk:"name_prefix"`
-}
-
-func (r *namespaceListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_namespace"
-}
-
-func (r *namespaceListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *namespaceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -44,11 +38,11 @@ func (r *namespaceListResource) ListResourceConfigSchema(_ context.Context, _ li
 }
 
 func (r *namespaceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[namespaceListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[namespaceListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
-	all, err := r.data.Nomad.ListNamespaces(ctx, cfg.NamePrefix.ValueString())
+	all, err := r.Data.Nomad.ListNamespaces(ctx, cfg.NamePrefix.ValueString())
 	if err != nil {
 		shared.ListFailed(stream, "Could not list namespaces", err)
 		return

@@ -21,31 +21,27 @@ var (
 )
 
 // NewNamespaceResource builds the berth_namespace resource.
-func NewNamespaceResource() resource.Resource { return &namespaceResource{} }
+func NewNamespaceResource() resource.Resource {
+	return &namespaceResource{ResourceBase: shared.NewResourceBase("namespace"), WithIdentity: shared.WithIdentity{Identity: namespaceIdentity}}
+}
 
-type namespaceResource struct{ data *shared.ProviderData }
-
-func (r *namespaceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_namespace"
+type namespaceResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *namespaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = namespaceSchema()
 }
 
-func (r *namespaceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *namespaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer namespaceIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan namespaceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	name := plan.Name.ValueString()
-	existing, err := r.data.Nomad.GetNamespace(ctx, name)
+	existing, err := r.Data.Nomad.GetNamespace(ctx, name)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not check whether the namespace exists", err)
 		return
@@ -67,13 +63,12 @@ func (r *namespaceResource) Create(ctx context.Context, req resource.CreateReque
 }
 
 func (r *namespaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer namespaceIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state namespaceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ns, err := r.data.Nomad.GetNamespace(ctx, state.Name.ValueString())
+	ns, err := r.Data.Nomad.GetNamespace(ctx, state.Name.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the namespace", err)
 		return
@@ -88,7 +83,6 @@ func (r *namespaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 }
 
 func (r *namespaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer namespaceIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan namespaceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -116,7 +110,7 @@ func (r *namespaceResource) Delete(ctx context.Context, req resource.DeleteReque
 		tflog.Info(ctx, "The default namespace is left in Nomad, with its settings; only Terraform forgets it", map[string]any{"name": name})
 		return
 	}
-	err := r.data.Nomad.DeleteNamespace(ctx, name)
+	err := r.Data.Nomad.DeleteNamespace(ctx, name)
 	var inUse *nomadclient.NamespaceInUseError
 	switch {
 	case err == nil:
@@ -174,7 +168,7 @@ func (r *namespaceResource) write(ctx context.Context, plan *namespaceModel, sum
 	if diags.HasError() {
 		return false
 	}
-	err := r.data.Nomad.WriteNamespace(ctx, ns)
+	err := r.Data.Nomad.WriteNamespace(ctx, ns)
 	var enterprise *nomadclient.EnterpriseRequiredError
 	switch {
 	case err == nil:
@@ -194,7 +188,7 @@ func (r *namespaceResource) write(ctx context.Context, plan *namespaceModel, sum
 // the plan as written is kept (a warning says so).
 func (r *namespaceResource) readBack(ctx context.Context, plan *namespaceModel, diags *diag.Diagnostics) {
 	plan.ID = plan.Name
-	ns, err := r.data.Nomad.GetNamespace(ctx, plan.Name.ValueString())
+	ns, err := r.Data.Nomad.GetNamespace(ctx, plan.Name.ValueString())
 	if err != nil || ns == nil {
 		var found diag.Diagnostics
 		if err == nil {
@@ -216,7 +210,7 @@ func (r *namespaceResource) ImportState(ctx context.Context, req resource.Import
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ns, err := r.data.Nomad.GetNamespace(ctx, name)
+	ns, err := r.Data.Nomad.GetNamespace(ctx, name)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the namespace", err)
 		return

@@ -95,12 +95,12 @@ func (r *namespaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	paths := plan.enterprisePaths()
-	if len(paths) == 0 || r.data == nil {
+	if len(paths) == 0 || r.Data == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, editionCheckTimeout)
 	defer cancel()
-	enterprise, err := r.data.Nomad.IsEnterprise(ctx)
+	enterprise, err := r.Data.Nomad.IsEnterprise(ctx)
 	if err != nil {
 		tflog.Warn(ctx, "Could not ask Nomad whether it is Enterprise; the apply will report a refusal", map[string]any{"error": err.Error()})
 		return

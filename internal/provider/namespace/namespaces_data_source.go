@@ -14,9 +14,11 @@ import (
 var _ datasource.DataSourceWithConfigure = &namespacesDataSource{}
 
 // NewNamespacesDataSource builds the berth_namespaces data source.
-func NewNamespacesDataSource() datasource.DataSource { return &namespacesDataSource{} }
+func NewNamespacesDataSource() datasource.DataSource {
+	return &namespacesDataSource{shared.NewDataSourceBase("namespaces")}
+}
 
-type namespacesDataSource struct{ data *shared.ProviderData }
+type namespacesDataSource struct{ shared.DataSourceBase }
 
 type namespacesModel struct {
 	NamePrefix types.String `tfsdk:"name_prefix"`
@@ -26,10 +28,6 @@ type namespacesModel struct {
 
 // namespaceSummaryTypes is one element of namespaces.
 var namespaceSummaryTypes = map[string]attr.Type{"name": types.StringType, "description": types.StringType}
-
-func (d *namespacesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_namespaces"
-}
 
 func (d *namespacesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -47,17 +45,13 @@ func (d *namespacesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	}
 }
 
-func (d *namespacesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *namespacesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m namespacesModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	all, err := d.data.Nomad.ListNamespaces(ctx, m.NamePrefix.ValueString())
+	all, err := d.Data.Nomad.ListNamespaces(ctx, m.NamePrefix.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list namespaces", err)
 		return
