@@ -130,6 +130,6 @@ func addHCLError(diags *diag.Diagnostics, err error) {
 		return
 	}
 	diags.AddAttributeError(path.Root("hcl"), "Invalid jobspec",
-		fmt.Sprintf("%s. Fix the jobspec (`nomad job validate` against this cluster reads it the same way).",
+		fmt.Sprintf("%s. Fix the jobspec or `variables` (`nomad job validate` against this cluster reads them the same way).",
 			strings.TrimSuffix(err.Error(), ".")))
 }
