@@ -84,14 +84,17 @@ func (d *jobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 		MarkdownDescription: "One Nomad job as Nomad holds it, whoever registered it (`berth_job`, `nomad job run`, " +
 			"another provider): the attributes of hashicorp/nomad's `nomad_job` data source, by the same names, and " +
 			"the whole job as Nomad's JSON in `json` (read it with `jsondecode`), which keeps every field the cluster " +
-			"knows, a newer Nomad's included. A job Nomad does not have is an error.",
+			"knows, a newer Nomad's included. A job Nomad does not have is an error. Unlike `nomad_job`, `id` is " +
+			"`<namespace>/<job_id>` (as `berth_job`'s), `task_groups` holds no deployment progress (the " +
+			"`berth_deployments` data source has it), and `constraints`, `update_strategy` and `periodic_config` are " +
+			"read from `json` (`jsondecode(…).Constraints`, `.Update`, `.Periodic`): typed, they would cost every plan.",
 		Attributes: map[string]schema.Attribute{
 			"job_id": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 				MarkdownDescription: "The job's ID (a `job` block's label; a dispatched or periodic job's child has its " +
 					"parent's ID and a suffix)."},
 			"namespace": schema.StringAttribute{Optional: true, Computed: true, Validators: []validator.String{shared.NamespaceValidator()},
 				MarkdownDescription: "The job's namespace; the provider's namespace when unset." + shared.NamespaceRuleDoc},
-			"id":                 str("`<namespace>/<job_id>`, as `berth_job`'s `id`."),
+			"id":                 str("`<namespace>/<job_id>`, as `berth_job`'s `id` (`nomad_job`'s is the job ID: `job_id`)."),
 			"name":               str("The job's name (its ID unless the jobspec sets `name`)."),
 			"type":               str("`service`, `batch`, `system` or `sysbatch`."),
 			"version":            num("The job's version: each registration that changes the job adds one."),

@@ -44,7 +44,10 @@ func (d *jobspecDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A jobspec read by the cluster's own parser (`POST /v1/jobs/parse`, what `nomad job run` " +
 			"asks), as hashicorp/nomad's `nomad_job_parser` does: the job as Nomad's JSON, every block that cluster " +
-			"knows included. It registers nothing. A jobspec the parser refuses is an error at `hcl` naming its line.",
+			"knows included. It registers nothing. A jobspec the parser refuses is an error at `hcl` naming its line; " +
+			"its syntax and `variables` are checked at `terraform validate`, without a cluster. The parse runs in the " +
+			"provider's namespace and needs `parse-job` (or `submit-job`) there. HCL2 only: a JSON job is already " +
+			"what `json` holds.",
 		Attributes: map[string]schema.Attribute{
 			"hcl": schema.StringAttribute{Required: true,
 				MarkdownDescription: "The jobspec, HCL2: a `job` block, with `variable` blocks if it has any."},
