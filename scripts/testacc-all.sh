@@ -69,7 +69,9 @@ fi
 if ((suite != 0 || side != 0)); then
 	# A recap at the very end, where a CI excerpt that keeps only the
 	# output's tail still shows which tests failed and why.
-	echo "==== testacc-all: failed tests, and the lines they logged (the first 80) ====" >&2
-	grep -hE -e '^\s*--- FAIL: ' -e '^panic: ' -e '^\s+[A-Za-z0-9_]+_test\.go:[0-9]+: ' -e '^FAIL\s' "$suite_log" "$side_log" | head -n 80 >&2 || true
+	echo "==== testacc-all: failed tests ====" >&2
+	grep -hE -e '^\s*--- FAIL: ' -e '^panic: ' -e '^FAIL\s' "$suite_log" "$side_log" >&2 || true
+	echo "---- lines logged by tests (the first 60; the failures' are among them) ----" >&2
+	grep -hE -e '^\s+[A-Za-z0-9_]+_test\.go:[0-9]+: ' "$suite_log" "$side_log" | grep -v -e 'NOT RUN' -e 'corpus' | head -n 60 >&2 || true
 fi
 ((suite == 0 && side == 0))
