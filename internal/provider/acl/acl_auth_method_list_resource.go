@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -14,28 +13,23 @@ var _ list.ListResourceWithConfigure = &aclAuthMethodListResource{}
 
 // NewACLAuthMethodListResource builds the berth_acl_auth_method list
 // resource for `terraform query` (Terraform 1.14+).
-func NewACLAuthMethodListResource() list.ListResource { return &aclAuthMethodListResource{} }
-
-type aclAuthMethodListResource struct{ data *shared.ProviderData }
-
-func (r *aclAuthMethodListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_auth_method"
+func NewACLAuthMethodListResource() list.ListResource {
+	return &aclAuthMethodListResource{NewACLAuthMethodResource().(*aclAuthMethodResource)}
 }
 
-func (r *aclAuthMethodListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
+// It embeds the resource: its name, provider data, identity and model.
+type aclAuthMethodListResource struct{ *aclAuthMethodResource }
 
 func (r *aclAuthMethodListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = namePrefixListSchema("ACL auth methods (never their secrets)")
 }
 
 func (r *aclAuthMethodListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[namePrefixListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[namePrefixListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
-	stubs, err := r.data.Nomad.ListACLAuthMethods(ctx, cfg.NamePrefix.ValueString())
+	stubs, err := r.Data.Nomad.ListACLAuthMethods(ctx, cfg.NamePrefix.ValueString())
 	if err != nil {
 		shared.ListFailed(stream, "Could not list ACL auth methods", err)
 		return
@@ -47,7 +41,7 @@ func (r *aclAuthMethodListResource) List(ctx context.Context, req list.ListReque
 		if !req.IncludeResource {
 			return result, true
 		}
-		a, err := r.data.Nomad.GetACLAuthMethod(ctx, s.Name)
+		a, err := r.Data.Nomad.GetACLAuthMethod(ctx, s.Name)
 		if err != nil || a == nil {
 			if err == nil {
 				return list.ListResult{}, false // deleted since it was listed

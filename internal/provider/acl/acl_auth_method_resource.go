@@ -31,24 +31,17 @@ var aclAuthMethodIdentity = shared.SingleIdentity{Name: "name", Doc: "ACL auth m
 var secretPath = path.Root("config").AtName("oidc_client_secret_wo")
 
 // NewACLAuthMethodResource builds the berth_acl_auth_method resource.
-func NewACLAuthMethodResource() resource.Resource { return &aclAuthMethodResource{} }
+func NewACLAuthMethodResource() resource.Resource {
+	return &aclAuthMethodResource{ResourceBase: shared.NewResourceBase("acl_auth_method"), WithIdentity: shared.WithIdentity{Identity: aclAuthMethodIdentity}}
+}
 
-type aclAuthMethodResource struct{ data *shared.ProviderData }
-
-func (r *aclAuthMethodResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_auth_method"
+type aclAuthMethodResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *aclAuthMethodResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = aclAuthMethodSchema()
-}
-
-func (r *aclAuthMethodResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = aclAuthMethodIdentity.Schema()
-}
-
-func (r *aclAuthMethodResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig applies Nomad's rules for the method's configuration
@@ -85,7 +78,6 @@ func clientSecret(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics
 }
 
 func (r *aclAuthMethodResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer aclAuthMethodIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan aclAuthMethodModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	secret := clientSecret(ctx, req.Config, &resp.Diagnostics)
@@ -93,7 +85,7 @@ func (r *aclAuthMethodResource) Create(ctx context.Context, req resource.CreateR
 		return
 	}
 	name := plan.Name.ValueString()
-	existing, err := r.data.Nomad.GetACLAuthMethod(ctx, name)
+	existing, err := r.Data.Nomad.GetACLAuthMethod(ctx, name)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not check whether the ACL auth method exists", err)
 		return
@@ -108,7 +100,7 @@ func (r *aclAuthMethodResource) Create(ctx context.Context, req resource.CreateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.data.Nomad.CreateACLAuthMethod(ctx, a); err != nil {
+	if err := r.Data.Nomad.CreateACLAuthMethod(ctx, a); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not create the ACL auth method", err)
 		return
 	}
@@ -118,13 +110,12 @@ func (r *aclAuthMethodResource) Create(ctx context.Context, req resource.CreateR
 }
 
 func (r *aclAuthMethodResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer aclAuthMethodIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state aclAuthMethodModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	a, err := r.data.Nomad.GetACLAuthMethod(ctx, state.Name.ValueString())
+	a, err := r.Data.Nomad.GetACLAuthMethod(ctx, state.Name.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the ACL auth method", err)
 		return
@@ -149,7 +140,6 @@ func unmanagedDetail(a *aclpolicy.AuthMethod) string {
 }
 
 func (r *aclAuthMethodResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer aclAuthMethodIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan aclAuthMethodModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	secret := clientSecret(ctx, req.Config, &resp.Diagnostics)
@@ -157,7 +147,7 @@ func (r *aclAuthMethodResource) Update(ctx context.Context, req resource.UpdateR
 		return
 	}
 	name := plan.Name.ValueString()
-	current, err := r.data.Nomad.GetACLAuthMethod(ctx, name)
+	current, err := r.Data.Nomad.GetACLAuthMethod(ctx, name)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the ACL auth method before updating it", err)
 		return
@@ -183,7 +173,7 @@ func (r *aclAuthMethodResource) Update(ctx context.Context, req resource.UpdateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.data.Nomad.UpdateACLAuthMethod(ctx, a); err != nil {
+	if err := r.Data.Nomad.UpdateACLAuthMethod(ctx, a); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not update the ACL auth method", err)
 		return
 	}
@@ -198,7 +188,7 @@ func (r *aclAuthMethodResource) Delete(ctx context.Context, req resource.DeleteR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.data.Nomad.DeleteACLAuthMethod(ctx, state.Name.ValueString()); err != nil {
+	if err := r.Data.Nomad.DeleteACLAuthMethod(ctx, state.Name.ValueString()); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not delete the ACL auth method", err)
 		return
 	}
@@ -212,7 +202,7 @@ func (r *aclAuthMethodResource) readBack(ctx context.Context, plan *aclAuthMetho
 	if plan.Config != nil {
 		plan.Config.OIDCClientSecretWO = types.StringNull()
 	}
-	a, err := r.data.Nomad.GetACLAuthMethod(ctx, plan.Name.ValueString())
+	a, err := r.Data.Nomad.GetACLAuthMethod(ctx, plan.Name.ValueString())
 	if err != nil || a == nil {
 		if err == nil {
 			err = errors.New("the auth method was written but is not there")
@@ -230,7 +220,7 @@ func (r *aclAuthMethodResource) ImportState(ctx context.Context, req resource.Im
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	a, err := r.data.Nomad.GetACLAuthMethod(ctx, name)
+	a, err := r.Data.Nomad.GetACLAuthMethod(ctx, name)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the ACL auth method", err)
 		return

@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
@@ -16,20 +15,15 @@ var _ list.ListResourceWithConfigure = &aclBindingRuleListResource{}
 
 // NewACLBindingRuleListResource builds the berth_acl_binding_rule list
 // resource for `terraform query` (Terraform 1.14+).
-func NewACLBindingRuleListResource() list.ListResource { return &aclBindingRuleListResource{} }
+func NewACLBindingRuleListResource() list.ListResource {
+	return &aclBindingRuleListResource{NewACLBindingRuleResource().(*aclBindingRuleResource)}
+}
 
-type aclBindingRuleListResource struct{ data *shared.ProviderData }
+// It embeds the resource: its name, provider data, identity and model.
+type aclBindingRuleListResource struct{ *aclBindingRuleResource }
 
 type bindingRuleListModel struct {
 	AuthMethod types.String `tfsdk:"auth_method"`
-}
-
-func (r *aclBindingRuleListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_binding_rule"
-}
-
-func (r *aclBindingRuleListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *aclBindingRuleListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -42,11 +36,11 @@ func (r *aclBindingRuleListResource) ListResourceConfigSchema(_ context.Context,
 }
 
 func (r *aclBindingRuleListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[bindingRuleListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[bindingRuleListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
-	rules, err := r.data.Nomad.ListACLBindingRules(ctx, cfg.AuthMethod.ValueString())
+	rules, err := r.Data.Nomad.ListACLBindingRules(ctx, cfg.AuthMethod.ValueString())
 	if err != nil {
 		shared.ListFailed(stream, "Could not list ACL binding rules", err)
 		return
@@ -61,7 +55,7 @@ func (r *aclBindingRuleListResource) List(ctx context.Context, req list.ListRequ
 		if !req.IncludeResource {
 			return result, true
 		}
-		b, err := r.data.Nomad.GetACLBindingRule(ctx, s.ID)
+		b, err := r.Data.Nomad.GetACLBindingRule(ctx, s.ID)
 		if err != nil || b == nil {
 			if err == nil {
 				return list.ListResult{}, false // deleted since it was listed

@@ -27,24 +27,17 @@ var (
 var aclBindingRuleIdentity = shared.SingleIdentity{Name: "id", Doc: "ACL binding rule ID."}
 
 // NewACLBindingRuleResource builds the berth_acl_binding_rule resource.
-func NewACLBindingRuleResource() resource.Resource { return &aclBindingRuleResource{} }
+func NewACLBindingRuleResource() resource.Resource {
+	return &aclBindingRuleResource{ResourceBase: shared.NewResourceBase("acl_binding_rule"), WithIdentity: shared.WithIdentity{Identity: aclBindingRuleIdentity}}
+}
 
-type aclBindingRuleResource struct{ data *shared.ProviderData }
-
-func (r *aclBindingRuleResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_binding_rule"
+type aclBindingRuleResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *aclBindingRuleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = aclBindingRuleSchema()
-}
-
-func (r *aclBindingRuleResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = aclBindingRuleIdentity.Schema()
-}
-
-func (r *aclBindingRuleResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig applies Nomad's bind_name rule, at bind_name.
@@ -62,13 +55,12 @@ func (r *aclBindingRuleResource) ValidateConfig(ctx context.Context, req resourc
 }
 
 func (r *aclBindingRuleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer aclBindingRuleIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan aclBindingRuleModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	out, err := r.data.Nomad.CreateACLBindingRule(ctx, plan.toBindingRule())
+	out, err := r.Data.Nomad.CreateACLBindingRule(ctx, plan.toBindingRule())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not create the ACL binding rule", err)
 		return
@@ -79,13 +71,12 @@ func (r *aclBindingRuleResource) Create(ctx context.Context, req resource.Create
 }
 
 func (r *aclBindingRuleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer aclBindingRuleIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state aclBindingRuleModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	b, err := r.data.Nomad.GetACLBindingRule(ctx, state.ID.ValueString())
+	b, err := r.Data.Nomad.GetACLBindingRule(ctx, state.ID.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the ACL binding rule", err)
 		return
@@ -100,13 +91,12 @@ func (r *aclBindingRuleResource) Read(ctx context.Context, req resource.ReadRequ
 }
 
 func (r *aclBindingRuleResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer aclBindingRuleIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan aclBindingRuleModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	out, err := r.data.Nomad.UpdateACLBindingRule(ctx, plan.toBindingRule())
+	out, err := r.Data.Nomad.UpdateACLBindingRule(ctx, plan.toBindingRule())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not update the ACL binding rule", err)
 		return
@@ -122,7 +112,7 @@ func (r *aclBindingRuleResource) Delete(ctx context.Context, req resource.Delete
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.data.Nomad.DeleteACLBindingRule(ctx, state.ID.ValueString()); err != nil {
+	if err := r.Data.Nomad.DeleteACLBindingRule(ctx, state.ID.ValueString()); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not delete the ACL binding rule", err)
 		return
 	}
@@ -140,7 +130,7 @@ func (r *aclBindingRuleResource) ImportState(ctx context.Context, req resource.I
 			fmt.Sprintf("%q is not a binding rule ID (a UUID). List the rules with `nomad acl binding-rule list`.", id))
 		return
 	}
-	b, err := r.data.Nomad.GetACLBindingRule(ctx, id)
+	b, err := r.Data.Nomad.GetACLBindingRule(ctx, id)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the ACL binding rule", err)
 		return

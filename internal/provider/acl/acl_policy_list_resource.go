@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
@@ -16,9 +15,12 @@ var _ list.ListResourceWithConfigure = &aclPolicyListResource{}
 
 // NewACLPolicyListResource builds the berth_acl_policy list resource for
 // `terraform query` (Terraform 1.14+).
-func NewACLPolicyListResource() list.ListResource { return &aclPolicyListResource{} }
+func NewACLPolicyListResource() list.ListResource {
+	return &aclPolicyListResource{NewACLPolicyResource().(*aclPolicyResource)}
+}
 
-type aclPolicyListResource struct{ data *shared.ProviderData }
+// It embeds the resource: its name, provider data, identity and model.
+type aclPolicyListResource struct{ *aclPolicyResource }
 
 // namePrefixListModel is the configuration of the family's list blocks.
 type namePrefixListModel struct {
@@ -34,24 +36,16 @@ func namePrefixListSchema(what string) listschema.Schema {
 	}
 }
 
-func (r *aclPolicyListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_policy"
-}
-
-func (r *aclPolicyListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *aclPolicyListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = namePrefixListSchema("ACL policies")
 }
 
 func (r *aclPolicyListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[namePrefixListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[namePrefixListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
-	stubs, err := r.data.Nomad.ListACLPolicies(ctx, cfg.NamePrefix.ValueString())
+	stubs, err := r.Data.Nomad.ListACLPolicies(ctx, cfg.NamePrefix.ValueString())
 	if err != nil {
 		shared.ListFailed(stream, "Could not list ACL policies", err)
 		return
@@ -63,7 +57,7 @@ func (r *aclPolicyListResource) List(ctx context.Context, req list.ListRequest, 
 		if !req.IncludeResource {
 			return result, true
 		}
-		p, err := r.data.Nomad.GetACLPolicy(ctx, s.Name)
+		p, err := r.Data.Nomad.GetACLPolicy(ctx, s.Name)
 		if err != nil || p == nil {
 			if err == nil {
 				return list.ListResult{}, false // deleted since it was listed

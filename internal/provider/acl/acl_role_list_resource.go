@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -14,28 +13,23 @@ var _ list.ListResourceWithConfigure = &aclRoleListResource{}
 
 // NewACLRoleListResource builds the berth_acl_role list resource for
 // `terraform query` (Terraform 1.14+).
-func NewACLRoleListResource() list.ListResource { return &aclRoleListResource{} }
-
-type aclRoleListResource struct{ data *shared.ProviderData }
-
-func (r *aclRoleListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_role"
+func NewACLRoleListResource() list.ListResource {
+	return &aclRoleListResource{NewACLRoleResource().(*aclRoleResource)}
 }
 
-func (r *aclRoleListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
+// It embeds the resource: its name, provider data, identity and model.
+type aclRoleListResource struct{ *aclRoleResource }
 
 func (r *aclRoleListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = namePrefixListSchema("ACL roles")
 }
 
 func (r *aclRoleListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[namePrefixListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[namePrefixListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
-	roles, err := r.data.Nomad.ListACLRoles(ctx, cfg.NamePrefix.ValueString())
+	roles, err := r.Data.Nomad.ListACLRoles(ctx, cfg.NamePrefix.ValueString())
 	if err != nil {
 		shared.ListFailed(stream, "Could not list ACL roles", err)
 		return

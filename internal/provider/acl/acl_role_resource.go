@@ -25,28 +25,20 @@ var (
 var aclRoleIdentity = shared.SingleIdentity{Name: "id", Doc: "ACL role ID."}
 
 // NewACLRoleResource builds the berth_acl_role resource.
-func NewACLRoleResource() resource.Resource { return &aclRoleResource{} }
+func NewACLRoleResource() resource.Resource {
+	return &aclRoleResource{ResourceBase: shared.NewResourceBase("acl_role"), WithIdentity: shared.WithIdentity{Identity: aclRoleIdentity}}
+}
 
-type aclRoleResource struct{ data *shared.ProviderData }
-
-func (r *aclRoleResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_role"
+type aclRoleResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *aclRoleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = aclRoleSchema()
 }
 
-func (r *aclRoleResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = aclRoleIdentity.Schema()
-}
-
-func (r *aclRoleResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *aclRoleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer aclRoleIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan aclRoleModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -56,7 +48,7 @@ func (r *aclRoleResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	out, err := r.data.Nomad.CreateACLRole(ctx, role)
+	out, err := r.Data.Nomad.CreateACLRole(ctx, role)
 	if err != nil {
 		addRoleWriteError(&resp.Diagnostics, "Could not create the ACL role", role.Name, err)
 		return
@@ -67,13 +59,12 @@ func (r *aclRoleResource) Create(ctx context.Context, req resource.CreateRequest
 }
 
 func (r *aclRoleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer aclRoleIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state aclRoleModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	role, err := r.data.Nomad.GetACLRole(ctx, state.ID.ValueString())
+	role, err := r.Data.Nomad.GetACLRole(ctx, state.ID.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the ACL role", err)
 		return
@@ -88,7 +79,6 @@ func (r *aclRoleResource) Read(ctx context.Context, req resource.ReadRequest, re
 }
 
 func (r *aclRoleResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer aclRoleIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan aclRoleModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -98,7 +88,7 @@ func (r *aclRoleResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	out, err := r.data.Nomad.UpdateACLRole(ctx, role)
+	out, err := r.Data.Nomad.UpdateACLRole(ctx, role)
 	if err != nil {
 		addRoleWriteError(&resp.Diagnostics, "Could not update the ACL role", role.Name, err)
 		return
@@ -114,7 +104,7 @@ func (r *aclRoleResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.data.Nomad.DeleteACLRole(ctx, state.ID.ValueString()); err != nil {
+	if err := r.Data.Nomad.DeleteACLRole(ctx, state.ID.ValueString()); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not delete the ACL role", err)
 		return
 	}
@@ -142,10 +132,10 @@ func (r *aclRoleResource) ImportState(ctx context.Context, req resource.ImportSt
 	var role *aclpolicy.Role
 	var err error
 	if aclpolicy.IsID(key) {
-		role, err = r.data.Nomad.GetACLRole(ctx, key)
+		role, err = r.Data.Nomad.GetACLRole(ctx, key)
 	}
 	if err == nil && role == nil {
-		role, err = r.data.Nomad.GetACLRoleByName(ctx, key)
+		role, err = r.Data.Nomad.GetACLRoleByName(ctx, key)
 	}
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the ACL role", err)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -17,20 +16,15 @@ var _ list.ListResourceWithConfigure = &aclTokenListResource{}
 
 // NewACLTokenListResource builds the berth_acl_token list resource for
 // `terraform query` (Terraform 1.14+).
-func NewACLTokenListResource() list.ListResource { return &aclTokenListResource{} }
+func NewACLTokenListResource() list.ListResource {
+	return &aclTokenListResource{NewACLTokenResource().(*aclTokenResource)}
+}
 
-type aclTokenListResource struct{ data *shared.ProviderData }
+// It embeds the resource: its name, provider data, identity and model.
+type aclTokenListResource struct{ *aclTokenResource }
 
 type aclTokenListModel struct {
 	NamePrefix types.String `tfsdk:"name_prefix"`
-}
-
-func (r *aclTokenListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_token"
-}
-
-func (r *aclTokenListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *aclTokenListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -45,11 +39,11 @@ func (r *aclTokenListResource) ListResourceConfigSchema(_ context.Context, _ lis
 }
 
 func (r *aclTokenListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[aclTokenListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[aclTokenListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
-	tokens, err := r.data.Nomad.ListACLTokens(ctx)
+	tokens, err := r.Data.Nomad.ListACLTokens(ctx)
 	if err != nil {
 		shared.ListFailed(stream, "Could not list ACL tokens", err)
 		return
@@ -71,7 +65,7 @@ func (r *aclTokenListResource) List(ctx context.Context, req list.ListRequest, s
 		result.Diagnostics.Append(d...)
 		// A listing has no TTL: read the token for it (and drop the
 		// secret that comes with it right away).
-		if full, err := r.data.Nomad.GetACLToken(ctx, t.AccessorID); err == nil && full != nil {
+		if full, err := r.Data.Nomad.GetACLToken(ctx, t.AccessorID); err == nil && full != nil {
 			t = *full
 		}
 		m.fromToken(ctx, &t, &result.Diagnostics)

@@ -15,9 +15,11 @@ import (
 var _ datasource.DataSourceWithConfigure = &aclTokensDataSource{}
 
 // NewACLTokensDataSource builds the berth_acl_tokens data source.
-func NewACLTokensDataSource() datasource.DataSource { return &aclTokensDataSource{} }
+func NewACLTokensDataSource() datasource.DataSource {
+	return &aclTokensDataSource{shared.NewDataSourceBase("acl_tokens")}
+}
 
-type aclTokensDataSource struct{ data *shared.ProviderData }
+type aclTokensDataSource struct{ shared.DataSourceBase }
 
 type aclTokensDataSourceModel struct {
 	NamePrefix types.String         `tfsdk:"name_prefix"`
@@ -35,14 +37,6 @@ type aclTokenEntryModel struct {
 	Global         types.Bool     `tfsdk:"global"`
 	CreateTime     types.String   `tfsdk:"create_time"`
 	ExpirationTime types.String   `tfsdk:"expiration_time"`
-}
-
-func (d *aclTokensDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_tokens"
-}
-
-func (d *aclTokensDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *aclTokensDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -77,7 +71,7 @@ func (d *aclTokensDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	tokens, err := d.data.Nomad.ListACLTokens(ctx)
+	tokens, err := d.Data.Nomad.ListACLTokens(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list ACL tokens", err)
 		return
