@@ -3,10 +3,10 @@ package acl
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
-	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ list.ListResourceWithConfigure = &aclAuthMethodListResource{}
@@ -25,33 +25,19 @@ func (r *aclAuthMethodListResource) ListResourceConfigSchema(_ context.Context, 
 }
 
 func (r *aclAuthMethodListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[namePrefixListModel](ctx, r.Data, req, stream)
-	if !ok {
-		return
-	}
-	stubs, err := r.Data.Nomad.ListACLAuthMethods(ctx, cfg.NamePrefix.ValueString())
-	if err != nil {
-		shared.ListFailed(stream, "Could not list ACL auth methods", err)
-		return
-	}
-	stream.Results = shared.ListStream(stubs, req.Limit, func(s aclpolicy.AuthMethodStub) (list.ListResult, bool) {
-		result := req.NewListResult(ctx)
-		result.DisplayName = s.Name + " (" + s.Type + ")"
-		aclAuthMethodIdentity.Record(ctx, result.Identity, s.Name, &result.Diagnostics)
-		if !req.IncludeResource {
-			return result, true
-		}
-		a, err := r.Data.Nomad.GetACLAuthMethod(ctx, s.Name)
-		if err != nil || a == nil {
-			if err == nil {
-				return list.ListResult{}, false // deleted since it was listed
-			}
-			shared.AddNomadError(&result.Diagnostics, "Could not read ACL auth method "+s.Name, err)
-			return result, true
-		}
-		var m aclAuthMethodModel
-		m.fromAuthMethod(ctx, a, &result.Diagnostics)
-		result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
-		return result, true
-	})
+	listing[namePrefixListModel, aclpolicy.AuthMethodStub, aclpolicy.AuthMethod]{
+		kind: "ACL auth method", kinds: "ACL auth methods", identity: aclAuthMethodIdentity,
+		list: func(ctx context.Context, cfg namePrefixListModel) ([]aclpolicy.AuthMethodStub, error) {
+			return r.Data.Nomad.ListACLAuthMethods(ctx, cfg.NamePrefix.ValueString())
+		},
+		show: func(s aclpolicy.AuthMethodStub) (string, string) { return s.Name + " (" + s.Type + ")", s.Name },
+		read: func(ctx context.Context, s aclpolicy.AuthMethodStub) (*aclpolicy.AuthMethod, error) {
+			return r.Data.Nomad.GetACLAuthMethod(ctx, s.Name)
+		},
+		model: func(ctx context.Context, a *aclpolicy.AuthMethod, diags *diag.Diagnostics) any {
+			var m aclAuthMethodModel
+			m.fromAuthMethod(ctx, a, diags)
+			return &m
+		},
+	}.stream(ctx, r.Data, req, stream)
 }

@@ -3,12 +3,12 @@ package acl
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
-	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ list.ListResourceWithConfigure = &aclBindingRuleListResource{}
@@ -36,36 +36,25 @@ func (r *aclBindingRuleListResource) ListResourceConfigSchema(_ context.Context,
 }
 
 func (r *aclBindingRuleListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[bindingRuleListModel](ctx, r.Data, req, stream)
-	if !ok {
-		return
-	}
-	rules, err := r.Data.Nomad.ListACLBindingRules(ctx, cfg.AuthMethod.ValueString())
-	if err != nil {
-		shared.ListFailed(stream, "Could not list ACL binding rules", err)
-		return
-	}
-	stream.Results = shared.ListStream(rules, req.Limit, func(s aclpolicy.BindingRule) (list.ListResult, bool) {
-		result := req.NewListResult(ctx)
-		result.DisplayName = s.AuthMethod + "/" + s.ID
-		if s.Description != "" {
-			result.DisplayName += " (" + s.Description + ")"
-		}
-		aclBindingRuleIdentity.Record(ctx, result.Identity, s.ID, &result.Diagnostics)
-		if !req.IncludeResource {
-			return result, true
-		}
-		b, err := r.Data.Nomad.GetACLBindingRule(ctx, s.ID)
-		if err != nil || b == nil {
-			if err == nil {
-				return list.ListResult{}, false // deleted since it was listed
+	listing[bindingRuleListModel, aclpolicy.BindingRule, aclpolicy.BindingRule]{
+		kind: "ACL binding rule", kinds: "ACL binding rules", identity: aclBindingRuleIdentity,
+		list: func(ctx context.Context, cfg bindingRuleListModel) ([]aclpolicy.BindingRule, error) {
+			return r.Data.Nomad.ListACLBindingRules(ctx, cfg.AuthMethod.ValueString())
+		},
+		show: func(s aclpolicy.BindingRule) (string, string) {
+			display := s.AuthMethod + "/" + s.ID
+			if s.Description != "" {
+				display += " (" + s.Description + ")"
 			}
-			shared.AddNomadError(&result.Diagnostics, "Could not read ACL binding rule "+s.ID, err)
-			return result, true
-		}
-		var m aclBindingRuleModel
-		m.fromBindingRule(b)
-		result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
-		return result, true
-	})
+			return display, s.ID
+		},
+		read: func(ctx context.Context, s aclpolicy.BindingRule) (*aclpolicy.BindingRule, error) {
+			return r.Data.Nomad.GetACLBindingRule(ctx, s.ID)
+		},
+		model: func(_ context.Context, b *aclpolicy.BindingRule, _ *diag.Diagnostics) any {
+			var m aclBindingRuleModel
+			m.fromBindingRule(b)
+			return &m
+		},
+	}.stream(ctx, r.Data, req, stream)
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -55,19 +57,27 @@ func (r *aclBindingRuleResource) ValidateConfig(ctx context.Context, req resourc
 }
 
 func (r *aclBindingRuleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.Data.Nomad.CreateACLBindingRule,
+		"Could not create the ACL binding rule", "Created ACL binding rule")
+}
+
+// write sends the planned rule to Nomad with send (create or update) and
+// records the rule Nomad answers with.
+func (r *aclBindingRuleResource) write(ctx context.Context, planned tfsdk.Plan, st *tfsdk.State, diags *diag.Diagnostics,
+	send func(context.Context, aclpolicy.BindingRule) (*aclpolicy.BindingRule, error), failed, done string) {
 	var plan aclBindingRuleModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(planned.Get(ctx, &plan)...)
+	if diags.HasError() {
 		return
 	}
-	out, err := r.Data.Nomad.CreateACLBindingRule(ctx, plan.toBindingRule())
+	out, err := send(ctx, plan.toBindingRule())
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not create the ACL binding rule", err)
+		shared.AddNomadError(diags, failed, err)
 		return
 	}
-	tflog.Info(ctx, "Created ACL binding rule", map[string]any{"id": out.ID, "auth_method": out.AuthMethod})
+	tflog.Info(ctx, done, map[string]any{"id": out.ID, "auth_method": out.AuthMethod})
 	plan.fromBindingRule(out)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	diags.Append(st.Set(ctx, &plan)...)
 }
 
 func (r *aclBindingRuleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -91,19 +101,8 @@ func (r *aclBindingRuleResource) Read(ctx context.Context, req resource.ReadRequ
 }
 
 func (r *aclBindingRuleResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan aclBindingRuleModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	out, err := r.Data.Nomad.UpdateACLBindingRule(ctx, plan.toBindingRule())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not update the ACL binding rule", err)
-		return
-	}
-	tflog.Info(ctx, "Updated ACL binding rule", map[string]any{"id": out.ID})
-	plan.fromBindingRule(out)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.Data.Nomad.UpdateACLBindingRule,
+		"Could not update the ACL binding rule", "Updated ACL binding rule")
 }
 
 func (r *aclBindingRuleResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

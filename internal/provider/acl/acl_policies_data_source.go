@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -44,19 +45,15 @@ func (d *aclPoliciesDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 }
 
 func (d *aclPoliciesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m aclPoliciesModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	stubs, err := d.Data.Nomad.ListACLPolicies(ctx, m.NamePrefix.ValueString())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list ACL policies", err)
-		return
-	}
-	m.Policies = make([]aclPolicySummaryModel, 0, len(stubs))
-	for _, s := range stubs {
-		m.Policies = append(m.Policies, aclPolicySummaryModel{Name: types.StringValue(s.Name), Description: types.StringValue(s.Description)})
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	readData(ctx, req, resp, func(m *aclPoliciesModel, diags *diag.Diagnostics) {
+		stubs, err := d.Data.Nomad.ListACLPolicies(ctx, m.NamePrefix.ValueString())
+		if err != nil {
+			shared.AddNomadError(diags, "Could not list ACL policies", err)
+			return
+		}
+		m.Policies = make([]aclPolicySummaryModel, 0, len(stubs))
+		for _, s := range stubs {
+			m.Policies = append(m.Policies, aclPolicySummaryModel{Name: types.StringValue(s.Name), Description: types.StringValue(s.Description)})
+		}
+	})
 }

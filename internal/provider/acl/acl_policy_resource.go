@@ -147,24 +147,27 @@ func (r *aclPolicyResource) write(ctx context.Context, plan *aclPolicyModel, sum
 func (r *aclPolicyResource) readBack(ctx context.Context, plan *aclPolicyModel, diags *diag.Diagnostics) {
 	plan.ID = plan.Name
 	p, err := r.Data.Nomad.GetACLPolicy(ctx, plan.Name.ValueString())
-	if err != nil || p == nil {
-		if err == nil {
-			err = errors.New("the policy was written but is not there")
-		}
-		warnReadBack(diags, "Could not read the ACL policy back", err)
-		return
+	if readBackFound(diags, "policy", p, err) {
+		plan.fromPolicy(p)
 	}
-	plan.fromPolicy(p)
 }
 
-// warnReadBack turns a failed read after a successful write into a
-// warning: the write happened, state records what was written.
-func warnReadBack(diags *diag.Diagnostics, summary string, err error) {
+// readBackFound says whether the read after a successful write found
+// the object (what: "policy", "auth method"). A failed read is a warning:
+// the write happened, and state records what was written.
+func readBackFound[O any](diags *diag.Diagnostics, what string, o *O, err error) bool {
+	if err == nil && o != nil {
+		return true
+	}
+	if err == nil {
+		err = errors.New("the " + what + " was written but is not there")
+	}
 	var found diag.Diagnostics
-	shared.AddNomadError(&found, summary, err)
+	shared.AddNomadError(&found, "Could not read the ACL "+what+" back", err)
 	for _, d := range found {
 		diags.AddWarning(d.Summary(), d.Detail()+" State records it as configured; the next refresh reads it again.")
 	}
+	return false
 }
 
 // ImportState imports a policy by name (or by its identity's name).

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
@@ -39,23 +40,30 @@ func (r *aclRoleResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 }
 
 func (r *aclRoleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.Data.Nomad.CreateACLRole, "Could not create the ACL role", "Created ACL role")
+}
+
+// write sends the planned role to Nomad with send (create or update) and
+// records the role Nomad answers with.
+func (r *aclRoleResource) write(ctx context.Context, planned tfsdk.Plan, st *tfsdk.State, diags *diag.Diagnostics,
+	send func(context.Context, aclpolicy.Role) (*aclpolicy.Role, error), failed, done string) {
 	var plan aclRoleModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(planned.Get(ctx, &plan)...)
+	if diags.HasError() {
 		return
 	}
-	role := plan.toRole(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	role := plan.toRole(ctx, diags)
+	if diags.HasError() {
 		return
 	}
-	out, err := r.Data.Nomad.CreateACLRole(ctx, role)
+	out, err := send(ctx, role)
 	if err != nil {
-		addRoleWriteError(&resp.Diagnostics, "Could not create the ACL role", role.Name, err)
+		addRoleWriteError(diags, failed, role.Name, err)
 		return
 	}
-	tflog.Info(ctx, "Created ACL role", map[string]any{"name": out.Name, "id": out.ID})
-	plan.fromRole(ctx, out, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	tflog.Info(ctx, done, map[string]any{"name": out.Name, "id": out.ID})
+	plan.fromRole(ctx, out, diags)
+	diags.Append(st.Set(ctx, &plan)...)
 }
 
 func (r *aclRoleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -79,23 +87,7 @@ func (r *aclRoleResource) Read(ctx context.Context, req resource.ReadRequest, re
 }
 
 func (r *aclRoleResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan aclRoleModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	role := plan.toRole(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	out, err := r.Data.Nomad.UpdateACLRole(ctx, role)
-	if err != nil {
-		addRoleWriteError(&resp.Diagnostics, "Could not update the ACL role", role.Name, err)
-		return
-	}
-	tflog.Info(ctx, "Updated ACL role", map[string]any{"name": out.Name, "id": out.ID})
-	plan.fromRole(ctx, out, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.Data.Nomad.UpdateACLRole, "Could not update the ACL role", "Updated ACL role")
 }
 
 func (r *aclRoleResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

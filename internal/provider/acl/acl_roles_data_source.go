@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -49,22 +50,18 @@ func (d *aclRolesDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 }
 
 func (d *aclRolesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m aclRolesModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	roles, err := d.Data.Nomad.ListACLRoles(ctx, m.NamePrefix.ValueString())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list ACL roles", err)
-		return
-	}
-	m.Roles = make([]aclRoleSummaryModel, 0, len(roles))
-	for _, r := range roles {
-		policies, diags := types.SetValueFrom(ctx, types.StringType, r.Policies)
-		resp.Diagnostics.Append(diags...)
-		m.Roles = append(m.Roles, aclRoleSummaryModel{ID: types.StringValue(r.ID), Name: types.StringValue(r.Name),
-			Description: types.StringValue(r.Description), Policies: policies})
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	readData(ctx, req, resp, func(m *aclRolesModel, diags *diag.Diagnostics) {
+		roles, err := d.Data.Nomad.ListACLRoles(ctx, m.NamePrefix.ValueString())
+		if err != nil {
+			shared.AddNomadError(diags, "Could not list ACL roles", err)
+			return
+		}
+		m.Roles = make([]aclRoleSummaryModel, 0, len(roles))
+		for _, r := range roles {
+			policies, d := types.SetValueFrom(ctx, types.StringType, r.Policies)
+			diags.Append(d...)
+			m.Roles = append(m.Roles, aclRoleSummaryModel{ID: types.StringValue(r.ID), Name: types.StringValue(r.Name),
+				Description: types.StringValue(r.Description), Policies: policies})
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -66,23 +67,19 @@ func (d *aclTokensDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 }
 
 func (d *aclTokensDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m aclTokensDataSourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	tokens, err := d.Data.Nomad.ListACLTokens(ctx)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list ACL tokens", err)
-		return
-	}
-	m.Tokens = make([]aclTokenEntryModel, 0, len(tokens))
-	for _, t := range tokens {
-		if strings.HasPrefix(t.Name, m.NamePrefix.ValueString()) {
-			m.Tokens = append(m.Tokens, tokenEntry(t))
+	readData(ctx, req, resp, func(m *aclTokensDataSourceModel, diags *diag.Diagnostics) {
+		tokens, err := d.Data.Nomad.ListACLTokens(ctx)
+		if err != nil {
+			shared.AddNomadError(diags, "Could not list ACL tokens", err)
+			return
 		}
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+		m.Tokens = make([]aclTokenEntryModel, 0, len(tokens))
+		for _, t := range tokens {
+			if strings.HasPrefix(t.Name, m.NamePrefix.ValueString()) {
+				m.Tokens = append(m.Tokens, tokenEntry(t))
+			}
+		}
+	})
 }
 
 func tokenEntry(t nomadclient.ACLToken) aclTokenEntryModel {
