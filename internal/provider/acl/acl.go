@@ -20,7 +20,10 @@ func Resources() []func() resource.Resource {
 
 // DataSources are the family's data sources.
 func DataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewACLPoliciesDataSource, NewACLRolesDataSource, NewACLTokensDataSource}
+	return []func() datasource.DataSource{
+		NewACLPolicyDataSource, NewACLPoliciesDataSource, NewACLRoleDataSource, NewACLRolesDataSource,
+		NewACLTokenDataSource, NewACLTokensDataSource,
+	}
 }
 
 // ListResources are the family's list resources.

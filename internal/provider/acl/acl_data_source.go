@@ -3,8 +3,10 @@ package acl
 import (
 	"context"
 
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 )
 
 // readData answers a data source's Read the same way for the family:
@@ -21,4 +23,19 @@ func readData[M any](ctx context.Context, req datasource.ReadRequest, resp *data
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// found says whether a data source's lookup found its object. A failed
+// read is reported under "Could not read the <what>"; a missing object is
+// one error at the attribute it was looked up by, missing saying which.
+func found[O any](diags *diag.Diagnostics, at path.Path, what string, o *O, err error, missing string) bool {
+	switch {
+	case err != nil:
+		shared.AddNomadError(diags, "Could not read the "+what, err)
+		return false
+	case o == nil:
+		diags.AddAttributeError(at, what+" not found", missing)
+		return false
+	}
+	return true
 }
