@@ -14,7 +14,7 @@ var _ list.ListResourceWithConfigure = &aclAuthMethodListResource{}
 // NewACLAuthMethodListResource builds the berth_acl_auth_method list
 // resource for `terraform query` (Terraform 1.14+).
 func NewACLAuthMethodListResource() list.ListResource {
-	return &aclAuthMethodListResource{NewACLAuthMethodResource().(*aclAuthMethodResource)}
+	return &aclAuthMethodListResource{newACLAuthMethodResource()}
 }
 
 // It embeds the resource: its name, provider data, identity and model.

@@ -30,7 +30,10 @@ var aclAuthMethodIdentity = shared.SingleIdentity{Name: "name", Doc: "ACL auth m
 var secretPath = path.Root("config").AtName("oidc_client_secret_wo")
 
 // NewACLAuthMethodResource builds the berth_acl_auth_method resource.
-func NewACLAuthMethodResource() resource.Resource {
+func NewACLAuthMethodResource() resource.Resource { return newACLAuthMethodResource() }
+
+// newACLAuthMethodResource is the same, typed for the list resource that embeds it.
+func newACLAuthMethodResource() *aclAuthMethodResource {
 	return &aclAuthMethodResource{ResourceBase: shared.NewResourceBase("acl_auth_method"), WithIdentity: shared.WithIdentity{Identity: aclAuthMethodIdentity}}
 }
 

@@ -16,7 +16,7 @@ var _ list.ListResourceWithConfigure = &aclBindingRuleListResource{}
 // NewACLBindingRuleListResource builds the berth_acl_binding_rule list
 // resource for `terraform query` (Terraform 1.14+).
 func NewACLBindingRuleListResource() list.ListResource {
-	return &aclBindingRuleListResource{NewACLBindingRuleResource().(*aclBindingRuleResource)}
+	return &aclBindingRuleListResource{newACLBindingRuleResource()}
 }
 
 // It embeds the resource: its name, provider data, identity and model.

@@ -29,7 +29,10 @@ var (
 var aclBindingRuleIdentity = shared.SingleIdentity{Name: "id", Doc: "ACL binding rule ID."}
 
 // NewACLBindingRuleResource builds the berth_acl_binding_rule resource.
-func NewACLBindingRuleResource() resource.Resource {
+func NewACLBindingRuleResource() resource.Resource { return newACLBindingRuleResource() }
+
+// newACLBindingRuleResource is the same, typed for the list resource that embeds it.
+func newACLBindingRuleResource() *aclBindingRuleResource {
 	return &aclBindingRuleResource{ResourceBase: shared.NewResourceBase("acl_binding_rule"), WithIdentity: shared.WithIdentity{Identity: aclBindingRuleIdentity}}
 }
 

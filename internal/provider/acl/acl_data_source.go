@@ -3,10 +3,11 @@ package acl
 import (
 	"context"
 
-	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 // readData answers a data source's Read the same way for the family:

@@ -15,7 +15,7 @@ var _ list.ListResourceWithConfigure = &aclPolicyListResource{}
 // NewACLPolicyListResource builds the berth_acl_policy list resource for
 // `terraform query` (Terraform 1.14+).
 func NewACLPolicyListResource() list.ListResource {
-	return &aclPolicyListResource{NewACLPolicyResource().(*aclPolicyResource)}
+	return &aclPolicyListResource{newACLPolicyResource()}
 }
 
 // It embeds the resource: its name, provider data, identity and model.

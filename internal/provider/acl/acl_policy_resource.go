@@ -27,7 +27,10 @@ var (
 var aclPolicyIdentity = shared.SingleIdentity{Name: "name", Doc: "ACL policy name."}
 
 // NewACLPolicyResource builds the berth_acl_policy resource.
-func NewACLPolicyResource() resource.Resource {
+func NewACLPolicyResource() resource.Resource { return newACLPolicyResource() }
+
+// newACLPolicyResource is the same, typed for the list resource that embeds it.
+func newACLPolicyResource() *aclPolicyResource {
 	return &aclPolicyResource{ResourceBase: shared.NewResourceBase("acl_policy"), WithIdentity: shared.WithIdentity{Identity: aclPolicyIdentity}}
 }
 

@@ -14,7 +14,7 @@ var _ list.ListResourceWithConfigure = &aclRoleListResource{}
 // NewACLRoleListResource builds the berth_acl_role list resource for
 // `terraform query` (Terraform 1.14+).
 func NewACLRoleListResource() list.ListResource {
-	return &aclRoleListResource{NewACLRoleResource().(*aclRoleResource)}
+	return &aclRoleListResource{newACLRoleResource()}
 }
 
 // It embeds the resource: its name, provider data, identity and model.

@@ -26,7 +26,10 @@ var (
 var aclRoleIdentity = shared.SingleIdentity{Name: "id", Doc: "ACL role ID."}
 
 // NewACLRoleResource builds the berth_acl_role resource.
-func NewACLRoleResource() resource.Resource {
+func NewACLRoleResource() resource.Resource { return newACLRoleResource() }
+
+// newACLRoleResource is the same, typed for the list resource that embeds it.
+func newACLRoleResource() *aclRoleResource {
 	return &aclRoleResource{ResourceBase: shared.NewResourceBase("acl_role"), WithIdentity: shared.WithIdentity{Identity: aclRoleIdentity}}
 }
 

@@ -18,7 +18,7 @@ var _ list.ListResourceWithConfigure = &aclTokenListResource{}
 // NewACLTokenListResource builds the berth_acl_token list resource for
 // `terraform query` (Terraform 1.14+).
 func NewACLTokenListResource() list.ListResource {
-	return &aclTokenListResource{NewACLTokenResource().(*aclTokenResource)}
+	return &aclTokenListResource{newACLTokenResource()}
 }
 
 // It embeds the resource: its name, provider data, identity and model.

@@ -27,7 +27,10 @@ var (
 var aclTokenIdentity = shared.SingleIdentity{Name: "accessor_id", Doc: "The token's accessor ID."}
 
 // NewACLTokenResource builds the berth_acl_token resource.
-func NewACLTokenResource() resource.Resource {
+func NewACLTokenResource() resource.Resource { return newACLTokenResource() }
+
+// newACLTokenResource is the same, typed for the list resource that embeds it.
+func newACLTokenResource() *aclTokenResource {
 	return &aclTokenResource{ResourceBase: shared.NewResourceBase("acl_token"), WithIdentity: shared.WithIdentity{Identity: aclTokenIdentity}}
 }
 
