@@ -6,10 +6,9 @@
 // with the list resource and the data source, whose token model reads
 // through the resource's), <thing>_list_resource.go, and
 // <thing>_data_source.go and <things>_data_source.go for policy, role and
-// token; acl_list_stream.go is what every list
-// resource does (list, name, identify, read in full), acl_data_source.go
-// what every data source's Read does; this file lists what the family
-// offers.
+// token; acl_list_stream.go is what every list resource does (list, name,
+// identify, read in full), acl_data_source.go what every data source's
+// Read does; this file lists what the family offers.
 package acl
 
 import (
