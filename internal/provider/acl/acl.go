@@ -1,6 +1,14 @@
 // Package acl is the Terraform layer of Nomad's ACL system: policies,
 // roles, tokens (managed and ephemeral), auth methods, binding rules, the
 // bootstrap, and their data sources and list resources.
+//
+// Files: <thing>_resource.go, <thing>_schema.go, <thing>_model.go (shared
+// with the list resource and the data source, whose token model reads
+// through the resource's), <thing>_list_resource.go, and
+// <thing>_data_source.go and <things>_data_source.go for policy, role and
+// token; acl_list_stream.go is what every list resource does (list, name,
+// identify, read in full), acl_data_source.go what every data source's
+// Read does; this file lists what the family offers.
 package acl
 
 import (
@@ -20,7 +28,10 @@ func Resources() []func() resource.Resource {
 
 // DataSources are the family's data sources.
 func DataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewACLPoliciesDataSource, NewACLRolesDataSource, NewACLTokensDataSource}
+	return []func() datasource.DataSource{
+		NewACLPolicyDataSource, NewACLPoliciesDataSource, NewACLRoleDataSource, NewACLRolesDataSource,
+		NewACLTokenDataSource, NewACLTokensDataSource,
+	}
 }
 
 // ListResources are the family's list resources.

@@ -3,61 +3,41 @@ package acl
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
-	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ list.ListResourceWithConfigure = &aclAuthMethodListResource{}
 
 // NewACLAuthMethodListResource builds the berth_acl_auth_method list
 // resource for `terraform query` (Terraform 1.14+).
-func NewACLAuthMethodListResource() list.ListResource { return &aclAuthMethodListResource{} }
-
-type aclAuthMethodListResource struct{ data *shared.ProviderData }
-
-func (r *aclAuthMethodListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_auth_method"
+func NewACLAuthMethodListResource() list.ListResource {
+	return &aclAuthMethodListResource{newACLAuthMethodResource()}
 }
 
-func (r *aclAuthMethodListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
+// It embeds the resource: its name, provider data, identity and model.
+type aclAuthMethodListResource struct{ *aclAuthMethodResource }
 
 func (r *aclAuthMethodListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = namePrefixListSchema("ACL auth methods (never their secrets)")
 }
 
 func (r *aclAuthMethodListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[namePrefixListModel](ctx, r.data, req, stream)
-	if !ok {
-		return
-	}
-	stubs, err := r.data.Nomad.ListACLAuthMethods(ctx, cfg.NamePrefix.ValueString())
-	if err != nil {
-		shared.ListFailed(stream, "Could not list ACL auth methods", err)
-		return
-	}
-	stream.Results = shared.ListStream(stubs, req.Limit, func(s aclpolicy.AuthMethodStub) (list.ListResult, bool) {
-		result := req.NewListResult(ctx)
-		result.DisplayName = s.Name + " (" + s.Type + ")"
-		aclAuthMethodIdentity.Record(ctx, result.Identity, s.Name, &result.Diagnostics)
-		if !req.IncludeResource {
-			return result, true
-		}
-		a, err := r.data.Nomad.GetACLAuthMethod(ctx, s.Name)
-		if err != nil || a == nil {
-			if err == nil {
-				return list.ListResult{}, false // deleted since it was listed
-			}
-			shared.AddNomadError(&result.Diagnostics, "Could not read ACL auth method "+s.Name, err)
-			return result, true
-		}
-		var m aclAuthMethodModel
-		m.fromAuthMethod(ctx, a, &result.Diagnostics)
-		result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
-		return result, true
-	})
+	listing[namePrefixListModel, aclpolicy.AuthMethodStub, aclpolicy.AuthMethod]{
+		kind: "ACL auth method", kinds: "ACL auth methods", identity: aclAuthMethodIdentity,
+		list: func(ctx context.Context, cfg namePrefixListModel) ([]aclpolicy.AuthMethodStub, error) {
+			return r.Data.Nomad.ListACLAuthMethods(ctx, cfg.NamePrefix.ValueString())
+		},
+		show: func(s aclpolicy.AuthMethodStub) (string, string) { return s.Name + " (" + s.Type + ")", s.Name },
+		read: func(ctx context.Context, s aclpolicy.AuthMethodStub) (*aclpolicy.AuthMethod, error) {
+			return r.Data.Nomad.GetACLAuthMethod(ctx, s.Name)
+		},
+		model: func(ctx context.Context, a *aclpolicy.AuthMethod, diags *diag.Diagnostics) any {
+			var m aclAuthMethodModel
+			m.fromAuthMethod(ctx, a, diags)
+			return &m
+		},
+	}.stream(ctx, r.Data, req, stream)
 }

@@ -2,7 +2,6 @@ package acl
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -31,24 +30,20 @@ var aclAuthMethodIdentity = shared.SingleIdentity{Name: "name", Doc: "ACL auth m
 var secretPath = path.Root("config").AtName("oidc_client_secret_wo")
 
 // NewACLAuthMethodResource builds the berth_acl_auth_method resource.
-func NewACLAuthMethodResource() resource.Resource { return &aclAuthMethodResource{} }
+func NewACLAuthMethodResource() resource.Resource { return newACLAuthMethodResource() }
 
-type aclAuthMethodResource struct{ data *shared.ProviderData }
+// newACLAuthMethodResource is the same, typed for the list resource that embeds it.
+func newACLAuthMethodResource() *aclAuthMethodResource {
+	return &aclAuthMethodResource{ResourceBase: shared.NewResourceBase("acl_auth_method"), WithIdentity: shared.WithIdentity{Identity: aclAuthMethodIdentity}}
+}
 
-func (r *aclAuthMethodResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_auth_method"
+type aclAuthMethodResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *aclAuthMethodResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = aclAuthMethodSchema()
-}
-
-func (r *aclAuthMethodResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = aclAuthMethodIdentity.Schema()
-}
-
-func (r *aclAuthMethodResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig applies Nomad's rules for the method's configuration
@@ -84,47 +79,64 @@ func clientSecret(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics
 	return s.ValueString()
 }
 
+// planned is the planned method, its write-only secret, and the method
+// Nomad holds under its name now (nil: none); ok is false when any of it
+// could not be read (the diagnostic says which, after readFailed).
+func (r *aclAuthMethodResource) planned(ctx context.Context, plan tfsdk.Plan, cfg tfsdk.Config, readFailed string,
+	diags *diag.Diagnostics) (m aclAuthMethodModel, secret string, current *aclpolicy.AuthMethod, ok bool) {
+	diags.Append(plan.Get(ctx, &m)...)
+	secret = clientSecret(ctx, cfg, diags)
+	if diags.HasError() {
+		return m, "", nil, false
+	}
+	current, err := r.Data.Nomad.GetACLAuthMethod(ctx, m.Name.ValueString())
+	if err != nil {
+		shared.AddNomadError(diags, readFailed, err)
+		return m, "", nil, false
+	}
+	return m, secret, current, true
+}
+
+// write sends the planned method to Nomad with send (create or update)
+// and records the method as Nomad then holds it.
+func (r *aclAuthMethodResource) write(ctx context.Context, plan *aclAuthMethodModel, secret string, st *tfsdk.State, diags *diag.Diagnostics,
+	send func(context.Context, aclpolicy.AuthMethod) error, failed, done string) {
+	a := plan.toAuthMethod(ctx, secret, diags)
+	if diags.HasError() {
+		return
+	}
+	if err := send(ctx, a); err != nil {
+		shared.AddNomadError(diags, failed, err)
+		return
+	}
+	tflog.Info(ctx, done, map[string]any{"name": a.Name, "type": a.Type})
+	r.readBack(ctx, plan, diags)
+	diags.Append(st.Set(ctx, plan)...)
+}
+
 func (r *aclAuthMethodResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer aclAuthMethodIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	var plan aclAuthMethodModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	secret := clientSecret(ctx, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	plan, secret, existing, ok := r.planned(ctx, req.Plan, req.Config, "Could not check whether the ACL auth method exists", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := plan.Name.ValueString()
-	existing, err := r.data.Nomad.GetACLAuthMethod(ctx, name)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not check whether the ACL auth method exists", err)
-		return
-	}
 	if existing != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "ACL auth method already exists",
 			fmt.Sprintf("Nomad already has an ACL auth method named %q. Choose another name, or manage it here by importing "+
 				"it: terraform import <address> %s", name, name))
 		return
 	}
-	a := plan.toAuthMethod(ctx, secret, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if err := r.data.Nomad.CreateACLAuthMethod(ctx, a); err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not create the ACL auth method", err)
-		return
-	}
-	tflog.Info(ctx, "Created ACL auth method", map[string]any{"name": name, "type": a.Type})
-	r.readBack(ctx, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.write(ctx, &plan, secret, &resp.State, &resp.Diagnostics, r.Data.Nomad.CreateACLAuthMethod,
+		"Could not create the ACL auth method", "Created ACL auth method")
 }
 
 func (r *aclAuthMethodResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer aclAuthMethodIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state aclAuthMethodModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	a, err := r.data.Nomad.GetACLAuthMethod(ctx, state.Name.ValueString())
+	a, err := r.Data.Nomad.GetACLAuthMethod(ctx, state.Name.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the ACL auth method", err)
 		return
@@ -149,19 +161,11 @@ func unmanagedDetail(a *aclpolicy.AuthMethod) string {
 }
 
 func (r *aclAuthMethodResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer aclAuthMethodIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	var plan aclAuthMethodModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	secret := clientSecret(ctx, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	plan, secret, current, ok := r.planned(ctx, req.Plan, req.Config, "Could not read the ACL auth method before updating it", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := plan.Name.ValueString()
-	current, err := r.data.Nomad.GetACLAuthMethod(ctx, name)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the ACL auth method before updating it", err)
-		return
-	}
 	switch {
 	case current == nil:
 		resp.Diagnostics.AddError("ACL auth method is gone",
@@ -179,17 +183,8 @@ func (r *aclAuthMethodResource) Update(ctx context.Context, req resource.UpdateR
 				"config.oidc_client_secret_wo (write-only: it is never stored in state) and apply again.", name))
 		return
 	}
-	a := plan.toAuthMethod(ctx, secret, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if err := r.data.Nomad.UpdateACLAuthMethod(ctx, a); err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not update the ACL auth method", err)
-		return
-	}
-	tflog.Info(ctx, "Updated ACL auth method", map[string]any{"name": name})
-	r.readBack(ctx, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.write(ctx, &plan, secret, &resp.State, &resp.Diagnostics, r.Data.Nomad.UpdateACLAuthMethod,
+		"Could not update the ACL auth method", "Updated ACL auth method")
 }
 
 func (r *aclAuthMethodResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -198,7 +193,7 @@ func (r *aclAuthMethodResource) Delete(ctx context.Context, req resource.DeleteR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.data.Nomad.DeleteACLAuthMethod(ctx, state.Name.ValueString()); err != nil {
+	if err := r.Data.Nomad.DeleteACLAuthMethod(ctx, state.Name.ValueString()); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not delete the ACL auth method", err)
 		return
 	}
@@ -212,15 +207,10 @@ func (r *aclAuthMethodResource) readBack(ctx context.Context, plan *aclAuthMetho
 	if plan.Config != nil {
 		plan.Config.OIDCClientSecretWO = types.StringNull()
 	}
-	a, err := r.data.Nomad.GetACLAuthMethod(ctx, plan.Name.ValueString())
-	if err != nil || a == nil {
-		if err == nil {
-			err = errors.New("the auth method was written but is not there")
-		}
-		warnReadBack(diags, "Could not read the ACL auth method back", err)
-		return
+	a, err := r.Data.Nomad.GetACLAuthMethod(ctx, plan.Name.ValueString())
+	if readBackFound(diags, "auth method", a, err) {
+		plan.fromAuthMethod(ctx, a, diags)
 	}
-	plan.fromAuthMethod(ctx, a, diags)
 }
 
 // ImportState imports a method by name (or by its identity's name).
@@ -230,7 +220,7 @@ func (r *aclAuthMethodResource) ImportState(ctx context.Context, req resource.Im
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	a, err := r.data.Nomad.GetACLAuthMethod(ctx, name)
+	a, err := r.Data.Nomad.GetACLAuthMethod(ctx, name)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the ACL auth method", err)
 		return

@@ -3,33 +3,27 @@ package acl
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
-	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ list.ListResourceWithConfigure = &aclBindingRuleListResource{}
 
 // NewACLBindingRuleListResource builds the berth_acl_binding_rule list
 // resource for `terraform query` (Terraform 1.14+).
-func NewACLBindingRuleListResource() list.ListResource { return &aclBindingRuleListResource{} }
+func NewACLBindingRuleListResource() list.ListResource {
+	return &aclBindingRuleListResource{newACLBindingRuleResource()}
+}
 
-type aclBindingRuleListResource struct{ data *shared.ProviderData }
+// It embeds the resource: its name, provider data, identity and model.
+type aclBindingRuleListResource struct{ *aclBindingRuleResource }
 
 type bindingRuleListModel struct {
 	AuthMethod types.String `tfsdk:"auth_method"`
-}
-
-func (r *aclBindingRuleListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_binding_rule"
-}
-
-func (r *aclBindingRuleListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *aclBindingRuleListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -42,36 +36,25 @@ func (r *aclBindingRuleListResource) ListResourceConfigSchema(_ context.Context,
 }
 
 func (r *aclBindingRuleListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[bindingRuleListModel](ctx, r.data, req, stream)
-	if !ok {
-		return
-	}
-	rules, err := r.data.Nomad.ListACLBindingRules(ctx, cfg.AuthMethod.ValueString())
-	if err != nil {
-		shared.ListFailed(stream, "Could not list ACL binding rules", err)
-		return
-	}
-	stream.Results = shared.ListStream(rules, req.Limit, func(s aclpolicy.BindingRule) (list.ListResult, bool) {
-		result := req.NewListResult(ctx)
-		result.DisplayName = s.AuthMethod + "/" + s.ID
-		if s.Description != "" {
-			result.DisplayName += " (" + s.Description + ")"
-		}
-		aclBindingRuleIdentity.Record(ctx, result.Identity, s.ID, &result.Diagnostics)
-		if !req.IncludeResource {
-			return result, true
-		}
-		b, err := r.data.Nomad.GetACLBindingRule(ctx, s.ID)
-		if err != nil || b == nil {
-			if err == nil {
-				return list.ListResult{}, false // deleted since it was listed
+	listing[bindingRuleListModel, aclpolicy.BindingRule, aclpolicy.BindingRule]{
+		kind: "ACL binding rule", kinds: "ACL binding rules", identity: aclBindingRuleIdentity,
+		list: func(ctx context.Context, cfg bindingRuleListModel) ([]aclpolicy.BindingRule, error) {
+			return r.Data.Nomad.ListACLBindingRules(ctx, cfg.AuthMethod.ValueString())
+		},
+		show: func(s aclpolicy.BindingRule) (string, string) {
+			display := s.AuthMethod + "/" + s.ID
+			if s.Description != "" {
+				display += " (" + s.Description + ")"
 			}
-			shared.AddNomadError(&result.Diagnostics, "Could not read ACL binding rule "+s.ID, err)
-			return result, true
-		}
-		var m aclBindingRuleModel
-		m.fromBindingRule(b)
-		result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
-		return result, true
-	})
+			return display, s.ID
+		},
+		read: func(ctx context.Context, s aclpolicy.BindingRule) (*aclpolicy.BindingRule, error) {
+			return r.Data.Nomad.GetACLBindingRule(ctx, s.ID)
+		},
+		model: func(_ context.Context, b *aclpolicy.BindingRule, _ *diag.Diagnostics) any {
+			var m aclBindingRuleModel
+			m.fromBindingRule(b)
+			return &m
+		},
+	}.stream(ctx, r.Data, req, stream)
 }

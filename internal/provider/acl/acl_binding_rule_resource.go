@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -27,24 +29,20 @@ var (
 var aclBindingRuleIdentity = shared.SingleIdentity{Name: "id", Doc: "ACL binding rule ID."}
 
 // NewACLBindingRuleResource builds the berth_acl_binding_rule resource.
-func NewACLBindingRuleResource() resource.Resource { return &aclBindingRuleResource{} }
+func NewACLBindingRuleResource() resource.Resource { return newACLBindingRuleResource() }
 
-type aclBindingRuleResource struct{ data *shared.ProviderData }
+// newACLBindingRuleResource is the same, typed for the list resource that embeds it.
+func newACLBindingRuleResource() *aclBindingRuleResource {
+	return &aclBindingRuleResource{ResourceBase: shared.NewResourceBase("acl_binding_rule"), WithIdentity: shared.WithIdentity{Identity: aclBindingRuleIdentity}}
+}
 
-func (r *aclBindingRuleResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_binding_rule"
+type aclBindingRuleResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *aclBindingRuleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = aclBindingRuleSchema()
-}
-
-func (r *aclBindingRuleResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = aclBindingRuleIdentity.Schema()
-}
-
-func (r *aclBindingRuleResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig applies Nomad's bind_name rule, at bind_name.
@@ -62,30 +60,36 @@ func (r *aclBindingRuleResource) ValidateConfig(ctx context.Context, req resourc
 }
 
 func (r *aclBindingRuleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer aclBindingRuleIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.Data.Nomad.CreateACLBindingRule,
+		"Could not create the ACL binding rule", "Created ACL binding rule")
+}
+
+// write sends the planned rule to Nomad with send (create or update) and
+// records the rule Nomad answers with.
+func (r *aclBindingRuleResource) write(ctx context.Context, planned tfsdk.Plan, st *tfsdk.State, diags *diag.Diagnostics,
+	send func(context.Context, aclpolicy.BindingRule) (*aclpolicy.BindingRule, error), failed, done string) {
 	var plan aclBindingRuleModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(planned.Get(ctx, &plan)...)
+	if diags.HasError() {
 		return
 	}
-	out, err := r.data.Nomad.CreateACLBindingRule(ctx, plan.toBindingRule())
+	out, err := send(ctx, plan.toBindingRule())
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not create the ACL binding rule", err)
+		shared.AddNomadError(diags, failed, err)
 		return
 	}
-	tflog.Info(ctx, "Created ACL binding rule", map[string]any{"id": out.ID, "auth_method": out.AuthMethod})
+	tflog.Info(ctx, done, map[string]any{"id": out.ID, "auth_method": out.AuthMethod})
 	plan.fromBindingRule(out)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	diags.Append(st.Set(ctx, &plan)...)
 }
 
 func (r *aclBindingRuleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer aclBindingRuleIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state aclBindingRuleModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	b, err := r.data.Nomad.GetACLBindingRule(ctx, state.ID.ValueString())
+	b, err := r.Data.Nomad.GetACLBindingRule(ctx, state.ID.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the ACL binding rule", err)
 		return
@@ -100,20 +104,8 @@ func (r *aclBindingRuleResource) Read(ctx context.Context, req resource.ReadRequ
 }
 
 func (r *aclBindingRuleResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer aclBindingRuleIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	var plan aclBindingRuleModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	out, err := r.data.Nomad.UpdateACLBindingRule(ctx, plan.toBindingRule())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not update the ACL binding rule", err)
-		return
-	}
-	tflog.Info(ctx, "Updated ACL binding rule", map[string]any{"id": out.ID})
-	plan.fromBindingRule(out)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.Data.Nomad.UpdateACLBindingRule,
+		"Could not update the ACL binding rule", "Updated ACL binding rule")
 }
 
 func (r *aclBindingRuleResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -122,7 +114,7 @@ func (r *aclBindingRuleResource) Delete(ctx context.Context, req resource.Delete
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.data.Nomad.DeleteACLBindingRule(ctx, state.ID.ValueString()); err != nil {
+	if err := r.Data.Nomad.DeleteACLBindingRule(ctx, state.ID.ValueString()); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not delete the ACL binding rule", err)
 		return
 	}
@@ -140,7 +132,7 @@ func (r *aclBindingRuleResource) ImportState(ctx context.Context, req resource.I
 			fmt.Sprintf("%q is not a binding rule ID (a UUID). List the rules with `nomad acl binding-rule list`.", id))
 		return
 	}
-	b, err := r.data.Nomad.GetACLBindingRule(ctx, id)
+	b, err := r.Data.Nomad.GetACLBindingRule(ctx, id)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the ACL binding rule", err)
 		return

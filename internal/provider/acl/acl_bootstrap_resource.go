@@ -38,22 +38,16 @@ func checkBootstrapSecret(s string) error {
 }
 
 // NewACLBootstrapResource builds the berth_acl_bootstrap resource.
-func NewACLBootstrapResource() resource.Resource { return &aclBootstrapResource{} }
+func NewACLBootstrapResource() resource.Resource {
+	return &aclBootstrapResource{shared.NewResourceBase("acl_bootstrap")}
+}
 
-type aclBootstrapResource struct{ data *shared.ProviderData }
+type aclBootstrapResource struct{ shared.ResourceBase }
 
 type aclBootstrapModel struct {
 	ID              types.String `tfsdk:"id"`
 	AccessorID      types.String `tfsdk:"accessor_id"`
 	BootstrapSecret types.String `tfsdk:"bootstrap_secret_wo"`
-}
-
-func (r *aclBootstrapResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_bootstrap"
-}
-
-func (r *aclBootstrapResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *aclBootstrapResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -94,7 +88,7 @@ func (r *aclBootstrapResource) Create(ctx context.Context, req resource.CreateRe
 	}
 	ctx = tflog.MaskMessageStrings(ctx, secret.ValueString())
 	ctx = tflog.MaskAllFieldValuesStrings(ctx, secret.ValueString())
-	accessor, err := r.data.Nomad.BootstrapACL(ctx, secret.ValueString())
+	accessor, err := r.Data.Nomad.BootstrapACL(ctx, secret.ValueString())
 	var done *nomadclient.AlreadyBootstrappedError
 	switch {
 	case errors.As(err, &done):
@@ -144,7 +138,7 @@ func (r *aclBootstrapResource) Delete(ctx context.Context, req resource.DeleteRe
 // ImportState adopts a bootstrap done elsewhere, by its token's accessor
 // ID; the provider's token must be able to read it.
 func (r *aclBootstrapResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	tok, err := r.data.Nomad.GetACLToken(ctx, req.ID)
+	tok, err := r.Data.Nomad.GetACLToken(ctx, req.ID)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the ACL bootstrap", err)
 		return

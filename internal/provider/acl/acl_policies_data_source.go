@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -13,9 +14,11 @@ import (
 var _ datasource.DataSourceWithConfigure = &aclPoliciesDataSource{}
 
 // NewACLPoliciesDataSource builds the berth_acl_policies data source.
-func NewACLPoliciesDataSource() datasource.DataSource { return &aclPoliciesDataSource{} }
+func NewACLPoliciesDataSource() datasource.DataSource {
+	return &aclPoliciesDataSource{shared.NewDataSourceBase("acl_policies")}
+}
 
-type aclPoliciesDataSource struct{ data *shared.ProviderData }
+type aclPoliciesDataSource struct{ shared.DataSourceBase }
 
 type aclPoliciesModel struct {
 	NamePrefix types.String            `tfsdk:"name_prefix"`
@@ -25,10 +28,6 @@ type aclPoliciesModel struct {
 type aclPolicySummaryModel struct {
 	Name        types.String `tfsdk:"name"`
 	Description types.String `tfsdk:"description"`
-}
-
-func (d *aclPoliciesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_policies"
 }
 
 func (d *aclPoliciesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -45,24 +44,16 @@ func (d *aclPoliciesDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 	}
 }
 
-func (d *aclPoliciesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *aclPoliciesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m aclPoliciesModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	stubs, err := d.data.Nomad.ListACLPolicies(ctx, m.NamePrefix.ValueString())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list ACL policies", err)
-		return
-	}
-	m.Policies = make([]aclPolicySummaryModel, 0, len(stubs))
-	for _, s := range stubs {
-		m.Policies = append(m.Policies, aclPolicySummaryModel{Name: types.StringValue(s.Name), Description: types.StringValue(s.Description)})
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	readData(ctx, req, resp, func(m *aclPoliciesModel, diags *diag.Diagnostics) {
+		stubs, err := d.Data.Nomad.ListACLPolicies(ctx, m.NamePrefix.ValueString())
+		if err != nil {
+			shared.AddNomadError(diags, "Could not list ACL policies", err)
+			return
+		}
+		m.Policies = make([]aclPolicySummaryModel, 0, len(stubs))
+		for _, s := range stubs {
+			m.Policies = append(m.Policies, aclPolicySummaryModel{Name: types.StringValue(s.Name), Description: types.StringValue(s.Description)})
+		}
+	})
 }

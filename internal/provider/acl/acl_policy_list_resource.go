@@ -3,78 +3,42 @@ package acl
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
-	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
-	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ list.ListResourceWithConfigure = &aclPolicyListResource{}
 
 // NewACLPolicyListResource builds the berth_acl_policy list resource for
 // `terraform query` (Terraform 1.14+).
-func NewACLPolicyListResource() list.ListResource { return &aclPolicyListResource{} }
-
-type aclPolicyListResource struct{ data *shared.ProviderData }
-
-// namePrefixListModel is the configuration of the family's list blocks.
-type namePrefixListModel struct {
-	NamePrefix types.String `tfsdk:"name_prefix"`
+func NewACLPolicyListResource() list.ListResource {
+	return &aclPolicyListResource{newACLPolicyResource()}
 }
 
-func namePrefixListSchema(what string) listschema.Schema {
-	return listschema.Schema{
-		MarkdownDescription: what + ", whoever created them, for `terraform query` (Terraform 1.14 and later).",
-		Attributes: map[string]listschema.Attribute{
-			"name_prefix": listschema.StringAttribute{Optional: true, MarkdownDescription: "Only those whose name starts with this."},
-		},
-	}
-}
-
-func (r *aclPolicyListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_policy"
-}
-
-func (r *aclPolicyListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
+// It embeds the resource: its name, provider data, identity and model.
+type aclPolicyListResource struct{ *aclPolicyResource }
 
 func (r *aclPolicyListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = namePrefixListSchema("ACL policies")
 }
 
 func (r *aclPolicyListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[namePrefixListModel](ctx, r.data, req, stream)
-	if !ok {
-		return
-	}
-	stubs, err := r.data.Nomad.ListACLPolicies(ctx, cfg.NamePrefix.ValueString())
-	if err != nil {
-		shared.ListFailed(stream, "Could not list ACL policies", err)
-		return
-	}
-	stream.Results = shared.ListStream(stubs, req.Limit, func(s aclpolicy.PolicyStub) (list.ListResult, bool) {
-		result := req.NewListResult(ctx)
-		result.DisplayName = s.Name
-		aclPolicyIdentity.Record(ctx, result.Identity, s.Name, &result.Diagnostics)
-		if !req.IncludeResource {
-			return result, true
-		}
-		p, err := r.data.Nomad.GetACLPolicy(ctx, s.Name)
-		if err != nil || p == nil {
-			if err == nil {
-				return list.ListResult{}, false // deleted since it was listed
-			}
-			shared.AddNomadError(&result.Diagnostics, "Could not read ACL policy "+s.Name, err)
-			return result, true
-		}
-		var m aclPolicyModel
-		m.Description = types.StringNull()
-		m.fromPolicy(p)
-		result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
-		return result, true
-	})
+	listing[namePrefixListModel, aclpolicy.PolicyStub, aclpolicy.Policy]{
+		kind: "ACL policy", kinds: "ACL policies", identity: aclPolicyIdentity,
+		list: func(ctx context.Context, cfg namePrefixListModel) ([]aclpolicy.PolicyStub, error) {
+			return r.Data.Nomad.ListACLPolicies(ctx, cfg.NamePrefix.ValueString())
+		},
+		show: func(s aclpolicy.PolicyStub) (string, string) { return s.Name, s.Name },
+		read: func(ctx context.Context, s aclpolicy.PolicyStub) (*aclpolicy.Policy, error) {
+			return r.Data.Nomad.GetACLPolicy(ctx, s.Name)
+		},
+		model: func(_ context.Context, p *aclpolicy.Policy, _ *diag.Diagnostics) any {
+			m := aclPolicyModel{Description: types.StringNull()}
+			m.fromPolicy(p)
+			return &m
+		},
+	}.stream(ctx, r.Data, req, stream)
 }

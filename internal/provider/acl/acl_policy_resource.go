@@ -27,24 +27,20 @@ var (
 var aclPolicyIdentity = shared.SingleIdentity{Name: "name", Doc: "ACL policy name."}
 
 // NewACLPolicyResource builds the berth_acl_policy resource.
-func NewACLPolicyResource() resource.Resource { return &aclPolicyResource{} }
+func NewACLPolicyResource() resource.Resource { return newACLPolicyResource() }
 
-type aclPolicyResource struct{ data *shared.ProviderData }
+// newACLPolicyResource is the same, typed for the list resource that embeds it.
+func newACLPolicyResource() *aclPolicyResource {
+	return &aclPolicyResource{ResourceBase: shared.NewResourceBase("acl_policy"), WithIdentity: shared.WithIdentity{Identity: aclPolicyIdentity}}
+}
 
-func (r *aclPolicyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_policy"
+type aclPolicyResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *aclPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = aclPolicySchema()
-}
-
-func (r *aclPolicyResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = aclPolicyIdentity.Schema()
-}
-
-func (r *aclPolicyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig applies Nomad's rules for job_acl (a group needs its
@@ -67,14 +63,13 @@ func (r *aclPolicyResource) ValidateConfig(ctx context.Context, req resource.Val
 }
 
 func (r *aclPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer aclPolicyIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan aclPolicyModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	name := plan.Name.ValueString()
-	existing, err := r.data.Nomad.GetACLPolicy(ctx, name)
+	existing, err := r.Data.Nomad.GetACLPolicy(ctx, name)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not check whether the ACL policy exists", err)
 		return
@@ -96,13 +91,12 @@ func (r *aclPolicyResource) Create(ctx context.Context, req resource.CreateReque
 }
 
 func (r *aclPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer aclPolicyIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state aclPolicyModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	p, err := r.data.Nomad.GetACLPolicy(ctx, state.Name.ValueString())
+	p, err := r.Data.Nomad.GetACLPolicy(ctx, state.Name.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the ACL policy", err)
 		return
@@ -117,7 +111,6 @@ func (r *aclPolicyResource) Read(ctx context.Context, req resource.ReadRequest, 
 }
 
 func (r *aclPolicyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer aclPolicyIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan aclPolicyModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -137,7 +130,7 @@ func (r *aclPolicyResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.data.Nomad.DeleteACLPolicy(ctx, state.Name.ValueString()); err != nil {
+	if err := r.Data.Nomad.DeleteACLPolicy(ctx, state.Name.ValueString()); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not delete the ACL policy", err)
 		return
 	}
@@ -145,7 +138,7 @@ func (r *aclPolicyResource) Delete(ctx context.Context, req resource.DeleteReque
 }
 
 func (r *aclPolicyResource) write(ctx context.Context, plan *aclPolicyModel, summary string, diags *diag.Diagnostics) bool {
-	if err := r.data.Nomad.WriteACLPolicy(ctx, plan.toPolicy()); err != nil {
+	if err := r.Data.Nomad.WriteACLPolicy(ctx, plan.toPolicy()); err != nil {
 		shared.AddNomadError(diags, summary, err)
 		return false
 	}
@@ -156,25 +149,28 @@ func (r *aclPolicyResource) write(ctx context.Context, plan *aclPolicyModel, sum
 // the plan as written is kept (a warning says so).
 func (r *aclPolicyResource) readBack(ctx context.Context, plan *aclPolicyModel, diags *diag.Diagnostics) {
 	plan.ID = plan.Name
-	p, err := r.data.Nomad.GetACLPolicy(ctx, plan.Name.ValueString())
-	if err != nil || p == nil {
-		if err == nil {
-			err = errors.New("the policy was written but is not there")
-		}
-		warnReadBack(diags, "Could not read the ACL policy back", err)
-		return
+	p, err := r.Data.Nomad.GetACLPolicy(ctx, plan.Name.ValueString())
+	if readBackFound(diags, "policy", p, err) {
+		plan.fromPolicy(p)
 	}
-	plan.fromPolicy(p)
 }
 
-// warnReadBack turns a failed read after a successful write into a
-// warning: the write happened, state records what was written.
-func warnReadBack(diags *diag.Diagnostics, summary string, err error) {
+// readBackFound says whether the read after a successful write found
+// the object (what: "policy", "auth method"). A failed read is a warning:
+// the write happened, and state records what was written.
+func readBackFound[O any](diags *diag.Diagnostics, what string, o *O, err error) bool {
+	if err == nil && o != nil {
+		return true
+	}
+	if err == nil {
+		err = errors.New("the " + what + " was written but is not there")
+	}
 	var found diag.Diagnostics
-	shared.AddNomadError(&found, summary, err)
+	shared.AddNomadError(&found, "Could not read the ACL "+what+" back", err)
 	for _, d := range found {
 		diags.AddWarning(d.Summary(), d.Detail()+" State records it as configured; the next refresh reads it again.")
 	}
+	return false
 }
 
 // ImportState imports a policy by name (or by its identity's name).
@@ -183,7 +179,7 @@ func (r *aclPolicyResource) ImportState(ctx context.Context, req resource.Import
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	p, err := r.data.Nomad.GetACLPolicy(ctx, name)
+	p, err := r.Data.Nomad.GetACLPolicy(ctx, name)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the ACL policy", err)
 		return

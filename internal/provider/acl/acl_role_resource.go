@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
@@ -25,55 +26,56 @@ var (
 var aclRoleIdentity = shared.SingleIdentity{Name: "id", Doc: "ACL role ID."}
 
 // NewACLRoleResource builds the berth_acl_role resource.
-func NewACLRoleResource() resource.Resource { return &aclRoleResource{} }
+func NewACLRoleResource() resource.Resource { return newACLRoleResource() }
 
-type aclRoleResource struct{ data *shared.ProviderData }
+// newACLRoleResource is the same, typed for the list resource that embeds it.
+func newACLRoleResource() *aclRoleResource {
+	return &aclRoleResource{ResourceBase: shared.NewResourceBase("acl_role"), WithIdentity: shared.WithIdentity{Identity: aclRoleIdentity}}
+}
 
-func (r *aclRoleResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_role"
+type aclRoleResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *aclRoleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = aclRoleSchema()
 }
 
-func (r *aclRoleResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = aclRoleIdentity.Schema()
-}
-
-func (r *aclRoleResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *aclRoleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer aclRoleIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.Data.Nomad.CreateACLRole, "Could not create the ACL role", "Created ACL role")
+}
+
+// write sends the planned role to Nomad with send (create or update) and
+// records the role Nomad answers with.
+func (r *aclRoleResource) write(ctx context.Context, planned tfsdk.Plan, st *tfsdk.State, diags *diag.Diagnostics,
+	send func(context.Context, aclpolicy.Role) (*aclpolicy.Role, error), failed, done string) {
 	var plan aclRoleModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(planned.Get(ctx, &plan)...)
+	if diags.HasError() {
 		return
 	}
-	role := plan.toRole(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	role := plan.toRole(ctx, diags)
+	if diags.HasError() {
 		return
 	}
-	out, err := r.data.Nomad.CreateACLRole(ctx, role)
+	out, err := send(ctx, role)
 	if err != nil {
-		addRoleWriteError(&resp.Diagnostics, "Could not create the ACL role", role.Name, err)
+		addRoleWriteError(diags, failed, role.Name, err)
 		return
 	}
-	tflog.Info(ctx, "Created ACL role", map[string]any{"name": out.Name, "id": out.ID})
-	plan.fromRole(ctx, out, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	tflog.Info(ctx, done, map[string]any{"name": out.Name, "id": out.ID})
+	plan.fromRole(ctx, out, diags)
+	diags.Append(st.Set(ctx, &plan)...)
 }
 
 func (r *aclRoleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer aclRoleIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state aclRoleModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	role, err := r.data.Nomad.GetACLRole(ctx, state.ID.ValueString())
+	role, err := r.Data.Nomad.GetACLRole(ctx, state.ID.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the ACL role", err)
 		return
@@ -88,24 +90,7 @@ func (r *aclRoleResource) Read(ctx context.Context, req resource.ReadRequest, re
 }
 
 func (r *aclRoleResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer aclRoleIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	var plan aclRoleModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	role := plan.toRole(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	out, err := r.data.Nomad.UpdateACLRole(ctx, role)
-	if err != nil {
-		addRoleWriteError(&resp.Diagnostics, "Could not update the ACL role", role.Name, err)
-		return
-	}
-	tflog.Info(ctx, "Updated ACL role", map[string]any{"name": out.Name, "id": out.ID})
-	plan.fromRole(ctx, out, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.Data.Nomad.UpdateACLRole, "Could not update the ACL role", "Updated ACL role")
 }
 
 func (r *aclRoleResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -114,7 +99,7 @@ func (r *aclRoleResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.data.Nomad.DeleteACLRole(ctx, state.ID.ValueString()); err != nil {
+	if err := r.Data.Nomad.DeleteACLRole(ctx, state.ID.ValueString()); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not delete the ACL role", err)
 		return
 	}
@@ -142,10 +127,10 @@ func (r *aclRoleResource) ImportState(ctx context.Context, req resource.ImportSt
 	var role *aclpolicy.Role
 	var err error
 	if aclpolicy.IsID(key) {
-		role, err = r.data.Nomad.GetACLRole(ctx, key)
+		role, err = r.Data.Nomad.GetACLRole(ctx, key)
 	}
 	if err == nil && role == nil {
-		role, err = r.data.Nomad.GetACLRoleByName(ctx, key)
+		role, err = r.Data.Nomad.GetACLRoleByName(ctx, key)
 	}
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the ACL role", err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -13,9 +14,11 @@ import (
 var _ datasource.DataSourceWithConfigure = &aclRolesDataSource{}
 
 // NewACLRolesDataSource builds the berth_acl_roles data source.
-func NewACLRolesDataSource() datasource.DataSource { return &aclRolesDataSource{} }
+func NewACLRolesDataSource() datasource.DataSource {
+	return &aclRolesDataSource{shared.NewDataSourceBase("acl_roles")}
+}
 
-type aclRolesDataSource struct{ data *shared.ProviderData }
+type aclRolesDataSource struct{ shared.DataSourceBase }
 
 type aclRolesModel struct {
 	NamePrefix types.String          `tfsdk:"name_prefix"`
@@ -27,10 +30,6 @@ type aclRoleSummaryModel struct {
 	Name        types.String `tfsdk:"name"`
 	Description types.String `tfsdk:"description"`
 	Policies    types.Set    `tfsdk:"policies"`
-}
-
-func (d *aclRolesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_roles"
 }
 
 func (d *aclRolesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -50,27 +49,19 @@ func (d *aclRolesDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	}
 }
 
-func (d *aclRolesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *aclRolesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m aclRolesModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	roles, err := d.data.Nomad.ListACLRoles(ctx, m.NamePrefix.ValueString())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list ACL roles", err)
-		return
-	}
-	m.Roles = make([]aclRoleSummaryModel, 0, len(roles))
-	for _, r := range roles {
-		policies, diags := types.SetValueFrom(ctx, types.StringType, r.Policies)
-		resp.Diagnostics.Append(diags...)
-		m.Roles = append(m.Roles, aclRoleSummaryModel{ID: types.StringValue(r.ID), Name: types.StringValue(r.Name),
-			Description: types.StringValue(r.Description), Policies: policies})
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	readData(ctx, req, resp, func(m *aclRolesModel, diags *diag.Diagnostics) {
+		roles, err := d.Data.Nomad.ListACLRoles(ctx, m.NamePrefix.ValueString())
+		if err != nil {
+			shared.AddNomadError(diags, "Could not list ACL roles", err)
+			return
+		}
+		m.Roles = make([]aclRoleSummaryModel, 0, len(roles))
+		for _, r := range roles {
+			policies, d := types.SetValueFrom(ctx, types.StringType, r.Policies)
+			diags.Append(d...)
+			m.Roles = append(m.Roles, aclRoleSummaryModel{ID: types.StringValue(r.ID), Name: types.StringValue(r.Name),
+				Description: types.StringValue(r.Description), Policies: policies})
+		}
+	})
 }

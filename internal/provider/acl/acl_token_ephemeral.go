@@ -24,9 +24,11 @@ var (
 )
 
 // NewACLTokenEphemeral builds the ephemeral berth_acl_token.
-func NewACLTokenEphemeral() ephemeral.EphemeralResource { return &aclTokenEphemeral{} }
+func NewACLTokenEphemeral() ephemeral.EphemeralResource {
+	return &aclTokenEphemeral{shared.NewEphemeralBase("acl_token")}
+}
 
-type aclTokenEphemeral struct{ data *shared.ProviderData }
+type aclTokenEphemeral struct{ shared.EphemeralBase }
 
 type aclTokenEphemeralModel struct {
 	Name           types.String         `tfsdk:"name"`
@@ -45,14 +47,6 @@ const ephemeralTokenKey = "token"
 
 type ephemeralTokenPrivate struct {
 	AccessorID string `json:"accessor_id"`
-}
-
-func (e *aclTokenEphemeral) Metadata(_ context.Context, req ephemeral.MetadataRequest, resp *ephemeral.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_token"
-}
-
-func (e *aclTokenEphemeral) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
-	e.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (e *aclTokenEphemeral) Schema(_ context.Context, _ ephemeral.SchemaRequest, resp *ephemeral.SchemaResponse) {
@@ -91,7 +85,7 @@ func (e *aclTokenEphemeral) ValidateConfig(ctx context.Context, req ephemeral.Va
 func (e *aclTokenEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
 	var m aclTokenEphemeralModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || e.data == nil {
+	if resp.Diagnostics.HasError() || e.Data == nil {
 		return
 	}
 	spec := nomadclient.ACLTokenSpec{Name: m.Name.ValueString(), Type: m.Type.ValueString()}
@@ -106,7 +100,7 @@ func (e *aclTokenEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest,
 		return
 	}
 	spec.ExpirationTTL = ttl
-	tok, err := e.data.Nomad.CreateACLToken(ctx, spec)
+	tok, err := e.Data.Nomad.CreateACLToken(ctx, spec)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not create the ephemeral ACL token", err)
 		return
@@ -126,10 +120,10 @@ func (e *aclTokenEphemeral) Close(ctx context.Context, req ephemeral.CloseReques
 	raw, d := req.Private.GetKey(ctx, ephemeralTokenKey)
 	resp.Diagnostics.Append(d...)
 	var priv ephemeralTokenPrivate
-	if len(raw) == 0 || json.Unmarshal(raw, &priv) != nil || priv.AccessorID == "" || e.data == nil {
+	if len(raw) == 0 || json.Unmarshal(raw, &priv) != nil || priv.AccessorID == "" || e.Data == nil {
 		return
 	}
-	if err := e.data.Nomad.DeleteACLToken(ctx, priv.AccessorID); err != nil {
+	if err := e.Data.Nomad.DeleteACLToken(ctx, priv.AccessorID); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not revoke the ephemeral ACL token",
 			fmt.Errorf("%w (it expires by itself at the end of its ttl; delete it now with: nomad acl token delete %s)", err, priv.AccessorID))
 		return

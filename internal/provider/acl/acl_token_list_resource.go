@@ -2,12 +2,12 @@ package acl
 
 import (
 	"context"
+	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -17,21 +17,12 @@ var _ list.ListResourceWithConfigure = &aclTokenListResource{}
 
 // NewACLTokenListResource builds the berth_acl_token list resource for
 // `terraform query` (Terraform 1.14+).
-func NewACLTokenListResource() list.ListResource { return &aclTokenListResource{} }
-
-type aclTokenListResource struct{ data *shared.ProviderData }
-
-type aclTokenListModel struct {
-	NamePrefix types.String `tfsdk:"name_prefix"`
+func NewACLTokenListResource() list.ListResource {
+	return &aclTokenListResource{newACLTokenResource()}
 }
 
-func (r *aclTokenListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_token"
-}
-
-func (r *aclTokenListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
+// It embeds the resource: its name, provider data, identity and model.
+type aclTokenListResource struct{ *aclTokenResource }
 
 func (r *aclTokenListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = listschema.Schema{
@@ -44,40 +35,37 @@ func (r *aclTokenListResource) ListResourceConfigSchema(_ context.Context, _ lis
 	}
 }
 
+// List filters the listing by name here (Nomad's token listing takes
+// no name prefix) and reads each token in full for its TTL, which the
+// listing lacks; a token that cannot be read is shown as listed.
 func (r *aclTokenListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[aclTokenListModel](ctx, r.data, req, stream)
-	if !ok {
-		return
-	}
-	tokens, err := r.data.Nomad.ListACLTokens(ctx)
-	if err != nil {
-		shared.ListFailed(stream, "Could not list ACL tokens", err)
-		return
-	}
-	stream.Results = shared.ListStream(tokens, req.Limit, func(t nomadclient.ACLToken) (list.ListResult, bool) {
-		if !strings.HasPrefix(t.Name, cfg.NamePrefix.ValueString()) {
-			return list.ListResult{}, false
-		}
-		result := req.NewListResult(ctx)
-		result.DisplayName = t.AccessorID
-		if t.Name != "" {
-			result.DisplayName = t.Name + " (" + t.AccessorID + ")"
-		}
-		aclTokenIdentity.Record(ctx, result.Identity, t.AccessorID, &result.Diagnostics)
-		if !req.IncludeResource {
-			return result, true
-		}
-		m, d := shared.NullResourceModel[aclTokenModel](ctx, aclTokenSchema())
-		result.Diagnostics.Append(d...)
-		// A listing has no TTL: read the token for it (and drop the
-		// secret that comes with it right away).
-		if full, err := r.data.Nomad.GetACLToken(ctx, t.AccessorID); err == nil && full != nil {
-			t = *full
-		}
-		m.fromToken(ctx, &t, &result.Diagnostics)
-		if !result.Diagnostics.HasError() {
-			result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
-		}
-		return result, true
-	})
+	listing[namePrefixListModel, nomadclient.ACLToken, nomadclient.ACLToken]{
+		kind: "ACL token", kinds: "ACL tokens", identity: aclTokenIdentity,
+		list: func(ctx context.Context, cfg namePrefixListModel) ([]nomadclient.ACLToken, error) {
+			tokens, err := r.Data.Nomad.ListACLTokens(ctx)
+			return slices.DeleteFunc(tokens, func(t nomadclient.ACLToken) bool {
+				return !strings.HasPrefix(t.Name, cfg.NamePrefix.ValueString())
+			}), err
+		},
+		show: func(t nomadclient.ACLToken) (string, string) {
+			if t.Name != "" {
+				return t.Name + " (" + t.AccessorID + ")", t.AccessorID
+			}
+			return t.AccessorID, t.AccessorID
+		},
+		// The secret that comes with the full read is dropped right away
+		// (the model has no field for it).
+		read: func(ctx context.Context, t nomadclient.ACLToken) (*nomadclient.ACLToken, error) {
+			if full, err := r.Data.Nomad.GetACLToken(ctx, t.AccessorID); err == nil && full != nil {
+				return full, nil
+			}
+			return &t, nil
+		},
+		model: func(ctx context.Context, t *nomadclient.ACLToken, diags *diag.Diagnostics) any {
+			m, d := shared.NullResourceModel[aclTokenModel](ctx, aclTokenSchema())
+			diags.Append(d...)
+			m.fromToken(ctx, t, diags)
+			return &m
+		},
+	}.stream(ctx, r.Data, req, stream)
 }

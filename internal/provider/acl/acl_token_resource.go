@@ -27,24 +27,20 @@ var (
 var aclTokenIdentity = shared.SingleIdentity{Name: "accessor_id", Doc: "The token's accessor ID."}
 
 // NewACLTokenResource builds the berth_acl_token resource.
-func NewACLTokenResource() resource.Resource { return &aclTokenResource{} }
+func NewACLTokenResource() resource.Resource { return newACLTokenResource() }
 
-type aclTokenResource struct{ data *shared.ProviderData }
+// newACLTokenResource is the same, typed for the list resource that embeds it.
+func newACLTokenResource() *aclTokenResource {
+	return &aclTokenResource{ResourceBase: shared.NewResourceBase("acl_token"), WithIdentity: shared.WithIdentity{Identity: aclTokenIdentity}}
+}
 
-func (r *aclTokenResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_token"
+type aclTokenResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *aclTokenResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = aclTokenSchema()
-}
-
-func (r *aclTokenResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = aclTokenIdentity.Schema()
-}
-
-func (r *aclTokenResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig applies Nomad's rule on types at plan time: a client
@@ -84,11 +80,10 @@ func checkTokenGrants(typ types.String, policies, roles types.Set, diags *diag.D
 }
 
 func (r *aclTokenResource) tokens() workflow.ACLTokens {
-	return workflow.ACLTokens{Nomad: r.data.Nomad}
+	return workflow.ACLTokens{Nomad: r.Data.Nomad}
 }
 
 func (r *aclTokenResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer aclTokenIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan aclTokenModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	spec := plan.toSpec(ctx, &resp.Diagnostics)
@@ -106,14 +101,13 @@ func (r *aclTokenResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 func (r *aclTokenResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer aclTokenIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state aclTokenModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	accessor := state.AccessorID.ValueString()
-	tok, err := r.data.Nomad.GetACLToken(ctx, accessor)
+	tok, err := r.Data.Nomad.GetACLToken(ctx, accessor)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the ACL token", err)
 		return
@@ -125,7 +119,7 @@ func (r *aclTokenResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	state.fromToken(ctx, tok, &resp.Diagnostics)
 	if dest := state.secretVariable(); dest.Set() {
-		holds, err := r.data.Nomad.TokenSecretVariableHolds(ctx, tok, dest.Namespace, dest.Path)
+		holds, err := r.Data.Nomad.TokenSecretVariableHolds(ctx, tok, dest.Namespace, dest.Path)
 		if err != nil {
 			shared.AddNomadError(&resp.Diagnostics, "Could not read the token's secret Variable", err)
 			return
@@ -141,7 +135,6 @@ func (r *aclTokenResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 func (r *aclTokenResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer aclTokenIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan, state aclTokenModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -217,7 +210,7 @@ func (r *aclTokenResource) ImportState(ctx context.Context, req resource.ImportS
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	tok, err := r.data.Nomad.GetACLToken(ctx, accessor)
+	tok, err := r.Data.Nomad.GetACLToken(ctx, accessor)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the ACL token", err)
 		return

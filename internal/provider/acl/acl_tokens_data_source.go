@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -15,9 +16,11 @@ import (
 var _ datasource.DataSourceWithConfigure = &aclTokensDataSource{}
 
 // NewACLTokensDataSource builds the berth_acl_tokens data source.
-func NewACLTokensDataSource() datasource.DataSource { return &aclTokensDataSource{} }
+func NewACLTokensDataSource() datasource.DataSource {
+	return &aclTokensDataSource{shared.NewDataSourceBase("acl_tokens")}
+}
 
-type aclTokensDataSource struct{ data *shared.ProviderData }
+type aclTokensDataSource struct{ shared.DataSourceBase }
 
 type aclTokensDataSourceModel struct {
 	NamePrefix types.String         `tfsdk:"name_prefix"`
@@ -35,14 +38,6 @@ type aclTokenEntryModel struct {
 	Global         types.Bool     `tfsdk:"global"`
 	CreateTime     types.String   `tfsdk:"create_time"`
 	ExpirationTime types.String   `tfsdk:"expiration_time"`
-}
-
-func (d *aclTokensDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_acl_tokens"
-}
-
-func (d *aclTokensDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *aclTokensDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -72,23 +67,19 @@ func (d *aclTokensDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 }
 
 func (d *aclTokensDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m aclTokensDataSourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	tokens, err := d.data.Nomad.ListACLTokens(ctx)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list ACL tokens", err)
-		return
-	}
-	m.Tokens = make([]aclTokenEntryModel, 0, len(tokens))
-	for _, t := range tokens {
-		if strings.HasPrefix(t.Name, m.NamePrefix.ValueString()) {
-			m.Tokens = append(m.Tokens, tokenEntry(t))
+	readData(ctx, req, resp, func(m *aclTokensDataSourceModel, diags *diag.Diagnostics) {
+		tokens, err := d.Data.Nomad.ListACLTokens(ctx)
+		if err != nil {
+			shared.AddNomadError(diags, "Could not list ACL tokens", err)
+			return
 		}
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+		m.Tokens = make([]aclTokenEntryModel, 0, len(tokens))
+		for _, t := range tokens {
+			if strings.HasPrefix(t.Name, m.NamePrefix.ValueString()) {
+				m.Tokens = append(m.Tokens, tokenEntry(t))
+			}
+		}
+	})
 }
 
 func tokenEntry(t nomadclient.ACLToken) aclTokenEntryModel {
