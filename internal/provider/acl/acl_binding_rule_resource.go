@@ -2,7 +2,6 @@ package acl
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -145,29 +144,24 @@ func (r *aclBindingRuleResource) ImportState(ctx context.Context, req resource.I
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 }
 
+// nomadACLBindingRuleState is what berth reads of a nomad_acl_binding_rule.
+type nomadACLBindingRuleState struct {
+	ID          string `json:"id"`
+	AuthMethod  string `json:"auth_method"`
+	Selector    string `json:"selector"`
+	BindType    string `json:"bind_type"`
+	BindName    string `json:"bind_name"`
+	Description string `json:"description"`
+}
+
 // MoveState takes a nomad_acl_binding_rule over without writing to Nomad;
 // the attributes have the same names.
 func (r *aclBindingRuleResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if !fromPeer(req, "nomad_acl_binding_rule") {
-			return
-		}
-		var src struct {
-			ID          string `json:"id"`
-			AuthMethod  string `json:"auth_method"`
-			Selector    string `json:"selector"`
-			BindType    string `json:"bind_type"`
-			BindName    string `json:"bind_name"`
-			Description string `json:"description"`
-		}
-		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
-			resp.Diagnostics.AddError("Could not read the nomad_acl_binding_rule state",
-				"berth could not decode the state of the nomad_acl_binding_rule being moved: "+err.Error())
-			return
-		}
-		var m aclBindingRuleModel
-		m.fromBindingRule(&aclpolicy.BindingRule{ID: src.ID, AuthMethod: src.AuthMethod, Selector: src.Selector,
-			BindType: src.BindType, BindName: src.BindName, Description: src.Description})
-		resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-	}}}
+	return []resource.StateMover{shared.MoveFrom("nomad_acl_binding_rule",
+		func(_ context.Context, src nomadACLBindingRuleState, _ *diag.Diagnostics) aclBindingRuleModel {
+			var m aclBindingRuleModel
+			m.fromBindingRule(&aclpolicy.BindingRule{ID: src.ID, AuthMethod: src.AuthMethod, Selector: src.Selector,
+				BindType: src.BindType, BindName: src.BindName, Description: src.Description})
+			return m
+		})}
 }

@@ -26,12 +26,6 @@ type nomadACLPolicyState struct {
 	} `json:"job_acl"`
 }
 
-// fromPeer is shared.FromPeer, for the binding rule's mover, which is
-// written out in acl_binding_rule_resource.go.
-func fromPeer(req resource.MoveStateRequest, typeName string) bool {
-	return shared.FromPeer(req, typeName)
-}
-
 // MoveState takes a nomad_acl_policy over without writing to Nomad
 // (`moved { from = nomad_acl_policy.x  to = berth_acl_policy.x }`):
 // rules_hcl becomes rules, the job_acl block the job_acl attribute. The
