@@ -14,15 +14,12 @@ import (
 // GetACLAuthMethod reads an auth method, without its secrets; (nil, nil)
 // when it does not exist.
 func (c *Client) GetACLAuthMethod(ctx context.Context, name string) (*aclpolicy.AuthMethod, error) {
-	m, err := readRetry(ctx, c, "read ACL auth method", func(ctx context.Context) (*api.ACLAuthMethod, error) {
+	m, err := getOrNil(ctx, c, "read ACL auth method", func(ctx context.Context) (*api.ACLAuthMethod, error) {
 		out, _, err := c.api.ACLAuthMethods().Get(name, c.query(ctx, nil))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading ACL auth method %q: %w", name, err)
+	}, "reading ACL auth method %q", name)
+	if err != nil || m == nil {
+		return nil, err
 	}
 	return aclpolicy.AuthMethodFromAPI(m), nil
 }
@@ -50,7 +47,7 @@ func (c *Client) ListACLAuthMethods(ctx context.Context, namePrefix string) ([]a
 // CreateACLAuthMethod creates an auth method. Nomad's error never holds
 // the client secret; neither does the one returned here.
 func (c *Client) CreateACLAuthMethod(ctx context.Context, m aclpolicy.AuthMethod) error {
-	if _, _, err := c.api.ACLAuthMethods().Create(m.ToAPI(), (&api.WriteOptions{}).WithContext(ctx)); err != nil {
+	if _, _, err := c.api.ACLAuthMethods().Create(m.ToAPI(), c.write(ctx, "")); err != nil {
 		return c.writeError(err)
 	}
 	return nil
@@ -59,7 +56,7 @@ func (c *Client) CreateACLAuthMethod(ctx context.Context, m aclpolicy.AuthMethod
 // UpdateACLAuthMethod replaces an auth method's settings and its whole
 // configuration (a client secret not given is removed).
 func (c *Client) UpdateACLAuthMethod(ctx context.Context, m aclpolicy.AuthMethod) error {
-	if _, _, err := c.api.ACLAuthMethods().Update(m.ToAPI(), (&api.WriteOptions{}).WithContext(ctx)); err != nil {
+	if _, _, err := c.api.ACLAuthMethods().Update(m.ToAPI(), c.write(ctx, "")); err != nil {
 		return c.writeError(err)
 	}
 	return nil
@@ -68,7 +65,7 @@ func (c *Client) UpdateACLAuthMethod(ctx context.Context, m aclpolicy.AuthMethod
 // DeleteACLAuthMethod deletes an auth method (Nomad deletes its binding
 // rules with it); one already gone is not an error.
 func (c *Client) DeleteACLAuthMethod(ctx context.Context, name string) error {
-	_, err := c.api.ACLAuthMethods().Delete(name, (&api.WriteOptions{}).WithContext(ctx))
+	_, err := c.api.ACLAuthMethods().Delete(name, c.write(ctx, ""))
 	if err != nil && !IsNotFound(err) {
 		return c.writeError(err)
 	}
@@ -78,15 +75,12 @@ func (c *Client) DeleteACLAuthMethod(ctx context.Context, name string) error {
 // GetACLBindingRule reads a binding rule; (nil, nil) when it does not
 // exist.
 func (c *Client) GetACLBindingRule(ctx context.Context, id string) (*aclpolicy.BindingRule, error) {
-	b, err := readRetry(ctx, c, "read ACL binding rule", func(ctx context.Context) (*api.ACLBindingRule, error) {
+	b, err := getOrNil(ctx, c, "read ACL binding rule", func(ctx context.Context) (*api.ACLBindingRule, error) {
 		out, _, err := c.api.ACLBindingRules().Get(id, c.query(ctx, nil))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading ACL binding rule %s: %w", id, err)
+	}, "reading ACL binding rule %s", id)
+	if err != nil || b == nil {
+		return nil, err
 	}
 	return aclpolicy.BindingRuleFromAPI(b), nil
 }
@@ -117,7 +111,7 @@ func (c *Client) ListACLBindingRules(ctx context.Context, authMethod string) ([]
 // holds it (with its ID).
 func (c *Client) CreateACLBindingRule(ctx context.Context, b aclpolicy.BindingRule) (*aclpolicy.BindingRule, error) {
 	b.ID = ""
-	out, _, err := c.api.ACLBindingRules().Create(b.ToAPI(), (&api.WriteOptions{}).WithContext(ctx))
+	out, _, err := c.api.ACLBindingRules().Create(b.ToAPI(), c.write(ctx, ""))
 	if err != nil {
 		return nil, c.writeError(err)
 	}
@@ -126,7 +120,7 @@ func (c *Client) CreateACLBindingRule(ctx context.Context, b aclpolicy.BindingRu
 
 // UpdateACLBindingRule replaces binding rule b.ID.
 func (c *Client) UpdateACLBindingRule(ctx context.Context, b aclpolicy.BindingRule) (*aclpolicy.BindingRule, error) {
-	out, _, err := c.api.ACLBindingRules().Update(b.ToAPI(), (&api.WriteOptions{}).WithContext(ctx))
+	out, _, err := c.api.ACLBindingRules().Update(b.ToAPI(), c.write(ctx, ""))
 	if err != nil {
 		return nil, c.writeError(err)
 	}
@@ -136,7 +130,7 @@ func (c *Client) UpdateACLBindingRule(ctx context.Context, b aclpolicy.BindingRu
 // DeleteACLBindingRule deletes a binding rule; one already gone is not an
 // error.
 func (c *Client) DeleteACLBindingRule(ctx context.Context, id string) error {
-	_, err := c.api.ACLBindingRules().Delete(id, (&api.WriteOptions{}).WithContext(ctx))
+	_, err := c.api.ACLBindingRules().Delete(id, c.write(ctx, ""))
 	if err != nil && !IsNotFound(err) {
 		return c.writeError(err)
 	}

@@ -12,15 +12,12 @@ import (
 
 // GetACLPolicy reads an ACL policy; (nil, nil) when it does not exist.
 func (c *Client) GetACLPolicy(ctx context.Context, name string) (*aclpolicy.Policy, error) {
-	p, err := readRetry(ctx, c, "read ACL policy", func(ctx context.Context) (*api.ACLPolicy, error) {
+	p, err := getOrNil(ctx, c, "read ACL policy", func(ctx context.Context) (*api.ACLPolicy, error) {
 		out, _, err := c.api.ACLPolicies().Info(name, c.query(ctx, nil))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading ACL policy %q: %w", name, err)
+	}, "reading ACL policy %q", name)
+	if err != nil || p == nil {
+		return nil, err
 	}
 	return aclpolicy.PolicyFromAPI(p), nil
 }
@@ -48,7 +45,7 @@ func (c *Client) ListACLPolicies(ctx context.Context, prefix string) ([]aclpolic
 // WriteACLPolicy creates or replaces an ACL policy (one call; a policy
 // write sends the whole policy, so a retry by the caller is safe).
 func (c *Client) WriteACLPolicy(ctx context.Context, p aclpolicy.Policy) error {
-	if _, err := c.api.ACLPolicies().Upsert(p.ToAPI(), (&api.WriteOptions{}).WithContext(ctx)); err != nil {
+	if _, err := c.api.ACLPolicies().Upsert(p.ToAPI(), c.write(ctx, "")); err != nil {
 		return c.writeError(err)
 	}
 	return nil
@@ -57,7 +54,7 @@ func (c *Client) WriteACLPolicy(ctx context.Context, p aclpolicy.Policy) error {
 // DeleteACLPolicy deletes an ACL policy; one that is already gone is not
 // an error.
 func (c *Client) DeleteACLPolicy(ctx context.Context, name string) error {
-	_, err := c.api.ACLPolicies().Delete(name, (&api.WriteOptions{}).WithContext(ctx))
+	_, err := c.api.ACLPolicies().Delete(name, c.write(ctx, ""))
 	if err != nil && !IsNotFound(err) {
 		return c.writeError(err)
 	}

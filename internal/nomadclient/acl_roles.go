@@ -13,30 +13,24 @@ import (
 
 // GetACLRole reads an ACL role by ID; (nil, nil) when it does not exist.
 func (c *Client) GetACLRole(ctx context.Context, id string) (*aclpolicy.Role, error) {
-	r, err := readRetry(ctx, c, "read ACL role", func(ctx context.Context) (*api.ACLRole, error) {
+	r, err := getOrNil(ctx, c, "read ACL role", func(ctx context.Context) (*api.ACLRole, error) {
 		out, _, err := c.api.ACLRoles().Get(id, c.query(ctx, nil))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading ACL role %s: %w", id, err)
+	}, "reading ACL role %s", id)
+	if err != nil || r == nil {
+		return nil, err
 	}
 	return aclpolicy.RoleFromAPI(r), nil
 }
 
 // GetACLRoleByName reads an ACL role by name; (nil, nil) when there is none.
 func (c *Client) GetACLRoleByName(ctx context.Context, name string) (*aclpolicy.Role, error) {
-	r, err := readRetry(ctx, c, "read ACL role", func(ctx context.Context) (*api.ACLRole, error) {
+	r, err := getOrNil(ctx, c, "read ACL role", func(ctx context.Context) (*api.ACLRole, error) {
 		out, _, err := c.api.ACLRoles().GetByName(name, c.query(ctx, nil))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading ACL role %q: %w", name, err)
+	}, "reading ACL role %q", name)
+	if err != nil || r == nil {
+		return nil, err
 	}
 	return aclpolicy.RoleFromAPI(r), nil
 }
@@ -65,7 +59,7 @@ func (c *Client) ListACLRoles(ctx context.Context, namePrefix string) ([]aclpoli
 // it. Nomad refuses a name that is taken and policies that do not exist.
 func (c *Client) CreateACLRole(ctx context.Context, r aclpolicy.Role) (*aclpolicy.Role, error) {
 	r.ID = ""
-	out, _, err := c.api.ACLRoles().Create(r.ToAPI(), (&api.WriteOptions{}).WithContext(ctx))
+	out, _, err := c.api.ACLRoles().Create(r.ToAPI(), c.write(ctx, ""))
 	if err != nil {
 		return nil, c.writeError(err)
 	}
@@ -74,7 +68,7 @@ func (c *Client) CreateACLRole(ctx context.Context, r aclpolicy.Role) (*aclpolic
 
 // UpdateACLRole replaces role r.ID (its name included).
 func (c *Client) UpdateACLRole(ctx context.Context, r aclpolicy.Role) (*aclpolicy.Role, error) {
-	out, _, err := c.api.ACLRoles().Update(r.ToAPI(), (&api.WriteOptions{}).WithContext(ctx))
+	out, _, err := c.api.ACLRoles().Update(r.ToAPI(), c.write(ctx, ""))
 	if err != nil {
 		return nil, c.writeError(err)
 	}
@@ -83,7 +77,7 @@ func (c *Client) UpdateACLRole(ctx context.Context, r aclpolicy.Role) (*aclpolic
 
 // DeleteACLRole deletes a role; one already gone is not an error.
 func (c *Client) DeleteACLRole(ctx context.Context, id string) error {
-	_, err := c.api.ACLRoles().Delete(id, (&api.WriteOptions{}).WithContext(ctx))
+	_, err := c.api.ACLRoles().Delete(id, c.write(ctx, ""))
 	if err != nil && !IsNotFound(err) {
 		return c.writeError(err)
 	}

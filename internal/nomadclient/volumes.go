@@ -22,18 +22,15 @@ func (c *Client) GetVolume(ctx context.Context, namespace, id string) (*volume.V
 // A volume that does not exist is (nil, index, nil).
 func (c *Client) volumeAfter(ctx context.Context, namespace, id string, index uint64) (*volume.Volume, uint64, error) {
 	next := index
-	v, err := readRetry(ctx, c, "read volume", func(ctx context.Context) (*api.HostVolume, error) {
+	v, err := getOrNil(ctx, c, "read volume", func(ctx context.Context) (*api.HostVolume, error) {
 		out, meta, err := c.api.HostVolumes().Get(id, c.query(ctx, blocking(ctx, namespace, index)))
 		if meta != nil {
 			next = meta.LastIndex
 		}
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, next, nil
-	}
-	if err != nil {
-		return nil, next, fmt.Errorf("reading host volume %s: %w", id, err)
+	}, "reading host volume %s", id)
+	if err != nil || v == nil {
+		return nil, next, err
 	}
 	return volume.FromAPI(v), next, nil
 }
@@ -137,7 +134,7 @@ func (c *Client) FindVolume(ctx context.Context, namespace, name string) (*volum
 // *VolumeNoPathError (inside a *WriteNotAppliedError: nothing was made).
 func (c *Client) CreateVolume(ctx context.Context, v *volume.Volume) (*volume.Volume, string, error) {
 	resp, _, err := c.api.HostVolumes().Create(&api.HostVolumeCreateRequest{Volume: v.ToAPI()},
-		(&api.WriteOptions{Namespace: v.Namespace}).WithContext(ctx))
+		c.write(ctx, v.Namespace))
 	if err != nil && isNoPathToNode(err) {
 		return nil, "", &WriteNotAppliedError{Err: c.noPathError(ctx, v, err)}
 	}
@@ -165,7 +162,7 @@ const nodeUnreachableRefusal = "cannot be removed from unknown node"
 // the node cannot be reached is a *VolumeNodeUnreachableError.
 func (c *Client) DeleteVolume(ctx context.Context, namespace, id string, force bool) error {
 	_, _, err := c.api.HostVolumes().Delete(&api.HostVolumeDeleteRequest{ID: id, Force: force},
-		(&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+		c.write(ctx, namespace))
 	switch {
 	case err == nil || IsNotFound(err):
 		return nil
