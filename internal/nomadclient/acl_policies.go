@@ -10,16 +10,19 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
 )
 
+// aclPolicies is how Nomad serves ACL policies, which it keys by name.
+// A policy write is an upsert (WriteACLPolicy), not a create or update.
+func (c *Client) aclPolicies() aclObjects[api.ACLPolicy, aclpolicy.Policy] {
+	p := c.api.ACLPolicies()
+	return aclObjects[api.ACLPolicy, aclpolicy.Policy]{
+		what: "ACL policy", keyFmt: "%q", get: p.Info, del: p.Delete,
+		fromAPI: aclpolicy.PolicyFromAPI, toAPI: aclpolicy.Policy.ToAPI,
+	}
+}
+
 // GetACLPolicy reads an ACL policy; (nil, nil) when it does not exist.
 func (c *Client) GetACLPolicy(ctx context.Context, name string) (*aclpolicy.Policy, error) {
-	p, err := getOrNil(ctx, c, "read ACL policy", func(ctx context.Context) (*api.ACLPolicy, error) {
-		out, _, err := c.api.ACLPolicies().Info(name, c.query(ctx, nil))
-		return out, err
-	}, "reading ACL policy %q", name)
-	if err != nil || p == nil {
-		return nil, err
-	}
-	return aclpolicy.PolicyFromAPI(p), nil
+	return c.aclPolicies().read(ctx, c, name)
 }
 
 // ListACLPolicies lists the ACL policies whose name starts with prefix,
@@ -45,7 +48,7 @@ func (c *Client) ListACLPolicies(ctx context.Context, prefix string) ([]aclpolic
 // WriteACLPolicy creates or replaces an ACL policy (one call; a policy
 // write sends the whole policy, so a retry by the caller is safe).
 func (c *Client) WriteACLPolicy(ctx context.Context, p aclpolicy.Policy) error {
-	if _, err := c.api.ACLPolicies().Upsert(p.ToAPI(), c.write(ctx, "")); err != nil {
+	if _, err := c.api.ACLPolicies().Upsert(c.aclPolicies().toAPI(p), c.write(ctx, "")); err != nil {
 		return c.writeError(err)
 	}
 	return nil
@@ -54,9 +57,5 @@ func (c *Client) WriteACLPolicy(ctx context.Context, p aclpolicy.Policy) error {
 // DeleteACLPolicy deletes an ACL policy; one that is already gone is not
 // an error.
 func (c *Client) DeleteACLPolicy(ctx context.Context, name string) error {
-	_, err := c.api.ACLPolicies().Delete(name, c.write(ctx, ""))
-	if err != nil && !IsNotFound(err) {
-		return c.writeError(err)
-	}
-	return nil
+	return c.aclPolicies().remove(ctx, c, name)
 }

@@ -3,7 +3,6 @@ package nomadclient
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
@@ -11,47 +10,39 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
 )
 
+// aclRoles is how Nomad serves ACL roles, which it keys by ID.
+func (c *Client) aclRoles() aclObjects[api.ACLRole, aclpolicy.Role] {
+	r := c.api.ACLRoles()
+	return aclObjects[api.ACLRole, aclpolicy.Role]{
+		what: "ACL role", keyFmt: "%s",
+		get: r.Get, create: r.Create, update: r.Update, del: r.Delete,
+		fromAPI: aclpolicy.RoleFromAPI, toAPI: aclpolicy.Role.ToAPI,
+	}
+}
+
 // GetACLRole reads an ACL role by ID; (nil, nil) when it does not exist.
 func (c *Client) GetACLRole(ctx context.Context, id string) (*aclpolicy.Role, error) {
-	r, err := getOrNil(ctx, c, "read ACL role", func(ctx context.Context) (*api.ACLRole, error) {
-		out, _, err := c.api.ACLRoles().Get(id, c.query(ctx, nil))
-		return out, err
-	}, "reading ACL role %s", id)
-	if err != nil || r == nil {
-		return nil, err
-	}
-	return aclpolicy.RoleFromAPI(r), nil
+	return c.aclRoles().read(ctx, c, id)
 }
 
 // GetACLRoleByName reads an ACL role by name; (nil, nil) when there is none.
 func (c *Client) GetACLRoleByName(ctx context.Context, name string) (*aclpolicy.Role, error) {
-	r, err := getOrNil(ctx, c, "read ACL role", func(ctx context.Context) (*api.ACLRole, error) {
-		out, _, err := c.api.ACLRoles().GetByName(name, c.query(ctx, nil))
-		return out, err
-	}, "reading ACL role %q", name)
-	if err != nil || r == nil {
-		return nil, err
-	}
-	return aclpolicy.RoleFromAPI(r), nil
+	byName := c.aclRoles()
+	byName.get, byName.keyFmt = c.api.ACLRoles().GetByName, "%q"
+	return byName.read(ctx, c, name)
 }
 
 // ListACLRoles lists the ACL roles whose name starts with namePrefix,
 // sorted by name.
 func (c *Client) ListACLRoles(ctx context.Context, namePrefix string) ([]aclpolicy.Role, error) {
-	stubs, err := readRetry(ctx, c, "list ACL roles", func(ctx context.Context) ([]*api.ACLRoleListStub, error) {
-		out, _, err := c.api.ACLRoles().List(c.query(ctx, nil))
-		return out, err
-	})
+	out, err := listACL(ctx, c, "list ACL roles", c.api.ACLRoles().List,
+		func(s *api.ACLRoleListStub) (aclpolicy.Role, bool) {
+			return aclpolicy.RoleFromStub(s), strings.HasPrefix(s.Name, namePrefix)
+		},
+		func(a, b aclpolicy.Role) bool { return a.Name < b.Name })
 	if err != nil {
 		return nil, fmt.Errorf("listing ACL roles: %w", err)
 	}
-	out := make([]aclpolicy.Role, 0, len(stubs))
-	for _, s := range stubs {
-		if s != nil && strings.HasPrefix(s.Name, namePrefix) {
-			out = append(out, aclpolicy.RoleFromStub(s))
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 
@@ -59,27 +50,15 @@ func (c *Client) ListACLRoles(ctx context.Context, namePrefix string) ([]aclpoli
 // it. Nomad refuses a name that is taken and policies that do not exist.
 func (c *Client) CreateACLRole(ctx context.Context, r aclpolicy.Role) (*aclpolicy.Role, error) {
 	r.ID = ""
-	out, _, err := c.api.ACLRoles().Create(r.ToAPI(), c.write(ctx, ""))
-	if err != nil {
-		return nil, c.writeError(err)
-	}
-	return aclpolicy.RoleFromAPI(out), nil
+	return c.aclRoles().write(ctx, c, true, r)
 }
 
 // UpdateACLRole replaces role r.ID (its name included).
 func (c *Client) UpdateACLRole(ctx context.Context, r aclpolicy.Role) (*aclpolicy.Role, error) {
-	out, _, err := c.api.ACLRoles().Update(r.ToAPI(), c.write(ctx, ""))
-	if err != nil {
-		return nil, c.writeError(err)
-	}
-	return aclpolicy.RoleFromAPI(out), nil
+	return c.aclRoles().write(ctx, c, false, r)
 }
 
 // DeleteACLRole deletes a role; one already gone is not an error.
 func (c *Client) DeleteACLRole(ctx context.Context, id string) error {
-	_, err := c.api.ACLRoles().Delete(id, c.write(ctx, ""))
-	if err != nil && !IsNotFound(err) {
-		return c.writeError(err)
-	}
-	return nil
+	return c.aclRoles().remove(ctx, c, id)
 }
