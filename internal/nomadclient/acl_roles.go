@@ -2,7 +2,9 @@ package nomadclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
@@ -46,16 +48,47 @@ func (c *Client) ListACLRoles(ctx context.Context, namePrefix string) ([]aclpoli
 	return out, nil
 }
 
-// CreateACLRole creates a role (r.ID empty) and returns it as Nomad holds
-// it. Nomad refuses a name that is taken and policies that do not exist.
-func (c *Client) CreateACLRole(ctx context.Context, r aclpolicy.Role) (*aclpolicy.Role, error) {
-	r.ID = ""
-	return c.aclRoles().write(ctx, c, true, r)
+// ACLRoleExistsError says Nomad refused to create a role, or to rename
+// one, because another role already has the name.
+type ACLRoleExistsError struct {
+	Name string
+	Err  error // Nomad's answer
 }
 
-// UpdateACLRole replaces role r.ID (its name included).
+func (e *ACLRoleExistsError) Error() string { return e.Err.Error() }
+
+func (e *ACLRoleExistsError) Unwrap() error { return e.Err }
+
+// IsACLRoleExists reports whether err is Nomad refusing a role name that
+// another role has (*ACLRoleExistsError).
+func IsACLRoleExists(err error) bool {
+	var exists *ACLRoleExistsError
+	return errors.As(err, &exists)
+}
+
+// roleWriteError types Nomad's refusal of a taken name. Nomad says it in
+// words only: a 400 with "role with name <name> already exists".
+func roleWriteError(name string, err error) error {
+	if statusCode(err) == http.StatusBadRequest && strings.Contains(err.Error(), "already exists") {
+		return &ACLRoleExistsError{Name: name, Err: err}
+	}
+	return err
+}
+
+// CreateACLRole creates a role (r.ID empty) and returns it as Nomad holds
+// it. Nomad refuses policies that do not exist, and a name that is taken
+// (an *ACLRoleExistsError).
+func (c *Client) CreateACLRole(ctx context.Context, r aclpolicy.Role) (*aclpolicy.Role, error) {
+	r.ID = ""
+	out, err := c.aclRoles().write(ctx, c, true, r)
+	return out, roleWriteError(r.Name, err)
+}
+
+// UpdateACLRole replaces role r.ID (its name included; a name another role
+// has is an *ACLRoleExistsError).
 func (c *Client) UpdateACLRole(ctx context.Context, r aclpolicy.Role) (*aclpolicy.Role, error) {
-	return c.aclRoles().write(ctx, c, false, r)
+	out, err := c.aclRoles().write(ctx, c, false, r)
+	return out, roleWriteError(r.Name, err)
 }
 
 // DeleteACLRole deletes a role; one already gone is not an error.
