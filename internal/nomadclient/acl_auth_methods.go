@@ -16,7 +16,7 @@ func (c *Client) aclAuthMethods() aclObjects[api.ACLAuthMethod, aclpolicy.AuthMe
 	return aclObjects[api.ACLAuthMethod, aclpolicy.AuthMethod]{
 		what: "ACL auth method", keyFmt: "%q",
 		get: m.Get, create: m.Create, update: m.Update, del: m.Delete,
-		fromAPI: aclpolicy.AuthMethodFromAPI, toAPI: aclpolicy.AuthMethod.ToAPI,
+		fromAPI: authMethodFromAPI, toAPI: authMethodToAPI,
 	}
 }
 
@@ -26,7 +26,7 @@ func (c *Client) aclBindingRules() aclObjects[api.ACLBindingRule, aclpolicy.Bind
 	return aclObjects[api.ACLBindingRule, aclpolicy.BindingRule]{
 		what: "ACL binding rule", keyFmt: "%s",
 		get: b.Get, create: b.Create, update: b.Update, del: b.Delete,
-		fromAPI: aclpolicy.BindingRuleFromAPI, toAPI: aclpolicy.BindingRule.ToAPI,
+		fromAPI: bindingRuleFromAPI, toAPI: bindingRuleToAPI,
 	}
 }
 

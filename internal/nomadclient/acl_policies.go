@@ -16,7 +16,7 @@ func (c *Client) aclPolicies() aclObjects[api.ACLPolicy, aclpolicy.Policy] {
 	p := c.api.ACLPolicies()
 	return aclObjects[api.ACLPolicy, aclpolicy.Policy]{
 		what: "ACL policy", keyFmt: "%q", get: p.Info, del: p.Delete,
-		fromAPI: aclpolicy.PolicyFromAPI, toAPI: aclpolicy.Policy.ToAPI,
+		fromAPI: policyFromAPI, toAPI: policyToAPI,
 	}
 }
 

@@ -18,7 +18,7 @@ func (c *Client) aclRoles() aclObjects[api.ACLRole, aclpolicy.Role] {
 	return aclObjects[api.ACLRole, aclpolicy.Role]{
 		what: "ACL role", keyFmt: "%s",
 		get: r.Get, create: r.Create, update: r.Update, del: r.Delete,
-		fromAPI: aclpolicy.RoleFromAPI, toAPI: aclpolicy.Role.ToAPI,
+		fromAPI: roleFromAPI, toAPI: roleToAPI,
 	}
 }
 
@@ -39,7 +39,7 @@ func (c *Client) GetACLRoleByName(ctx context.Context, name string) (*aclpolicy.
 func (c *Client) ListACLRoles(ctx context.Context, namePrefix string) ([]aclpolicy.Role, error) {
 	out, err := listACL(ctx, c, "list ACL roles", c.api.ACLRoles().List,
 		func(s *api.ACLRoleListStub) (aclpolicy.Role, bool) {
-			return aclpolicy.RoleFromStub(s), strings.HasPrefix(s.Name, namePrefix)
+			return roleFromStub(s), strings.HasPrefix(s.Name, namePrefix)
 		},
 		func(a, b aclpolicy.Role) bool { return a.Name < b.Name })
 	if err != nil {

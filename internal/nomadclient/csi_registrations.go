@@ -19,7 +19,7 @@ func (c *Client) GetCSIRegistration(ctx context.Context, namespace, id string) (
 	if err != nil || v == nil {
 		return nil, err
 	}
-	return volume.CSIRegistrationFromAPI(v), nil
+	return csiRegistrationFromAPI(v), nil
 }
 
 // RegisterCSIVolume registers an existing CSI volume, or updates the
@@ -30,7 +30,7 @@ func (c *Client) GetCSIRegistration(ctx context.Context, namespace, id string) (
 // repeat them, so callers redact it (volume.RedactSecrets). It returns
 // Nomad's warnings.
 func (c *Client) RegisterCSIVolume(ctx context.Context, r *volume.CSIRegistration) (string, error) {
-	resp, _, err := c.api.CSIVolumes().RegisterOpts(&api.CSIVolumeRegisterRequest{Volumes: []*api.CSIVolume{r.ToAPI()}},
+	resp, _, err := c.api.CSIVolumes().RegisterOpts(&api.CSIVolumeRegisterRequest{Volumes: []*api.CSIVolume{csiRegistrationToAPI(r)}},
 		c.write(ctx, r.Namespace))
 	if err != nil {
 		return "", c.writeError(err)

@@ -30,7 +30,7 @@ func (c *Client) csiVolumeAfter(ctx context.Context, namespace, id string, index
 	if err != nil || v == nil {
 		return nil, next, err
 	}
-	return volume.CSIFromAPI(v), next, nil
+	return csiVolumeFromAPI(v), next, nil
 }
 
 // CreateCSIVolume asks the volume's plugin to create it and registers it
@@ -38,14 +38,14 @@ func (c *Client) csiVolumeAfter(ctx context.Context, namespace, id string, index
 // berth never logs; the error, which carries the plugin's own words, may
 // repeat them, so callers redact it (volume.RedactSecrets).
 func (c *Client) CreateCSIVolume(ctx context.Context, v *volume.Volume) (*volume.Volume, string, error) {
-	resp, _, err := c.api.CSIVolumes().CreateOpts(&api.CSIVolumeCreateRequest{Volumes: []*api.CSIVolume{v.ToCSIAPI()}},
+	resp, _, err := c.api.CSIVolumes().CreateOpts(&api.CSIVolumeCreateRequest{Volumes: []*api.CSIVolume{csiVolumeToAPI(v)}},
 		c.write(ctx, v.Namespace))
 	if err != nil {
 		return nil, "", c.writeError(err)
 	}
 	var created *volume.Volume
 	if len(resp.Volumes) > 0 {
-		created = volume.CSIFromAPI(resp.Volumes[0])
+		created = csiVolumeFromAPI(resp.Volumes[0])
 	}
 	return created, resp.Warnings, nil
 }

@@ -21,7 +21,7 @@ func (c *Client) GetHostRegistration(ctx context.Context, namespace, id string) 
 	if err != nil || v == nil {
 		return nil, err
 	}
-	return volume.HostRegistrationFromAPI(v), nil
+	return hostRegistrationFromAPI(v), nil
 }
 
 // RegisterHostVolume registers an existing directory on a node as a
@@ -30,7 +30,7 @@ func (c *Client) GetHostRegistration(ctx context.Context, namespace, id string) 
 // exists; nothing is created. Not retried. It returns the volume's ID and
 // Nomad's warnings.
 func (c *Client) RegisterHostVolume(ctx context.Context, r *volume.HostRegistration) (string, string, error) {
-	resp, _, err := c.api.HostVolumes().Register(&api.HostVolumeRegisterRequest{Volume: r.ToAPI()},
+	resp, _, err := c.api.HostVolumes().Register(&api.HostVolumeRegisterRequest{Volume: hostRegistrationToAPI(r)},
 		c.write(ctx, r.Namespace))
 	if err != nil {
 		return "", "", c.writeError(err)
@@ -70,7 +70,7 @@ func (c *Client) ListHostRegistrations(ctx context.Context, namespace, namePrefi
 	var out []volume.Summary
 	for _, s := range stubs {
 		if s != nil && s.PluginID == "" && strings.HasPrefix(s.Name, namePrefix) {
-			out = append(out, volume.SummaryFromAPI(s))
+			out = append(out, hostVolumeSummary(s))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -32,7 +32,7 @@ func (c *Client) volumeAfter(ctx context.Context, namespace, id string, index ui
 	if err != nil || v == nil {
 		return nil, next, err
 	}
-	return volume.FromAPI(v), next, nil
+	return hostVolumeFromAPI(v), next, nil
 }
 
 // VolumesNamed lists the host volumes called name in a namespace.
@@ -47,7 +47,7 @@ func (c *Client) VolumesNamed(ctx context.Context, namespace, name string) ([]vo
 	var out []volume.Summary
 	for _, s := range stubs {
 		if s != nil && s.Name == name {
-			out = append(out, volume.SummaryFromAPI(s))
+			out = append(out, hostVolumeSummary(s))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -75,7 +75,7 @@ func (c *Client) ListVolumes(ctx context.Context, f VolumeFilter) ([]volume.Summ
 	var out []volume.Summary
 	for _, s := range stubs {
 		if s != nil && strings.HasPrefix(s.Name, f.NamePrefix) {
-			out = append(out, volume.SummaryFromAPI(s))
+			out = append(out, hostVolumeSummary(s))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -133,7 +133,7 @@ func (c *Client) FindVolume(ctx context.Context, namespace, name string) (*volum
 // Nomad's warnings. A volume placed on a node Nomad cannot reach is a
 // *VolumeNoPathError (inside a *WriteNotAppliedError: nothing was made).
 func (c *Client) CreateVolume(ctx context.Context, v *volume.Volume) (*volume.Volume, string, error) {
-	resp, _, err := c.api.HostVolumes().Create(&api.HostVolumeCreateRequest{Volume: v.ToAPI()},
+	resp, _, err := c.api.HostVolumes().Create(&api.HostVolumeCreateRequest{Volume: hostVolumeToAPI(v)},
 		c.write(ctx, v.Namespace))
 	if err != nil && isNoPathToNode(err) {
 		return nil, "", &WriteNotAppliedError{Err: c.noPathError(ctx, v, err)}
@@ -141,7 +141,7 @@ func (c *Client) CreateVolume(ctx context.Context, v *volume.Volume) (*volume.Vo
 	if err != nil {
 		return nil, "", c.writeError(err)
 	}
-	return volume.FromAPI(resp.Volume), resp.Warnings, nil
+	return hostVolumeFromAPI(resp.Volume), resp.Warnings, nil
 }
 
 // VolumeNodeUnreachableError is Nomad refusing to delete a host volume
