@@ -3,8 +3,6 @@ package aclpolicy
 import (
 	"errors"
 	"time"
-
-	"github.com/hashicorp/nomad/api"
 )
 
 // Auth method types and token localities Nomad accepts.
@@ -74,49 +72,6 @@ func (m AuthMethod) Check() (field string, err error) {
 		}
 	}
 	return "", nil
-}
-
-// ToAPI is the method to write. Nomad replaces the whole configuration on
-// every write, so a secret left out is a secret removed.
-func (m AuthMethod) ToAPI() *api.ACLAuthMethod {
-	c := m.Config
-	return &api.ACLAuthMethod{
-		Name: m.Name, Type: m.Type, TokenLocality: m.TokenLocality, TokenNameFormat: m.TokenNameFormat,
-		MaxTokenTTL: m.MaxTokenTTL, Default: m.Default,
-		Config: &api.ACLAuthMethodConfig{
-			JWTValidationPubKeys: c.JWTValidationPubKeys, JWKSURL: c.JWKSURL, OIDCDiscoveryURL: c.OIDCDiscoveryURL,
-			OIDCClientID: c.OIDCClientID, OIDCClientSecret: c.OIDCClientSecret, OIDCEnablePKCE: c.OIDCEnablePKCE,
-			OIDCDisableUserInfo: c.OIDCDisableUserInfo, OIDCScopes: c.OIDCScopes, BoundAudiences: c.BoundAudiences,
-			BoundIssuer: c.BoundIssuer, AllowedRedirectURIs: c.AllowedRedirectURIs, DiscoveryCaPem: c.DiscoveryCaPem,
-			JWKSCACert: c.JWKSCACert, SigningAlgs: c.SigningAlgs, ExpirationLeeway: c.ExpirationLeeway,
-			NotBeforeLeeway: c.NotBeforeLeeway, ClockSkewLeeway: c.ClockSkewLeeway, ClaimMappings: c.ClaimMappings,
-			ListClaimMappings: c.ListClaimMappings, VerboseLogging: c.VerboseLogging,
-		},
-	}
-}
-
-// AuthMethodFromAPI is what Nomad holds, without its secrets: a client
-// secret is only recorded as there or not.
-func AuthMethodFromAPI(a *api.ACLAuthMethod) *AuthMethod {
-	out := &AuthMethod{Name: a.Name, Type: a.Type, TokenLocality: a.TokenLocality, TokenNameFormat: a.TokenNameFormat,
-		MaxTokenTTL: a.MaxTokenTTL, Default: a.Default}
-	c := a.Config
-	if c == nil {
-		return out
-	}
-	out.Config = AuthMethodConfig{
-		OIDCDiscoveryURL: c.OIDCDiscoveryURL, OIDCClientID: c.OIDCClientID, HasClientSecret: c.OIDCClientSecret != "",
-		OIDCEnablePKCE: c.OIDCEnablePKCE, OIDCDisableUserInfo: c.OIDCDisableUserInfo, OIDCScopes: c.OIDCScopes,
-		BoundAudiences: c.BoundAudiences, BoundIssuer: c.BoundIssuer, AllowedRedirectURIs: c.AllowedRedirectURIs,
-		DiscoveryCaPem: c.DiscoveryCaPem, JWKSURL: c.JWKSURL, JWKSCACert: c.JWKSCACert,
-		JWTValidationPubKeys: c.JWTValidationPubKeys, SigningAlgs: c.SigningAlgs, ExpirationLeeway: c.ExpirationLeeway,
-		NotBeforeLeeway: c.NotBeforeLeeway, ClockSkewLeeway: c.ClockSkewLeeway, ClaimMappings: c.ClaimMappings,
-		ListClaimMappings: c.ListClaimMappings, VerboseLogging: c.VerboseLogging,
-	}
-	if c.OIDCClientAssertion != nil && c.OIDCClientAssertion.KeySource != "" {
-		out.Config.Unmanaged = append(out.Config.Unmanaged, "oidc_client_assertion")
-	}
-	return out
 }
 
 // AuthMethodStub is an auth method as Nomad lists it.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/go-bexpr"
-	"github.com/hashicorp/nomad/api"
 )
 
 // Binding rule bind types: what a login that matches the rule is granted.
@@ -22,18 +21,6 @@ func BindTypes() []string { return []string{BindRole, BindPolicy, BindManagement
 type BindingRule struct {
 	// ID is Nomad's UUID for the rule.
 	ID, Description, AuthMethod, Selector, BindType, BindName string
-}
-
-// ToAPI is the rule to write.
-func (b BindingRule) ToAPI() *api.ACLBindingRule {
-	return &api.ACLBindingRule{ID: b.ID, Description: b.Description, AuthMethod: b.AuthMethod, Selector: b.Selector,
-		BindType: b.BindType, BindName: b.BindName}
-}
-
-// BindingRuleFromAPI is what Nomad holds.
-func BindingRuleFromAPI(b *api.ACLBindingRule) *BindingRule {
-	return &BindingRule{ID: b.ID, Description: b.Description, AuthMethod: b.AuthMethod, Selector: b.Selector,
-		BindType: b.BindType, BindName: b.BindName}
 }
 
 // MaxBindingRuleDescription is the longest description Nomad accepts.

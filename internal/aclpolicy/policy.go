@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-
-	"github.com/hashicorp/nomad/api"
 )
 
 // NameRule states Nomad's rule for the names of policies, roles and auth
@@ -69,24 +67,4 @@ func (j JobACL) Check() (field string, err error) {
 		return "task", errors.New("a task needs group (Nomad attaches a policy to a task of one group): set group to the task's group and job_id to its job")
 	}
 	return "", nil
-}
-
-// ToAPI is the policy to write.
-func (p Policy) ToAPI() *api.ACLPolicy {
-	out := &api.ACLPolicy{Name: p.Name, Description: p.Description, Rules: p.Rules}
-	if p.JobACL != nil {
-		j := *p.JobACL
-		out.JobACL = &api.JobACL{Namespace: j.Namespace, JobID: j.JobID, Group: j.Group, Task: j.Task}
-	}
-	return out
-}
-
-// PolicyFromAPI is what Nomad holds. A job_acl with nothing in it attaches
-// the policy to nothing (Nomad indexes none): it is read as none.
-func PolicyFromAPI(p *api.ACLPolicy) *Policy {
-	out := &Policy{Name: p.Name, Description: p.Description, Rules: p.Rules}
-	if j := p.JobACL; j != nil && (*j != api.JobACL{}) {
-		out.JobACL = &JobACL{Namespace: j.Namespace, JobID: j.JobID, Group: j.Group, Task: j.Task}
-	}
-	return out
 }

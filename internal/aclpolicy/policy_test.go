@@ -3,8 +3,6 @@ package aclpolicy
 import (
 	"strings"
 	"testing"
-
-	"github.com/hashicorp/nomad/api"
 )
 
 func TestJobACLCheck(t *testing.T) {
@@ -23,17 +21,6 @@ func TestJobACLCheck(t *testing.T) {
 		if field != c.field || (err != nil) != (c.field != "") {
 			t.Errorf("%+v: got %q %v, want %q", c.j, field, err, c.field)
 		}
-	}
-}
-
-func TestPolicyRoundTrip(t *testing.T) {
-	p := Policy{Name: "n", Description: "d", Rules: "r", JobACL: &JobACL{Namespace: "ns"}}
-	got := PolicyFromAPI(p.ToAPI())
-	if got.Name != p.Name || got.Description != p.Description || got.Rules != p.Rules || *got.JobACL != *p.JobACL {
-		t.Fatalf("round trip: %+v -> %+v", p, got)
-	}
-	if got := PolicyFromAPI(&api.ACLPolicy{Name: "n", JobACL: &api.JobACL{}}); got.JobACL != nil {
-		t.Fatalf("an empty job_acl read as %+v, want none", got.JobACL)
 	}
 }
 

@@ -10,19 +10,19 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
 )
 
+// aclPolicies is how Nomad serves ACL policies, which it keys by name.
+// A policy write is an upsert (WriteACLPolicy), not a create or update.
+func (c *Client) aclPolicies() aclObjects[api.ACLPolicy, aclpolicy.Policy] {
+	p := c.api.ACLPolicies()
+	return aclObjects[api.ACLPolicy, aclpolicy.Policy]{
+		what: "ACL policy", keyFmt: "%q", get: p.Info, del: p.Delete,
+		fromAPI: policyFromAPI, toAPI: policyToAPI,
+	}
+}
+
 // GetACLPolicy reads an ACL policy; (nil, nil) when it does not exist.
 func (c *Client) GetACLPolicy(ctx context.Context, name string) (*aclpolicy.Policy, error) {
-	p, err := readRetry(ctx, c, "read ACL policy", func(ctx context.Context) (*api.ACLPolicy, error) {
-		out, _, err := c.api.ACLPolicies().Info(name, c.query(ctx, nil))
-		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading ACL policy %q: %w", name, err)
-	}
-	return aclpolicy.PolicyFromAPI(p), nil
+	return c.aclPolicies().read(ctx, c, name)
 }
 
 // ListACLPolicies lists the ACL policies whose name starts with prefix,
@@ -48,7 +48,7 @@ func (c *Client) ListACLPolicies(ctx context.Context, prefix string) ([]aclpolic
 // WriteACLPolicy creates or replaces an ACL policy (one call; a policy
 // write sends the whole policy, so a retry by the caller is safe).
 func (c *Client) WriteACLPolicy(ctx context.Context, p aclpolicy.Policy) error {
-	if _, err := c.api.ACLPolicies().Upsert(p.ToAPI(), (&api.WriteOptions{}).WithContext(ctx)); err != nil {
+	if _, err := c.api.ACLPolicies().Upsert(c.aclPolicies().toAPI(p), c.write(ctx, "")); err != nil {
 		return c.writeError(err)
 	}
 	return nil
@@ -57,9 +57,5 @@ func (c *Client) WriteACLPolicy(ctx context.Context, p aclpolicy.Policy) error {
 // DeleteACLPolicy deletes an ACL policy; one that is already gone is not
 // an error.
 func (c *Client) DeleteACLPolicy(ctx context.Context, name string) error {
-	_, err := c.api.ACLPolicies().Delete(name, (&api.WriteOptions{}).WithContext(ctx))
-	if err != nil && !IsNotFound(err) {
-		return c.writeError(err)
-	}
-	return nil
+	return c.aclPolicies().remove(ctx, c, name)
 }

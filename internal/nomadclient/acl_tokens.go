@@ -100,7 +100,7 @@ func (s ACLTokenSpec) toAPI() *api.ACLToken {
 // (it does not accept either from the caller). One call, not retried: a
 // retry after a lost answer would create a second token.
 func (c *Client) CreateACLToken(ctx context.Context, s ACLTokenSpec) (*ACLToken, error) {
-	out, _, err := c.api.ACLTokens().Create(s.toAPI(), (&api.WriteOptions{}).WithContext(ctx))
+	out, _, err := c.api.ACLTokens().Create(s.toAPI(), c.write(ctx, ""))
 	if err != nil {
 		return nil, c.writeError(err)
 	}
@@ -121,7 +121,7 @@ func (c *Client) UpdateACLToken(ctx context.Context, accessorID string, s ACLTok
 	t := s.toAPI()
 	t.AccessorID, t.Global, t.ExpirationTTL, t.ExpirationTime = accessorID, cur.Global, cur.ExpirationTTL, cur.ExpirationTime
 	out, err := readRetry(ctx, c, "update ACL token", func(ctx context.Context) (*api.ACLToken, error) {
-		out, _, err := c.api.ACLTokens().Update(t, (&api.WriteOptions{}).WithContext(ctx))
+		out, _, err := c.api.ACLTokens().Update(t, c.write(ctx, ""))
 		return out, err
 	})
 	if err != nil {
@@ -132,15 +132,12 @@ func (c *Client) UpdateACLToken(ctx context.Context, accessorID string, s ACLTok
 
 // GetACLToken reads a token by accessor ID; (nil, nil) when Nomad has none.
 func (c *Client) GetACLToken(ctx context.Context, accessorID string) (*ACLToken, error) {
-	t, err := readRetry(ctx, c, "read ACL token", func(ctx context.Context) (*api.ACLToken, error) {
+	t, err := getOrNil(ctx, c, "read ACL token", func(ctx context.Context) (*api.ACLToken, error) {
 		out, _, err := c.api.ACLTokens().Info(accessorID, c.query(ctx, nil))
 		return out, err
-	})
-	if IsNotFound(err) || (err == nil && t == nil) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading ACL token %s: %w", accessorID, err)
+	}, "reading ACL token %s", accessorID)
+	if err != nil || t == nil {
+		return nil, err
 	}
 	return aclTokenFromAPI(t), nil
 }
@@ -169,7 +166,7 @@ func (c *Client) ListACLTokens(ctx context.Context) ([]ACLToken, error) {
 // answers "Cannot delete nonexistent tokens" then).
 func (c *Client) DeleteACLToken(ctx context.Context, accessorID string) error {
 	_, err := readRetry(ctx, c, "delete ACL token", func(ctx context.Context) (struct{}, error) {
-		_, err := c.api.ACLTokens().Delete(accessorID, (&api.WriteOptions{}).WithContext(ctx))
+		_, err := c.api.ACLTokens().Delete(accessorID, c.write(ctx, ""))
 		return struct{}{}, err
 	})
 	if err == nil || IsNotFound(err) || strings.Contains(err.Error(), "nonexistent token") {
@@ -190,7 +187,7 @@ func (e *AlreadyBootstrappedError) Unwrap() error { return e.Err }
 // second bootstrap is refused. Nomad answers with the token, secret
 // included; only the accessor ID leaves this function.
 func (c *Client) BootstrapACL(ctx context.Context, secret string) (string, error) {
-	out, _, err := c.api.ACLTokens().BootstrapOpts(secret, (&api.WriteOptions{}).WithContext(ctx))
+	out, _, err := c.api.ACLTokens().BootstrapOpts(secret, c.write(ctx, ""))
 	if err != nil {
 		if strings.Contains(err.Error(), "ACL bootstrap already done") {
 			return "", &AlreadyBootstrappedError{Err: err}
@@ -231,7 +228,7 @@ func (c *Client) WriteTokenSecretVariable(ctx context.Context, t *ACLToken, name
 		}
 		v.ModifyIndex = cur.ModifyIndex
 	}
-	wo := (&api.WriteOptions{Namespace: namespace}).WithContext(ctx)
+	wo := c.write(ctx, namespace)
 	if cur != nil {
 		_, _, err = c.api.Variables().CheckedUpdate(v, wo)
 	} else {
@@ -276,7 +273,7 @@ func (c *Client) DeleteTokenSecretVariable(ctx context.Context, accessorID, name
 	if err != nil || v == nil || v.Items[TokenVariableAccessorItem] != accessorID {
 		return err
 	}
-	_, err = c.api.Variables().CheckedDelete(path, v.ModifyIndex, (&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+	_, err = c.api.Variables().CheckedDelete(path, v.ModifyIndex, c.write(ctx, namespace))
 	var conflict api.ErrCASConflict
 	if errors.As(err, &conflict) {
 		return nil // rewritten since: no longer this token's
@@ -290,18 +287,11 @@ func (c *Client) DeleteTokenSecretVariable(ctx context.Context, accessorID, name
 // readTokenVariable reads the Variable (with its items); nil when it is
 // missing.
 func (c *Client) readTokenVariable(ctx context.Context, namespace, path string) (*api.Variable, error) {
-	v, err := readRetry(ctx, c, "read token secret Variable", func(ctx context.Context) (*api.Variable, error) {
+	return getOrNil(ctx, c, "read token secret Variable", func(ctx context.Context) (*api.Variable, error) {
 		out, _, err := c.api.Variables().Read(path, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		if errors.Is(err, api.ErrVariablePathNotFound) {
 			return nil, nil
 		}
 		return out, err
-	})
-	if IsNotFound(err) || (err == nil && v == nil) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the token's secret Variable %s in namespace %q: %w", path, namespace, err)
-	}
-	return v, nil
+	}, "reading the token's secret Variable %s in namespace %q", path, namespace)
 }

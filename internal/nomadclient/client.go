@@ -294,6 +294,14 @@ func (c *Client) query(ctx context.Context, q *api.QueryOptions) *api.QueryOptio
 	return q.WithContext(ctx)
 }
 
+// write is the options of every write berth sends: bound to ctx (its
+// deadline and cancellation) and aimed at namespace, where "" is the
+// client's own (namespace-less objects pass ""). The token and region are
+// the client's, as for every request.
+func (c *Client) write(ctx context.Context, namespace string) *api.WriteOptions {
+	return (&api.WriteOptions{Namespace: namespace}).WithContext(ctx)
+}
+
 // deadlineTransport gives every request its own bound, so a Nomad that
 // accepts connections and never answers cannot hang a caller whose context
 // has no deadline (Read, ModifyPlan, data sources). A blocking query

@@ -2,7 +2,6 @@ package nomadclient
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
@@ -13,17 +12,14 @@ import (
 // GetCSIRegistration reads a CSI volume as a registration; (nil, nil)
 // when Nomad does not know it.
 func (c *Client) GetCSIRegistration(ctx context.Context, namespace, id string) (*volume.CSIRegistration, error) {
-	v, err := readRetry(ctx, c, "read CSI volume", func(ctx context.Context) (*api.CSIVolume, error) {
+	v, err := getOrNil(ctx, c, "read CSI volume", func(ctx context.Context) (*api.CSIVolume, error) {
 		out, _, err := c.api.CSIVolumes().Info(id, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
+	}, "reading CSI volume %s", id)
+	if err != nil || v == nil {
+		return nil, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("reading CSI volume %s: %w", id, err)
-	}
-	return volume.CSIRegistrationFromAPI(v), nil
+	return csiRegistrationFromAPI(v), nil
 }
 
 // RegisterCSIVolume registers an existing CSI volume, or updates the
@@ -34,8 +30,8 @@ func (c *Client) GetCSIRegistration(ctx context.Context, namespace, id string) (
 // repeat them, so callers redact it (volume.RedactSecrets). It returns
 // Nomad's warnings.
 func (c *Client) RegisterCSIVolume(ctx context.Context, r *volume.CSIRegistration) (string, error) {
-	resp, _, err := c.api.CSIVolumes().RegisterOpts(&api.CSIVolumeRegisterRequest{Volumes: []*api.CSIVolume{r.ToAPI()}},
-		(&api.WriteOptions{Namespace: r.Namespace}).WithContext(ctx))
+	resp, _, err := c.api.CSIVolumes().RegisterOpts(&api.CSIVolumeRegisterRequest{Volumes: []*api.CSIVolume{csiRegistrationToAPI(r)}},
+		c.write(ctx, r.Namespace))
 	if err != nil {
 		return "", c.writeError(err)
 	}
@@ -50,7 +46,7 @@ func (c *Client) RegisterCSIVolume(ctx context.Context, r *volume.CSIRegistratio
 // refuses while claims are held. A volume Nomad does not know is not an
 // error.
 func (c *Client) DeregisterCSIVolume(ctx context.Context, namespace, id string) error {
-	err := c.api.CSIVolumes().Deregister(id, false, (&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+	err := c.api.CSIVolumes().Deregister(id, false, c.write(ctx, namespace))
 	// Nomad 1.10 answers an unknown ID with a 500 saying "volume not found".
 	if err != nil && !IsNotFound(err) && !strings.Contains(err.Error(), "volume not found: "+id) {
 		return c.writeError(err)

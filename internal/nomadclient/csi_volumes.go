@@ -20,20 +20,17 @@ func (c *Client) GetCSIVolume(ctx context.Context, namespace, id string) (*volum
 // csiVolumeAfter is a blocking read of a CSI volume, as volumeAfter.
 func (c *Client) csiVolumeAfter(ctx context.Context, namespace, id string, index uint64) (*volume.Volume, uint64, error) {
 	next := index
-	v, err := readRetry(ctx, c, "read CSI volume", func(ctx context.Context) (*api.CSIVolume, error) {
+	v, err := getOrNil(ctx, c, "read CSI volume", func(ctx context.Context) (*api.CSIVolume, error) {
 		out, meta, err := c.api.CSIVolumes().Info(id, c.query(ctx, blocking(ctx, namespace, index)))
 		if meta != nil {
 			next = meta.LastIndex
 		}
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, next, nil
+	}, "reading CSI volume %s", id)
+	if err != nil || v == nil {
+		return nil, next, err
 	}
-	if err != nil {
-		return nil, next, fmt.Errorf("reading CSI volume %s: %w", id, err)
-	}
-	return volume.CSIFromAPI(v), next, nil
+	return csiVolumeFromAPI(v), next, nil
 }
 
 // CreateCSIVolume asks the volume's plugin to create it and registers it
@@ -41,14 +38,14 @@ func (c *Client) csiVolumeAfter(ctx context.Context, namespace, id string, index
 // berth never logs; the error, which carries the plugin's own words, may
 // repeat them, so callers redact it (volume.RedactSecrets).
 func (c *Client) CreateCSIVolume(ctx context.Context, v *volume.Volume) (*volume.Volume, string, error) {
-	resp, _, err := c.api.CSIVolumes().CreateOpts(&api.CSIVolumeCreateRequest{Volumes: []*api.CSIVolume{v.ToCSIAPI()}},
-		(&api.WriteOptions{Namespace: v.Namespace}).WithContext(ctx))
+	resp, _, err := c.api.CSIVolumes().CreateOpts(&api.CSIVolumeCreateRequest{Volumes: []*api.CSIVolume{csiVolumeToAPI(v)}},
+		c.write(ctx, v.Namespace))
 	if err != nil {
 		return nil, "", c.writeError(err)
 	}
 	var created *volume.Volume
 	if len(resp.Volumes) > 0 {
-		created = volume.CSIFromAPI(resp.Volumes[0])
+		created = csiVolumeFromAPI(resp.Volumes[0])
 	}
 	return created, resp.Warnings, nil
 }
@@ -58,7 +55,7 @@ func (c *Client) CreateCSIVolume(ctx context.Context, v *volume.Volume) (*volume
 // does not exist is not an error.
 func (c *Client) DeleteCSIVolume(ctx context.Context, namespace, id string) error {
 	err := c.api.CSIVolumes().DeleteOpts(&api.CSIVolumeDeleteRequest{ExternalVolumeID: id},
-		(&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+		c.write(ctx, namespace))
 	if err != nil && !IsNotFound(err) {
 		return c.writeError(err)
 	}

@@ -25,7 +25,7 @@ func (c *Client) ListCSIVolumes(ctx context.Context, namespace, namePrefix strin
 	var out []volume.Summary
 	for _, s := range stubs {
 		if s != nil && strings.HasPrefix(s.Name, namePrefix) {
-			out = append(out, volume.CSISummaryFromAPI(s))
+			out = append(out, csiVolumeSummary(s))
 		}
 	}
 	sortSummaries(out)

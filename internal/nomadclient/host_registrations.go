@@ -14,17 +14,14 @@ import (
 // GetHostRegistration reads a host volume as a registration; (nil, nil)
 // when Nomad does not know it.
 func (c *Client) GetHostRegistration(ctx context.Context, namespace, id string) (*volume.HostRegistration, error) {
-	v, err := readRetry(ctx, c, "read host volume", func(ctx context.Context) (*api.HostVolume, error) {
+	v, err := getOrNil(ctx, c, "read host volume", func(ctx context.Context) (*api.HostVolume, error) {
 		out, _, err := c.api.HostVolumes().Get(id, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
+	}, "reading host volume %s", id)
+	if err != nil || v == nil {
+		return nil, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("reading host volume %s: %w", id, err)
-	}
-	return volume.HostRegistrationFromAPI(v), nil
+	return hostRegistrationFromAPI(v), nil
 }
 
 // RegisterHostVolume registers an existing directory on a node as a
@@ -33,8 +30,8 @@ func (c *Client) GetHostRegistration(ctx context.Context, namespace, id string) 
 // exists; nothing is created. Not retried. It returns the volume's ID and
 // Nomad's warnings.
 func (c *Client) RegisterHostVolume(ctx context.Context, r *volume.HostRegistration) (string, string, error) {
-	resp, _, err := c.api.HostVolumes().Register(&api.HostVolumeRegisterRequest{Volume: r.ToAPI()},
-		(&api.WriteOptions{Namespace: r.Namespace}).WithContext(ctx))
+	resp, _, err := c.api.HostVolumes().Register(&api.HostVolumeRegisterRequest{Volume: hostRegistrationToAPI(r)},
+		c.write(ctx, r.Namespace))
 	if err != nil {
 		return "", "", c.writeError(err)
 	}
@@ -51,7 +48,7 @@ func (c *Client) RegisterHostVolume(ctx context.Context, r *volume.HostRegistrat
 // is not an error.
 func (c *Client) DeregisterHostVolume(ctx context.Context, namespace, id string) error {
 	_, _, err := c.api.HostVolumes().Delete(&api.HostVolumeDeleteRequest{ID: id},
-		(&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+		c.write(ctx, namespace))
 	// Nomad 1.10 answers an unknown ID with a 500 saying "no such volume".
 	if err != nil && !IsNotFound(err) && !strings.Contains(err.Error(), "no such volume: "+id) {
 		return c.writeError(err)
@@ -73,7 +70,7 @@ func (c *Client) ListHostRegistrations(ctx context.Context, namespace, namePrefi
 	var out []volume.Summary
 	for _, s := range stubs {
 		if s != nil && s.PluginID == "" && strings.HasPrefix(s.Name, namePrefix) {
-			out = append(out, volume.SummaryFromAPI(s))
+			out = append(out, hostVolumeSummary(s))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

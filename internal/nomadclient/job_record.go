@@ -48,11 +48,8 @@ func (c *Client) ReadJobRecord(ctx context.Context, namespace, id string) (*JobR
 		namespace = c.namespace
 	}
 	raw, err := c.getJobRaw(ctx, namespace, id)
-	if err != nil {
-		return nil, fmt.Errorf("reading job %q in namespace %q: %w", id, namespace, err)
-	}
-	if raw == nil {
-		return nil, nil
+	if err != nil || raw == nil {
+		return nil, err
 	}
 	var rec JobRecord
 	if err := json.Unmarshal(raw, &rec); err != nil {

@@ -2,7 +2,6 @@ package nomadclient
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
@@ -115,11 +114,8 @@ func (a Allocations) NewestTaskOutcome(task string) TaskOutcome {
 // GetJob returns the job, or nil when Nomad has none by that ID.
 func (c *Client) GetJob(ctx context.Context, namespace, id string) (*Job, error) {
 	j, extra, err := c.getJobWhole(ctx, namespace, id)
-	if err != nil {
-		return nil, fmt.Errorf("reading job %q in namespace %q: %w", id, namespace, err)
-	}
-	if j == nil {
-		return nil, nil
+	if err != nil || j == nil {
+		return nil, err
 	}
 	return &Job{job: j, extra: extra}, nil
 }

@@ -3,6 +3,7 @@ package nomadclient
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 
 	"github.com/hashicorp/nomad/api"
@@ -42,7 +43,7 @@ func (c *Client) sendRegister(ctx context.Context, job *api.Job, extra jobspec.E
 	}
 	var out api.JobRegisterResponse
 	_, err = c.api.Raw().Write("/v1/jobs", &registerBody{Job: body, EnforceIndex: true, JobModifyIndex: modifyIndex, Submission: sub},
-		&out, (&api.WriteOptions{Namespace: deref(job.Namespace)}).WithContext(ctx))
+		&out, c.write(ctx, deref(job.Namespace)))
 	return &out, err
 }
 
@@ -54,7 +55,7 @@ func (c *Client) sendPlan(ctx context.Context, job *api.Job, extra jobspec.Extra
 	}
 	var out api.JobPlanResponse
 	_, err = c.api.Raw().Write("/v1/job/"+url.PathEscape(deref(job.ID))+"/plan", &planBody{Job: body, Diff: diff},
-		&out, (&api.WriteOptions{Namespace: deref(job.Namespace)}).WithContext(ctx))
+		&out, c.write(ctx, deref(job.Namespace)))
 	return &out, err
 }
 
@@ -66,7 +67,7 @@ func (c *Client) sendValidate(ctx context.Context, job *api.Job, extra jobspec.E
 	}
 	var out api.JobValidateResponse
 	_, err = c.api.Raw().Write("/v1/validate/job", &validateBody{Job: body, Region: c.region},
-		&out, (&api.WriteOptions{Namespace: deref(job.Namespace)}).WithContext(ctx))
+		&out, c.write(ctx, deref(job.Namespace)))
 	return &out, err
 }
 
@@ -77,19 +78,19 @@ func (c *Client) getJobWhole(ctx context.Context, namespace, id string) (*api.Jo
 	if raw == nil || err != nil {
 		return nil, nil, err
 	}
-	return jobspec.SplitJob(raw)
+	job, extra, err := jobspec.SplitJob(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading job %q in namespace %q: %w", id, namespace, err)
+	}
+	return job, extra, nil
 }
 
 // getJobRaw reads a job as Nomad's JSON, every field whatever berth's api
 // structs know. A job that does not exist returns (nil, nil).
 func (c *Client) getJobRaw(ctx context.Context, namespace, id string) (json.RawMessage, error) {
-	raw, err := readRetry(ctx, c, "read job", func(ctx context.Context) (json.RawMessage, error) {
+	return getOrNil(ctx, c, "read job", func(ctx context.Context) (json.RawMessage, error) {
 		var out json.RawMessage
 		_, err := c.api.Raw().Query("/v1/job/"+url.PathEscape(id), &out, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	return raw, err
+	}, "reading job %q in namespace %q", id, namespace)
 }

@@ -15,15 +15,12 @@ import (
 
 // getJob reads a job. A job that does not exist returns (nil, nil).
 func (c *Client) getJob(ctx context.Context, namespace, id string) (*api.Job, error) {
-	job, err := readRetry(ctx, c, "read job", func(ctx context.Context) (*api.Job, error) {
+	job, err := getOrNil(ctx, c, "read job", func(ctx context.Context) (*api.Job, error) {
 		out, _, err := c.api.Jobs().Info(id, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading job %q in namespace %q: %w", id, namespace, err)
+	}, "reading job %q in namespace %q", id, namespace)
+	if err != nil || job == nil {
+		return nil, err
 	}
 	return job, nil
 }
@@ -34,16 +31,13 @@ func (c *Client) getJob(ctx context.Context, namespace, id string) (*api.Job, er
 // only that field is decoded.
 func (c *Client) JobModifyIndex(ctx context.Context, namespace, id string) (index uint64, found bool, err error) {
 	type indexOnly struct{ JobModifyIndex uint64 }
-	out, err := readRetry(ctx, c, "read job", func(ctx context.Context) (indexOnly, error) {
+	out, err := getOrNil(ctx, c, "read job", func(ctx context.Context) (*indexOnly, error) {
 		var out indexOnly
 		_, err := c.api.Raw().Query("/v1/job/"+url.PathEscape(id), &out, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
-		return out, err
-	})
-	if IsNotFound(err) {
-		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, fmt.Errorf("reading job %q in namespace %q: %w", id, namespace, err)
+		return &out, err
+	}, "reading job %q in namespace %q", id, namespace)
+	if err != nil || out == nil {
+		return 0, false, err
 	}
 	return out.JobModifyIndex, true, nil
 }
@@ -224,7 +218,7 @@ func (c *Client) ScaleJob(ctx context.Context, namespace, id, group string, coun
 		Target:         map[string]string{"Job": id, "Group": group},
 		Message:        reason,
 		JobModifyIndex: modifyIndex,
-	}, (&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+	}, c.write(ctx, namespace))
 	if err != nil {
 		return nil, c.classify(err, "scale job")
 	}
@@ -241,7 +235,7 @@ func (c *Client) StopJob(ctx context.Context, namespace, id string, purge bool) 
 // deregister stops (purge: and purges) a job and returns the evaluation
 // Nomad created for it ("" for none) and the index it was written at.
 func (c *Client) deregister(ctx context.Context, namespace, id string, purge bool) (string, uint64, error) {
-	evalID, meta, err := c.api.Jobs().Deregister(id, purge, (&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+	evalID, meta, err := c.api.Jobs().Deregister(id, purge, c.write(ctx, namespace))
 	if err != nil && !IsNotFound(err) {
 		return "", 0, c.classify(err, "stop job")
 	}

@@ -2,7 +2,6 @@ package nomadclient
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -37,15 +36,13 @@ func (c *Client) RegisterJobspec(ctx context.Context, s jobspec.Spec, namespace,
 // server to keep).
 func (c *Client) JobSource(ctx context.Context, j *Job) (s jobspec.Spec, ok bool, err error) {
 	ns, id, version := deref(j.job.Namespace), deref(j.job.ID), int(deref(j.job.Version))
-	sub, err := readRetry(ctx, c, "read job source", func(ctx context.Context) (*api.JobSubmission, error) {
+	sub, err := getOrNil(ctx, c, "read job source", func(ctx context.Context) (*api.JobSubmission, error) {
 		out, _, err := c.api.Jobs().Submission(id, version, c.query(ctx, &api.QueryOptions{Namespace: ns}))
 		return out, err
-	})
+	}, "reading the source of job %q in namespace %q", id, ns)
 	switch {
-	case IsNotFound(err):
-		return s, false, nil
 	case err != nil:
-		return s, false, fmt.Errorf("reading the source of job %q in namespace %q: %w", id, ns, err)
+		return s, false, err
 	case sub == nil || sub.Variables != "" || (sub.Format != jobspec.FormatHCL2 && sub.Format != jobspec.FormatJSON):
 		return s, false, nil
 	}
@@ -87,7 +84,7 @@ type Dispatched struct{ JobID, EvalID string }
 // lost may still have started a run.
 func (c *Client) DispatchJob(ctx context.Context, namespace, id string, meta map[string]string, payload []byte) (*Dispatched, error) {
 	resp, _, err := c.api.Jobs().DispatchOpts(&api.DispatchOptions{JobID: id, Meta: meta, Payload: payload},
-		(&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+		c.write(ctx, namespace))
 	if err != nil {
 		return nil, c.writeError(err)
 	}

@@ -59,7 +59,7 @@ func (p *clusterParser) ParseHCL(src string, vars map[string]string) ([]byte, er
 	req := parseRequest{JobHCL: src, Variables: file, Canonicalize: p.canonicalize}
 	out, err := readRetry(p.ctx, p.c, "parse jobspec", func(ctx context.Context) (json.RawMessage, error) {
 		var out json.RawMessage
-		_, err := p.c.api.Raw().Write("/v1/jobs/parse", &req, &out, (&api.WriteOptions{Namespace: p.namespace}).WithContext(ctx))
+		_, err := p.c.api.Raw().Write("/v1/jobs/parse", &req, &out, p.c.write(ctx, p.namespace))
 		return out, err
 	})
 	if err == nil {

@@ -2,7 +2,6 @@ package nomadclient
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/nomad/api"
 
@@ -15,15 +14,12 @@ import (
 // at all are left out. Nil when Nomad has no such job. The newest signed
 // one is a record of the lease no state loss erases (lease.NewestSigned).
 func (c *Client) LeaseVersions(ctx context.Context, namespace, id string) ([]lease.Lease, error) {
-	jobs, err := readRetry(ctx, c, "read job versions", func(ctx context.Context) ([]*api.Job, error) {
+	jobs, err := getOrNil(ctx, c, "read job versions", func(ctx context.Context) ([]*api.Job, error) {
 		out, _, _, err := c.api.Jobs().Versions(id, false, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
+	}, "reading the versions of job %q in namespace %q", id, namespace)
 	if err != nil {
-		return nil, fmt.Errorf("reading the versions of job %q in namespace %q: %w", id, namespace, err)
+		return nil, err
 	}
 	out := make([]lease.Lease, 0, len(jobs))
 	for _, j := range jobs {

@@ -20,7 +20,7 @@ import (
 // already gone).
 func (c *Client) LeaseResultSignature(ctx context.Context, namespace, allocID string) (string, error) {
 	path := fmt.Sprintf("alloc/logs/%s.stdout.0", lease.TimerTask)
-	first, err := readRetry(ctx, c, "read lease timer log", func(ctx context.Context) (string, error) {
+	first, err := getOrNil(ctx, c, "read lease timer log", func(ctx context.Context) (string, error) {
 		alloc, _, err := c.api.Allocations().Info(allocID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		if err != nil {
 			return "", err
@@ -35,12 +35,9 @@ func (c *Client) LeaseResultSignature(ctx context.Context, namespace, allocID st
 			return "", err
 		}
 		return strings.TrimSpace(line), nil
-	})
-	if IsNotFound(err) {
-		return "", nil
-	}
+	}, "reading the result signature of allocation %s", allocID)
 	if err != nil {
-		return "", fmt.Errorf("reading the result signature of allocation %s: %w", allocID, err)
+		return "", err
 	}
 	if !compactJWS.MatchString(first) {
 		// Not a JWT: an older lease's timer prints nothing, and a log not
@@ -72,15 +69,12 @@ func (c *Client) ClusterKeySet(ctx context.Context) ([]byte, error) {
 // the allocation (garbage-collected, or never existed). Each request is
 // bounded like every other (deadlineTransport).
 func (c *Client) AllocationJob(ctx context.Context, namespace, allocID string) (*Job, error) {
-	alloc, err := readRetry(ctx, c, "read allocation", func(ctx context.Context) (*api.Allocation, error) {
+	alloc, err := getOrNil(ctx, c, "read allocation", func(ctx context.Context) (*api.Allocation, error) {
 		a, _, err := c.api.Allocations().Info(allocID, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return a, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
+	}, "reading allocation %s", allocID)
 	if err != nil {
-		return nil, fmt.Errorf("reading allocation %s: %w", allocID, err)
+		return nil, err
 	}
 	if alloc == nil || alloc.Namespace != namespace && namespace != "" {
 		return nil, nil

@@ -44,17 +44,16 @@ type LedgerItems struct {
 func (c *Client) ReadLedger(ctx context.Context, namespace, nodeID string) (LedgerItems, error) {
 	// Raw rather than Variables().Read: that one reports a 403 (no
 	// permission) as "not found", which would make a ledger look empty.
-	v, err := readRetry(ctx, c, "read ledger", func(ctx context.Context) (*api.Variable, error) {
+	v, err := getOrNil(ctx, c, "read ledger", func(ctx context.Context) (*api.Variable, error) {
 		var out api.Variable
 		_, err := c.api.Raw().Query("/v1/var/"+ledgerRequestPath(nodeID), &out, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return &out, err
-	})
-	if IsNotFound(err) {
-		return LedgerItems{Items: map[string]string{}}, nil
-	}
+	}, "reading the reservation ledger of node %s (variable %s in namespace %q)", nodeID, LedgerPath(nodeID), namespace)
 	if err != nil {
-		return LedgerItems{}, fmt.Errorf("reading the reservation ledger of node %s (variable %s in namespace %q): %w",
-			nodeID, LedgerPath(nodeID), namespace, err)
+		return LedgerItems{}, err
+	}
+	if v == nil {
+		return LedgerItems{Items: map[string]string{}}, nil
 	}
 	items := map[string]string(v.Items)
 	if items == nil {
@@ -69,7 +68,7 @@ var errCAS = errors.New("check-and-set conflict")
 // writeLedger writes items with check-and-set against index: create when
 // index is 0, delete when items is empty.
 func (c *Client) writeLedger(ctx context.Context, namespace, nodeID string, items map[string]string, index uint64) error {
-	w := (&api.WriteOptions{Namespace: namespace}).WithContext(ctx)
+	w := c.write(ctx, namespace)
 	path := ledgerRequestPath(nodeID)
 	var err error
 	switch {

@@ -92,15 +92,12 @@ func (ns Namespace) toAPI() *api.Namespace {
 
 // GetNamespace reads a namespace; (nil, nil) when it does not exist.
 func (c *Client) GetNamespace(ctx context.Context, name string) (*Namespace, error) {
-	n, err := readRetry(ctx, c, "read namespace", func(ctx context.Context) (*api.Namespace, error) {
+	n, err := getOrNil(ctx, c, "read namespace", func(ctx context.Context) (*api.Namespace, error) {
 		out, _, err := c.api.Namespaces().Info(name, c.query(ctx, nil))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading namespace %q: %w", name, err)
+	}, "reading namespace %q", name)
+	if err != nil || n == nil {
+		return nil, err
 	}
 	return namespaceFromAPI(n), nil
 }
@@ -130,7 +127,7 @@ func (c *Client) ListNamespaces(ctx context.Context, prefix string) ([]Namespace
 // Consul configuration) with the whole write, which then changed nothing:
 // *EnterpriseRequiredError.
 func (c *Client) WriteNamespace(ctx context.Context, ns Namespace) error {
-	_, err := c.api.Namespaces().Register(ns.toAPI(), (&api.WriteOptions{}).WithContext(ctx))
+	_, err := c.api.Namespaces().Register(ns.toAPI(), c.write(ctx, ""))
 	if isUnlicensed(err) || ns.Quota != "" && err != nil && strings.Contains(err.Error(), "non-existent quota") {
 		return &EnterpriseRequiredError{Err: err}
 	}
@@ -272,7 +269,7 @@ func (c *Client) DeleteNamespace(ctx context.Context, name string) error {
 	if !contents.Empty() {
 		return &NamespaceInUseError{Name: name, Contents: contents}
 	}
-	_, err = c.api.Namespaces().Delete(name, (&api.WriteOptions{}).WithContext(ctx))
+	_, err = c.api.Namespaces().Delete(name, c.write(ctx, ""))
 	switch {
 	case err == nil, IsNotFound(err):
 		return nil

@@ -59,7 +59,7 @@ func (c *Client) CreateNodeIntroToken(ctx context.Context, s NodeIntroSpec) (*No
 	}
 	req := &api.ACLIdentityClientIntroductionTokenRequest{NodeName: s.NodeName, NodePool: s.NodePool, TTL: s.TTL}
 	out, err := readRetry(ctx, c, "create client introduction token", func(ctx context.Context) (*api.ACLIdentityClientIntroductionTokenResponse, error) {
-		out, _, err := c.api.ACLIdentity().CreateClientIntroductionToken(req, (&api.WriteOptions{}).WithContext(ctx))
+		out, _, err := c.api.ACLIdentity().CreateClientIntroductionToken(req, c.write(ctx, ""))
 		return out, err
 	})
 	if IsNotFound(err) && c.ClusterVersion(ctx) == "" {

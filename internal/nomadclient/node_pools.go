@@ -59,15 +59,12 @@ func (p NodePool) toAPI() *api.NodePool {
 
 // GetNodePool reads a node pool; (nil, nil) when it does not exist.
 func (c *Client) GetNodePool(ctx context.Context, name string) (*NodePool, error) {
-	p, err := readRetry(ctx, c, "read node pool", func(ctx context.Context) (*api.NodePool, error) {
+	p, err := getOrNil(ctx, c, "read node pool", func(ctx context.Context) (*api.NodePool, error) {
 		out, _, err := c.api.NodePools().Info(name, c.query(ctx, nil))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading node pool %q: %w", name, err)
+	}, "reading node pool %q", name)
+	if err != nil || p == nil {
+		return nil, err
 	}
 	return nodePoolFromAPI(p), nil
 }
@@ -109,7 +106,7 @@ func isUnlicensed(err error) bool {
 // Nomad CE refuses a scheduler configuration as a whole, so a refused
 // write changed nothing: it returns *EnterpriseRequiredError then.
 func (c *Client) WriteNodePool(ctx context.Context, p NodePool) error {
-	_, err := c.api.NodePools().Register(p.toAPI(), (&api.WriteOptions{}).WithContext(ctx))
+	_, err := c.api.NodePools().Register(p.toAPI(), c.write(ctx, ""))
 	if isUnlicensed(err) {
 		return &EnterpriseRequiredError{Err: err}
 	}
@@ -147,7 +144,7 @@ func isPoolInUse(err error) bool {
 // error. A pool that still has nodes or jobs is refused by Nomad: the
 // *NodePoolInUseError then lists them.
 func (c *Client) DeleteNodePool(ctx context.Context, name string) error {
-	_, err := c.api.NodePools().Delete(name, (&api.WriteOptions{}).WithContext(ctx))
+	_, err := c.api.NodePools().Delete(name, c.write(ctx, ""))
 	switch {
 	case err == nil, IsNotFound(err):
 		return nil

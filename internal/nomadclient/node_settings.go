@@ -118,7 +118,7 @@ func (c *Client) ApplyNodeMeta(ctx context.Context, id string, changes map[strin
 // SetNodeEligibility marks a node eligible or ineligible for scheduling.
 func (c *Client) SetNodeEligibility(ctx context.Context, id string, eligible bool) error {
 	_, err := retry(ctx, c.retry, "set node eligibility", func(ctx context.Context, _ int) (struct{}, bool, error) {
-		_, err := c.api.Nodes().ToggleEligibility(id, eligible, (&api.WriteOptions{}).WithContext(ctx))
+		_, err := c.api.Nodes().ToggleEligibility(id, eligible, c.write(ctx, ""))
 		return struct{}{}, isRetryable(err) || isTimeout(err), err
 	})
 	if err != nil {
@@ -142,7 +142,7 @@ func (c *Client) StartDrain(ctx context.Context, id string, spec DrainSpec) ([]s
 		_, err := c.api.Nodes().UpdateDrainOpts(id, &api.DrainOptions{
 			DrainSpec: &api.DrainSpec{Deadline: deadline, IgnoreSystemJobs: spec.IgnoreSystemJobs},
 			Meta:      map[string]string{"by": "berth"},
-		}, (&api.WriteOptions{}).WithContext(ctx))
+		}, c.write(ctx, ""))
 		return struct{}{}, isRetryable(err) || isTimeout(err), err
 	})
 	if err != nil {
@@ -173,7 +173,7 @@ func (c *Client) StopDrain(ctx context.Context, id string, eligible bool) error 
 		return nil
 	}
 	_, err = retry(ctx, c.retry, "cancel node drain", func(ctx context.Context, _ int) (struct{}, bool, error) {
-		_, err := c.api.Nodes().UpdateDrainOpts(id, &api.DrainOptions{MarkEligible: eligible}, (&api.WriteOptions{}).WithContext(ctx))
+		_, err := c.api.Nodes().UpdateDrainOpts(id, &api.DrainOptions{MarkEligible: eligible}, c.write(ctx, ""))
 		return struct{}{}, isRetryable(err) || isTimeout(err), err
 	})
 	if err != nil {

@@ -119,7 +119,7 @@ func (c *Client) promoteCanaries(ctx context.Context, namespace, jobID string, o
 	}
 	if awaitingPromotion(dep) {
 		tflog.Info(ctx, "Promoting canaries", map[string]any{"job": jobID, "deployment": dep.ID})
-		_, _, err := c.api.Deployments().PromoteAll(dep.ID, (&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+		_, _, err := c.api.Deployments().PromoteAll(dep.ID, c.write(ctx, namespace))
 		if err != nil {
 			if promoted, readErr := c.readDeployment(ctx, namespace, dep.ID); readErr == nil && !awaitingPromotion(promoted) {
 				*dep = *promoted

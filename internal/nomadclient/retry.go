@@ -2,6 +2,7 @@ package nomadclient
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -77,6 +78,22 @@ func readRetry[T any](ctx context.Context, c *Client, op string, call func(conte
 	})
 	if err != nil {
 		return v, c.classify(err, op)
+	}
+	return v, nil
+}
+
+// getOrNil is readRetry for reading one thing that may not exist: Nomad
+// answering 404 gives the zero T (nil for a pointer) and no error. Any
+// other failure is wrapped with what was being read (format and args,
+// e.g. "reading ACL role %s", id).
+func getOrNil[T any](ctx context.Context, c *Client, op string, call func(context.Context) (T, error), format string, args ...any) (T, error) {
+	v, err := readRetry(ctx, c, op, call)
+	if IsNotFound(err) {
+		var zero T
+		return zero, nil
+	}
+	if err != nil {
+		return v, fmt.Errorf(format+": %w", append(args, err)...)
 	}
 	return v, nil
 }

@@ -76,7 +76,7 @@ func (c *Client) RevertJob(ctx context.Context, namespace, jobID string, request
 	tflog.Info(ctx, "Reverting job", map[string]any{"job": jobID, "namespace": namespace, "from": from, "to": to})
 	ambiguous := false
 	res, err := retry(ctx, c.retry, "revert job", func(ctx context.Context, attempt int) (*RevertResult, bool, error) {
-		resp, _, err := c.api.Jobs().Revert(jobID, to, &from, (&api.WriteOptions{Namespace: namespace}).WithContext(ctx), "", "")
+		resp, _, err := c.api.Jobs().Revert(jobID, to, &from, c.write(ctx, namespace), "", "")
 		switch {
 		case err == nil:
 			return &RevertResult{From: from, To: to, EvalID: resp.EvalID}, false, nil
@@ -139,15 +139,12 @@ func (c *Client) settleRevert(ctx context.Context, namespace string, target, cur
 // jobVersions lists the versions Nomad keeps of a job, newest first. A job
 // Nomad does not know has none.
 func (c *Client) jobVersions(ctx context.Context, namespace, jobID string) ([]*api.Job, error) {
-	versions, err := readRetry(ctx, c, "list job versions", func(ctx context.Context) ([]*api.Job, error) {
+	versions, err := getOrNil(ctx, c, "list job versions", func(ctx context.Context) ([]*api.Job, error) {
 		out, _, _, err := c.api.Jobs().Versions(jobID, false, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
+	}, "listing the versions of job %q in namespace %q", jobID, namespace)
 	if err != nil {
-		return nil, fmt.Errorf("listing the versions of job %q in namespace %q: %w", jobID, namespace, err)
+		return nil, err
 	}
 	sort.Slice(versions, func(i, j int) bool { return deref(versions[i].Version) > deref(versions[j].Version) })
 	return versions, nil

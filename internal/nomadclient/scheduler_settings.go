@@ -136,7 +136,7 @@ func (e *SchedulerSettingsChangedError) Error() string {
 // safe to retry.
 func (c *Client) WriteSchedulerSettings(ctx context.Context, s SchedulerSettings, index uint64) (uint64, error) {
 	updated, err := retry(ctx, c.retry, "write scheduler configuration", func(ctx context.Context, _ int) (bool, bool, error) {
-		out, _, err := c.api.Operator().SchedulerCASConfiguration(s.toAPI(index), (&api.WriteOptions{}).WithContext(ctx))
+		out, _, err := c.api.Operator().SchedulerCASConfiguration(s.toAPI(index), c.write(ctx, ""))
 		if err != nil {
 			return false, isRetryable(err) || isTimeout(err), err
 		}

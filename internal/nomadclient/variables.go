@@ -68,16 +68,13 @@ func variableEndpoint(path string) string {
 // none at that path. A token that may not read it gets an error (403), not
 // "gone": the api package's Read would report both as not found.
 func (c *Client) GetVariable(ctx context.Context, namespace, path string) (*variable.Variable, error) {
-	v, err := readRetry(ctx, c, "read variable", func(ctx context.Context) (*api.Variable, error) {
+	v, err := getOrNil(ctx, c, "read variable", func(ctx context.Context) (*api.Variable, error) {
 		var out api.Variable
 		_, err := c.api.Raw().Query(variableEndpoint(path), &out, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return &out, err
-	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading Variable %s in namespace %q: %w", path, namespace, err)
+	}, "reading Variable %s in namespace %q", path, namespace)
+	if err != nil || v == nil {
+		return nil, err
 	}
 	items := map[string]string(v.Items)
 	if items == nil {
@@ -121,7 +118,7 @@ func (c *Client) casError(err error, ref variable.Ref, expected uint64) error {
 // Variable is read back: the same items there mean the create was
 // applied; anything else is an *UncertainWriteError.
 func (c *Client) CreateVariable(ctx context.Context, ref variable.Ref, items map[string]string) (variable.Meta, error) {
-	w := (&api.WriteOptions{Namespace: ref.Namespace}).WithContext(ctx)
+	w := c.write(ctx, ref.Namespace)
 	out, _, err := c.api.Variables().CheckedCreate(&api.Variable{Namespace: ref.Namespace, Path: ref.Path, Items: items}, w)
 	if err == nil {
 		return variableMeta(out), nil
@@ -147,7 +144,7 @@ func (c *Client) CreateVariable(ctx context.Context, ref variable.Ref, items map
 // UpdateVariable replaces a Variable's items if it is still at index.
 // When the answer is lost, the Variable is read back (settleLost).
 func (c *Client) UpdateVariable(ctx context.Context, ref variable.Ref, items map[string]string, index uint64) (variable.Meta, error) {
-	w := (&api.WriteOptions{Namespace: ref.Namespace}).WithContext(ctx)
+	w := c.write(ctx, ref.Namespace)
 	out, _, err := c.api.Variables().CheckedUpdate(
 		&api.Variable{Namespace: ref.Namespace, Path: ref.Path, Items: items, ModifyIndex: index}, w)
 	if err == nil {
@@ -193,7 +190,7 @@ func (c *Client) settleLost(ctx context.Context, ref variable.Ref, items map[str
 // DeleteVariable deletes a Variable if it is still at index; one already
 // gone is no error. A lost answer is settled by reading back.
 func (c *Client) DeleteVariable(ctx context.Context, ref variable.Ref, index uint64) error {
-	w := (&api.WriteOptions{Namespace: ref.Namespace}).WithContext(ctx)
+	w := c.write(ctx, ref.Namespace)
 	_, err := c.api.Variables().CheckedDelete(ref.Path, index, w)
 	if err == nil || IsNotFound(err) {
 		return nil

@@ -22,20 +22,17 @@ func (c *Client) GetVolume(ctx context.Context, namespace, id string) (*volume.V
 // A volume that does not exist is (nil, index, nil).
 func (c *Client) volumeAfter(ctx context.Context, namespace, id string, index uint64) (*volume.Volume, uint64, error) {
 	next := index
-	v, err := readRetry(ctx, c, "read volume", func(ctx context.Context) (*api.HostVolume, error) {
+	v, err := getOrNil(ctx, c, "read volume", func(ctx context.Context) (*api.HostVolume, error) {
 		out, meta, err := c.api.HostVolumes().Get(id, c.query(ctx, blocking(ctx, namespace, index)))
 		if meta != nil {
 			next = meta.LastIndex
 		}
 		return out, err
-	})
-	if IsNotFound(err) {
-		return nil, next, nil
+	}, "reading host volume %s", id)
+	if err != nil || v == nil {
+		return nil, next, err
 	}
-	if err != nil {
-		return nil, next, fmt.Errorf("reading host volume %s: %w", id, err)
-	}
-	return volume.FromAPI(v), next, nil
+	return hostVolumeFromAPI(v), next, nil
 }
 
 // VolumesNamed lists the host volumes called name in a namespace.
@@ -50,7 +47,7 @@ func (c *Client) VolumesNamed(ctx context.Context, namespace, name string) ([]vo
 	var out []volume.Summary
 	for _, s := range stubs {
 		if s != nil && s.Name == name {
-			out = append(out, volume.SummaryFromAPI(s))
+			out = append(out, hostVolumeSummary(s))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -78,7 +75,7 @@ func (c *Client) ListVolumes(ctx context.Context, f VolumeFilter) ([]volume.Summ
 	var out []volume.Summary
 	for _, s := range stubs {
 		if s != nil && strings.HasPrefix(s.Name, f.NamePrefix) {
-			out = append(out, volume.SummaryFromAPI(s))
+			out = append(out, hostVolumeSummary(s))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -136,15 +133,15 @@ func (c *Client) FindVolume(ctx context.Context, namespace, name string) (*volum
 // Nomad's warnings. A volume placed on a node Nomad cannot reach is a
 // *VolumeNoPathError (inside a *WriteNotAppliedError: nothing was made).
 func (c *Client) CreateVolume(ctx context.Context, v *volume.Volume) (*volume.Volume, string, error) {
-	resp, _, err := c.api.HostVolumes().Create(&api.HostVolumeCreateRequest{Volume: v.ToAPI()},
-		(&api.WriteOptions{Namespace: v.Namespace}).WithContext(ctx))
+	resp, _, err := c.api.HostVolumes().Create(&api.HostVolumeCreateRequest{Volume: hostVolumeToAPI(v)},
+		c.write(ctx, v.Namespace))
 	if err != nil && isNoPathToNode(err) {
 		return nil, "", &WriteNotAppliedError{Err: c.noPathError(ctx, v, err)}
 	}
 	if err != nil {
 		return nil, "", c.writeError(err)
 	}
-	return volume.FromAPI(resp.Volume), resp.Warnings, nil
+	return hostVolumeFromAPI(resp.Volume), resp.Warnings, nil
 }
 
 // VolumeNodeUnreachableError is Nomad refusing to delete a host volume
@@ -165,7 +162,7 @@ const nodeUnreachableRefusal = "cannot be removed from unknown node"
 // the node cannot be reached is a *VolumeNodeUnreachableError.
 func (c *Client) DeleteVolume(ctx context.Context, namespace, id string, force bool) error {
 	_, _, err := c.api.HostVolumes().Delete(&api.HostVolumeDeleteRequest{ID: id, Force: force},
-		(&api.WriteOptions{Namespace: namespace}).WithContext(ctx))
+		c.write(ctx, namespace))
 	switch {
 	case err == nil || IsNotFound(err):
 		return nil

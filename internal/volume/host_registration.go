@@ -2,9 +2,6 @@ package volume
 
 import (
 	"fmt"
-	"maps"
-
-	"github.com/hashicorp/nomad/api"
 )
 
 // HostRegistration is a dynamic host volume that exists outside Nomad (a
@@ -29,54 +26,6 @@ type HostRegistration struct {
 	PluginID, NodePool, State string
 	Allocations               []Allocation
 	ModifyIndex               uint64
-}
-
-// ToAPI builds Nomad's registration request for r (an update when r has
-// an ID).
-func (r *HostRegistration) ToAPI() *api.HostVolume {
-	out := &api.HostVolume{
-		ID: r.ID, Name: r.Name, Namespace: r.Namespace, NodeID: r.NodeID, HostPath: r.HostPath,
-		CapacityBytes: r.CapacityBytes, RequestedCapacityMinBytes: r.CapacityMinBytes, RequestedCapacityMaxBytes: r.CapacityMaxBytes,
-		Parameters: maps.Clone(r.Parameters),
-	}
-	for _, c := range r.Capabilities {
-		out.RequestedCapabilities = append(out.RequestedCapabilities, &api.HostVolumeCapability{
-			AccessMode: api.HostVolumeAccessMode(c.AccessMode), AttachmentMode: api.HostVolumeAttachmentMode(c.AttachmentMode),
-		})
-	}
-	for _, c := range r.Constraints {
-		out.Constraints = append(out.Constraints, &api.Constraint{LTarget: c.Attribute, Operand: c.Operator, RTarget: c.Value})
-	}
-	return out
-}
-
-// HostRegistrationFromAPI reads a host volume as a registration; nil for nil.
-func HostRegistrationFromAPI(h *api.HostVolume) *HostRegistration {
-	if h == nil {
-		return nil
-	}
-	r := &HostRegistration{
-		ID: h.ID, Name: h.Name, Namespace: h.Namespace, NodeID: h.NodeID, HostPath: h.HostPath,
-		CapacityBytes: h.CapacityBytes, CapacityMinBytes: h.RequestedCapacityMinBytes, CapacityMaxBytes: h.RequestedCapacityMaxBytes,
-		Parameters: maps.Clone(h.Parameters),
-		PluginID:   h.PluginID, NodePool: h.NodePool, State: string(h.State), ModifyIndex: h.ModifyIndex,
-	}
-	for _, c := range h.RequestedCapabilities {
-		if c != nil {
-			r.Capabilities = append(r.Capabilities, Capability{AccessMode: string(c.AccessMode), AttachmentMode: string(c.AttachmentMode)})
-		}
-	}
-	for _, c := range h.Constraints {
-		if c != nil {
-			r.Constraints = append(r.Constraints, Constraint{Attribute: c.LTarget, Operator: c.Operand, Value: c.RTarget})
-		}
-	}
-	for _, a := range h.Allocations {
-		if a != nil {
-			r.Allocations = append(r.Allocations, Allocation{ID: a.ID, Name: a.Name, JobID: a.JobID, ClientStatus: a.ClientStatus})
-		}
-	}
-	return r
 }
 
 // LiveAllocations returns the allocations using the volume that may still

@@ -1,8 +1,7 @@
 // Package volume is berth's volume (berth_volume): a dynamic host volume
 // or a CSI volume. It holds the settings a user asks for, what Nomad
-// reports back, the enumerations Nomad accepts, and the mapping to and
-// from Nomad's api.HostVolume and api.CSIVolume. It knows nothing of
-// Terraform.
+// reports back and the enumerations Nomad accepts. It knows nothing of
+// Terraform nor of Nomad's API types: nomadclient maps those.
 package volume
 
 // Volume types: Nomad's dynamic host volumes and CSI volumes.

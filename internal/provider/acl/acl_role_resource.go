@@ -3,7 +3,6 @@ package acl
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -12,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
@@ -109,7 +109,7 @@ func (r *aclRoleResource) Delete(ctx context.Context, req resource.DeleteRequest
 // addRoleWriteError reports a refused role write; a taken name says how to
 // import the role that has it.
 func addRoleWriteError(diags *diag.Diagnostics, summary, name string, err error) {
-	if strings.Contains(err.Error(), "already exists") {
+	if nomadclient.IsACLRoleExists(err) {
 		diags.AddAttributeError(path.Root("name"), "ACL role already exists",
 			fmt.Sprintf("Nomad said: %v. Choose another name, or manage that role here by importing it: "+
 				"terraform import <address> %s", err, name))

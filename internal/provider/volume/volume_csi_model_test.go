@@ -48,14 +48,16 @@ func TestVolumeModel_csiRoundTrip(t *testing.T) {
 		v.MountOptions.FSType != "ext4" || !reflect.DeepEqual(v.MountOptions.MountFlags, []string{"noatime"}) {
 		t.Fatalf("toVolume = %+v (mount options %+v)", v, v.MountOptions)
 	}
-	api := v.ToCSIAPI()
-	api.Secrets, api.Schedulable, api.ExternalID = nil, true, "ext-1"
-	api.MountOptions.MountFlags = []string{"[REDACTED]"}
-	back := volume.CSIFromAPI(api)
+	// What Nomad reports back, as nomadclient maps it (its
+	// TestCSIVolume_roundTrip): no secrets, mount flags hidden,
+	// schedulable, with an external ID.
+	back := *v
+	back.Secrets, back.State, back.ExternalID = nil, volume.StateReady, "ext-1"
+	back.MountOptions = &volume.MountOptions{FSType: v.MountOptions.FSType}
 	got := volumeModel{CapacityMin: m.CapacityMin, CapacityMax: m.CapacityMax, ForceDestroy: m.ForceDestroy, MountOptions: m.MountOptions,
 		AccessMode: m.AccessMode, AttachmentMode: m.AttachmentMode, NodeReservation: m.NodeReservation, Timeouts: m.Timeouts,
 		Constraints: m.Constraints}
-	got.fromVolume(ctx, back, "", &diags)
+	got.fromVolume(ctx, &back, "", &diags)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
