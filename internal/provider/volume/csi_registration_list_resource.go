@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -16,21 +15,15 @@ var _ list.ListResourceWithConfigure = &csiRegistrationListResource{}
 
 // NewCSIRegistrationListResource builds the berth_csi_volume_registration
 // list resource for `terraform query` (Terraform 1.14+).
-func NewCSIRegistrationListResource() list.ListResource { return &csiRegistrationListResource{} }
+func NewCSIRegistrationListResource() list.ListResource {
+	return &csiRegistrationListResource{NewCSIRegistrationResource().(*csiRegistrationResource)}
+}
 
-type csiRegistrationListResource struct{ data *shared.ProviderData }
+type csiRegistrationListResource struct{ *csiRegistrationResource }
 
 type csiRegistrationListModel struct {
 	Namespace  types.String `tfsdk:"namespace"`
 	NamePrefix types.String `tfsdk:"name_prefix"`
-}
-
-func (r *csiRegistrationListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_csi_volume_registration"
-}
-
-func (r *csiRegistrationListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *csiRegistrationListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -47,15 +40,15 @@ func (r *csiRegistrationListResource) ListResourceConfigSchema(_ context.Context
 }
 
 func (r *csiRegistrationListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[csiRegistrationListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[csiRegistrationListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
 	ns := cfg.Namespace.ValueString()
 	if ns == "" {
-		ns = r.data.Nomad.Namespace()
+		ns = r.Data.Nomad.Namespace()
 	}
-	vols, err := r.data.Nomad.ListCSIVolumes(ctx, ns, cfg.NamePrefix.ValueString())
+	vols, err := r.Data.Nomad.ListCSIVolumes(ctx, ns, cfg.NamePrefix.ValueString())
 	if err != nil {
 		shared.ListFailed(stream, "Could not list CSI volumes", err)
 		return
@@ -67,7 +60,7 @@ func (r *csiRegistrationListResource) List(ctx context.Context, req list.ListReq
 		if !req.IncludeResource {
 			return result, true
 		}
-		reg, err := r.data.Nomad.GetCSIRegistration(ctx, s.Namespace, s.ID)
+		reg, err := r.Data.Nomad.GetCSIRegistration(ctx, s.Namespace, s.ID)
 		if err != nil || reg == nil {
 			if err != nil {
 				shared.AddNomadError(&result.Diagnostics, "Could not read CSI volume "+s.ID, err)

@@ -30,31 +30,24 @@ var csiRegistrationIdentity = shared.ResourceIdentity{
 }
 
 // NewCSIRegistrationResource builds berth_csi_volume_registration.
-func NewCSIRegistrationResource() resource.Resource { return &csiRegistrationResource{} }
+func NewCSIRegistrationResource() resource.Resource {
+	return &csiRegistrationResource{moverBase: newMoverBase("csi_volume_registration"), WithIdentity: shared.WithIdentity{Identity: csiRegistrationIdentity}}
+}
 
-type csiRegistrationResource struct{ data *shared.ProviderData }
-
-func (r *csiRegistrationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_csi_volume_registration"
+type csiRegistrationResource struct {
+	moverBase
+	shared.WithIdentity
 }
 
 func (r *csiRegistrationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = csiRegistrationSchema(ctx)
 }
 
-func (r *csiRegistrationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = csiRegistrationIdentity.Schema()
-}
-
-func (r *csiRegistrationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 // ModifyPlan shows the namespace of a new registration, and keeps the
 // computed values when no setting changes (sizes may be spelled
 // differently, e.g. after a move), so such a plan is empty.
 func (r *csiRegistrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || r.Data == nil {
 		return
 	}
 	if !req.State.Raw.IsNull() {
@@ -67,12 +60,11 @@ func (r *csiRegistrationResource) ModifyPlan(ctx context.Context, req resource.M
 		return
 	}
 	if shared.ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.Data.Nomad.Namespace())...)
 	}
 }
 
 func (r *csiRegistrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer csiRegistrationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan csiRegistrationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -83,7 +75,7 @@ func (r *csiRegistrationResource) Create(ctx context.Context, req resource.Creat
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if plan.Namespace.IsUnknown() || plan.Namespace.ValueString() == "" {
-		plan.Namespace = types.StringValue(r.data.Nomad.Namespace())
+		plan.Namespace = types.StringValue(r.Data.Nomad.Namespace())
 	}
 	reg := plan.toRegistration(ctx, &resp.Diagnostics)
 	ctx, redact := r.withSecrets(ctx, req.Config.GetAttribute, reg, &resp.Diagnostics)
@@ -93,7 +85,7 @@ func (r *csiRegistrationResource) Create(ctx context.Context, req resource.Creat
 	}
 	// Registering an ID Nomad knows would update that volume: adopting it
 	// is import's job, so it is refused.
-	existing, err := r.data.Nomad.GetCSIRegistration(ctx, reg.Namespace, reg.ID)
+	existing, err := r.Data.Nomad.GetCSIRegistration(ctx, reg.Namespace, reg.ID)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not check the volume ID", err)
 		return
@@ -105,7 +97,7 @@ func (r *csiRegistrationResource) Create(ctx context.Context, req resource.Creat
 				reg.ID, reg.Namespace, existing.ExternalID, existing.PluginID, reg.Namespace+"/"+reg.ID))
 		return
 	}
-	warnings, err := r.data.Nomad.RegisterCSIVolume(ctx, reg)
+	warnings, err := r.Data.Nomad.RegisterCSIVolume(ctx, reg)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not register the CSI volume", err)
 		resp.Diagnostics.AddAttributeError(path.Root("external_id"), "Nothing was registered",
@@ -120,13 +112,12 @@ func (r *csiRegistrationResource) Create(ctx context.Context, req resource.Creat
 }
 
 func (r *csiRegistrationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer csiRegistrationIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state csiRegistrationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	reg, err := r.data.Nomad.GetCSIRegistration(ctx, state.Namespace.ValueString(), state.VolumeID.ValueString())
+	reg, err := r.Data.Nomad.GetCSIRegistration(ctx, state.Namespace.ValueString(), state.VolumeID.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the CSI volume", err)
 		return
@@ -141,7 +132,6 @@ func (r *csiRegistrationResource) Read(ctx context.Context, req resource.ReadReq
 }
 
 func (r *csiRegistrationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer csiRegistrationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan csiRegistrationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -159,7 +149,7 @@ func (r *csiRegistrationResource) Update(ctx context.Context, req resource.Updat
 	}
 	// Nomad replaces the secrets it holds with each registration's, and
 	// never shows them: every update sends the configuration's.
-	warnings, err := r.data.Nomad.RegisterCSIVolume(ctx, reg)
+	warnings, err := r.Data.Nomad.RegisterCSIVolume(ctx, reg)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not update the CSI volume's registration", err)
 		return
@@ -183,7 +173,7 @@ func (r *csiRegistrationResource) Delete(ctx context.Context, req resource.Delet
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ns, id := state.Namespace.ValueString(), state.VolumeID.ValueString()
-	reg, err := r.data.Nomad.GetCSIRegistration(ctx, ns, id)
+	reg, err := r.Data.Nomad.GetCSIRegistration(ctx, ns, id)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the CSI volume", err)
 		return
@@ -197,15 +187,15 @@ func (r *csiRegistrationResource) Delete(ctx context.Context, req resource.Delet
 				id, volume.DescribeAllocations(live)))
 		return
 	}
-	if err := r.data.Nomad.WaitCSIVolumeUnclaimed(ctx, ns, id); err != nil {
+	if err := r.Data.Nomad.WaitCSIVolumeUnclaimed(ctx, ns, id); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Nomad did not release the volume's claims", err)
 		return
 	}
-	if err := r.data.Nomad.DeregisterCSIVolume(ctx, ns, id); err != nil {
+	if err := r.Data.Nomad.DeregisterCSIVolume(ctx, ns, id); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not deregister the CSI volume", err)
 		return
 	}
-	if err := r.data.Nomad.WaitCSIVolumeGone(ctx, ns, id); err != nil {
+	if err := r.Data.Nomad.WaitCSIVolumeGone(ctx, ns, id); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "The CSI volume is still registered", err)
 	}
 }
@@ -216,11 +206,11 @@ func (r *csiRegistrationResource) ImportState(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ns, id := r.data.Nomad.Namespace(), importID
+	ns, id := r.Data.Nomad.Namespace(), importID
 	if before, after, ok := strings.Cut(importID, "/"); ok {
 		ns, id = before, after
 	}
-	reg, err := r.data.Nomad.GetCSIRegistration(ctx, ns, id)
+	reg, err := r.Data.Nomad.GetCSIRegistration(ctx, ns, id)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the CSI volume", err)
 		return
@@ -254,7 +244,7 @@ func (r *csiRegistrationResource) withSecrets(ctx context.Context, get getAttrib
 // it leaves m as planned (with its unknowns null) and warns.
 func (r *csiRegistrationResource) readBack(ctx context.Context, ns, id string, m *csiRegistrationModel, diags *diag.Diagnostics) {
 	fresh := shared.CleanupContext(ctx)
-	reg, err := r.data.Nomad.GetCSIRegistration(fresh, ns, id)
+	reg, err := r.Data.Nomad.GetCSIRegistration(fresh, ns, id)
 	if err == nil && reg != nil {
 		m.fromRegistration(fresh, reg, diags)
 		return

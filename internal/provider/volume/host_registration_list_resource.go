@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -17,21 +16,15 @@ var _ list.ListResourceWithConfigure = &hostRegistrationListResource{}
 // NewHostRegistrationListResource builds the
 // berth_host_volume_registration list resource for `terraform query`
 // (Terraform 1.14+).
-func NewHostRegistrationListResource() list.ListResource { return &hostRegistrationListResource{} }
+func NewHostRegistrationListResource() list.ListResource {
+	return &hostRegistrationListResource{NewHostRegistrationResource().(*hostRegistrationResource)}
+}
 
-type hostRegistrationListResource struct{ data *shared.ProviderData }
+type hostRegistrationListResource struct{ *hostRegistrationResource }
 
 type hostRegistrationListModel struct {
 	Namespace  types.String `tfsdk:"namespace"`
 	NamePrefix types.String `tfsdk:"name_prefix"`
-}
-
-func (r *hostRegistrationListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_host_volume_registration"
-}
-
-func (r *hostRegistrationListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *hostRegistrationListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -47,15 +40,15 @@ func (r *hostRegistrationListResource) ListResourceConfigSchema(_ context.Contex
 }
 
 func (r *hostRegistrationListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[hostRegistrationListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[hostRegistrationListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
 	ns := cfg.Namespace.ValueString()
 	if ns == "" {
-		ns = r.data.Nomad.Namespace()
+		ns = r.Data.Nomad.Namespace()
 	}
-	vols, err := r.data.Nomad.ListHostRegistrations(ctx, ns, cfg.NamePrefix.ValueString())
+	vols, err := r.Data.Nomad.ListHostRegistrations(ctx, ns, cfg.NamePrefix.ValueString())
 	if err != nil {
 		shared.ListFailed(stream, "Could not list host volumes", err)
 		return
@@ -67,7 +60,7 @@ func (r *hostRegistrationListResource) List(ctx context.Context, req list.ListRe
 		if !req.IncludeResource {
 			return result, true
 		}
-		reg, err := r.data.Nomad.GetHostRegistration(ctx, s.Namespace, s.ID)
+		reg, err := r.Data.Nomad.GetHostRegistration(ctx, s.Namespace, s.ID)
 		if err != nil || reg == nil {
 			if err != nil {
 				shared.AddNomadError(&result.Diagnostics, "Could not read host volume "+s.ID, err)

@@ -31,24 +31,17 @@ var hostRegistrationIdentity = shared.ResourceIdentity{
 }
 
 // NewHostRegistrationResource builds berth_host_volume_registration.
-func NewHostRegistrationResource() resource.Resource { return &hostRegistrationResource{} }
+func NewHostRegistrationResource() resource.Resource {
+	return &hostRegistrationResource{moverBase: newMoverBase("host_volume_registration"), WithIdentity: shared.WithIdentity{Identity: hostRegistrationIdentity}}
+}
 
-type hostRegistrationResource struct{ data *shared.ProviderData }
-
-func (r *hostRegistrationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_host_volume_registration"
+type hostRegistrationResource struct {
+	moverBase
+	shared.WithIdentity
 }
 
 func (r *hostRegistrationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = hostRegistrationSchema(ctx)
-}
-
-func (r *hostRegistrationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = hostRegistrationIdentity.Schema()
-}
-
-func (r *hostRegistrationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig refuses the capacity range Nomad refuses (sizes that do
@@ -70,7 +63,7 @@ func (r *hostRegistrationResource) ValidateConfig(ctx context.Context, req resou
 // computed values when no setting changes (sizes may be spelled
 // differently, e.g. after a move), so such a plan is empty.
 func (r *hostRegistrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || r.Data == nil {
 		return
 	}
 	if !req.State.Raw.IsNull() {
@@ -83,7 +76,7 @@ func (r *hostRegistrationResource) ModifyPlan(ctx context.Context, req resource.
 		return
 	}
 	if shared.ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.Data.Nomad.Namespace())...)
 	}
 }
 
@@ -91,7 +84,6 @@ func (r *hostRegistrationResource) ModifyPlan(ctx context.Context, req resource.
 // volume that does not become ready is deregistered again (its directory
 // untouched), so nothing is left half-created.
 func (r *hostRegistrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer hostRegistrationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan hostRegistrationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -102,14 +94,14 @@ func (r *hostRegistrationResource) Create(ctx context.Context, req resource.Crea
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if plan.Namespace.IsUnknown() || plan.Namespace.ValueString() == "" {
-		plan.Namespace = types.StringValue(r.data.Nomad.Namespace())
+		plan.Namespace = types.StringValue(r.Data.Nomad.Namespace())
 	}
 	reg := plan.toRegistration(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	reg.ID = ""
-	id, warnings, err := r.data.Nomad.RegisterHostVolume(ctx, reg)
+	id, warnings, err := r.Data.Nomad.RegisterHostVolume(ctx, reg)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not register the host volume", err)
 		resp.Diagnostics.AddAttributeError(path.Root("host_path"), "Nothing was registered",
@@ -119,7 +111,7 @@ func (r *hostRegistrationResource) Create(ctx context.Context, req resource.Crea
 		return
 	}
 	addWarnings(&resp.Diagnostics, warnings)
-	if _, err := r.data.Nomad.WaitVolumeReady(ctx, reg.Namespace, id); err != nil {
+	if _, err := r.Data.Nomad.WaitVolumeReady(ctx, reg.Namespace, id); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "The host volume did not become ready", err)
 		r.undo(ctx, reg.Namespace, id, &resp.Diagnostics)
 		return
@@ -132,7 +124,7 @@ func (r *hostRegistrationResource) Create(ctx context.Context, req resource.Crea
 // undo deregisters a registration Create could not finish.
 func (r *hostRegistrationResource) undo(ctx context.Context, ns, id string, diags *diag.Diagnostics) {
 	fresh := shared.CleanupContext(ctx)
-	if err := r.data.Nomad.DeregisterHostVolume(fresh, ns, id); err != nil {
+	if err := r.Data.Nomad.DeregisterHostVolume(fresh, ns, id); err != nil {
 		shared.AddNomadError(diags, "Could not deregister the unfinished registration", err)
 		diags.AddError("Host volume left registered",
 			fmt.Sprintf("Host volume %s stays registered in namespace %q, not ready. Deregister it with `nomad volume delete -type host "+
@@ -143,13 +135,12 @@ func (r *hostRegistrationResource) undo(ctx context.Context, ns, id string, diag
 }
 
 func (r *hostRegistrationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer hostRegistrationIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state hostRegistrationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	reg, err := r.data.Nomad.GetHostRegistration(ctx, state.Namespace.ValueString(), state.ID.ValueString())
+	reg, err := r.Data.Nomad.GetHostRegistration(ctx, state.Namespace.ValueString(), state.ID.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the host volume", err)
 		return
@@ -171,7 +162,6 @@ func (r *hostRegistrationResource) Read(ctx context.Context, req resource.ReadRe
 // Update registers the volume again under its ID with the planned
 // settings. Nomad refuses while allocations use the volume.
 func (r *hostRegistrationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer hostRegistrationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan hostRegistrationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -185,13 +175,13 @@ func (r *hostRegistrationResource) Update(ctx context.Context, req resource.Upda
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	_, warnings, err := r.data.Nomad.RegisterHostVolume(ctx, reg)
+	_, warnings, err := r.Data.Nomad.RegisterHostVolume(ctx, reg)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not update the host volume's registration", err)
 		return
 	}
 	addWarnings(&resp.Diagnostics, warnings)
-	if _, err := r.data.Nomad.WaitVolumeReady(ctx, reg.Namespace, reg.ID); err != nil {
+	if _, err := r.Data.Nomad.WaitVolumeReady(ctx, reg.Namespace, reg.ID); err != nil {
 		resp.Diagnostics.AddWarning("Host volume not ready", fmt.Sprintf("The registration was updated, but the volume is not ready yet: %v", err))
 	}
 	r.readBack(ctx, reg.Namespace, reg.ID, &plan, &resp.Diagnostics)
@@ -213,7 +203,7 @@ func (r *hostRegistrationResource) Delete(ctx context.Context, req resource.Dele
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ns, id := state.Namespace.ValueString(), state.ID.ValueString()
-	reg, err := r.data.Nomad.GetHostRegistration(ctx, ns, id)
+	reg, err := r.Data.Nomad.GetHostRegistration(ctx, ns, id)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the host volume", err)
 		return
@@ -234,11 +224,11 @@ func (r *hostRegistrationResource) Delete(ctx context.Context, req resource.Dele
 				id, reg.Name, volume.DescribeAllocations(live)))
 		return
 	}
-	if err := r.data.Nomad.DeregisterHostVolume(ctx, ns, id); err != nil {
+	if err := r.Data.Nomad.DeregisterHostVolume(ctx, ns, id); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not deregister the host volume", err)
 		return
 	}
-	if err := r.data.Nomad.WaitVolumeGone(ctx, ns, id); err != nil {
+	if err := r.Data.Nomad.WaitVolumeGone(ctx, ns, id); err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "The host volume is still registered", err)
 	}
 }
@@ -250,11 +240,11 @@ func (r *hostRegistrationResource) ImportState(ctx context.Context, req resource
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ns, id := r.data.Nomad.Namespace(), importID
+	ns, id := r.Data.Nomad.Namespace(), importID
 	if before, after, ok := strings.Cut(importID, "/"); ok {
 		ns, id = before, after
 	}
-	reg, err := r.data.Nomad.GetHostRegistration(ctx, ns, id)
+	reg, err := r.Data.Nomad.GetHostRegistration(ctx, ns, id)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the host volume", err)
 		return
@@ -279,7 +269,7 @@ func (r *hostRegistrationResource) ImportState(ctx context.Context, req resource
 // it leaves m as planned (with its unknowns null) and warns.
 func (r *hostRegistrationResource) readBack(ctx context.Context, ns, id string, m *hostRegistrationModel, diags *diag.Diagnostics) {
 	fresh := shared.CleanupContext(ctx)
-	reg, err := r.data.Nomad.GetHostRegistration(fresh, ns, id)
+	reg, err := r.Data.Nomad.GetHostRegistration(fresh, ns, id)
 	if err == nil && reg != nil {
 		m.fromRegistration(fresh, reg, diags)
 		return

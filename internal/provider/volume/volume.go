@@ -33,10 +33,21 @@ var volumeIdentity = shared.ResourceIdentity{
 	{Name: "id", Doc: "Volume ID: a host volume's UUID or a CSI volume's ID; or the volume's name when it is unique in the namespace."},
 }
 
-var _ resource.ResourceWithIdentity = &volumeResource{}
+// moverBase is a resource's base, plus the provider's data under the
+// name the family's *_move.go files still read it by (r.data), until
+// their rewrite reads Data: then moverBase gives way to ResourceBase.
+type moverBase struct {
+	shared.ResourceBase
+	data *shared.ProviderData
+}
 
-func (r *volumeResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = volumeIdentity.Schema()
+func newMoverBase(name string) moverBase {
+	return moverBase{ResourceBase: shared.NewResourceBase(name)}
+}
+
+func (b *moverBase) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	b.ResourceBase.Configure(ctx, req, resp)
+	b.data = b.Data
 }
 
 // volumeNameValidator enforces the name rule of berth_volume: CSI volumes
