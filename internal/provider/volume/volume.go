@@ -7,7 +7,11 @@
 // Files: volume_resource.go (CRUD) with volume_resource_<topic>.go,
 // volume_schema.go, volume_model.go, volume_csi*.go for CSI volumes,
 // volume_data_source.go, volume_list_resource.go; volume.go lists what the
-// family offers, its identity and its validators. Tests sit beside each file.
+// family offers, its identity and its validators. The two registrations
+// (berth_csi_volume_registration, berth_host_volume_registration) share
+// one core, registration*.go (resource, list resource, errors); each
+// kind's csi_/host_registration_*.go is its schema, model and what
+// differs. Tests sit beside each file.
 package volume
 
 import (

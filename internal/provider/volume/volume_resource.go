@@ -116,7 +116,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if sameSettings(plan, state) {
+	if sameSettings(plan, state, volumeComputed) {
 		// Nothing the user controls changes (sizes may be spelled
 		// differently): keep the computed values too, so the plan is empty.
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &state)...)
