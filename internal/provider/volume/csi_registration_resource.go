@@ -2,7 +2,6 @@ package volume
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -16,14 +15,6 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
-)
-
-var (
-	_ resource.ResourceWithConfigure   = &csiRegistrationResource{}
-	_ resource.ResourceWithImportState = &csiRegistrationResource{}
-	_ resource.ResourceWithModifyPlan  = &csiRegistrationResource{}
-	_ resource.ResourceWithIdentity    = &csiRegistrationResource{}
-	_ resource.ResourceWithMoveState   = &csiRegistrationResource{}
 )
 
 var csiRegistrationIdentity = shared.ResourceIdentity{
@@ -64,16 +55,10 @@ var csiRegistrationKind = registrationKind[volume.CSIRegistration]{
 	secrets:    csiRegistrationSecrets,
 	create: func(ctx context.Context, d *shared.ProviderData, reg *volume.CSIRegistration, diags *diag.Diagnostics) string {
 		warnings, err := workflow.CSIRegistrations{Nomad: d.Nomad}.Create(ctx, reg)
-		shared.AddWarnings(diags, warnings)
-		if refused, ok := errors.AsType[*workflow.WriteError](err); ok {
-			shared.AddNomadError(diags, refused.Summary, refused.Err)
-			diags.AddAttributeError(path.Root("external_id"), "Nothing was registered",
-				fmt.Sprintf("Nomad refused to register CSI volume %q (external ID %q) with plugin %q. Check that the plugin is "+
-					"healthy (`nomad plugin status %s`), that the volume exists where the plugin looks for it, and that the plugin "+
-					"supports the capabilities asked for.", reg.ID, reg.ExternalID, reg.PluginID, reg.PluginID))
-			return ""
-		}
-		return registered(diags, reg.ID, err)
+		return created(diags, reg.ID, warnings, err, path.Root("external_id"),
+			fmt.Sprintf("Nomad refused to register CSI volume %q (external ID %q) with plugin %q. Check that the plugin is "+
+				"healthy (`nomad plugin status %s`), that the volume exists where the plugin looks for it, and that the plugin "+
+				"supports the capabilities asked for.", reg.ID, reg.ExternalID, reg.PluginID, reg.PluginID))
 	},
 	update: func(ctx context.Context, d *shared.ProviderData, reg *volume.CSIRegistration, diags *diag.Diagnostics) {
 		warnings, err := workflow.CSIRegistrations{Nomad: d.Nomad}.Update(ctx, reg)

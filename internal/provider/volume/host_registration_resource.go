@@ -2,7 +2,6 @@ package volume
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -16,14 +15,7 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &hostRegistrationResource{}
-	_ resource.ResourceWithImportState    = &hostRegistrationResource{}
-	_ resource.ResourceWithModifyPlan     = &hostRegistrationResource{}
-	_ resource.ResourceWithValidateConfig = &hostRegistrationResource{}
-	_ resource.ResourceWithIdentity       = &hostRegistrationResource{}
-	_ resource.ResourceWithMoveState      = &hostRegistrationResource{}
-)
+var _ resource.ResourceWithValidateConfig = &hostRegistrationResource{}
 
 var hostRegistrationIdentity = shared.ResourceIdentity{
 	{Name: "namespace", Doc: "Nomad namespace of the volume; default: the provider's namespace.", Optional: true},
@@ -81,16 +73,10 @@ var hostRegistrationKind = registrationKind[volume.HostRegistration]{
 	},
 	create: func(ctx context.Context, d *shared.ProviderData, reg *volume.HostRegistration, diags *diag.Diagnostics) string {
 		id, warnings, err := workflow.HostRegistrations{Nomad: d.Nomad}.Create(ctx, *reg)
-		shared.AddWarnings(diags, warnings)
-		if refused, ok := errors.AsType[*workflow.WriteError](err); ok {
-			shared.AddNomadError(diags, refused.Summary, refused.Err)
-			diags.AddAttributeError(path.Root("host_path"), "Nothing was registered",
-				fmt.Sprintf("Nomad refused to register %q on node %s as host volume %q. Check that the directory exists on that "+
-					"node (its client checks), that the node is up, and that no other volume on the node is called %q.",
-					reg.HostPath, reg.NodeID, reg.Name, reg.Name))
-			return ""
-		}
-		return registered(diags, id, err)
+		return created(diags, id, warnings, err, path.Root("host_path"),
+			fmt.Sprintf("Nomad refused to register %q on node %s as host volume %q. Check that the directory exists on that "+
+				"node (its client checks), that the node is up, and that no other volume on the node is called %q.",
+				reg.HostPath, reg.NodeID, reg.Name, reg.Name))
 	},
 	update: func(ctx context.Context, d *shared.ProviderData, reg *volume.HostRegistration, diags *diag.Diagnostics) {
 		warnings, err := workflow.HostRegistrations{Nomad: d.Nomad}.Update(ctx, *reg)

@@ -34,6 +34,17 @@ type registration[M, R any, PM registrationModel[M, R]] struct {
 	kind     registrationKind[R]
 }
 
+// registrationResource is what each registration is to the framework.
+type registrationResource interface {
+	resource.ResourceWithConfigure
+	resource.ResourceWithImportState
+	resource.ResourceWithModifyPlan
+	resource.ResourceWithIdentity
+	resource.ResourceWithMoveState
+}
+
+var _ = []registrationResource{&csiRegistrationResource{}, &hostRegistrationResource{}}
+
 // registrationModel is a registration's model (a pointer to it): where
 // it is in Nomad and how it converts.
 type registrationModel[M, R any] interface {
@@ -117,29 +128,47 @@ func (r *registration[M, R, PM]) ModifyPlan(ctx context.Context, req resource.Mo
 }
 
 func (r *registration[M, R, PM]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, true)
+}
+
+func (r *registration[M, R, PM]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, false)
+}
+
+// write registers the planned volume (creating: as a new one) and
+// records what Nomad then holds.
+func (r *registration[M, R, PM]) write(ctx context.Context, planned tfsdk.Plan, cfg tfsdk.Config, st *tfsdk.State,
+	diags *diag.Diagnostics, creating bool) {
 	var plan M
 	m := PM(&plan)
-	resp.Diagnostics.Append(req.Plan.Get(ctx, m)...)
-	if resp.Diagnostics.HasError() {
+	if diags.Append(planned.Get(ctx, m)...); diags.HasError() {
 		return
 	}
-	ctx, cancel := withTimeout(ctx, m.timeoutsValue().Create, &resp.Diagnostics)
+	timeout := m.timeoutsValue().Update
+	if creating {
+		timeout = m.timeoutsValue().Create
+		if ns := m.namespaceAttr(); ns.IsUnknown() || ns.ValueString() == "" {
+			*ns = types.StringValue(r.Data.Nomad.Namespace())
+		}
+	}
+	ctx, cancel := withTimeout(ctx, timeout, diags)
 	defer cancel()
-	if ns := m.namespaceAttr(); ns.IsUnknown() || ns.ValueString() == "" {
-		*ns = types.StringValue(r.Data.Nomad.Namespace())
-	}
-	reg, ctx, redact := r.toNomad(ctx, m, req.Config, &resp.Diagnostics)
-	defer func() { resp.Diagnostics = redact(resp.Diagnostics) }()
-	if resp.Diagnostics.HasError() {
+	reg, ctx, redact := r.toNomad(ctx, m, cfg, diags)
+	defer func() { *diags = redact(*diags) }()
+	if diags.HasError() {
 		return
 	}
-	id := r.kind.create(ctx, r.Data, reg, &resp.Diagnostics)
-	if id == "" {
+	ns, id := m.address()
+	if creating {
+		id = r.kind.create(ctx, r.Data, reg, diags)
+	} else {
+		r.kind.update(ctx, r.Data, reg, diags)
+	}
+	if id == "" || diags.HasError() {
 		return
 	}
-	ns, _ := m.address()
-	r.readBack(ctx, ns, id, m, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	r.readBack(ctx, ns, id, m, diags)
+	diags.Append(st.Set(ctx, m)...)
 }
 
 func (r *registration[M, R, PM]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -164,28 +193,6 @@ func (r *registration[M, R, PM]) Read(ctx context.Context, req resource.ReadRequ
 		r.kind.checkRead(reg, &resp.Diagnostics)
 	}
 	m.fromRegistration(ctx, reg, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-}
-
-func (r *registration[M, R, PM]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan M
-	m := PM(&plan)
-	resp.Diagnostics.Append(req.Plan.Get(ctx, m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := withTimeout(ctx, m.timeoutsValue().Update, &resp.Diagnostics)
-	defer cancel()
-	reg, ctx, redact := r.toNomad(ctx, m, req.Config, &resp.Diagnostics)
-	defer func() { resp.Diagnostics = redact(resp.Diagnostics) }()
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if r.kind.update(ctx, r.Data, reg, &resp.Diagnostics); resp.Diagnostics.HasError() {
-		return
-	}
-	ns, id := m.address()
-	r.readBack(ctx, ns, id, m, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 

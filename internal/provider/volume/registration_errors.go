@@ -56,12 +56,20 @@ func addRegistrationError(diags *diag.Diagnostics, err error) {
 	}
 }
 
-// registered is the ID a create registered under: id, or "" (with its
-// diagnostics) when the workflow failed.
-func registered(diags *diag.Diagnostics, id string, err error) string {
-	if err != nil {
+// created is the ID a create registered under, or "" (with its
+// diagnostics) when the workflow failed; a registration Nomad refused is
+// explained at the attribute at, with detail.
+func created(diags *diag.Diagnostics, id string, warnings []workflow.Warning, err error, at path.Path, detail string) string {
+	shared.AddWarnings(diags, warnings)
+	var refused *workflow.WriteError
+	switch {
+	case errors.As(err, &refused):
+		shared.AddNomadError(diags, refused.Summary, refused.Err)
+		diags.AddAttributeError(at, "Nothing was registered", detail)
+	case err != nil:
 		addRegistrationError(diags, err)
-		return ""
+	default:
+		return id
 	}
-	return id
+	return ""
 }

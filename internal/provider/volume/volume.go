@@ -58,47 +58,49 @@ func (b *moverBase) Configure(ctx context.Context, req resource.ConfigureRequest
 // (type = "csi" in the same configuration) may end in a per-allocation
 // index such as "[0]" (names.CSIVolumeRule), host volumes may not. While
 // the type is unknown only the looser CSI rule is checked.
-func volumeNameValidator() validator.String { return volumeNameRule{} }
-
-type volumeNameRule struct{}
-
-func (volumeNameRule) Description(context.Context) string {
-	return "must be " + names.Rule + "; a CSI volume's may end in a per-allocation index such as `[0]`"
-}
-
-func (v volumeNameRule) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (volumeNameRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	var typ types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
-	rule := shared.StringRule{Summary: "Invalid name", Check: names.Check}
-	if typ.IsUnknown() || typ.ValueString() == volume.TypeCSI {
-		rule.Check = names.CheckCSIVolume
+func volumeNameValidator() validator.String {
+	return byTypeRule{
+		desc: "must be " + names.Rule + "; a CSI volume's may end in a per-allocation index such as `[0]`",
+		rule: func(typ types.String) shared.StringRule {
+			rule := shared.StringRule{Summary: "Invalid name", Check: names.Check}
+			if typ.IsUnknown() || typ.ValueString() == volume.TypeCSI {
+				rule.Check = names.CheckCSIVolume
+			}
+			return rule
+		},
 	}
-	rule.ValidateString(ctx, req, resp)
 }
 
 // volumeIDValidator: a host volume's ID (type = "host" in the same
 // configuration) is a UUID; a CSI volume's is whatever its creator chose,
 // so without a type only that it is not empty and holds no "/" is checked.
-func volumeIDValidator() validator.String { return volumeIDRule{} }
-
-type volumeIDRule struct{}
-
-func (volumeIDRule) Description(context.Context) string {
-	return "must be " + names.VolumeIDRule + " for a host volume, or a CSI volume's ID"
+func volumeIDValidator() validator.String {
+	return byTypeRule{
+		desc: "must be " + names.VolumeIDRule + " for a host volume, or a CSI volume's ID",
+		rule: func(typ types.String) shared.StringRule {
+			rule := shared.StringRule{Summary: "Invalid volume ID", Desc: "must be " + names.VolumeIDRule, Check: names.CheckVolumeID}
+			if typ.ValueString() != volume.TypeHost {
+				rule.Check = checkCSIVolumeID
+			}
+			return rule
+		},
+	}
 }
 
-func (v volumeIDRule) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+// byTypeRule checks a string by the rule the volume's type (the "type"
+// attribute of the same configuration) calls for.
+type byTypeRule struct {
+	desc string
+	rule func(typ types.String) shared.StringRule
+}
 
-func (volumeIDRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (v byTypeRule) Description(context.Context) string         { return v.desc }
+func (v byTypeRule) MarkdownDescription(context.Context) string { return v.desc }
+
+func (v byTypeRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	var typ types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
-	rule := shared.StringRule{Summary: "Invalid volume ID", Desc: "must be " + names.VolumeIDRule, Check: names.CheckVolumeID}
-	if typ.ValueString() != volume.TypeHost {
-		rule.Check = checkCSIVolumeID
-	}
-	rule.ValidateString(ctx, req, resp)
+	v.rule(typ).ValidateString(ctx, req, resp)
 }
 
 // checkCSIVolumeID accepts any CSI volume ID Nomad's API can address.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -167,9 +166,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := withTimeout(ctx, plan.Timeouts.Create, &resp.Diagnostics)
 	defer cancel()
 	if plan.Namespace.IsUnknown() || plan.Namespace.ValueString() == "" {
 		plan.Namespace = types.StringValue(r.Data.Nomad.Namespace())
@@ -245,9 +242,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := withTimeout(ctx, plan.Timeouts.Update, &resp.Diagnostics)
 	defer cancel()
 	in, ok := r.writeInput(ctx, plan, &state, &resp.Diagnostics)
 	if checkNoShrink(plan, state, &resp.Diagnostics); !ok || resp.Diagnostics.HasError() {
@@ -273,9 +268,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := withTimeout(ctx, state.Timeouts.Delete, &resp.Diagnostics)
 	defer cancel()
 	out, err := r.volumes().Delete(ctx, workflow.VolumeDelete{Type: state.Type.ValueString(), Namespace: state.Namespace.ValueString(), ID: state.ID.ValueString(),
 		Name: state.Name.ValueString(), Reservation: state.NodeReservation.ValueString(), Force: state.ForceDestroy.ValueBool()})
