@@ -33,7 +33,9 @@ type csiRegistrationResource struct {
 type csiRegistrationListResource = registrationList[csiRegistrationModel, volume.CSIRegistration, *csiRegistrationModel]
 
 // NewCSIRegistrationResource builds berth_csi_volume_registration.
-func NewCSIRegistrationResource() resource.Resource {
+func NewCSIRegistrationResource() resource.Resource { return newCSIRegistrationResource() }
+
+func newCSIRegistrationResource() *csiRegistrationResource {
 	return &csiRegistrationResource{newRegistration[csiRegistrationModel, volume.CSIRegistration, *csiRegistrationModel](
 		"csi_volume_registration", csiRegistrationIdentity, csiRegistrationKind)}
 }
@@ -41,7 +43,7 @@ func NewCSIRegistrationResource() resource.Resource {
 // NewCSIRegistrationListResource builds the berth_csi_volume_registration
 // list resource for `terraform query` (Terraform 1.14+).
 func NewCSIRegistrationListResource() list.ListResource {
-	return &csiRegistrationListResource{&NewCSIRegistrationResource().(*csiRegistrationResource).registration}
+	return &csiRegistrationListResource{&newCSIRegistrationResource().registration}
 }
 
 var csiRegistrationKind = registrationKind[volume.CSIRegistration]{

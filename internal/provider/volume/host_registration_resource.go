@@ -35,7 +35,9 @@ type hostRegistrationResource struct {
 type hostRegistrationListResource = registrationList[hostRegistrationModel, volume.HostRegistration, *hostRegistrationModel]
 
 // NewHostRegistrationResource builds berth_host_volume_registration.
-func NewHostRegistrationResource() resource.Resource {
+func NewHostRegistrationResource() resource.Resource { return newHostRegistrationResource() }
+
+func newHostRegistrationResource() *hostRegistrationResource {
 	return &hostRegistrationResource{newRegistration[hostRegistrationModel, volume.HostRegistration, *hostRegistrationModel](
 		"host_volume_registration", hostRegistrationIdentity, hostRegistrationKind)}
 }
@@ -44,7 +46,7 @@ func NewHostRegistrationResource() resource.Resource {
 // berth_host_volume_registration list resource for `terraform query`
 // (Terraform 1.14+).
 func NewHostRegistrationListResource() list.ListResource {
-	return &hostRegistrationListResource{&NewHostRegistrationResource().(*hostRegistrationResource).registration}
+	return &hostRegistrationListResource{&newHostRegistrationResource().registration}
 }
 
 var hostRegistrationKind = registrationKind[volume.HostRegistration]{

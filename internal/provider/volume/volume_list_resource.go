@@ -19,7 +19,7 @@ var _ list.ListResourceWithConfigure = &volumeListResource{}
 // NewVolumeListResource builds the berth_volume list resource for
 // `terraform query` (Terraform 1.14+).
 func NewVolumeListResource() list.ListResource {
-	return &volumeListResource{NewVolumeResource().(*volumeResource)}
+	return &volumeListResource{newVolumeResource()}
 }
 
 type volumeListResource struct{ *volumeResource }

@@ -31,7 +31,9 @@ var (
 )
 
 // NewVolumeResource builds the berth_volume resource.
-func NewVolumeResource() resource.Resource {
+func NewVolumeResource() resource.Resource { return newVolumeResource() }
+
+func newVolumeResource() *volumeResource {
 	return &volumeResource{moverBase: newMoverBase("volume"), WithIdentity: shared.WithIdentity{Identity: volumeIdentity}}
 }
 
