@@ -30,8 +30,9 @@ import (
 type registration[M, R any, PM registrationModel[M, R]] struct {
 	moverBase
 	shared.WithIdentity
-	identity shared.ResourceIdentity
-	kind     registrationKind[R]
+	// ids is the identity (WithIdentity holds it as the interface).
+	ids  shared.ResourceIdentity
+	kind registrationKind[R]
 }
 
 // registrationResource is what each registration is to the framework.
@@ -99,7 +100,7 @@ type registrationKind[R any] struct {
 }
 
 func newRegistration[M, R any, PM registrationModel[M, R]](name string, id shared.ResourceIdentity, kind registrationKind[R]) registration[M, R, PM] {
-	return registration[M, R, PM]{moverBase: newMoverBase(name), WithIdentity: shared.WithIdentity{Identity: id}, identity: id, kind: kind}
+	return registration[M, R, PM]{moverBase: newMoverBase(name), WithIdentity: shared.WithIdentity{Identity: id}, ids: id, kind: kind}
 }
 
 func (r *registration[M, R, PM]) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -212,7 +213,7 @@ func (r *registration[M, R, PM]) Delete(ctx context.Context, req resource.Delete
 
 // ImportState accepts `id` or `namespace/id`.
 func (r *registration[M, R, PM]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importID := r.identity.ImportID(ctx, req, &resp.Diagnostics)
+	importID := r.ids.ImportID(ctx, req, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

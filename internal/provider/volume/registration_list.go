@@ -57,7 +57,7 @@ func (r *registrationList[M, R, PM]) List(ctx context.Context, req list.ListRequ
 	stream.Results = shared.ListStream(vols, req.Limit, func(s volume.Summary) (list.ListResult, bool) {
 		result := req.NewListResult(ctx)
 		result.DisplayName = r.kind.displayName(s)
-		r.identity.Record(ctx, result.Identity, s.Namespace, s.ID, &result.Diagnostics)
+		r.ids.Record(ctx, result.Identity, s.Namespace, s.ID, &result.Diagnostics)
 		if !req.IncludeResource {
 			return result, true
 		}

@@ -3,7 +3,6 @@ package volume
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -18,8 +17,6 @@ import (
 // The scenarios both registrations pass alike (identity, `terraform
 // query`, a move from the other provider), each run on a
 // registrationFixture of either kind.
-
-var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // registrationFixture is one kind's volume that exists outside Nomad,
 // with what registers it and how Nomad shows it.
@@ -111,7 +108,7 @@ func hostRegistrationFixture(t *testing.T, tag string) registrationFixture {
 		adoptConfig: hostRegistrationConfig(name, node, dir, "1", kernelConstraint),
 		identity: map[string]knownvalue.Check{
 			"namespace": knownvalue.StringExact("default"),
-			"id":        knownvalue.StringRegexp(uuidRE),
+			"id":        knownvalue.StringRegexp(uuidRe),
 		},
 		inNomad: func(s *terraform.State) error {
 			v, _, err := nomad.HostVolumes().Get(hostVolumeID(s), nil)
