@@ -30,7 +30,7 @@ type csiRegistrationResource struct {
 }
 
 // csiRegistrationListResource lists CSI volumes as registrations.
-type csiRegistrationListResource = registrationList[csiRegistrationModel, volume.CSIRegistration, *csiRegistrationModel]
+type csiRegistrationListResource struct{ *csiRegistrationResource }
 
 // NewCSIRegistrationResource builds berth_csi_volume_registration.
 func NewCSIRegistrationResource() resource.Resource { return newCSIRegistrationResource() }
@@ -43,7 +43,7 @@ func newCSIRegistrationResource() *csiRegistrationResource {
 // NewCSIRegistrationListResource builds the berth_csi_volume_registration
 // list resource for `terraform query` (Terraform 1.14+).
 func NewCSIRegistrationListResource() list.ListResource {
-	return &csiRegistrationListResource{&newCSIRegistrationResource().registration}
+	return &csiRegistrationListResource{newCSIRegistrationResource()}
 }
 
 var csiRegistrationKind = registrationKind[volume.CSIRegistration]{

@@ -32,7 +32,7 @@ type hostRegistrationResource struct {
 }
 
 // hostRegistrationListResource lists the host volumes without a plugin.
-type hostRegistrationListResource = registrationList[hostRegistrationModel, volume.HostRegistration, *hostRegistrationModel]
+type hostRegistrationListResource struct{ *hostRegistrationResource }
 
 // NewHostRegistrationResource builds berth_host_volume_registration.
 func NewHostRegistrationResource() resource.Resource { return newHostRegistrationResource() }
@@ -46,7 +46,7 @@ func newHostRegistrationResource() *hostRegistrationResource {
 // berth_host_volume_registration list resource for `terraform query`
 // (Terraform 1.14+).
 func NewHostRegistrationListResource() list.ListResource {
-	return &hostRegistrationListResource{&newHostRegistrationResource().registration}
+	return &hostRegistrationListResource{newHostRegistrationResource()}
 }
 
 var hostRegistrationKind = registrationKind[volume.HostRegistration]{

@@ -24,7 +24,7 @@ import (
 // berth_host_volume_registration share: a volume that exists already,
 // told to Nomad (create), registered again (update), forgotten (delete:
 // its data stays), read back after each write, imported by
-// namespace/ID, and listed (registrationList). M is the Terraform model,
+// namespace/ID, and listed (registration_list.go). M is the Terraform model,
 // R the registration as internal/volume holds it, PM is *M; kind is what
 // differs.
 type registration[M, R any, PM registrationModel[M, R]] struct {

@@ -11,12 +11,9 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
 )
 
-// registrationList is a registration's list resource for `terraform
-// query` (Terraform 1.14+). It embeds the resource's registration, whose
-// base answers Metadata and Configure.
-type registrationList[M, R any, PM registrationModel[M, R]] struct {
-	*registration[M, R, PM]
-}
+// The list half of the registration core: a registration's list
+// resource (`terraform query`, Terraform 1.14+) embeds its resource, whose
+// registration lists and whose base answers Metadata and Configure.
 
 var (
 	_ list.ListResourceWithConfigure = &csiRegistrationListResource{}
@@ -29,7 +26,7 @@ type registrationListModel struct {
 	NamePrefix types.String `tfsdk:"name_prefix"`
 }
 
-func (r *registrationList[M, R, PM]) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+func (r *registration[M, R, PM]) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = listschema.Schema{
 		MarkdownDescription: r.kind.listDoc,
 		Attributes: map[string]listschema.Attribute{
@@ -40,7 +37,7 @@ func (r *registrationList[M, R, PM]) ListResourceConfigSchema(_ context.Context,
 	}
 }
 
-func (r *registrationList[M, R, PM]) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+func (r *registration[M, R, PM]) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	ctx, cfg, ok := shared.OpenList[registrationListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
