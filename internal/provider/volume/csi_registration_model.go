@@ -2,8 +2,6 @@ package volume
 
 import (
 	"context"
-	"reflect"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -40,26 +38,24 @@ type csiRegistrationModel struct {
 	Allocations      types.List     `tfsdk:"allocations"`
 }
 
-// csiRegistrationComputed names the attributes only Nomad sets (by tfsdk
-// tag); every other field is a setting sameRegistrationSettings compares.
-var csiRegistrationComputed = []string{"id", "capacity_bytes", "state", "allocations"}
+func (m *csiRegistrationModel) address() (string, string) {
+	return m.Namespace.ValueString(), m.VolumeID.ValueString()
+}
+func (m *csiRegistrationModel) namespaceAttr() *types.String  { return &m.Namespace }
+func (m *csiRegistrationModel) timeoutsValue() timeouts.Value { return m.Timeouts }
 
-// sameRegistrationSettings reports whether plan and state agree on every
-// attribute the user sets, walking the model's fields.
-func sameRegistrationSettings(plan, state csiRegistrationModel) bool {
-	pv, sv := reflect.ValueOf(plan), reflect.ValueOf(state)
-	t := pv.Type()
-	for i := range t.NumField() {
-		if slices.Contains(csiRegistrationComputed, t.Field(i).Tag.Get("tfsdk")) {
-			continue
-		}
-		a, okA := pv.Field(i).Interface().(attr.Value)
-		b, okB := sv.Field(i).Interface().(attr.Value)
-		if !okA || !okB || !a.Equal(b) {
-			return false
-		}
+// notReadBack leaves m as planned, with its unknowns null.
+func (m *csiRegistrationModel) notReadBack(id string) {
+	m.ID = types.StringValue(id)
+	if m.CapacityBytes.IsUnknown() {
+		m.CapacityBytes = types.Int64Null()
 	}
-	return true
+	if m.State.IsUnknown() {
+		m.State = types.StringNull()
+	}
+	if m.Allocations.IsUnknown() {
+		m.Allocations = types.ListNull(types.StringType)
+	}
 }
 
 type topologyModel struct {
@@ -80,17 +76,8 @@ func (m *csiRegistrationModel) toRegistration(ctx context.Context, diags *diag.D
 		ExternalID: m.ExternalID.ValueString(), PluginID: m.PluginID.ValueString(),
 		CapacityMinBytes: m.CapacityMin.Bytes(), CapacityMaxBytes: m.CapacityMax.Bytes(),
 	}
-	var caps []capabilityModel
-	diags.Append(m.Capabilities.ElementsAs(ctx, &caps, false)...)
-	for _, c := range caps {
-		r.Capabilities = append(r.Capabilities, volume.Capability{AccessMode: c.AccessMode.ValueString(), AttachmentMode: c.AttachmentMode.ValueString()})
-	}
-	if !m.MountOptions.IsNull() && !m.MountOptions.IsUnknown() {
-		var o mountOptionsModel
-		diags.Append(m.MountOptions.As(ctx, &o, basetypes.ObjectAsOptions{})...)
-		r.MountOptions = &volume.MountOptions{FSType: o.FSType.ValueString()}
-		diags.Append(o.MountFlags.ElementsAs(ctx, &r.MountOptions.MountFlags, false)...)
-	}
+	r.Capabilities = capabilitiesFrom(ctx, m.Capabilities, diags)
+	r.MountOptions = mountOptionsFrom(ctx, m.MountOptions, diags)
 	diags.Append(m.Parameters.ElementsAs(ctx, &r.Parameters, false)...)
 	diags.Append(m.Context.ElementsAs(ctx, &r.Context, false)...)
 	var tops []topologyModel
@@ -112,19 +99,7 @@ func (m *csiRegistrationModel) fromRegistration(ctx context.Context, r *volume.C
 	m.ExternalID, m.PluginID = types.StringValue(r.ExternalID), types.StringValue(r.PluginID)
 	m.CapacityMin = keepSize(m.CapacityMin, r.CapacityMinBytes)
 	m.CapacityMax = keepSize(m.CapacityMax, r.CapacityMaxBytes)
-	capElem := csiRegistrationElem(ctx, "capabilities")
-	caps := make([]attr.Value, 0, len(r.Capabilities))
-	for _, c := range r.Capabilities {
-		caps = append(caps, types.ObjectValueMust(capElem.AttrTypes, map[string]attr.Value{
-			"access_mode": types.StringValue(c.AccessMode), "attachment_mode": types.StringValue(c.AttachmentMode)}))
-	}
-	if len(caps) == 0 {
-		m.Capabilities = types.SetNull(capElem)
-	} else {
-		s, d := types.SetValue(capElem, caps)
-		diags.Append(d...)
-		m.Capabilities = s
-	}
+	m.Capabilities = capabilitiesSet(csiRegistrationElem(ctx, "capabilities"), r.Capabilities, diags)
 	m.MountOptions = mountOptionsFromNomad(ctx, m.MountOptions, r, diags)
 	m.Parameters = shared.KeepEmptyMap(m.Parameters, shared.MapOrNull(ctx, r.Parameters, diags))
 	m.Context = shared.KeepEmptyMap(m.Context, shared.MapOrNull(ctx, r.Context, diags))

@@ -3,25 +3,18 @@ package volume
 import (
 	"context"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
-)
-
-var (
-	_ resource.ResourceWithConfigure   = &csiRegistrationResource{}
-	_ resource.ResourceWithImportState = &csiRegistrationResource{}
-	_ resource.ResourceWithModifyPlan  = &csiRegistrationResource{}
-	_ resource.ResourceWithIdentity    = &csiRegistrationResource{}
-	_ resource.ResourceWithMoveState   = &csiRegistrationResource{}
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
 var csiRegistrationIdentity = shared.ResourceIdentity{
@@ -29,253 +22,75 @@ var csiRegistrationIdentity = shared.ResourceIdentity{
 	{Name: "volume_id", Doc: "The volume's ID in Nomad."},
 }
 
+// csiRegistrationResource is berth_csi_volume_registration: a CSI volume
+// that exists already, registered under the ID the user chooses. Its
+// writes are workflow.CSIRegistrations.
+type csiRegistrationResource struct {
+	registration[csiRegistrationModel, volume.CSIRegistration, *csiRegistrationModel]
+}
+
+// csiRegistrationListResource lists CSI volumes as registrations.
+type csiRegistrationListResource struct{ *csiRegistrationResource }
+
 // NewCSIRegistrationResource builds berth_csi_volume_registration.
-func NewCSIRegistrationResource() resource.Resource { return &csiRegistrationResource{} }
+func NewCSIRegistrationResource() resource.Resource { return newCSIRegistrationResource() }
 
-type csiRegistrationResource struct{ data *shared.ProviderData }
-
-func (r *csiRegistrationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_csi_volume_registration"
+func newCSIRegistrationResource() *csiRegistrationResource {
+	return &csiRegistrationResource{newRegistration[csiRegistrationModel, volume.CSIRegistration, *csiRegistrationModel](
+		"csi_volume_registration", csiRegistrationIdentity, csiRegistrationKind)}
 }
 
-func (r *csiRegistrationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = csiRegistrationSchema(ctx)
+// NewCSIRegistrationListResource builds the berth_csi_volume_registration
+// list resource for `terraform query` (Terraform 1.14+).
+func NewCSIRegistrationListResource() list.ListResource {
+	return &csiRegistrationListResource{newCSIRegistrationResource()}
 }
 
-func (r *csiRegistrationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = csiRegistrationIdentity.Schema()
-}
-
-func (r *csiRegistrationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-// ModifyPlan shows the namespace of a new registration, and keeps the
-// computed values when no setting changes (sizes may be spelled
-// differently, e.g. after a move), so such a plan is empty.
-func (r *csiRegistrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
-		return
-	}
-	if !req.State.Raw.IsNull() {
-		var plan, state csiRegistrationModel
-		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if !resp.Diagnostics.HasError() && sameRegistrationSettings(plan, state) {
-			resp.Diagnostics.Append(resp.Plan.Set(ctx, &state)...)
-		}
-		return
-	}
-	if shared.ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
-	}
-}
-
-func (r *csiRegistrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer csiRegistrationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	var plan csiRegistrationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, d := plan.Timeouts.Create(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if plan.Namespace.IsUnknown() || plan.Namespace.ValueString() == "" {
-		plan.Namespace = types.StringValue(r.data.Nomad.Namespace())
-	}
-	reg := plan.toRegistration(ctx, &resp.Diagnostics)
-	ctx, redact := r.withSecrets(ctx, req.Config.GetAttribute, reg, &resp.Diagnostics)
-	defer func() { resp.Diagnostics = redact(resp.Diagnostics) }()
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	// Registering an ID Nomad knows would update that volume: adopting it
-	// is import's job, so it is refused.
-	existing, err := r.data.Nomad.GetCSIRegistration(ctx, reg.Namespace, reg.ID)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not check the volume ID", err)
-		return
-	}
-	if existing != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("volume_id"), "Volume ID already registered",
-			fmt.Sprintf("Nomad already has a CSI volume %q in namespace %q (external ID %q, plugin %q). Import it "+
-				"(terraform import, or an import block with id = %q), or choose another volume_id.",
-				reg.ID, reg.Namespace, existing.ExternalID, existing.PluginID, reg.Namespace+"/"+reg.ID))
-		return
-	}
-	warnings, err := r.data.Nomad.RegisterCSIVolume(ctx, reg)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not register the CSI volume", err)
-		resp.Diagnostics.AddAttributeError(path.Root("external_id"), "Nothing was registered",
+var csiRegistrationKind = registrationKind[volume.CSIRegistration]{
+	what:       "CSI volume",
+	schema:     csiRegistrationSchema,
+	computed:   []string{"id", "capacity_bytes", "state", "allocations"},
+	get:        (*nomadclient.Client).GetCSIRegistration,
+	address:    func(r *volume.CSIRegistration) (string, string) { return r.Namespace, r.ID },
+	idAlias:    "volume_id",
+	importHint: func(string) string { return "`nomad volume status -type csi`" },
+	secrets:    csiRegistrationSecrets,
+	create: func(ctx context.Context, d *shared.ProviderData, reg *volume.CSIRegistration, diags *diag.Diagnostics) string {
+		warnings, err := workflow.CSIRegistrations{Nomad: d.Nomad}.Create(ctx, reg)
+		return created(diags, reg.ID, warnings, err, path.Root("external_id"),
 			fmt.Sprintf("Nomad refused to register CSI volume %q (external ID %q) with plugin %q. Check that the plugin is "+
 				"healthy (`nomad plugin status %s`), that the volume exists where the plugin looks for it, and that the plugin "+
 				"supports the capabilities asked for.", reg.ID, reg.ExternalID, reg.PluginID, reg.PluginID))
-		return
-	}
-	addWarnings(&resp.Diagnostics, warnings)
-	r.readBack(ctx, reg.Namespace, reg.ID, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	},
+	update: func(ctx context.Context, d *shared.ProviderData, reg *volume.CSIRegistration, diags *diag.Diagnostics) {
+		warnings, err := workflow.CSIRegistrations{Nomad: d.Nomad}.Update(ctx, reg)
+		shared.AddWarnings(diags, warnings)
+		addRegistrationError(diags, err)
+	},
+	remove: func(ctx context.Context, d *shared.ProviderData, ns, id string, diags *diag.Diagnostics) {
+		addRegistrationError(diags, workflow.CSIRegistrations{Nomad: d.Nomad}.Delete(ctx, ns, id))
+	},
+	listDoc: "CSI volumes Nomad knows, whoever registered or created them, as registrations for `terraform query` " +
+		"(Terraform 1.14 and later): adopted this way, destroy only deregisters them. Secrets are not read back (Nomad redacts " +
+		"them): add `secrets_wo` to a generated configuration when the volume has some.",
+	list:        (*nomadclient.Client).ListCSIVolumes,
+	displayName: func(s volume.Summary) string { return s.Namespace + "/" + s.ID + " (" + s.Name + ")" },
+	checkListed: func(id string, r *volume.CSIRegistration, diags *diag.Diagnostics) {
+		if r.MountFlagsRedacted {
+			diags.AddWarning("Mount flags not read back",
+				"CSI volume "+id+" has mount flags, which Nomad redacts: add them to mount_options in the generated configuration.")
+		}
+	},
 }
 
-func (r *csiRegistrationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer csiRegistrationIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
-	var state csiRegistrationModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	reg, err := r.data.Nomad.GetCSIRegistration(ctx, state.Namespace.ValueString(), state.VolumeID.ValueString())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the CSI volume", err)
-		return
-	}
-	if reg == nil {
-		tflog.Info(ctx, "CSI volume is no longer registered; removing it from state", map[string]any{"id": state.VolumeID.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	state.fromRegistration(ctx, reg, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-func (r *csiRegistrationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer csiRegistrationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	var plan csiRegistrationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, d := plan.Timeouts.Update(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	reg := plan.toRegistration(ctx, &resp.Diagnostics)
-	ctx, redact := r.withSecrets(ctx, req.Config.GetAttribute, reg, &resp.Diagnostics)
-	defer func() { resp.Diagnostics = redact(resp.Diagnostics) }()
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	// Nomad replaces the secrets it holds with each registration's, and
-	// never shows them: every update sends the configuration's.
-	warnings, err := r.data.Nomad.RegisterCSIVolume(ctx, reg)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not update the CSI volume's registration", err)
-		return
-	}
-	addWarnings(&resp.Diagnostics, warnings)
-	r.readBack(ctx, reg.Namespace, reg.ID, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// Delete deregisters the volume: Nomad forgets it, the plugin is not
-// asked to delete it, and its data stays. Claims of allocations that may
-// still run refuse it; claims of stopped ones are waited out first.
-func (r *csiRegistrationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state csiRegistrationModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ns, id := state.Namespace.ValueString(), state.VolumeID.ValueString()
-	reg, err := r.data.Nomad.GetCSIRegistration(ctx, ns, id)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the CSI volume", err)
-		return
-	}
-	if reg == nil {
-		return
-	}
-	if live := (&volume.Volume{Allocations: reg.Allocations}).LiveAllocations(); len(live) > 0 {
-		resp.Diagnostics.AddError("CSI volume in use",
-			fmt.Sprintf("CSI volume %q is used by %s. Stop those jobs (or remove the volume from them) first; nothing was deregistered.",
-				id, volume.DescribeAllocations(live)))
-		return
-	}
-	if err := r.data.Nomad.WaitCSIVolumeUnclaimed(ctx, ns, id); err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Nomad did not release the volume's claims", err)
-		return
-	}
-	if err := r.data.Nomad.DeregisterCSIVolume(ctx, ns, id); err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not deregister the CSI volume", err)
-		return
-	}
-	if err := r.data.Nomad.WaitCSIVolumeGone(ctx, ns, id); err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "The CSI volume is still registered", err)
-	}
-}
-
-// ImportState accepts `volume_id` or `namespace/volume_id`.
-func (r *csiRegistrationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importID := csiRegistrationIdentity.ImportID(ctx, req, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ns, id := r.data.Nomad.Namespace(), importID
-	if before, after, ok := strings.Cut(importID, "/"); ok {
-		ns, id = before, after
-	}
-	reg, err := r.data.Nomad.GetCSIRegistration(ctx, ns, id)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Cannot import the CSI volume", err)
-		return
-	}
-	if reg == nil {
-		resp.Diagnostics.AddError("CSI volume not found", fmt.Sprintf("Namespace %q has no CSI volume with ID %q "+
-			"(`nomad volume status -type csi` lists them).", ns, id))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("volume_id"), id)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
-}
-
-// getAttribute is tfsdk.Config's GetAttribute.
-type getAttribute func(context.Context, path.Path, any) diag.Diagnostics
-
-// withSecrets adds secrets_wo from the configuration to reg, masks their
-// values in every log line written through the returned context, and
-// returns the function that redacts them from diagnostics.
-func (r *csiRegistrationResource) withSecrets(ctx context.Context, get getAttribute, reg *volume.CSIRegistration,
+// csiRegistrationSecrets adds secrets_wo from the configuration to reg,
+// masks their values in every log line written through the returned
+// context, and returns the function that redacts them from diagnostics.
+func csiRegistrationSecrets(ctx context.Context, cfg tfsdk.Config, reg *volume.CSIRegistration,
 	diags *diag.Diagnostics) (context.Context, func(diag.Diagnostics) diag.Diagnostics) {
 	var secrets types.Map
-	diags.Append(get(ctx, path.Root("secrets_wo"), &secrets)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("secrets_wo"), &secrets)...)
 	diags.Append(secrets.ElementsAs(ctx, &reg.Secrets, false)...)
 	values := reg.SecretValues()
 	return maskCSISecrets(ctx, values), func(d diag.Diagnostics) diag.Diagnostics { return redactCSISecrets(d, values) }
-}
-
-// readBack records the registration into m after a write; failing to read
-// it leaves m as planned (with its unknowns null) and warns.
-func (r *csiRegistrationResource) readBack(ctx context.Context, ns, id string, m *csiRegistrationModel, diags *diag.Diagnostics) {
-	fresh := shared.CleanupContext(ctx)
-	reg, err := r.data.Nomad.GetCSIRegistration(fresh, ns, id)
-	if err == nil && reg != nil {
-		m.fromRegistration(fresh, reg, diags)
-		return
-	}
-	diags.AddWarning("Could not read the CSI volume back",
-		fmt.Sprintf("CSI volume %q was registered, but reading it back failed (%v). The next terraform plan reads it from Nomad.", id, err))
-	m.ID = types.StringValue(id)
-	if m.CapacityBytes.IsUnknown() {
-		m.CapacityBytes = types.Int64Null()
-	}
-	if m.State.IsUnknown() {
-		m.State = types.StringNull()
-	}
-	if m.Allocations.IsUnknown() {
-		m.Allocations = types.ListNull(types.StringType)
-	}
-}
-
-// addWarnings adds Nomad's warnings to a write, if it gave any.
-func addWarnings(diags *diag.Diagnostics, warnings string) {
-	if strings.TrimSpace(warnings) != "" {
-		diags.AddWarning("Nomad warned", warnings)
-	}
 }

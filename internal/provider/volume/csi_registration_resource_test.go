@@ -68,10 +68,7 @@ func checkUnregistered(nomad *api.Client, id string) error {
 func TestAccCSIVolumeRegistration_lifecycle(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
-	acctest.NeedRootForCSI(t)
-	nomad := acctest.Nomad(t)
-	plugin := acctest.NewCSIPlugin(t, nomad)
-	plugin.RunOutside(t, nomad)
+	nomad, plugin := csiPluginOutside(t)
 	id, extID := "berth-acc-csireg-"+acctest.RandomHex(3), "existing-"+acctest.RandomHex(3)
 	file := plugin.MakeVolumeDir(t, extID)
 	const secret = "berth-reg-secret-value"

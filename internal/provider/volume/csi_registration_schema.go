@@ -60,15 +60,8 @@ func csiRegistrationSchema(ctx context.Context) schema.Schema {
 			"capabilities": schema.SetNestedAttribute{Required: true,
 				MarkdownDescription: "The ways allocations may use the volume; the plugin must support each. Changed in place " +
 					"(Nomad refuses a set that drops the mode a claim is using).",
-				Validators: []validator.Set{setvalidator.SizeAtLeast(1)},
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"access_mode": schema.StringAttribute{Required: true,
-						MarkdownDescription: "Access mode: " + shared.BacktickList(csiAccessModes) + ".",
-						Validators:          []validator.String{stringvalidator.OneOf(csiAccessModes...)}},
-					"attachment_mode": schema.StringAttribute{Required: true,
-						MarkdownDescription: "Attachment mode: " + shared.BacktickList(volumeAttachmentModes) + ".",
-						Validators:          []validator.String{stringvalidator.OneOf(volumeAttachmentModes...)}},
-				}},
+				Validators:   []validator.Set{setvalidator.SizeAtLeast(1)},
+				NestedObject: capabilityObject(csiAccessModes),
 			},
 			"mount_options": schema.SingleNestedAttribute{Optional: true,
 				MarkdownDescription: "How the plugin mounts a `file-system` volume by default (a job's volume block may override " +

@@ -2,11 +2,8 @@ package volume
 
 import (
 	"context"
-	"reflect"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -32,28 +29,24 @@ type hostRegistrationModel struct {
 	Allocations  types.List     `tfsdk:"allocations"`
 }
 
-// hostRegistrationComputed names the attributes only Nomad sets (by
-// tfsdk tag); every other field is a setting sameHostRegistrationSettings
-// compares.
-var hostRegistrationComputed = []string{"id", "node_pool", "state", "allocations"}
+func (m *hostRegistrationModel) address() (string, string) {
+	return m.Namespace.ValueString(), m.ID.ValueString()
+}
+func (m *hostRegistrationModel) namespaceAttr() *types.String  { return &m.Namespace }
+func (m *hostRegistrationModel) timeoutsValue() timeouts.Value { return m.Timeouts }
 
-// sameHostRegistrationSettings reports whether plan and state agree on
-// every attribute the user sets, walking the model's fields (so one
-// added later is compared without being listed).
-func sameHostRegistrationSettings(plan, state hostRegistrationModel) bool {
-	pv, sv := reflect.ValueOf(plan), reflect.ValueOf(state)
-	t := pv.Type()
-	for i := range t.NumField() {
-		if slices.Contains(hostRegistrationComputed, t.Field(i).Tag.Get("tfsdk")) {
-			continue
-		}
-		a, okA := pv.Field(i).Interface().(attr.Value)
-		b, okB := sv.Field(i).Interface().(attr.Value)
-		if !okA || !okB || !a.Equal(b) {
-			return false
-		}
+// notReadBack leaves m as planned, with its unknowns null.
+func (m *hostRegistrationModel) notReadBack(id string) {
+	m.ID = types.StringValue(id)
+	if m.NodePool.IsUnknown() {
+		m.NodePool = types.StringNull()
 	}
-	return true
+	if m.State.IsUnknown() {
+		m.State = types.StringNull()
+	}
+	if m.Allocations.IsUnknown() {
+		m.Allocations = types.ListNull(types.StringType)
+	}
 }
 
 // hostRegistrationElem is the element type of a nested attribute, from
@@ -72,11 +65,7 @@ func (m *hostRegistrationModel) toRegistration(ctx context.Context, diags *diag.
 	if !m.ID.IsUnknown() {
 		r.ID = m.ID.ValueString()
 	}
-	var caps []capabilityModel
-	diags.Append(m.Capabilities.ElementsAs(ctx, &caps, false)...)
-	for _, c := range caps {
-		r.Capabilities = append(r.Capabilities, volume.Capability{AccessMode: c.AccessMode.ValueString(), AttachmentMode: c.AttachmentMode.ValueString()})
-	}
+	r.Capabilities = capabilitiesFrom(ctx, m.Capabilities, diags)
 	diags.Append(m.Parameters.ElementsAs(ctx, &r.Parameters, false)...)
 	var cons []constraintModel
 	diags.Append(m.Constraints.ElementsAs(ctx, &cons, false)...)
@@ -95,19 +84,7 @@ func (m *hostRegistrationModel) fromRegistration(ctx context.Context, r *volume.
 	m.Capacity = keepSize(m.Capacity, r.CapacityBytes)
 	m.CapacityMin = keepSize(m.CapacityMin, r.CapacityMinBytes)
 	m.CapacityMax = keepSize(m.CapacityMax, r.CapacityMaxBytes)
-	capElem := hostRegistrationElem(ctx, "capabilities")
-	caps := make([]attr.Value, 0, len(r.Capabilities))
-	for _, c := range r.Capabilities {
-		caps = append(caps, types.ObjectValueMust(capElem.AttrTypes, map[string]attr.Value{
-			"access_mode": types.StringValue(c.AccessMode), "attachment_mode": types.StringValue(c.AttachmentMode)}))
-	}
-	if len(caps) == 0 {
-		m.Capabilities = types.SetNull(capElem)
-	} else {
-		s, d := types.SetValue(capElem, caps)
-		diags.Append(d...)
-		m.Capabilities = s
-	}
+	m.Capabilities = capabilitiesSet(hostRegistrationElem(ctx, "capabilities"), r.Capabilities, diags)
 	m.Parameters = shared.KeepEmptyMap(m.Parameters, shared.MapOrNull(ctx, r.Parameters, diags))
 	m.Constraints = shared.KeepEmptyList(m.Constraints, constraintsValue(ctx, r.Constraints, diags))
 	m.NodePool, m.State = types.StringValue(r.NodePool), types.StringValue(r.State)

@@ -3,52 +3,95 @@ package volume
 import (
 	"context"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/volume"
+	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &hostRegistrationResource{}
-	_ resource.ResourceWithImportState    = &hostRegistrationResource{}
-	_ resource.ResourceWithModifyPlan     = &hostRegistrationResource{}
-	_ resource.ResourceWithValidateConfig = &hostRegistrationResource{}
-	_ resource.ResourceWithIdentity       = &hostRegistrationResource{}
-	_ resource.ResourceWithMoveState      = &hostRegistrationResource{}
-)
+var _ resource.ResourceWithValidateConfig = &hostRegistrationResource{}
 
 var hostRegistrationIdentity = shared.ResourceIdentity{
 	{Name: "namespace", Doc: "Nomad namespace of the volume; default: the provider's namespace.", Optional: true},
 	{Name: "id", Doc: "The volume's ID (a UUID)."},
 }
 
+// hostRegistrationResource is berth_host_volume_registration: a directory
+// that exists on a node, registered as a dynamic host volume without a
+// plugin (Nomad chooses its ID). Its writes are
+// workflow.HostRegistrations: a create waits until the node reports the
+// volume, and deregisters it again when it does not.
+type hostRegistrationResource struct {
+	registration[hostRegistrationModel, volume.HostRegistration, *hostRegistrationModel]
+}
+
+// hostRegistrationListResource lists the host volumes without a plugin.
+type hostRegistrationListResource struct{ *hostRegistrationResource }
+
 // NewHostRegistrationResource builds berth_host_volume_registration.
-func NewHostRegistrationResource() resource.Resource { return &hostRegistrationResource{} }
+func NewHostRegistrationResource() resource.Resource { return newHostRegistrationResource() }
 
-type hostRegistrationResource struct{ data *shared.ProviderData }
-
-func (r *hostRegistrationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_host_volume_registration"
+func newHostRegistrationResource() *hostRegistrationResource {
+	return &hostRegistrationResource{newRegistration[hostRegistrationModel, volume.HostRegistration, *hostRegistrationModel](
+		"host_volume_registration", hostRegistrationIdentity, hostRegistrationKind)}
 }
 
-func (r *hostRegistrationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = hostRegistrationSchema(ctx)
+// NewHostRegistrationListResource builds the
+// berth_host_volume_registration list resource for `terraform query`
+// (Terraform 1.14+).
+func NewHostRegistrationListResource() list.ListResource {
+	return &hostRegistrationListResource{newHostRegistrationResource()}
 }
 
-func (r *hostRegistrationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = hostRegistrationIdentity.Schema()
-}
-
-func (r *hostRegistrationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
+var hostRegistrationKind = registrationKind[volume.HostRegistration]{
+	what:       "host volume",
+	schema:     hostRegistrationSchema,
+	computed:   []string{"id", "node_pool", "state", "allocations"},
+	get:        (*nomadclient.Client).GetHostRegistration,
+	address:    func(r *volume.HostRegistration) (string, string) { return r.Namespace, r.ID },
+	importHint: func(ns string) string { return "`nomad volume status -type host -namespace " + ns + "`" },
+	// A volume with a plugin was created, not registered: deleting it
+	// would have the plugin delete its data.
+	checkRead: func(r *volume.HostRegistration, diags *diag.Diagnostics) {
+		if r.PluginID != "" {
+			diags.AddWarning("Host volume now has a plugin",
+				fmt.Sprintf("Nomad now records plugin %q for host volume %s (registered again outside Terraform). Deleting it would ask "+
+					"that plugin to delete the volume's data, so berth will refuse to destroy it.", r.PluginID, r.ID))
+		}
+	},
+	checkImport: func(id string, r *volume.HostRegistration, diags *diag.Diagnostics) {
+		if r.PluginID != "" {
+			diags.AddError("Host volume was created by a plugin",
+				fmt.Sprintf("Host volume %s (%q) has plugin %q: it was created, not registered, and deleting it asks the plugin to "+
+					"delete its data. berth_host_volume_registration manages only volumes without a plugin; import it as a "+
+					"berth_volume instead.", id, r.Name, r.PluginID))
+		}
+	},
+	create: func(ctx context.Context, d *shared.ProviderData, reg *volume.HostRegistration, diags *diag.Diagnostics) string {
+		id, warnings, err := workflow.HostRegistrations{Nomad: d.Nomad}.Create(ctx, *reg)
+		return created(diags, id, warnings, err, path.Root("host_path"),
+			fmt.Sprintf("Nomad refused to register %q on node %s as host volume %q. Check that the directory exists on that "+
+				"node (its client checks), that the node is up, and that no other volume on the node is called %q.",
+				reg.HostPath, reg.NodeID, reg.Name, reg.Name))
+	},
+	update: func(ctx context.Context, d *shared.ProviderData, reg *volume.HostRegistration, diags *diag.Diagnostics) {
+		warnings, err := workflow.HostRegistrations{Nomad: d.Nomad}.Update(ctx, *reg)
+		shared.AddWarnings(diags, warnings)
+		addRegistrationError(diags, err)
+	},
+	remove: func(ctx context.Context, d *shared.ProviderData, ns, id string, diags *diag.Diagnostics) {
+		addRegistrationError(diags, workflow.HostRegistrations{Nomad: d.Nomad}.Delete(ctx, ns, id))
+	},
+	listDoc: "Host volumes Nomad knows that have no plugin (registered, not created), whoever registered them, for " +
+		"`terraform query` (Terraform 1.14 and later). Volumes created by a plugin are left out: list them with `berth_volume`.",
+	list:        (*nomadclient.Client).ListHostRegistrations,
+	displayName: func(s volume.Summary) string { return s.Namespace + "/" + s.Name + " (" + s.ID + ")" },
 }
 
 // ValidateConfig refuses the capacity range Nomad refuses (sizes that do
@@ -63,237 +106,5 @@ func (r *hostRegistrationResource) ValidateConfig(ctx context.Context, req resou
 	if err := volume.CheckCapacityRange(lo.Bytes(), hi.Bytes()); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("capacity_max"), "Invalid capacity range",
 			"Nomad refuses this range: "+err.Error()+". Set capacity_max to at least capacity_min, or remove capacity_min.")
-	}
-}
-
-// ModifyPlan shows the namespace of a new registration, and keeps the
-// computed values when no setting changes (sizes may be spelled
-// differently, e.g. after a move), so such a plan is empty.
-func (r *hostRegistrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
-		return
-	}
-	if !req.State.Raw.IsNull() {
-		var plan, state hostRegistrationModel
-		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if !resp.Diagnostics.HasError() && sameHostRegistrationSettings(plan, state) {
-			resp.Diagnostics.Append(resp.Plan.Set(ctx, &state)...)
-		}
-		return
-	}
-	if shared.ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
-	}
-}
-
-// Create registers the directory and waits until the node reports it. A
-// volume that does not become ready is deregistered again (its directory
-// untouched), so nothing is left half-created.
-func (r *hostRegistrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer hostRegistrationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	var plan hostRegistrationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, d := plan.Timeouts.Create(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if plan.Namespace.IsUnknown() || plan.Namespace.ValueString() == "" {
-		plan.Namespace = types.StringValue(r.data.Nomad.Namespace())
-	}
-	reg := plan.toRegistration(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	reg.ID = ""
-	id, warnings, err := r.data.Nomad.RegisterHostVolume(ctx, reg)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not register the host volume", err)
-		resp.Diagnostics.AddAttributeError(path.Root("host_path"), "Nothing was registered",
-			fmt.Sprintf("Nomad refused to register %q on node %s as host volume %q. Check that the directory exists on that "+
-				"node (its client checks), that the node is up, and that no other volume on the node is called %q.",
-				reg.HostPath, reg.NodeID, reg.Name, reg.Name))
-		return
-	}
-	addWarnings(&resp.Diagnostics, warnings)
-	if _, err := r.data.Nomad.WaitVolumeReady(ctx, reg.Namespace, id); err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "The host volume did not become ready", err)
-		r.undo(ctx, reg.Namespace, id, &resp.Diagnostics)
-		return
-	}
-	plan.ID = types.StringValue(id)
-	r.readBack(ctx, reg.Namespace, id, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// undo deregisters a registration Create could not finish.
-func (r *hostRegistrationResource) undo(ctx context.Context, ns, id string, diags *diag.Diagnostics) {
-	fresh := shared.CleanupContext(ctx)
-	if err := r.data.Nomad.DeregisterHostVolume(fresh, ns, id); err != nil {
-		shared.AddNomadError(diags, "Could not deregister the unfinished registration", err)
-		diags.AddError("Host volume left registered",
-			fmt.Sprintf("Host volume %s stays registered in namespace %q, not ready. Deregister it with `nomad volume delete -type host "+
-				"-namespace %s %s` (its directory is not touched), then apply again.", id, ns, ns, id))
-		return
-	}
-	diags.AddError("Nothing was registered", "The registration was undone; the directory was not touched. Check that the node is up, then apply again.")
-}
-
-func (r *hostRegistrationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer hostRegistrationIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
-	var state hostRegistrationModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	reg, err := r.data.Nomad.GetHostRegistration(ctx, state.Namespace.ValueString(), state.ID.ValueString())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the host volume", err)
-		return
-	}
-	if reg == nil {
-		tflog.Info(ctx, "Host volume is no longer registered; removing it from state", map[string]any{"id": state.ID.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if reg.PluginID != "" {
-		resp.Diagnostics.AddWarning("Host volume now has a plugin",
-			fmt.Sprintf("Nomad now records plugin %q for host volume %s (registered again outside Terraform). Deleting it would ask "+
-				"that plugin to delete the volume's data, so berth will refuse to destroy it.", reg.PluginID, reg.ID))
-	}
-	state.fromRegistration(ctx, reg, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-// Update registers the volume again under its ID with the planned
-// settings. Nomad refuses while allocations use the volume.
-func (r *hostRegistrationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer hostRegistrationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	var plan hostRegistrationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, d := plan.Timeouts.Update(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	reg := plan.toRegistration(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	_, warnings, err := r.data.Nomad.RegisterHostVolume(ctx, reg)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not update the host volume's registration", err)
-		return
-	}
-	addWarnings(&resp.Diagnostics, warnings)
-	if _, err := r.data.Nomad.WaitVolumeReady(ctx, reg.Namespace, reg.ID); err != nil {
-		resp.Diagnostics.AddWarning("Host volume not ready", fmt.Sprintf("The registration was updated, but the volume is not ready yet: %v", err))
-	}
-	r.readBack(ctx, reg.Namespace, reg.ID, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// Delete deregisters the volume: Nomad and the node's client forget it,
-// and the directory and its data stay. It refuses a volume that has come
-// to have a plugin (Nomad would ask the plugin to delete the data) and
-// one that allocations that may still run use.
-func (r *hostRegistrationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state hostRegistrationModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ns, id := state.Namespace.ValueString(), state.ID.ValueString()
-	reg, err := r.data.Nomad.GetHostRegistration(ctx, ns, id)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the host volume", err)
-		return
-	}
-	if reg == nil {
-		return
-	}
-	if reg.PluginID != "" {
-		resp.Diagnostics.AddError("Host volume has a plugin",
-			fmt.Sprintf("Nomad records plugin %q for host volume %s, so deleting it would ask the plugin to delete the volume's "+
-				"data; nothing was deregistered. Remove it from the configuration with a `removed` block (lifecycle { destroy = false }) "+
-				"and delete it with `nomad volume delete` only if its data may go.", reg.PluginID, id))
-		return
-	}
-	if live := reg.LiveAllocations(); len(live) > 0 {
-		resp.Diagnostics.AddError("Host volume in use",
-			fmt.Sprintf("Host volume %s (%q) is used by %s. Stop those jobs (or remove the volume from them) first; nothing was deregistered.",
-				id, reg.Name, volume.DescribeAllocations(live)))
-		return
-	}
-	if err := r.data.Nomad.DeregisterHostVolume(ctx, ns, id); err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not deregister the host volume", err)
-		return
-	}
-	if err := r.data.Nomad.WaitVolumeGone(ctx, ns, id); err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "The host volume is still registered", err)
-	}
-}
-
-// ImportState accepts `id` or `namespace/id`. A volume with a plugin is
-// refused: destroying it would have the plugin delete its data.
-func (r *hostRegistrationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importID := hostRegistrationIdentity.ImportID(ctx, req, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ns, id := r.data.Nomad.Namespace(), importID
-	if before, after, ok := strings.Cut(importID, "/"); ok {
-		ns, id = before, after
-	}
-	reg, err := r.data.Nomad.GetHostRegistration(ctx, ns, id)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Cannot import the host volume", err)
-		return
-	}
-	if reg == nil {
-		resp.Diagnostics.AddError("Host volume not found", fmt.Sprintf("Namespace %q has no host volume with ID %q "+
-			"(`nomad volume status -type host -namespace %s` lists them).", ns, id, ns))
-		return
-	}
-	if reg.PluginID != "" {
-		resp.Diagnostics.AddError("Host volume was created by a plugin",
-			fmt.Sprintf("Host volume %s (%q) has plugin %q: it was created, not registered, and deleting it asks the plugin to "+
-				"delete its data. berth_host_volume_registration manages only volumes without a plugin; import it as a "+
-				"berth_volume instead.", id, reg.Name, reg.PluginID))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), reg.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), reg.Namespace)...)
-}
-
-// readBack records the registration into m after a write; failing to read
-// it leaves m as planned (with its unknowns null) and warns.
-func (r *hostRegistrationResource) readBack(ctx context.Context, ns, id string, m *hostRegistrationModel, diags *diag.Diagnostics) {
-	fresh := shared.CleanupContext(ctx)
-	reg, err := r.data.Nomad.GetHostRegistration(fresh, ns, id)
-	if err == nil && reg != nil {
-		m.fromRegistration(fresh, reg, diags)
-		return
-	}
-	diags.AddWarning("Could not read the host volume back",
-		fmt.Sprintf("Host volume %s was registered, but reading it back failed (%v). The next terraform plan reads it from Nomad.", id, err))
-	m.ID = types.StringValue(id)
-	if m.NodePool.IsUnknown() {
-		m.NodePool = types.StringNull()
-	}
-	if m.State.IsUnknown() {
-		m.State = types.StringNull()
-	}
-	if m.Allocations.IsUnknown() {
-		m.Allocations = types.ListNull(types.StringType)
 	}
 }

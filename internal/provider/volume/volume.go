@@ -7,7 +7,11 @@
 // Files: volume_resource.go (CRUD) with volume_resource_<topic>.go,
 // volume_schema.go, volume_model.go, volume_csi*.go for CSI volumes,
 // volume_data_source.go, volume_list_resource.go; volume.go lists what the
-// family offers, its identity and its validators. Tests sit beside each file.
+// family offers, its identity and its validators. The two registrations
+// (berth_csi_volume_registration, berth_host_volume_registration) share
+// one core, registration*.go (resource, list resource, errors); each
+// kind's csi_/host_registration_*.go is its schema, model and what
+// differs. Tests sit beside each file.
 package volume
 
 import (
@@ -33,57 +37,70 @@ var volumeIdentity = shared.ResourceIdentity{
 	{Name: "id", Doc: "Volume ID: a host volume's UUID or a CSI volume's ID; or the volume's name when it is unique in the namespace."},
 }
 
-var _ resource.ResourceWithIdentity = &volumeResource{}
+// moverBase is a resource's base, plus the provider's data under the
+// name the family's *_move.go files still read it by (r.data), until
+// their rewrite reads Data: then moverBase gives way to ResourceBase.
+type moverBase struct {
+	shared.ResourceBase
+	data *shared.ProviderData
+}
 
-func (r *volumeResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = volumeIdentity.Schema()
+func newMoverBase(name string) moverBase {
+	return moverBase{ResourceBase: shared.NewResourceBase(name)}
+}
+
+func (b *moverBase) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	b.ResourceBase.Configure(ctx, req, resp)
+	b.data = b.Data
 }
 
 // volumeNameValidator enforces the name rule of berth_volume: CSI volumes
 // (type = "csi" in the same configuration) may end in a per-allocation
 // index such as "[0]" (names.CSIVolumeRule), host volumes may not. While
 // the type is unknown only the looser CSI rule is checked.
-func volumeNameValidator() validator.String { return volumeNameRule{} }
-
-type volumeNameRule struct{}
-
-func (volumeNameRule) Description(context.Context) string {
-	return "must be " + names.Rule + "; a CSI volume's may end in a per-allocation index such as `[0]`"
-}
-
-func (v volumeNameRule) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (volumeNameRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	var typ types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
-	rule := shared.StringRule{Summary: "Invalid name", Check: names.Check}
-	if typ.IsUnknown() || typ.ValueString() == volume.TypeCSI {
-		rule.Check = names.CheckCSIVolume
+func volumeNameValidator() validator.String {
+	return byTypeRule{
+		desc: "must be " + names.Rule + "; a CSI volume's may end in a per-allocation index such as `[0]`",
+		rule: func(typ types.String) shared.StringRule {
+			rule := shared.StringRule{Summary: "Invalid name", Check: names.Check}
+			if typ.IsUnknown() || typ.ValueString() == volume.TypeCSI {
+				rule.Check = names.CheckCSIVolume
+			}
+			return rule
+		},
 	}
-	rule.ValidateString(ctx, req, resp)
 }
 
 // volumeIDValidator: a host volume's ID (type = "host" in the same
 // configuration) is a UUID; a CSI volume's is whatever its creator chose,
 // so without a type only that it is not empty and holds no "/" is checked.
-func volumeIDValidator() validator.String { return volumeIDRule{} }
-
-type volumeIDRule struct{}
-
-func (volumeIDRule) Description(context.Context) string {
-	return "must be " + names.VolumeIDRule + " for a host volume, or a CSI volume's ID"
+func volumeIDValidator() validator.String {
+	return byTypeRule{
+		desc: "must be " + names.VolumeIDRule + " for a host volume, or a CSI volume's ID",
+		rule: func(typ types.String) shared.StringRule {
+			rule := shared.StringRule{Summary: "Invalid volume ID", Desc: "must be " + names.VolumeIDRule, Check: names.CheckVolumeID}
+			if typ.ValueString() != volume.TypeHost {
+				rule.Check = checkCSIVolumeID
+			}
+			return rule
+		},
+	}
 }
 
-func (v volumeIDRule) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+// byTypeRule checks a string by the rule the volume's type (the "type"
+// attribute of the same configuration) calls for.
+type byTypeRule struct {
+	desc string
+	rule func(typ types.String) shared.StringRule
+}
 
-func (volumeIDRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (v byTypeRule) Description(context.Context) string         { return v.desc }
+func (v byTypeRule) MarkdownDescription(context.Context) string { return v.desc }
+
+func (v byTypeRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	var typ types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("type"), &typ)...)
-	rule := shared.StringRule{Summary: "Invalid volume ID", Desc: "must be " + names.VolumeIDRule, Check: names.CheckVolumeID}
-	if typ.ValueString() != volume.TypeHost {
-		rule.Check = checkCSIVolumeID
-	}
-	rule.ValidateString(ctx, req, resp)
+	v.rule(typ).ValidateString(ctx, req, resp)
 }
 
 // checkCSIVolumeID accepts any CSI volume ID Nomad's API can address.

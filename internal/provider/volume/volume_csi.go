@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -23,18 +24,21 @@ import (
 
 func replaceIfCSI() planmodifier.String {
 	return stringplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-		var typ types.String
-		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("type"), &typ)...)
-		resp.RequiresReplace = typ.ValueString() == volume.TypeCSI
+		resp.RequiresReplace = plansCSI(ctx, req.Plan, &resp.Diagnostics)
 	}, "Replaces a CSI volume.", "Replaces a CSI volume.")
 }
 
 func replaceMapIfCSI() planmodifier.Map {
 	return mapplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.MapRequest, resp *mapplanmodifier.RequiresReplaceIfFuncResponse) {
-		var typ types.String
-		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("type"), &typ)...)
-		resp.RequiresReplace = typ.ValueString() == volume.TypeCSI
+		resp.RequiresReplace = plansCSI(ctx, req.Plan, &resp.Diagnostics)
 	}, "Replaces a CSI volume.", "Replaces a CSI volume.")
+}
+
+// plansCSI reports whether plan is of a CSI volume.
+func plansCSI(ctx context.Context, plan tfsdk.Plan, diags *diag.Diagnostics) bool {
+	var typ types.String
+	diags.Append(plan.GetAttribute(ctx, path.Root("type"), &typ)...)
+	return typ.ValueString() == volume.TypeCSI
 }
 
 // replaceTypeChange replaces the volume when its type changes, but not when

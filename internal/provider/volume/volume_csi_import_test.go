@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -33,6 +34,17 @@ resource "berth_volume" "csi" {
 `, name, p.ID)
 }
 
+// csiPluginOutside is the test's own CSI plugin, run outside any
+// configuration, with the Nomad client it runs against (it needs root).
+func csiPluginOutside(t *testing.T) (*api.Client, acctest.CSIPlugin) {
+	t.Helper()
+	acctest.NeedRootForCSI(t)
+	nomad := acctest.Nomad(t)
+	plugin := acctest.NewCSIPlugin(t, nomad)
+	plugin.RunOutside(t, nomad)
+	return nomad, plugin
+}
+
 // TestAccVolumeCSI_importAndDataSource: a CSI volume berth created is
 // found by the data source (by name and by ID, type unset), which reports
 // it as Nomad has it; it imports by name to an empty plan; a name no
@@ -40,10 +52,7 @@ resource "berth_volume" "csi" {
 func TestAccVolumeCSI_importAndDataSource(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
-	acctest.NeedRootForCSI(t)
-	nomad := acctest.Nomad(t)
-	plugin := acctest.NewCSIPlugin(t, nomad)
-	plugin.RunOutside(t, nomad)
+	nomad, plugin := csiPluginOutside(t)
 	name := "berth-acc-csiimp-" + acctest.RandomHex(3)
 	const byName, byID = "data.berth_volume.by_name", "data.berth_volume.by_id"
 	config := csiPlainVolumeConfig(plugin, name) + `
@@ -116,10 +125,7 @@ data "berth_volume" "by_id" {
 func TestAccVolumeCSIIdentity_importByIdentity(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
-	acctest.NeedRootForCSI(t)
-	nomad := acctest.Nomad(t)
-	plugin := acctest.NewCSIPlugin(t, nomad)
-	plugin.RunOutside(t, nomad)
+	nomad, plugin := csiPluginOutside(t)
 	name := "berth-acc-csiid-" + acctest.RandomHex(3)
 	acctest.CheckIdentity(t, acctest.IdentityCase{
 		Addr:   "berth_volume.csi",
@@ -144,10 +150,7 @@ func TestAccVolumeCSIIdentity_importByIdentity(t *testing.T) {
 func TestAccVolumeCSIQuery_adoptAgain(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
-	acctest.NeedRootForCSI(t)
-	nomad := acctest.Nomad(t)
-	plugin := acctest.NewCSIPlugin(t, nomad)
-	plugin.RunOutside(t, nomad)
+	_, plugin := csiPluginOutside(t)
 	name := "berth-acc-csiq-" + acctest.RandomHex(3)
 	acctest.AdoptAgain(t, `provider "berth" {}`+csiPlainVolumeConfig(plugin, name), "berth_volume.csi", fmt.Sprintf(`list "berth_volume" "found" {
   provider         = berth

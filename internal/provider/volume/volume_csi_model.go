@@ -35,17 +35,50 @@ func mountOptionsTypes() map[string]attr.Type {
 // toCSI adds the CSI settings of m to v. Secrets are not in the plan
 // (write-only); Create adds them from the configuration.
 func (m *volumeModel) toCSI(ctx context.Context, v *volume.Volume, diags *diag.Diagnostics) {
-	var caps []capabilityModel
-	diags.Append(m.Capabilities.ElementsAs(ctx, &caps, false)...)
+	v.Capabilities = capabilitiesFrom(ctx, m.Capabilities, diags)
+	v.MountOptions = mountOptionsFrom(ctx, m.MountOptions, diags)
+}
+
+// capabilitiesFrom is a capabilities attribute (a list or a set of
+// capabilityModel) as Nomad takes it.
+func capabilitiesFrom(ctx context.Context, caps interface {
+	ElementsAs(context.Context, any, bool) diag.Diagnostics
+}, diags *diag.Diagnostics) []volume.Capability {
+	var models []capabilityModel
+	diags.Append(caps.ElementsAs(ctx, &models, false)...)
+	var out []volume.Capability
+	for _, c := range models {
+		out = append(out, volume.Capability{AccessMode: c.AccessMode.ValueString(), AttachmentMode: c.AttachmentMode.ValueString()})
+	}
+	return out
+}
+
+// capabilitiesSet is caps as a set of elem, null when there are none.
+func capabilitiesSet(elem types.ObjectType, caps []volume.Capability, diags *diag.Diagnostics) types.Set {
+	if len(caps) == 0 {
+		return types.SetNull(elem)
+	}
+	values := make([]attr.Value, 0, len(caps))
 	for _, c := range caps {
-		v.Capabilities = append(v.Capabilities, volume.Capability{AccessMode: c.AccessMode.ValueString(), AttachmentMode: c.AttachmentMode.ValueString()})
+		values = append(values, types.ObjectValueMust(elem.AttrTypes, map[string]attr.Value{
+			"access_mode": types.StringValue(c.AccessMode), "attachment_mode": types.StringValue(c.AttachmentMode)}))
 	}
-	if !m.MountOptions.IsNull() && !m.MountOptions.IsUnknown() {
-		var o mountOptionsModel
-		diags.Append(m.MountOptions.As(ctx, &o, basetypes.ObjectAsOptions{})...)
-		v.MountOptions = &volume.MountOptions{FSType: o.FSType.ValueString()}
-		diags.Append(o.MountFlags.ElementsAs(ctx, &v.MountOptions.MountFlags, false)...)
+	s, d := types.SetValue(elem, values)
+	diags.Append(d...)
+	return s
+}
+
+// mountOptionsFrom is a mount_options attribute as Nomad takes it (nil
+// when unset).
+func mountOptionsFrom(ctx context.Context, obj types.Object, diags *diag.Diagnostics) *volume.MountOptions {
+	if obj.IsNull() || obj.IsUnknown() {
+		return nil
 	}
+	var o mountOptionsModel
+	diags.Append(obj.As(ctx, &o, basetypes.ObjectAsOptions{})...)
+	out := &volume.MountOptions{FSType: o.FSType.ValueString()}
+	diags.Append(o.MountFlags.ElementsAs(ctx, &out.MountFlags, false)...)
+	return out
 }
 
 // fromCSI writes what Nomad reports of a CSI volume into m. Mount options

@@ -60,7 +60,8 @@ func TestVolumeCreate_csiPluginErrorHidesSecrets(t *testing.T) {
 		t.Fatal(diags)
 	}
 
-	r := &volumeResource{data: &shared.ProviderData{Nomad: client, LedgerNamespace: "default"}}
+	r := NewVolumeResource().(*volumeResource)
+	r.Data = &shared.ProviderData{Nomad: client, LedgerNamespace: "default"}
 	resp := &resource.CreateResponse{State: tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)}}
 	r.Create(ctx, resource.CreateRequest{Plan: plan, Config: tfsdk.Config{Schema: s, Raw: config.Raw}}, resp)
 	if !resp.Diagnostics.HasError() {

@@ -28,9 +28,11 @@ var (
 )
 
 // NewVolumeDataSource builds the berth_volume data source.
-func NewVolumeDataSource() datasource.DataSource { return &volumeDataSource{} }
+func NewVolumeDataSource() datasource.DataSource {
+	return &volumeDataSource{DataSourceBase: shared.NewDataSourceBase("volume")}
+}
 
-type volumeDataSource struct{ data *shared.ProviderData }
+type volumeDataSource struct{ shared.DataSourceBase }
 
 type volumeDataModel struct {
 	ID             types.String `tfsdk:"id"`
@@ -52,10 +54,6 @@ type volumeDataModel struct {
 	Type           types.String `tfsdk:"type"`
 	ExternalID     types.String `tfsdk:"external_id"`
 	Capabilities   types.List   `tfsdk:"capabilities"`
-}
-
-func (d *volumeDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_volume"
 }
 
 func (d *volumeDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -109,10 +107,6 @@ func (d *volumeDataSource) ConfigValidators(context.Context) []datasource.Config
 	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name"))}
 }
 
-func (d *volumeDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *volumeDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var id, name, ns, typ types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("id"), &id)...)
@@ -124,9 +118,9 @@ func (d *volumeDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	}
 	namespace := ns.ValueString()
 	if namespace == "" {
-		namespace = d.data.Nomad.Namespace()
+		namespace = d.Data.Nomad.Namespace()
 	}
-	nomad := d.data.Nomad
+	nomad := d.Data.Nomad
 	at, ref := path.Root("id"), id.ValueString()
 	if id.IsNull() {
 		at, ref = path.Root("name"), name.ValueString()
@@ -166,7 +160,7 @@ func (d *volumeDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 // lookup finds the volume: by ID (byID) or by name, of type typ ("" for
 // either).
 func (d *volumeDataSource) lookup(ctx context.Context, ns, ref, typ string, byID bool) (*volume.Volume, error) {
-	nomad := d.data.Nomad
+	nomad := d.Data.Nomad
 	if !byID {
 		return nomad.ResolveVolume(ctx, ns, ref, typ)
 	}

@@ -9,9 +9,22 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// TestVolumeFamily_identityIntercepted: every resource of the family is
+// under the identity interceptor, which records the identities (no
+// resource records its own).
+func TestVolumeFamily_identityIntercepted(t *testing.T) {
+	t.Parallel()
+	for _, ctor := range shared.InterceptIdentity(Resources()) {
+		if r := ctor(); shared.Unwrap(r) == r {
+			t.Errorf("%T is not under the identity interceptor", r)
+		}
+	}
+}
 
 func TestAccVolumeIdentity_importByIdentity(t *testing.T) {
 	t.Parallel()

@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -19,9 +18,11 @@ var _ list.ListResourceWithConfigure = &volumeListResource{}
 
 // NewVolumeListResource builds the berth_volume list resource for
 // `terraform query` (Terraform 1.14+).
-func NewVolumeListResource() list.ListResource { return &volumeListResource{} }
+func NewVolumeListResource() list.ListResource {
+	return &volumeListResource{newVolumeResource()}
+}
 
-type volumeListResource struct{ data *shared.ProviderData }
+type volumeListResource struct{ *volumeResource }
 
 // volumeListModel is the list block's configuration.
 type volumeListModel struct {
@@ -30,14 +31,6 @@ type volumeListModel struct {
 	NodeID     types.String `tfsdk:"node_id"`
 	NodePool   types.String `tfsdk:"node_pool"`
 	Type       types.String `tfsdk:"type"`
-}
-
-func (r *volumeListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_volume"
-}
-
-func (r *volumeListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *volumeListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -59,7 +52,7 @@ func (r *volumeListResource) ListResourceConfigSchema(_ context.Context, _ list.
 }
 
 func (r *volumeListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[volumeListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[volumeListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
@@ -68,9 +61,9 @@ func (r *volumeListResource) List(ctx context.Context, req list.ListRequest, str
 		NodeID: cfg.NodeID.ValueString(), NodePool: cfg.NodePool.ValueString(), Type: cfg.Type.ValueString(),
 	}
 	if filter.Namespace == "" {
-		filter.Namespace = r.data.Nomad.Namespace()
+		filter.Namespace = r.Data.Nomad.Namespace()
 	}
-	vols, err := r.data.Nomad.ListAllVolumes(ctx, filter)
+	vols, err := r.Data.Nomad.ListAllVolumes(ctx, filter)
 	if err != nil {
 		shared.ListFailed(stream, "Could not list volumes", err)
 		return
@@ -82,9 +75,9 @@ func (r *volumeListResource) List(ctx context.Context, req list.ListRequest, str
 		if !req.IncludeResource {
 			return result, true
 		}
-		get := r.data.Nomad.GetVolume
+		get := r.Data.Nomad.GetVolume
 		if s.Type == volume.TypeCSI {
-			get = r.data.Nomad.GetCSIVolume
+			get = r.Data.Nomad.GetCSIVolume
 		}
 		v, err := get(ctx, s.Namespace, s.ID)
 		if err != nil || v == nil {
@@ -96,7 +89,7 @@ func (r *volumeListResource) List(ctx context.Context, req list.ListRequest, str
 		m, d := shared.NullResourceModel[volumeModel](ctx, volumeSchema(ctx))
 		result.Diagnostics.Append(d...)
 		m.Namespace, m.ID = types.StringValue(s.Namespace), types.StringValue(s.ID)
-		(&volumeResource{data: r.data}).record(ctx, v, &m, &result.Diagnostics)
+		r.record(ctx, v, &m, &result.Diagnostics)
 		if v.IsCSI() {
 			// Host volume settings a generated configuration must not
 			// carry for a CSI volume (import reads their defaults back).

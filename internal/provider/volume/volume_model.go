@@ -2,8 +2,6 @@ package volume
 
 import (
 	"context"
-	"reflect"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -52,25 +50,6 @@ type constraintModel struct {
 // volumeComputed names the attributes only Nomad sets (by tfsdk tag).
 // Every other attribute of volumeModel is a setting sameSettings compares.
 var volumeComputed = []string{"id", "node_name", "host_path", "capacity_bytes", "state", "allocations", "external_id"}
-
-// sameSettings reports whether plan and state agree on every attribute
-// the user sets. It walks volumeModel's fields, so an attribute added
-// later is compared without anyone listing it here.
-func sameSettings(plan, state volumeModel) bool {
-	pv, sv := reflect.ValueOf(plan), reflect.ValueOf(state)
-	t := pv.Type()
-	for i := range t.NumField() {
-		if slices.Contains(volumeComputed, t.Field(i).Tag.Get("tfsdk")) {
-			continue
-		}
-		a, okA := pv.Field(i).Interface().(attr.Value)
-		b, okB := sv.Field(i).Interface().(attr.Value)
-		if !okA || !okB || !a.Equal(b) {
-			return false
-		}
-	}
-	return true
-}
 
 // constraintType is the element type of the constraints attribute, taken
 // from the schema so the two cannot disagree.

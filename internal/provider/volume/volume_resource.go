@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -28,23 +27,23 @@ var (
 	_ resource.ResourceWithImportState      = &volumeResource{}
 	_ resource.ResourceWithValidateConfig   = &volumeResource{}
 	_ resource.ResourceWithModifyPlan       = &volumeResource{}
+	_ resource.ResourceWithIdentity         = &volumeResource{}
 )
 
 // NewVolumeResource builds the berth_volume resource.
-func NewVolumeResource() resource.Resource { return &volumeResource{} }
+func NewVolumeResource() resource.Resource { return newVolumeResource() }
 
-type volumeResource struct{ data *shared.ProviderData }
+func newVolumeResource() *volumeResource {
+	return &volumeResource{moverBase: newMoverBase("volume"), WithIdentity: shared.WithIdentity{Identity: volumeIdentity}}
+}
 
-func (r *volumeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_volume"
+type volumeResource struct {
+	moverBase
+	shared.WithIdentity
 }
 
 func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = volumeSchema(ctx)
-}
-
-func (r *volumeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -96,7 +95,7 @@ func (r *volumeResource) ConfigValidators(context.Context) []resource.ConfigVali
 // does not fit in the volume's node reservation; apply refuses both
 // before writing (plan_advice.go).
 func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || r.Data == nil {
 		return
 	}
 	var plan volumeModel
@@ -106,7 +105,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	if req.State.Raw.IsNull() {
 		if shared.ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.Data.Nomad.Namespace())...)
 		}
 		var found diag.Diagnostics
 		r.checkBudget(ctx, plan, nil, &found)
@@ -118,7 +117,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if sameSettings(plan, state) {
+	if sameSettings(plan, state, volumeComputed) {
 		// Nothing the user controls changes (sizes may be spelled
 		// differently): keep the computed values too, so the plan is empty.
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &state)...)
@@ -157,25 +156,22 @@ func (r *volumeResource) checkBudget(ctx context.Context, plan volumeModel, stat
 	}
 	ns := plan.Namespace.ValueString()
 	if plan.Namespace.IsUnknown() || ns == "" {
-		ns = r.data.Nomad.Namespace()
+		ns = r.Data.Nomad.Namespace()
 	}
-	shared.CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.VolumeConsumer(ns, plan.Name.ValueString()),
+	shared.CheckReservationBudget(ctx, r.Data, plan.NodeReservation, nomadclient.VolumeConsumer(ns, plan.Name.ValueString()),
 		capacity.Resources{DiskMB: volumeDiskMB(plan)}, volumeBudgetFix, diags)
 }
 
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer volumeIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan volumeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := withTimeout(ctx, plan.Timeouts.Create, &resp.Diagnostics)
 	defer cancel()
 	if plan.Namespace.IsUnknown() || plan.Namespace.ValueString() == "" {
-		plan.Namespace = types.StringValue(r.data.Nomad.Namespace())
+		plan.Namespace = types.StringValue(r.Data.Nomad.Namespace())
 	}
 	in, ok := r.writeInput(ctx, plan, nil, &resp.Diagnostics)
 	if !ok {
@@ -220,7 +216,6 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 }
 
 func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer volumeIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state volumeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -243,16 +238,13 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer volumeIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan, state volumeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := withTimeout(ctx, plan.Timeouts.Update, &resp.Diagnostics)
 	defer cancel()
 	in, ok := r.writeInput(ctx, plan, &state, &resp.Diagnostics)
 	if checkNoShrink(plan, state, &resp.Diagnostics); !ok || resp.Diagnostics.HasError() {
@@ -278,9 +270,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := withTimeout(ctx, state.Timeouts.Delete, &resp.Diagnostics)
 	defer cancel()
 	out, err := r.volumes().Delete(ctx, workflow.VolumeDelete{Type: state.Type.ValueString(), Namespace: state.Namespace.ValueString(), ID: state.ID.ValueString(),
 		Name: state.Name.ValueString(), Reservation: state.NodeReservation.ValueString(), Force: state.ForceDestroy.ValueBool()})
@@ -299,12 +289,12 @@ func (r *volumeResource) lookup(ctx context.Context, state volumeModel) (*volume
 		if id == "" {
 			id = state.Name.ValueString() // a CSI volume's ID is its name
 		}
-		return r.data.Nomad.GetCSIVolume(ctx, ns, id)
+		return r.Data.Nomad.GetCSIVolume(ctx, ns, id)
 	}
 	if id := state.ID.ValueString(); id != "" {
-		return r.data.Nomad.GetVolume(ctx, ns, id)
+		return r.Data.Nomad.GetVolume(ctx, ns, id)
 	}
-	return r.data.Nomad.FindVolume(ctx, ns, state.Name.ValueString())
+	return r.Data.Nomad.FindVolume(ctx, ns, state.Name.ValueString())
 }
 
 // record writes v into m, with the name of the node it lives on.
@@ -313,7 +303,7 @@ func (r *volumeResource) record(ctx context.Context, v *volume.Volume, m *volume
 		m.fromVolume(ctx, v, "", diags)
 		return
 	}
-	name, err := r.data.Nomad.NodeName(ctx, v.NodeID)
+	name, err := r.Data.Nomad.NodeName(ctx, v.NodeID)
 	if err != nil {
 		shared.AddNomadError(diags, "Could not read the volume's node", err)
 	}
@@ -328,11 +318,11 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ns, ref := r.data.Nomad.Namespace(), importID
+	ns, ref := r.Data.Nomad.Namespace(), importID
 	if before, after, ok := strings.Cut(importID, "/"); ok {
 		ns, ref = before, after
 	}
-	v, err := r.data.Nomad.ResolveVolume(ctx, ns, ref, "")
+	v, err := r.Data.Nomad.ResolveVolume(ctx, ns, ref, "")
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the volume", err)
 		return

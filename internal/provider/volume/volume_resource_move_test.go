@@ -129,11 +129,8 @@ resource "berth_volume" "v" {
 // and berth's destroy has the plugin delete it.
 func TestAccVolumeMoved_fromNomadCSIVolume(t *testing.T) {
 	acctest.PreCheck(t)
-	acctest.NeedRootForCSI(t)
 	acctest.PeerProvider(t)
-	nomad := acctest.Nomad(t)
-	plugin := acctest.NewCSIPlugin(t, nomad)
-	plugin.RunOutside(t, nomad)
+	nomad, plugin := csiPluginOutside(t)
 	name := "berth-acc-csimv-" + acctest.RandomHex(3)
 	const secret = "berth-csi-moved-secret"
 	peer := peerHeader + fmt.Sprintf(`

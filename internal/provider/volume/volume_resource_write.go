@@ -16,7 +16,7 @@ import (
 
 // volumes is berth_volume's workflow.
 func (r *volumeResource) volumes() workflow.Volumes {
-	return workflow.NewVolumes(r.data.Nomad, r.data.LedgerNamespace)
+	return workflow.NewVolumes(r.Data.Nomad, r.Data.LedgerNamespace)
 }
 
 // volumeErrors is how the volume workflow's errors read; chargeSummary
@@ -58,9 +58,9 @@ func (r *volumeResource) readBack(ctx context.Context, waitErr error, ns, id str
 	fresh := shared.CleanupContext(ctx)
 	vol := seen
 	if waitErr != nil || vol == nil {
-		get := r.data.Nomad.GetVolume
+		get := r.Data.Nomad.GetVolume
 		if m.Type.ValueString() == volume.TypeCSI {
-			get = r.data.Nomad.GetCSIVolume
+			get = r.Data.Nomad.GetCSIVolume
 		}
 		v, err := get(fresh, ns, id)
 		switch {

@@ -108,14 +108,7 @@ func volumeSchema(ctx context.Context) schema.Schema {
 				Optional: true, PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
 				MarkdownDescription: "CSI only, required there: the ways allocations may use the volume; the plugin must support each. " +
 					"Changing them replaces the volume.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"access_mode": schema.StringAttribute{Required: true,
-						MarkdownDescription: "Access mode: " + shared.BacktickList(csiAccessModes) + ".",
-						Validators:          []validator.String{stringvalidator.OneOf(csiAccessModes...)}},
-					"attachment_mode": schema.StringAttribute{Required: true,
-						MarkdownDescription: "Attachment mode: " + shared.BacktickList(volumeAttachmentModes) + ".",
-						Validators:          []validator.String{stringvalidator.OneOf(volumeAttachmentModes...)}},
-				}},
+				NestedObject: capabilityObject(csiAccessModes),
 			},
 			"mount_options": schema.SingleNestedAttribute{
 				Optional: true, PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
@@ -146,4 +139,17 @@ func volumeSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "IDs of the allocations using it that may still run (`pending`, `running`, or `unknown` on a disconnected client)."},
 		},
 	}
+}
+
+// capabilityObject is a capability (a volume's or a registration's), whose
+// access mode is one of accessModes.
+func capabilityObject(accessModes []string) schema.NestedAttributeObject {
+	return schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+		"access_mode": schema.StringAttribute{Required: true,
+			MarkdownDescription: "Access mode: " + shared.BacktickList(accessModes) + ".",
+			Validators:          []validator.String{stringvalidator.OneOf(accessModes...)}},
+		"attachment_mode": schema.StringAttribute{Required: true,
+			MarkdownDescription: "Attachment mode: " + shared.BacktickList(volumeAttachmentModes) + ".",
+			Validators:          []validator.String{stringvalidator.OneOf(volumeAttachmentModes...)}},
+	}}
 }
