@@ -50,8 +50,8 @@ func (r *csiRegistrationResource) MoveState(context.Context) []resource.StateMov
 	return []resource.StateMover{shared.MoveFrom("nomad_csi_volume_registration",
 		func(ctx context.Context, src nomadCSIRegistrationState, diags *diag.Diagnostics) csiRegistrationModel {
 			m := src.model(ctx, diags)
-			if m.Namespace.ValueString() == "" && r.data != nil {
-				m.Namespace = types.StringValue(r.data.Nomad.Namespace())
+			if m.Namespace.ValueString() == "" && r.Data != nil {
+				m.Namespace = types.StringValue(r.Data.Nomad.Namespace())
 			}
 			return m
 		})}

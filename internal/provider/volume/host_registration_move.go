@@ -53,8 +53,8 @@ func (r *hostRegistrationResource) MoveState(context.Context) []resource.StateMo
 				return hostRegistrationModel{}
 			}
 			m := src.model(ctx, diags)
-			if m.Namespace.ValueString() == "" && r.data != nil {
-				m.Namespace = types.StringValue(r.data.Nomad.Namespace())
+			if m.Namespace.ValueString() == "" && r.Data != nil {
+				m.Namespace = types.StringValue(r.Data.Nomad.Namespace())
 			}
 			return m
 		})}

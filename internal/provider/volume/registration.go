@@ -28,7 +28,7 @@ import (
 // R the registration as internal/volume holds it, PM is *M; kind is what
 // differs.
 type registration[M, R any, PM registrationModel[M, R]] struct {
-	moverBase
+	shared.ResourceBase
 	shared.WithIdentity
 	// ids is the identity (WithIdentity holds it as the interface).
 	ids  shared.ResourceIdentity
@@ -100,7 +100,7 @@ type registrationKind[R any] struct {
 }
 
 func newRegistration[M, R any, PM registrationModel[M, R]](name string, id shared.ResourceIdentity, kind registrationKind[R]) registration[M, R, PM] {
-	return registration[M, R, PM]{moverBase: newMoverBase(name), WithIdentity: shared.WithIdentity{Identity: id}, ids: id, kind: kind}
+	return registration[M, R, PM]{ResourceBase: shared.NewResourceBase(name), WithIdentity: shared.WithIdentity{Identity: id}, ids: id, kind: kind}
 }
 
 func (r *registration[M, R, PM]) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {

@@ -37,23 +37,6 @@ var volumeIdentity = shared.ResourceIdentity{
 	{Name: "id", Doc: "Volume ID: a host volume's UUID or a CSI volume's ID; or the volume's name when it is unique in the namespace."},
 }
 
-// moverBase is a resource's base, plus the provider's data under the
-// name the family's *_move.go files still read it by (r.data), until
-// their rewrite reads Data: then moverBase gives way to ResourceBase.
-type moverBase struct {
-	shared.ResourceBase
-	data *shared.ProviderData
-}
-
-func newMoverBase(name string) moverBase {
-	return moverBase{ResourceBase: shared.NewResourceBase(name)}
-}
-
-func (b *moverBase) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	b.ResourceBase.Configure(ctx, req, resp)
-	b.data = b.Data
-}
-
 // volumeNameValidator enforces the name rule of berth_volume: CSI volumes
 // (type = "csi" in the same configuration) may end in a per-allocation
 // index such as "[0]" (names.CSIVolumeRule), host volumes may not. While

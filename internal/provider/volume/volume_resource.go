@@ -34,11 +34,11 @@ var (
 func NewVolumeResource() resource.Resource { return newVolumeResource() }
 
 func newVolumeResource() *volumeResource {
-	return &volumeResource{moverBase: newMoverBase("volume"), WithIdentity: shared.WithIdentity{Identity: volumeIdentity}}
+	return &volumeResource{ResourceBase: shared.NewResourceBase("volume"), WithIdentity: shared.WithIdentity{Identity: volumeIdentity}}
 }
 
 type volumeResource struct {
-	moverBase
+	shared.ResourceBase
 	shared.WithIdentity
 }
 

@@ -110,8 +110,8 @@ func (r *volumeResource) MoveState(context.Context) []resource.StateMover {
 
 // defaultNamespace gives a moved volume with no namespace the provider's.
 func (r *volumeResource) defaultNamespace(m volumeModel) volumeModel {
-	if m.Namespace.ValueString() == "" && r.data != nil {
-		m.Namespace = types.StringValue(r.data.Nomad.Namespace())
+	if m.Namespace.ValueString() == "" && r.Data != nil {
+		m.Namespace = types.StringValue(r.Data.Nomad.Namespace())
 	}
 	return m
 }
