@@ -26,24 +26,20 @@ var (
 )
 
 // NewInstanceResource builds the berth_instance resource.
-func NewInstanceResource() resource.Resource { return &instanceResource{} }
+func NewInstanceResource() resource.Resource {
+	return &instanceResource{ResourceBase: shared.NewResourceBase("instance"), WithIdentity: shared.WithIdentity{Identity: Identity}}
+}
 
-type instanceResource struct{ data *shared.ProviderData }
-
-func (r *instanceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_instance"
+type instanceResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *instanceResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = Schema(ctx)
 }
 
-func (r *instanceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *instanceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer Identity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -55,7 +51,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	defer cancel()
 
 	spec, ok := r.plannedSpec(ctx, &plan, &resp.Diagnostics)
-	if shared.CheckDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, instanceDrivers); !ok || resp.Diagnostics.HasError() {
+	if shared.CheckDrivers(ctx, r.Data, req.Plan, tfsdk.State{}, &resp.Diagnostics, instanceDrivers); !ok || resp.Diagnostics.HasError() {
 		return
 	}
 	in := workflow.InstanceWrite{Want: spec, Reservation: plan.NodeReservation.ValueString(), Wait: waitsForHealthy(&plan),
@@ -91,7 +87,7 @@ func (r *instanceResource) plannedSpec(ctx context.Context, plan *instanceModel,
 		return spec, false
 	}
 	if spec.Namespace == "" {
-		spec.Namespace = r.data.Nomad.Namespace()
+		spec.Namespace = r.Data.Nomad.Namespace()
 		plan.Namespace = types.StringValue(spec.Namespace)
 	}
 	for _, fe := range instance.Validate(spec) {
@@ -105,7 +101,7 @@ func (r *instanceResource) plannedSpec(ctx context.Context, plan *instanceModel,
 // an error (and sets nothing) when Nomad could not be read.
 func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel, private shared.PrivateData) error {
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
-	job, err := r.data.Nomad.GetJob(ctx, ns, name)
+	job, err := r.Data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
 		return err
 	}
@@ -140,7 +136,6 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 }
 
 func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer Identity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state instanceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -150,7 +145,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	job, err := shared.ReadBackJob(ctx, ns, name), error(nil)
 	if job == nil {
-		job, err = r.data.Nomad.GetJob(ctx, ns, name)
+		job, err = r.Data.Nomad.GetJob(ctx, ns, name)
 	}
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the job", err)
@@ -234,7 +229,6 @@ func (r *instanceResource) mergeLive(ctx context.Context, state *instanceModel, 
 }
 
 func (r *instanceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer Identity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan, state instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -296,7 +290,7 @@ func (r *instanceResource) ImportState(ctx context.Context, req resource.ImportS
 	}
 	ns, name, found := strings.Cut(importID, "/")
 	if !found {
-		ns, name = r.data.Nomad.Namespace(), importID
+		ns, name = r.Data.Nomad.Namespace(), importID
 	}
 	if ns == "" || name == "" || strings.Contains(name, "/") {
 		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected `name` or `namespace/name`, got %q.", importID))
