@@ -57,9 +57,8 @@ func TestLeaseRenewAction_refusesWhatTheKeyCannotVouchFor(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := &leaseRenewAction{data: &shared.ProviderData{SigningKey: c.key}}
 			var resp action.InvokeResponse
-			ok := a.trusted(c.l, c.newest, &resp)
+			ok := renewTrusted(&shared.ProviderData{SigningKey: c.key}, c.l, c.newest, &resp)
 			errs := resp.Diagnostics.Errors()
 			switch {
 			case c.want == "" && (!ok || len(errs) > 0):

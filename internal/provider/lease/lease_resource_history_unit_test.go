@@ -22,7 +22,7 @@ func (f *leaseUpdateFixture) signedAs(t *testing.T, d time.Duration, at time.Tim
 	t.Helper()
 	l := f.lease
 	l.Duration, l.SignedAt = d, at
-	s, err := lease.Sign(l, f.r.data.SigningKey)
+	s, err := lease.Sign(l, f.r.Data.SigningKey)
 	if err != nil {
 		t.Fatal(err)
 	}

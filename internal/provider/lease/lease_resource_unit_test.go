@@ -195,7 +195,7 @@ func newLeaseUpdateFixture(t *testing.T) *leaseUpdateFixture {
 		t.Fatal(err)
 	}
 	f := &leaseUpdateFixture{
-		r:     &leaseResource{data: &shared.ProviderData{Nomad: client, SigningKey: key, LeaseDriver: "raw_exec"}, now: func() time.Time { return now }},
+		r:     &leaseResource{ResourceBase: shared.ResourceBase{Data: &shared.ProviderData{Nomad: client, SigningKey: key, LeaseDriver: "raw_exec"}}, now: func() time.Time { return now }},
 		fake:  fake,
 		lease: l,
 		now:   now,
