@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -45,9 +44,7 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, plan.Timeouts.Create, 10*time.Minute, &resp.Diagnostics)
 	defer cancel()
 
 	spec, ok := r.plannedSpec(ctx, &plan, &resp.Diagnostics)
@@ -235,9 +232,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, plan.Timeouts.Update, 10*time.Minute, &resp.Diagnostics)
 	defer cancel()
 
 	in, ok := r.updateInput(ctx, req, &plan, &state, &resp.Diagnostics)
@@ -265,9 +260,7 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, state.Timeouts.Delete, 5*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	in := workflow.InstanceDelete{Namespace: state.Namespace.ValueString(), Name: state.Name.ValueString(),
 		Reservation: state.NodeReservation.ValueString(), Purge: state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool(),
@@ -284,19 +277,5 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 
 // ImportState accepts `name` or `namespace/name`.
 func (r *instanceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importID := Identity.ImportID(ctx, req, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ns, name, found := strings.Cut(importID, "/")
-	if !found {
-		ns, name = r.Data.Nomad.Namespace(), importID
-	}
-	if ns == "" || name == "" || strings.Contains(name, "/") {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected `name` or `namespace/name`, got %q.", importID))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), instanceID(ns, name))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	shared.ImportJob(ctx, r.Data, r.Identity, req, resp)
 }

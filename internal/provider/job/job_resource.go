@@ -89,9 +89,7 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, plan.Timeouts.Create, 10*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	in, ok := r.writeInput(ctx, req.Config, &plan, nil, &resp.Diagnostics)
 	if !ok {
@@ -248,9 +246,7 @@ func (r *jobResource) Update(ctx context.Context, req resource.UpdateRequest, re
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, plan.Timeouts.Update, 10*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	in, ok := r.writeInput(ctx, req.Config, &plan, &state, &resp.Diagnostics)
 	if !ok {
@@ -272,9 +268,7 @@ func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, state.Timeouts.Delete, 5*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	purge := state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool()
 	secrets := !state.VariablesWOVer.IsNull()
@@ -288,21 +282,7 @@ func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 // ImportState accepts `name` or `namespace/name`; the job as Nomad holds
 // it becomes the jobspec (format "json").
 func (r *jobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importID := jobIdentity.ImportID(ctx, req, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ns, name, found := strings.Cut(importID, "/")
-	if !found {
-		ns, name = r.Data.Nomad.Namespace(), importID
-	}
-	if ns == "" || name == "" || strings.Contains(name, "/") {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected `name` or `namespace/name`, got %q.", importID))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), ns+"/"+name)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	shared.ImportJob(ctx, r.Data, r.Identity, req, resp)
 }
 
 // joinValues lists string values one per line, as a bulleted detail

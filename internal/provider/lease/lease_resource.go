@@ -118,9 +118,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, plan.Timeouts.Create, 10*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	l := plan.toLease(ctx, r.Data.Nomad.Namespace(), &resp.Diagnostics)
 	if shared.CheckDrivers(ctx, r.Data, req.Plan, tfsdk.State{}, &resp.Diagnostics, leaseDrivers); resp.Diagnostics.HasError() {
@@ -246,9 +244,7 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, plan.Timeouts.Update, 10*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	plan.CreatedAt = state.CreatedAt
 	l := plan.toLease(ctx, r.Data.Nomad.Namespace(), &resp.Diagnostics)
@@ -299,9 +295,7 @@ func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, state.Timeouts.Delete, 5*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	r.noteReplaced(ctx, &state, readLeaseRecord(ctx, req.Private))
 	out, err := r.leases().Delete(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.NodeReservation.ValueString())
