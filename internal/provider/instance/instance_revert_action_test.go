@@ -23,22 +23,7 @@ func revertConfig(name, rev string) string {
 // withRevertAction adds to cfg a berth_instance_revert whose config block
 // holds name and more ("" for no more), run once from an action_trigger.
 func withRevertAction(cfg, more string) string {
-	return cfg + fmt.Sprintf(`
-action "berth_instance_revert" "r" {
-  config {
-    name = berth_instance.t.name
-    %s
-  }
-}
-resource "terraform_data" "revert" {
-  input = "1"
-  lifecycle {
-    action_trigger {
-      events  = [after_create]
-      actions = [action.berth_instance_revert.r]
-    }
-  }
-}`, more)
+	return cfg + acctest.ActionOnCreate("berth_instance_revert", "r", "name = berth_instance.t.name", more)
 }
 
 // revertSteps: version 0 runs REV = "a", version 1 REV = "b"; the action

@@ -106,21 +106,7 @@ func TestAccLeaseRenewAction_renewsAndPlansNothing(t *testing.T) {
 				}),
 			},
 			{
-				Config: base + `
-action "berth_reservation_renew" "r" {
-  config {
-    name = berth_reservation.l.name
-  }
-}
-resource "terraform_data" "renew" {
-  input = "1"
-  lifecycle {
-    action_trigger {
-      events  = [after_create]
-      actions = [action.berth_reservation_renew.r]
-    }
-  }
-}`,
+				Config: base + acctest.ActionOnCreate("berth_reservation_renew", "r", `name = berth_reservation.l.name`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("berth_reservation.l", plancheck.ResourceActionNoop),
 				}},
