@@ -142,14 +142,7 @@ func TestAccInstance_import(t *testing.T) {
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg},
-			{
-				ResourceName:                         acctest.InstanceAddr,
-				ImportState:                          true,
-				ImportStateId:                        "default/" + name,
-				ImportStateVerify:                    true,
-				ImportStateVerifyIdentifierAttribute: "id",
-				ImportStateVerifyIgnore:              []string{"timeouts", "deployment_id", "deployment_status"},
-			},
+			importVerified("default/" + name),
 		},
 	})
 }
@@ -191,14 +184,7 @@ func TestAccInstance_importForeignJob(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _, _ = c.Jobs().Deregister(twoGroups, true, nil) })
 
-	cfg := fmt.Sprintf(`
-resource "berth_instance" "t" {
-  name     = %q
-  replicas = 1
-  services = {
-    app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 50, memory = 32 }
-  }
-}`, name)
+	cfg := sleeperConfig(name, 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),

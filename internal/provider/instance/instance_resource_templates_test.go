@@ -45,17 +45,14 @@ type expectBefore struct {
 }
 
 func (e expectBefore) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	for _, rc := range req.Plan.ResourceChanges {
-		if rc.Address != acctest.InstanceAddr {
-			continue
-		}
-		got, err := tfjsonpath.Traverse(rc.Change.Before, e.path)
-		if err != nil || got != e.want {
-			resp.Error = fmt.Errorf("before the plan %s = %v (%v), want %v", e.path, got, err, e.want)
-		}
+	rc := plannedChange(req, acctest.InstanceAddr)
+	if rc == nil {
+		resp.Error = fmt.Errorf("no change planned for %s", acctest.InstanceAddr)
 		return
 	}
-	resp.Error = fmt.Errorf("no change planned for %s", acctest.InstanceAddr)
+	if got, err := tfjsonpath.Traverse(rc.Change.Before, e.path); err != nil || got != e.want {
+		resp.Error = fmt.Errorf("before the plan %s = %v (%v), want %v", e.path, got, err, e.want)
+	}
 }
 
 // TestAccInstanceTemplate_variable: a template reading a Nomad Variable
