@@ -27,8 +27,7 @@ func TestAccLease_referenceEndsWithReferenced(t *testing.T) {
 	nomad := acctest.Nomad(t)
 	// renew = false: both stay ended, so the plans after this test's
 	// steps are empty.
-	cfg := leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "renew = false") +
-		leaseResourceConfig("child", child, "1h", "renew = false\n  reference = berth_reservation.parent.id")
+	cfg := referringConfig(key, parent, child)
 	childAddr := "berth_reservation.child"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -42,8 +41,7 @@ func TestAccLease_referenceEndsWithReferenced(t *testing.T) {
 				Config: cfg,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(childAddr, "reference", "default/"+parent),
-					resource.TestCheckResourceAttr(childAddr, "result.state", "ok"),
-					checkLeaseVerifies(t, child, pub),
+					childRunsVerified(t, child, pub),
 					func(*terraform.State) error {
 						job, _, err := nomad.Jobs().Info(parent, nil)
 						if err != nil {
@@ -97,16 +95,14 @@ func TestAccLease_referenceIgnoresDecoyService(t *testing.T) {
 	nomad := acctest.Nomad(t)
 	t.Cleanup(func() { _, _, _ = nomad.Jobs().Deregister(decoy, true, nil) })
 	service := lease.ServiceName("default", parent)
-	cfg := leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "renew = false") +
-		leaseResourceConfig("child", child, "1h", "renew = false\n  reference = berth_reservation.parent.id")
+	cfg := referringConfig(key, parent, child)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, child),
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("berth_reservation.child", "result.state", "ok"),
-				checkLeaseVerifies(t, child, pub),
+				childRunsVerified(t, child, pub),
 				func(*terraform.State) error {
 					registerDecoy(t, nomad, decoy, service)
 					if _, _, err := nomad.Jobs().Deregister(parent, false, nil); err != nil {
@@ -185,8 +181,7 @@ func TestAccLease_referenceIgnoresReusedName(t *testing.T) {
 	nomad := acctest.Nomad(t)
 	t.Cleanup(func() { _, _, _ = nomad.Jobs().Deregister(parent, true, nil) })
 	service := lease.ServiceName("default", parent)
-	cfg := leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "renew = false") +
-		leaseResourceConfig("child", child, "1h", "renew = false\n  reference = berth_reservation.parent.id")
+	cfg := referringConfig(key, parent, child)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, child),
@@ -196,8 +191,7 @@ func TestAccLease_referenceIgnoresReusedName(t *testing.T) {
 			// the referenced lease.
 			ExpectNonEmptyPlan: true,
 			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("berth_reservation.child", "result.state", "ok"),
-				checkLeaseVerifies(t, child, pub),
+				childRunsVerified(t, child, pub),
 				func(*terraform.State) error {
 					impostor := &api.Job{
 						ID: new(parent), Name: new(parent), Type: new(api.JobTypeBatch), Namespace: new("default"),
@@ -241,4 +235,20 @@ func leaseEnded(nomad *api.Client, name string) func() (bool, error) {
 		}
 		return *j.Status == "dead" && len(allocs) > 0 && allocs[0].ClientStatus == api.AllocClientStatusComplete, nil
 	}
+}
+
+// referringConfig is lease parent and lease child, which refers to it;
+// neither renews, so both stay ended once ended.
+func referringConfig(key, parent, child string) string {
+	return leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "renew = false") +
+		leaseResourceConfig("child", child, "1h", "renew = false\n  reference = berth_reservation.parent.id")
+}
+
+// childRunsVerified checks that lease child (berth_reservation.child)
+// runs and verifies against pub.
+func childRunsVerified(t *testing.T, child, pub string) resource.TestCheckFunc {
+	return resource.ComposeAggregateTestCheckFunc(
+		resource.TestCheckResourceAttr("berth_reservation.child", "result.state", "ok"),
+		checkLeaseVerifies(t, child, pub),
+	)
 }
