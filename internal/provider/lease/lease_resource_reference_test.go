@@ -131,10 +131,21 @@ func TestAccLease_referenceIgnoresDecoyService(t *testing.T) {
 // named service, and waits until Nomad lists its registration.
 func registerDecoy(t *testing.T, nomad *api.Client, name, service string) {
 	t.Helper()
-	job := &api.Job{
-		ID: new(name), Name: new(name), Type: new(api.JobTypeService), Namespace: new("default"),
+	if _, _, err := nomad.Jobs().Register(serviceJob(name, api.JobTypeService, "decoy", service), nil); err != nil {
+		t.Fatalf("registering decoy %s: %v", name, err)
+	}
+	acctest.WaitFor(t, "decoy "+name+" to register service "+service, 2*time.Minute, func() (bool, error) {
+		return slices.Contains(serviceOwners(t, nomad, service), name), nil
+	})
+}
+
+// serviceJob is a plain raw_exec job (no lease) of type typ in the
+// default namespace whose one group, group, registers the Nomad service.
+func serviceJob(name, typ, group, service string) *api.Job {
+	return &api.Job{
+		ID: new(name), Name: new(name), Type: new(typ), Namespace: new("default"),
 		TaskGroups: []*api.TaskGroup{{
-			Name:     new("decoy"),
+			Name:     new(group),
 			Count:    new(1),
 			Services: []*api.Service{{Name: service, Provider: "nomad"}},
 			Tasks: []*api.Task{{
@@ -144,12 +155,6 @@ func registerDecoy(t *testing.T, nomad *api.Client, name, service string) {
 			}},
 		}},
 	}
-	if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
-		t.Fatalf("registering decoy %s: %v", name, err)
-	}
-	acctest.WaitFor(t, "decoy "+name+" to register service "+service, 2*time.Minute, func() (bool, error) {
-		return slices.Contains(serviceOwners(t, nomad, service), name), nil
-	})
 }
 
 // serviceOwners lists the jobs with a registration of the Nomad service.
@@ -193,19 +198,7 @@ func TestAccLease_referenceIgnoresReusedName(t *testing.T) {
 			Check: resource.ComposeAggregateTestCheckFunc(
 				childRunsVerified(t, child, pub),
 				func(*terraform.State) error {
-					impostor := &api.Job{
-						ID: new(parent), Name: new(parent), Type: new(api.JobTypeBatch), Namespace: new("default"),
-						TaskGroups: []*api.TaskGroup{{
-							Name:     new(lease.GroupName),
-							Count:    new(1),
-							Services: []*api.Service{{Name: service, Provider: "nomad"}},
-							Tasks: []*api.Task{{
-								Name: "sleep", Driver: "raw_exec",
-								Config:    map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
-								Resources: &api.Resources{CPU: new(20), MemoryMB: new(16)},
-							}},
-						}},
-					}
+					impostor := serviceJob(parent, api.JobTypeBatch, lease.GroupName, service)
 					if _, _, err := nomad.Jobs().Register(impostor, nil); err != nil {
 						return fmt.Errorf("registering the impostor %s: %w", parent, err)
 					}
