@@ -3,6 +3,7 @@ package instance
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -188,7 +189,7 @@ func TestAccInstance_importForeignJob(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
+		Steps: slices.Concat([]resource.TestStep{
 			{
 				Config:        strings.Replace(cfg, fmt.Sprintf("%q", name), fmt.Sprintf("%q", twoGroups), 1),
 				ResourceName:  acctest.InstanceAddr,
@@ -196,20 +197,7 @@ func TestAccInstance_importForeignJob(t *testing.T) {
 				ImportStateId: twoGroups,
 				ExpectError:   regexp.MustCompile(`(?s)cannot be represented.*2 task groups`),
 			},
-			{
-				Config:             cfg,
-				ResourceName:       acctest.InstanceAddr,
-				ImportState:        true,
-				ImportStateId:      name,
-				ImportStatePersist: true,
-			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					acctest.ExpectNoChanges{},
-				}},
-			},
-		},
+		}, adoptSteps(cfg, name, nil)),
 	})
 }
 

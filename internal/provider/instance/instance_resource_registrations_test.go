@@ -261,20 +261,7 @@ func TestAccInstanceRegistration_driftAndImport(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config:             cfg,
-				ResourceName:       acctest.InstanceAddr,
-				ImportState:        true,
-				ImportStateId:      name,
-				ImportStatePersist: true,
-			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					acctest.ExpectNoChanges{},
-				}},
-			},
+		Steps: slices.Concat(adoptSteps(cfg, name, nil), []resource.TestStep{
 			{
 				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Services[1].Tags = []string{"admin", "public"} }),
 				Config:    cfg,
@@ -293,6 +280,6 @@ func TestAccInstanceRegistration_driftAndImport(t *testing.T) {
 					return nil
 				},
 			},
-		},
+		}),
 	})
 }
