@@ -21,7 +21,7 @@ var _ list.ListResourceWithConfigure = &instanceListResource{}
 // `terraform query` (Terraform 1.14+) uses to find jobs to manage,
 // including jobs berth did not create.
 func NewInstanceListResource() list.ListResource {
-	return &instanceListResource{NewInstanceResource().(*instanceResource)}
+	return &instanceListResource{newInstanceResource()}
 }
 
 // It embeds the resource: its name, provider data, identity and model.

@@ -25,7 +25,9 @@ var (
 )
 
 // NewInstanceResource builds the berth_instance resource.
-func NewInstanceResource() resource.Resource {
+func NewInstanceResource() resource.Resource { return newInstanceResource() }
+
+func newInstanceResource() *instanceResource {
 	return &instanceResource{ResourceBase: shared.NewResourceBase("instance"), WithIdentity: shared.WithIdentity{Identity: Identity}}
 }
 

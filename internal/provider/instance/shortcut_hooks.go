@@ -25,7 +25,7 @@ import (
 // ModifyPlan runs berth_instance's ModifyPlan with data as the
 // provider's data.
 func ModifyPlan(ctx context.Context, data *shared.ProviderData, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r := NewInstanceResource().(*instanceResource)
+	r := newInstanceResource()
 	r.Data = data
 	r.ModifyPlan(ctx, req, resp)
 }

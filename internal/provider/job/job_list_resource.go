@@ -18,7 +18,7 @@ var _ list.ListResourceWithConfigure = &jobListResource{}
 // berth_instance can represent as a typed instance and every other one
 // from its jobspec.
 func NewJobListResource() list.ListResource {
-	return &jobListResource{NewJobResource().(*jobResource)}
+	return &jobListResource{newJobResource()}
 }
 
 // It embeds the resource: its name, provider data, identity and model.

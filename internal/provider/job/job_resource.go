@@ -29,7 +29,9 @@ var (
 )
 
 // NewJobResource builds the berth_job resource.
-func NewJobResource() resource.Resource {
+func NewJobResource() resource.Resource { return newJobResource() }
+
+func newJobResource() *jobResource {
 	return &jobResource{ResourceBase: shared.NewResourceBase("job"), WithIdentity: shared.WithIdentity{Identity: jobIdentity}}
 }
 
