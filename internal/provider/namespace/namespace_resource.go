@@ -21,7 +21,9 @@ var (
 )
 
 // NewNamespaceResource builds the berth_namespace resource.
-func NewNamespaceResource() resource.Resource {
+func NewNamespaceResource() resource.Resource { return newNamespaceResource() }
+
+func newNamespaceResource() *namespaceResource {
 	return &namespaceResource{ResourceBase: shared.NewResourceBase("namespace"), WithIdentity: shared.WithIdentity{Identity: namespaceIdentity}}
 }
 

@@ -29,6 +29,9 @@ func (w WithIdentity) IdentitySchema(_ context.Context, _ resource.IdentitySchem
 
 func (w WithIdentity) identity() Identity { return w.Identity }
 
+// Every resource that embeds WithIdentity answers identity().
+var _ interface{ identity() Identity } = WithIdentity{}
+
 // identifiedResource is a resource that embeds WithIdentity.
 type identifiedResource interface {
 	resource.ResourceWithIdentity
