@@ -32,10 +32,6 @@ var Identity = shared.ResourceIdentity{
 
 var _ resource.ResourceWithIdentity = &instanceResource{}
 
-func (r *instanceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = Identity.Schema()
-}
-
 // instanceDrivers reads services[*].driver.
 func instanceDrivers(_ context.Context, p tfsdk.Plan) map[string]shared.DriverAt {
 	services, ok := shared.RawElements(shared.RawAttr(p.Raw, "services"))

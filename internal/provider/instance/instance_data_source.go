@@ -20,9 +20,11 @@ var (
 )
 
 // NewInstanceDataSource builds the berth_instance data source.
-func NewInstanceDataSource() datasource.DataSource { return &instanceDataSource{} }
+func NewInstanceDataSource() datasource.DataSource {
+	return &instanceDataSource{shared.NewDataSourceBase("instance")}
+}
 
-type instanceDataSource struct{ data *shared.ProviderData }
+type instanceDataSource struct{ shared.DataSourceBase }
 
 type instanceStatusModel struct {
 	ID               types.String            `tfsdk:"id"`
@@ -56,10 +58,6 @@ type taskStatusModel struct {
 	Failed    types.Bool   `tfsdk:"failed"`
 	Restarts  types.Int64  `tfsdk:"restarts"`
 	LastEvent types.String `tfsdk:"last_event"`
-}
-
-func (d *instanceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_instance"
 }
 
 func (d *instanceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -110,10 +108,6 @@ func (d *instanceDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	}
 }
 
-func (d *instanceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var name, ns types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &name)...)
@@ -123,9 +117,9 @@ func (d *instanceDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	namespace := ns.ValueString()
 	if namespace == "" {
-		namespace = d.data.Nomad.Namespace()
+		namespace = d.Data.Nomad.Namespace()
 	}
-	nomad := d.data.Nomad
+	nomad := d.Data.Nomad
 	job, err := nomad.GetJob(ctx, namespace, name.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the job", err)

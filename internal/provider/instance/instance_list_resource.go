@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -21,9 +20,12 @@ var _ list.ListResourceWithConfigure = &instanceListResource{}
 // NewInstanceListResource builds the berth_instance list resource, which
 // `terraform query` (Terraform 1.14+) uses to find jobs to manage,
 // including jobs berth did not create.
-func NewInstanceListResource() list.ListResource { return &instanceListResource{} }
+func NewInstanceListResource() list.ListResource {
+	return &instanceListResource{newInstanceResource()}
+}
 
-type instanceListResource struct{ data *shared.ProviderData }
+// It embeds the resource: its name, provider data, identity and model.
+type instanceListResource struct{ *instanceResource }
 
 // instanceListModel is the list block's configuration.
 type instanceListModel struct {
@@ -31,14 +33,6 @@ type instanceListModel struct {
 	NamePrefix types.String `tfsdk:"name_prefix"`
 	NodePool   types.String `tfsdk:"node_pool"`
 	Meta       types.Map    `tfsdk:"meta"`
-}
-
-func (r *instanceListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_instance"
-}
-
-func (r *instanceListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *instanceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -58,7 +52,7 @@ func (r *instanceListResource) ListResourceConfigSchema(_ context.Context, _ lis
 }
 
 func (r *instanceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[instanceListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[instanceListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
@@ -69,7 +63,7 @@ func (r *instanceListResource) List(ctx context.Context, req list.ListRequest, s
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	shared.StreamJobs(ctx, r.data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
+	shared.StreamJobs(ctx, r.Data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
 		return r.listed(ctx, req, j)
 	})
 }
@@ -78,7 +72,7 @@ func (r *instanceListResource) List(ctx context.Context, req list.ListRequest, s
 // the resource when asked for), or a warning saying why the job cannot be
 // one. ok is false for a job gone since the listing.
 func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest, j nomadclient.JobSummary) (list.ListResult, bool) {
-	job, err := r.data.Nomad.GetJob(ctx, j.Namespace, j.ID)
+	job, err := r.Data.Nomad.GetJob(ctx, j.Namespace, j.ID)
 	if err != nil || job == nil {
 		var diags diag.Diagnostics
 		if err != nil {
@@ -104,7 +98,7 @@ func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest,
 	}
 	m, diags := shared.NullResourceModel[instanceModel](ctx, Schema(ctx))
 	m.Name, m.Namespace = types.StringValue(j.ID), types.StringValue(j.Namespace)
-	(&instanceResource{data: r.data}).mergeLive(ctx, &m, live, true, &diags)
+	r.mergeLive(ctx, &m, live, true, &diags)
 	setComputed(&m, job)
 	if !diags.HasError() {
 		diags.Append(result.Resource.Set(ctx, &m)...)

@@ -46,14 +46,7 @@ func TestAccInstance_importRefusesNewerFieldNewerNomad(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _, _ = nomad.Jobs().Deregister(name, true, nil) })
-	cfg := fmt.Sprintf(`
-resource "berth_instance" "t" {
-  name     = %q
-  replicas = 2
-  services = {
-    app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 50, memory = 32 }
-  }
-}`, name)
+	cfg := sleeperConfig(name, 2)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{

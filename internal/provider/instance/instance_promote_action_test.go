@@ -50,21 +50,7 @@ func TestAccInstancePromoteAction_promotesCanaries(t *testing.T) {
 				},
 			},
 			{
-				Config: promotionConfig(name, "2", "") + `
-action "berth_instance_promote" "p" {
-  config {
-    name = berth_instance.t.name
-  }
-}
-resource "terraform_data" "promote" {
-  input = "1"
-  lifecycle {
-    action_trigger {
-      events  = [after_create]
-      actions = [action.berth_instance_promote.p]
-    }
-  }
-}`,
+				Config: promotionConfig(name, "2", "") + acctest.ActionOnCreate("berth_instance_promote", "p", `name = berth_instance.t.name`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionNoop),
 				}},

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -26,36 +25,32 @@ var (
 )
 
 // NewInstanceResource builds the berth_instance resource.
-func NewInstanceResource() resource.Resource { return &instanceResource{} }
+func NewInstanceResource() resource.Resource { return newInstanceResource() }
 
-type instanceResource struct{ data *shared.ProviderData }
+func newInstanceResource() *instanceResource {
+	return &instanceResource{ResourceBase: shared.NewResourceBase("instance"), WithIdentity: shared.WithIdentity{Identity: Identity}}
+}
 
-func (r *instanceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_instance"
+type instanceResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *instanceResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = Schema(ctx)
 }
 
-func (r *instanceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *instanceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer Identity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, plan.Timeouts.Create, 10*time.Minute, &resp.Diagnostics)
 	defer cancel()
 
 	spec, ok := r.plannedSpec(ctx, &plan, &resp.Diagnostics)
-	if shared.CheckDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, instanceDrivers); !ok || resp.Diagnostics.HasError() {
+	if shared.CheckDrivers(ctx, r.Data, req.Plan, tfsdk.State{}, &resp.Diagnostics, instanceDrivers); !ok || resp.Diagnostics.HasError() {
 		return
 	}
 	in := workflow.InstanceWrite{Want: spec, Reservation: plan.NodeReservation.ValueString(), Wait: waitsForHealthy(&plan),
@@ -91,7 +86,7 @@ func (r *instanceResource) plannedSpec(ctx context.Context, plan *instanceModel,
 		return spec, false
 	}
 	if spec.Namespace == "" {
-		spec.Namespace = r.data.Nomad.Namespace()
+		spec.Namespace = r.Data.Nomad.Namespace()
 		plan.Namespace = types.StringValue(spec.Namespace)
 	}
 	for _, fe := range instance.Validate(spec) {
@@ -105,7 +100,7 @@ func (r *instanceResource) plannedSpec(ctx context.Context, plan *instanceModel,
 // an error (and sets nothing) when Nomad could not be read.
 func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel, private shared.PrivateData) error {
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
-	job, err := r.data.Nomad.GetJob(ctx, ns, name)
+	job, err := r.Data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
 		return err
 	}
@@ -140,7 +135,6 @@ func (r *instanceResource) refreshComputed(ctx context.Context, m *instanceModel
 }
 
 func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer Identity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state instanceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -150,7 +144,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	job, err := shared.ReadBackJob(ctx, ns, name), error(nil)
 	if job == nil {
-		job, err = r.data.Nomad.GetJob(ctx, ns, name)
+		job, err = r.Data.Nomad.GetJob(ctx, ns, name)
 	}
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the job", err)
@@ -234,16 +228,13 @@ func (r *instanceResource) mergeLive(ctx context.Context, state *instanceModel, 
 }
 
 func (r *instanceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer Identity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan, state instanceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, plan.Timeouts.Update, 10*time.Minute, &resp.Diagnostics)
 	defer cancel()
 
 	in, ok := r.updateInput(ctx, req, &plan, &state, &resp.Diagnostics)
@@ -271,9 +262,7 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, state.Timeouts.Delete, 5*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	in := workflow.InstanceDelete{Namespace: state.Namespace.ValueString(), Name: state.Name.ValueString(),
 		Reservation: state.NodeReservation.ValueString(), Purge: state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool(),
@@ -290,19 +279,5 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 
 // ImportState accepts `name` or `namespace/name`.
 func (r *instanceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importID := Identity.ImportID(ctx, req, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ns, name, found := strings.Cut(importID, "/")
-	if !found {
-		ns, name = r.data.Nomad.Namespace(), importID
-	}
-	if ns == "" || name == "" || strings.Contains(name, "/") {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected `name` or `namespace/name`, got %q.", importID))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), instanceID(ns, name))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	shared.ImportJob(ctx, r.Data, r.Identity, req, resp)
 }

@@ -162,7 +162,7 @@ func (r *instanceResource) recordBatchComplete(ctx context.Context, job *nomadcl
 	}
 	complete := false
 	if job.Dead() && !job.Stopped() {
-		allocs, err := r.data.Nomad.JobAllocations(ctx, job.Namespace(), job.ID())
+		allocs, err := r.Data.Nomad.JobAllocations(ctx, job.Namespace(), job.ID())
 		if err != nil {
 			return err
 		}

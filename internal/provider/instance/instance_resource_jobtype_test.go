@@ -115,15 +115,8 @@ func TestAccInstanceJobType_batch(t *testing.T) {
 					}
 				}),
 			},
-			{
-				// Import reads the same: type, and update null.
-				ResourceName:                         acctest.InstanceAddr,
-				ImportState:                          true,
-				ImportStateId:                        "default/" + name,
-				ImportStateVerify:                    true,
-				ImportStateVerifyIdentifierAttribute: "id",
-				ImportStateVerifyIgnore:              []string{"timeouts", "deployment_id", "deployment_status"},
-			},
+			// Import reads the same: type, and update null.
+			importVerified("default/" + name),
 			{
 				// Nomad garbage-collects dead batch jobs (a forced GC
 				// would collect other tests' stopped jobs too, so the
@@ -243,15 +236,8 @@ func TestAccInstanceJobType_system(t *testing.T) {
 				},
 				Check: expectOnePerNode(t, name, nodes),
 			},
-			{
-				// Import reads the same: type, and replicas null.
-				ResourceName:                         acctest.InstanceAddr,
-				ImportState:                          true,
-				ImportStateId:                        "default/" + name,
-				ImportStateVerify:                    true,
-				ImportStateVerifyIdentifierAttribute: "id",
-				ImportStateVerifyIgnore:              []string{"timeouts", "deployment_id", "deployment_status"},
-			},
+			// Import reads the same: type, and replicas null.
+			importVerified("default/" + name),
 			{
 				// A node joins the pool: Nomad places the job there itself.
 				PreConfig: func() {

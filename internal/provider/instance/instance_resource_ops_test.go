@@ -3,6 +3,7 @@ package instance
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,14 +143,7 @@ func TestAccInstance_import(t *testing.T) {
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
 		Steps: []resource.TestStep{
 			{Config: cfg},
-			{
-				ResourceName:                         acctest.InstanceAddr,
-				ImportState:                          true,
-				ImportStateId:                        "default/" + name,
-				ImportStateVerify:                    true,
-				ImportStateVerifyIdentifierAttribute: "id",
-				ImportStateVerifyIgnore:              []string{"timeouts", "deployment_id", "deployment_status"},
-			},
+			importVerified("default/" + name),
 		},
 	})
 }
@@ -191,18 +185,11 @@ func TestAccInstance_importForeignJob(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _, _ = c.Jobs().Deregister(twoGroups, true, nil) })
 
-	cfg := fmt.Sprintf(`
-resource "berth_instance" "t" {
-  name     = %q
-  replicas = 1
-  services = {
-    app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 50, memory = 32 }
-  }
-}`, name)
+	cfg := sleeperConfig(name, 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
+		Steps: slices.Concat([]resource.TestStep{
 			{
 				Config:        strings.Replace(cfg, fmt.Sprintf("%q", name), fmt.Sprintf("%q", twoGroups), 1),
 				ResourceName:  acctest.InstanceAddr,
@@ -210,20 +197,7 @@ resource "berth_instance" "t" {
 				ImportStateId: twoGroups,
 				ExpectError:   regexp.MustCompile(`(?s)cannot be represented.*2 task groups`),
 			},
-			{
-				Config:             cfg,
-				ResourceName:       acctest.InstanceAddr,
-				ImportState:        true,
-				ImportStateId:      name,
-				ImportStatePersist: true,
-			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					acctest.ExpectNoChanges{},
-				}},
-			},
-		},
+		}, adoptSteps(cfg, name, nil)),
 	})
 }
 

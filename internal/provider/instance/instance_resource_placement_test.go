@@ -309,20 +309,7 @@ resource "berth_instance" "t" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config:             cfg("web", ""),
-				ResourceName:       acctest.InstanceAddr,
-				ImportState:        true,
-				ImportStateId:      name,
-				ImportStatePersist: true,
-			},
-			{
-				Config: cfg("web", ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					acctest.ExpectNoChanges{},
-				}},
-			},
+		Steps: slices.Concat(adoptSteps(cfg("web", ""), name, nil), []resource.TestStep{
 			{Config: cfg("web", `, env = { V = "2" }`), Check: movedToGroup("web")},
 			{
 				Config: cfg("api", `, env = { V = "2" }`),
@@ -331,6 +318,6 @@ resource "berth_instance" "t" {
 				}},
 				Check: movedToGroup("api"),
 			},
-		},
+		}),
 	})
 }

@@ -45,14 +45,14 @@ func (r *instanceResource) ValidateConfig(ctx context.Context, req resource.Vali
 // instance from the provider's namespace so the plan shows them.
 func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var found diag.Diagnostics
-	shared.CheckDrivers(ctx, r.data, req.Plan, req.State, &found, instanceDrivers)
+	shared.CheckDrivers(ctx, r.Data, req.Plan, req.State, &found, instanceDrivers)
 	shared.WarnAtPlan(&resp.Diagnostics, found)
 	if req.Plan.Raw.IsNull() {
 		return
 	}
 	planJobType(ctx, req, resp)
 	planUnmanaged(ctx, req, resp)
-	if r.data == nil {
+	if r.Data == nil {
 		return
 	}
 	if req.State.Raw.IsNull() {
@@ -89,10 +89,10 @@ func (r *instanceResource) checkBudget(ctx context.Context, req resource.ModifyP
 	}
 	ns := plan.Namespace.ValueString()
 	if plan.Namespace.IsUnknown() || ns == "" {
-		ns = r.data.Nomad.Namespace()
+		ns = r.Data.Nomad.Namespace()
 	}
 	var found diag.Diagnostics
-	shared.CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.InstanceConsumer(ns, plan.Name.ValueString()), want,
+	shared.CheckReservationBudget(ctx, r.Data, plan.NodeReservation, nomadclient.InstanceConsumer(ns, plan.Name.ValueString()), want,
 		instanceBudgetFix, &found)
 	shared.WarnAtPlan(&resp.Diagnostics, found)
 }
@@ -104,7 +104,7 @@ func (r *instanceResource) planNamespace(ctx context.Context, req resource.Modif
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
 	set := map[string]tftypes.Value{}
 	if ns.IsUnknown() && shared.ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
-		ns = types.StringValue(r.data.Nomad.Namespace())
+		ns = types.StringValue(r.Data.Nomad.Namespace())
 		set["namespace"] = tftypes.NewValue(tftypes.String, ns.ValueString())
 	}
 	if !ns.IsUnknown() && !name.IsUnknown() {

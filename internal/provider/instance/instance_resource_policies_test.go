@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
@@ -285,37 +284,11 @@ resource "berth_instance" "t" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config:             cfg,
-				ResourceName:       acctest.InstanceAddr,
-				ImportState:        true,
-				ImportStateId:      name,
-				ImportStatePersist: true,
-				ImportStateCheck: func(states []*terraform.InstanceState) error {
-					attrs := states[0].Attributes
-					for k, want := range map[string]string{"policies.restart.attempts": "5", "policies.restart.interval": "30m",
-						"policies.reschedule.delay_function": "exponential", "services.app.policies.kill_timeout": "20s"} {
-						if attrs[k] != want {
-							return fmt.Errorf("imported %s = %q, want %q", k, attrs[k], want)
-						}
-					}
-					for _, k := range []string{"policies.priority", "policies.migrate.%", "policies.ephemeral_disk.%", "services.app.policies.logs.%",
-						"services.app.policies.shutdown_delay"} {
-						if v, ok := attrs[k]; ok {
-							return fmt.Errorf("imported %s = %q, want null (Nomad's default)", k, v)
-						}
-					}
-					return nil
-				},
-			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					acctest.ExpectNoChanges{},
-				}},
-			},
-		},
+		Steps: adoptSteps(cfg, name, importedAttrs(
+			map[string]string{"policies.restart.attempts": "5", "policies.restart.interval": "30m",
+				"policies.reschedule.delay_function": "exponential", "services.app.policies.kill_timeout": "20s"},
+			[]string{"policies.priority", "policies.migrate.%", "policies.ephemeral_disk.%", "services.app.policies.logs.%",
+				"services.app.policies.shutdown_delay"})),
 	})
 }
 

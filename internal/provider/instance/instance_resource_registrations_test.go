@@ -145,14 +145,7 @@ func TestAccInstanceRegistration_catalog(t *testing.T) {
 					}),
 				),
 			},
-			{
-				ResourceName:                         acctest.InstanceAddr,
-				ImportState:                          true,
-				ImportStateId:                        name,
-				ImportStateVerify:                    true,
-				ImportStateVerifyIdentifierAttribute: "id",
-				ImportStateVerifyIgnore:              []string{"timeouts", "deployment_id", "deployment_status"},
-			},
+			importVerified(name),
 		},
 	})
 }
@@ -189,23 +182,21 @@ type expectChangeAt struct {
 }
 
 func (e expectChangeAt) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	for _, rc := range req.Plan.ResourceChanges {
-		if rc.Address != e.addr {
-			continue
-		}
-		before, errB := tfjsonpath.Traverse(rc.Change.Before, e.path)
-		after, errA := tfjsonpath.Traverse(rc.Change.After, e.path)
-		switch {
-		case errB != nil || errA != nil:
-			resp.Error = fmt.Errorf("%s: %v / %v", e.path, errB, errA)
-		case reflect.DeepEqual(before, after):
-			resp.Error = fmt.Errorf("%s does not change in the plan (%v)", e.path, before)
-		case !reflect.DeepEqual(after, e.want):
-			resp.Error = fmt.Errorf("plan puts %v at %s, want %v", after, e.path, e.want)
-		}
+	rc := plannedChange(req, e.addr)
+	if rc == nil {
+		resp.Error = fmt.Errorf("no change planned for %s", e.addr)
 		return
 	}
-	resp.Error = fmt.Errorf("no change planned for %s", e.addr)
+	before, errB := tfjsonpath.Traverse(rc.Change.Before, e.path)
+	after, errA := tfjsonpath.Traverse(rc.Change.After, e.path)
+	switch {
+	case errB != nil || errA != nil:
+		resp.Error = fmt.Errorf("%s: %v / %v", e.path, errB, errA)
+	case reflect.DeepEqual(before, after):
+		resp.Error = fmt.Errorf("%s does not change in the plan (%v)", e.path, before)
+	case !reflect.DeepEqual(after, e.want):
+		resp.Error = fmt.Errorf("plan puts %v at %s, want %v", after, e.path, e.want)
+	}
 }
 
 // TestAccInstanceRegistration_driftAndImport imports a hand-written job
@@ -270,20 +261,7 @@ func TestAccInstanceRegistration_driftAndImport(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config:             cfg,
-				ResourceName:       acctest.InstanceAddr,
-				ImportState:        true,
-				ImportStateId:      name,
-				ImportStatePersist: true,
-			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					acctest.ExpectNoChanges{},
-				}},
-			},
+		Steps: slices.Concat(adoptSteps(cfg, name, nil), []resource.TestStep{
 			{
 				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Services[1].Tags = []string{"admin", "public"} }),
 				Config:    cfg,
@@ -302,6 +280,6 @@ func TestAccInstanceRegistration_driftAndImport(t *testing.T) {
 					return nil
 				},
 			},
-		},
+		}),
 	})
 }

@@ -98,7 +98,7 @@ func (r *instanceResource) forgetMissingSecretEnv(ctx context.Context, live *ins
 	if len(refs) == 0 {
 		return diags
 	}
-	present, err := r.data.Nomad.SecretEnvPathsUnder(ctx, live.Namespace, instance.SecretEnvPath(live.Name, live.TaskGroup(), ""))
+	present, err := r.Data.Nomad.SecretEnvPathsUnder(ctx, live.Namespace, instance.SecretEnvPath(live.Name, live.TaskGroup(), ""))
 	if err != nil {
 		tflog.Warn(ctx, "Could not check the instance's secrets Variables", map[string]any{"error": err.Error()})
 		return diags

@@ -285,14 +285,7 @@ func TestAccInstanceSecret_driftImportRemove(t *testing.T) {
 				},
 				Check: expectSecretEnv(t, name, true),
 			},
-			{
-				ResourceName:                         acctest.InstanceAddr,
-				ImportState:                          true,
-				ImportStateId:                        "default/" + name,
-				ImportStateVerify:                    true,
-				ImportStateVerifyIdentifierAttribute: "id",
-				ImportStateVerifyIgnore:              []string{"timeouts", "deployment_id", "deployment_status"},
-			},
+			importVerified("default/" + name),
 			{
 				// berth's template removed in Nomad: the version reads unset.
 				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) {

@@ -45,17 +45,14 @@ type expectBefore struct {
 }
 
 func (e expectBefore) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	for _, rc := range req.Plan.ResourceChanges {
-		if rc.Address != acctest.InstanceAddr {
-			continue
-		}
-		got, err := tfjsonpath.Traverse(rc.Change.Before, e.path)
-		if err != nil || got != e.want {
-			resp.Error = fmt.Errorf("before the plan %s = %v (%v), want %v", e.path, got, err, e.want)
-		}
+	rc := plannedChange(req, acctest.InstanceAddr)
+	if rc == nil {
+		resp.Error = fmt.Errorf("no change planned for %s", acctest.InstanceAddr)
 		return
 	}
-	resp.Error = fmt.Errorf("no change planned for %s", acctest.InstanceAddr)
+	if got, err := tfjsonpath.Traverse(rc.Change.Before, e.path); err != nil || got != e.want {
+		resp.Error = fmt.Errorf("before the plan %s = %v (%v), want %v", e.path, got, err, e.want)
+	}
 }
 
 // TestAccInstanceTemplate_variable: a template reading a Nomad Variable
@@ -228,35 +225,11 @@ resource "berth_instance" "t" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, hand),
-		Steps: []resource.TestStep{
-			{
-				Config:             imported,
-				ResourceName:       acctest.InstanceAddr,
-				ImportState:        true,
-				ImportStateId:      hand,
-				ImportStatePersist: true,
-				ImportStateCheck: func(states []*terraform.InstanceState) error {
-					attrs := states[0].Attributes
-					for k, want := range map[string]string{"services.app.templates.#": "2", "services.app.templates.0.change_signal": "SIGUSR1",
-						"services.app.templates.1.env": "true", "services.app.artifacts.0.mode": "file",
-						"services.app.registrations.#": "2", "services.app.registrations.1.tags.0": "admin"} {
-						if attrs[k] != want {
-							return fmt.Errorf("imported %s = %q, want %q", k, attrs[k], want)
-						}
-					}
-					for _, k := range []string{"services.app.templates.0.perms", "services.app.templates.1.change_mode", "services.app.artifacts.0.chown"} {
-						if v, ok := attrs[k]; ok {
-							return fmt.Errorf("imported %s = %q, want null (Nomad's default)", k, v)
-						}
-					}
-					return nil
-				},
-			},
-			{
-				Config:           imported,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}},
-			},
-		},
+		Steps: adoptSteps(imported, hand, importedAttrs(
+			map[string]string{"services.app.templates.#": "2", "services.app.templates.0.change_signal": "SIGUSR1",
+				"services.app.templates.1.env": "true", "services.app.artifacts.0.mode": "file",
+				"services.app.registrations.#": "2", "services.app.registrations.1.tags.0": "admin"},
+			[]string{"services.app.templates.0.perms", "services.app.templates.1.change_mode", "services.app.artifacts.0.chown"})),
 	})
 }
 

@@ -82,22 +82,12 @@ func TestFieldPath(t *testing.T) {
 // TestInstance_partialUpdateBlockPlans: attributes left out of `update`
 // take Nomad's defaults; the plan must not read them as zero.
 func TestInstance_partialUpdateBlockPlans(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: `
-provider "berth" {
-  address = "http://127.0.0.1:1"
-}
+	expectPlansOffline(t, `
 resource "berth_instance" "t" {
   name     = "partial"
   update   = { min_healthy_time = "2s" }
   services = { a = { driver = "raw_exec", command = "/bin/sleep" } }
-}`,
-			PlanOnly:           true,
-			ExpectNonEmptyPlan: true,
-		}},
-	})
+}`)
 }
 
 // TestInstance_unknownValuesPlan: values known only after apply (inside
@@ -105,13 +95,7 @@ resource "berth_instance" "t" {
 // them and nothing fails validation. terraform_data is built into
 // Terraform, so no other provider is needed.
 func TestInstance_unknownValuesPlan(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: `
-provider "berth" {
-  address = "http://127.0.0.1:1"
-}
+	expectPlansOffline(t, `
 resource "terraform_data" "later" {
   input = "value"
 }
@@ -132,23 +116,13 @@ resource "berth_instance" "t" {
 resource "berth_volume" "v" {
   name      = "unknowns"
   namespace = terraform_data.later.output
-}`,
-			PlanOnly:           true,
-			ExpectNonEmptyPlan: true,
-		}},
-	})
+}`)
 }
 
 // TestInstance_partialPoliciesPlan: fields left out of a policy block are
 // Nomad's to fill in; the plan neither fails nor reads them as zero.
 func TestInstance_partialPoliciesPlan(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: `
-provider "berth" {
-  address = "http://127.0.0.1:1"
-}
+	expectPlansOffline(t, `
 resource "berth_instance" "t" {
   name       = "partial-policies"
   policies = {
@@ -162,7 +136,18 @@ resource "berth_instance" "t" {
     command  = "/bin/sleep"
     policies = { kill_timeout = "0s", logs = { max_files = 2 }, meta = { team = "a" } }
   } }
-}`,
+}`)
+}
+
+// expectPlansOffline plans config with the real terraform CLI against a
+// provider pointed at a closed port, and expects a plan with changes and
+// no error: planning it needs nothing from Nomad.
+func expectPlansOffline(t *testing.T, config string) {
+	t.Helper()
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:             "provider \"berth\" {\n  address = \"http://127.0.0.1:1\"\n}\n" + config,
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 		}},

@@ -19,7 +19,7 @@ import (
 
 // instances is berth_instance's workflow.
 func (r *instanceResource) instances() workflow.Instances {
-	return workflow.NewInstances(r.data.Nomad, r.data.LedgerNamespace)
+	return workflow.NewInstances(r.Data.Nomad, r.Data.LedgerNamespace)
 }
 
 // instanceErrors is how the instance workflow's errors read for want.
@@ -42,7 +42,7 @@ func (r *instanceResource) updateInput(ctx context.Context, req resource.UpdateR
 	var configCount types.Int64
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("replicas"), &configCount)...)
 	want, ok := r.plannedSpec(ctx, plan, diags)
-	if shared.CheckDrivers(ctx, r.data, req.Plan, req.State, diags, instanceDrivers); !ok || diags.HasError() {
+	if shared.CheckDrivers(ctx, r.Data, req.Plan, req.State, diags, instanceDrivers); !ok || diags.HasError() {
 		return workflow.InstanceWrite{}, false
 	}
 	had, ds, err := state.toSpec(ctx)

@@ -80,7 +80,7 @@ func TestRecordWritten_readFailsAfterWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &instanceResource{data: &shared.ProviderData{Nomad: c}}
+	r := &instanceResource{ResourceBase: shared.ResourceBase{Data: &shared.ProviderData{Nomad: c}}}
 	m := instanceModel{
 		Name: types.StringValue("web"), Namespace: types.StringValue("default"), ID: types.StringUnknown(),
 		Replicas: types.Int64Unknown(), NodePool: types.StringUnknown(), Datacenters: types.ListUnknown(types.StringType),

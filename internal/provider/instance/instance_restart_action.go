@@ -5,48 +5,29 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
-	actionschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var _ action.ActionWithConfigure = &instanceRestartAction{}
-
 // NewInstanceRestartAction builds berth_instance_restart: a rolling restart
 // of an instance's running allocations, run from a plan (Terraform 1.14+).
 // The declarative `restart_triggers` attribute does the same for older
 // Terraform versions.
-func NewInstanceRestartAction() action.Action { return &instanceRestartAction{} }
-
-type instanceRestartAction struct{ data *shared.ProviderData }
-
-func (a *instanceRestartAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_instance_restart"
-}
-
-func (a *instanceRestartAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (a *instanceRestartAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	resp.Schema = actionschema.Schema{
-		MarkdownDescription: "Restarts the running allocations of a `berth_instance` in place, one at a time, waiting for " +
+func NewInstanceRestartAction() action.Action {
+	return &shared.JobAction{ActionBase: shared.NewActionBase("instance_restart"), Thing: "instance",
+		Doc: "Restarts the running allocations of a `berth_instance` in place, one at a time, waiting for " +
 			"each one's tasks to run again before the next (Terraform 1.14 and later; run it with `terraform apply " +
 			"-invoke=action.berth_instance_restart.<name>` or from a resource's `action_trigger`). No new job version is " +
 			"registered, so the instance's next plan is empty. On older Terraform versions, change the instance's " +
 			"`restart_triggers` instead.",
-		Attributes: shared.JobActionAttributes("instance", "How long the whole restart may take"),
+		TimeoutDoc: "How long the whole restart may take",
+		Run:        restartAllocations,
 	}
 }
 
-func (a *instanceRestartAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := shared.OpenJobAction(ctx, a.data, "instance", req, resp)
-	defer cancel()
-	if !ok {
-		return
-	}
-	n, err := a.data.Nomad.RestartAllocationsReporting(ctx, t.Ns, t.Name, func(done, total int, alloc string) {
+func restartAllocations(ctx context.Context, data *shared.ProviderData, t shared.JobActionTarget, _ action.InvokeRequest, resp *action.InvokeResponse) {
+	n, err := data.Nomad.RestartAllocationsReporting(ctx, t.Ns, t.Name, func(done, total int, alloc string) {
 		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("restarted %s (%d of %d)", alloc, done, total)})
 	})
 	if err != nil {

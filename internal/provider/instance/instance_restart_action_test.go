@@ -40,21 +40,7 @@ func TestAccInstanceRestartAction_restartsInPlace(t *testing.T) {
 				}),
 			},
 			{
-				Config: base + `
-action "berth_instance_restart" "r" {
-  config {
-    name = berth_instance.t.name
-  }
-}
-resource "terraform_data" "restart" {
-  input = "1"
-  lifecycle {
-    action_trigger {
-      events  = [after_create]
-      actions = [action.berth_instance_restart.r]
-    }
-  }
-}`,
+				Config: base + acctest.ActionOnCreate("berth_instance_restart", "r", `name = berth_instance.t.name`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionNoop),
 				}},

@@ -20,41 +20,29 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
-var _ action.ActionWithConfigure = &instanceRevertAction{}
-
 // NewInstanceRevertAction builds berth_instance_revert: returns an
 // instance's job to an earlier version with Nomad's revert API (Terraform
 // 1.14+). Older Terraform versions revert declaratively: the template
 // (templates/actions/instance_revert.md.tmpl) says how.
-func NewInstanceRevertAction() action.Action { return &instanceRevertAction{} }
-
-type instanceRevertAction struct{ data *shared.ProviderData }
-
-func (a *instanceRevertAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_instance_revert"
-}
-
-func (a *instanceRevertAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (a *instanceRevertAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	attrs := shared.JobActionAttributes("instance", "How long the revert may take, including the wait for a healthy deployment")
-	attrs["version"] = actionschema.Int64Attribute{Optional: true,
-		Validators: []validator.Int64{int64validator.AtLeast(0)},
-		MarkdownDescription: "The job version to return to, as `nomad job history` lists them. It must be one Nomad still " +
-			"keeps and not the current one. Default: the previous stable version, the newest version older than the " +
-			"current one whose deployment succeeded."}
-	attrs["wait_for_healthy"] = actionschema.BoolAttribute{Optional: true,
-		MarkdownDescription: "Wait, within `timeout`, for what an apply of the instance waits for: the revert's deployment " +
-			"to be healthy (a batch job to complete, a system job to run on every node). Default `true`."}
-	resp.Schema = actionschema.Schema{
-		MarkdownDescription: "Returns the job of a `berth_instance` to an earlier version with Nomad's job revert " +
+func NewInstanceRevertAction() action.Action {
+	return &shared.JobAction{ActionBase: shared.NewActionBase("instance_revert"), Thing: "instance",
+		Doc: "Returns the job of a `berth_instance` to an earlier version with Nomad's job revert " +
 			"(`nomad job revert`), registered as a new version (Terraform 1.14 and later; `terraform apply " +
 			"-invoke=action.berth_instance_revert.<name>`). The revert is refused if the job changed since the action read " +
 			"its current version. The instance's configuration does not change, so its next plan shows an update back to " +
 			"the configuration: change the configuration to the reverted values to keep them.",
-		Attributes: attrs,
+		TimeoutDoc: "How long the revert may take, including the wait for a healthy deployment",
+		Attributes: map[string]actionschema.Attribute{
+			"version": actionschema.Int64Attribute{Optional: true,
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+				MarkdownDescription: "The job version to return to, as `nomad job history` lists them. It must be one Nomad still " +
+					"keeps and not the current one. Default: the previous stable version, the newest version older than the " +
+					"current one whose deployment succeeded."},
+			"wait_for_healthy": actionschema.BoolAttribute{Optional: true,
+				MarkdownDescription: "Wait, within `timeout`, for what an apply of the instance waits for: the revert's deployment " +
+					"to be healthy (a batch job to complete, a system job to run on every node). Default `true`."},
+		},
+		Run: revertJob,
 	}
 }
 
@@ -64,12 +52,7 @@ type instanceRevertModel struct {
 	WaitForHealthy types.Bool  `tfsdk:"wait_for_healthy"`
 }
 
-func (a *instanceRevertAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := shared.OpenJobAction(ctx, a.data, "instance", req, resp)
-	defer cancel()
-	if !ok {
-		return
-	}
+func revertJob(ctx context.Context, data *shared.ProviderData, t shared.JobActionTarget, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var m instanceRevertModel
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("version"), &m.Version)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("wait_for_healthy"), &m.WaitForHealthy)...)
@@ -83,7 +66,7 @@ func (a *instanceRevertAction) Invoke(ctx context.Context, req action.InvokeRequ
 		requested, target = &v, fmt.Sprintf("version %d", v)
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("reverting %s/%s to %s", t.Ns, t.Name, target)})
-	res, err := a.data.Nomad.RevertJob(ctx, t.Ns, t.Name, requested)
+	res, err := data.Nomad.RevertJob(ctx, t.Ns, t.Name, requested)
 	if err != nil {
 		addRevertError(&resp.Diagnostics, t, err)
 		return
@@ -94,7 +77,7 @@ func (a *instanceRevertAction) Invoke(ctx context.Context, req action.InvokeRequ
 	if !m.WaitForHealthy.IsNull() && !m.WaitForHealthy.ValueBool() {
 		return
 	}
-	job, err := a.data.Nomad.GetJob(ctx, t.Ns, t.Name)
+	job, err := data.Nomad.GetJob(ctx, t.Ns, t.Name)
 	if err == nil && job == nil {
 		err = fmt.Errorf("job %q is gone from namespace %q", t.Name, t.Ns)
 	}
@@ -105,7 +88,7 @@ func (a *instanceRevertAction) Invoke(ctx context.Context, req action.InvokeRequ
 	// Wait as an apply of the reverted spec would (its type, health check
 	// and whether it runs at all come from the version returned to).
 	spec, _ := job.InstanceSpec()
-	dep, err := workflow.Settle(ctx, a.data.Nomad, workflow.Settling{Namespace: t.Ns, Name: t.Name, Type: spec.JobType(),
+	dep, err := workflow.Settle(ctx, data.Nomad, workflow.Settling{Namespace: t.Ns, Name: t.Name, Type: spec.JobType(),
 		EvalID: res.EvalID, Stopped: !spec.Running, Wait: true,
 		ManualHealth: instance.HealthCheckOf(spec) == instance.HealthCheckManual})
 	var re *nomadclient.RolloutError

@@ -23,22 +23,7 @@ func revertConfig(name, rev string) string {
 // withRevertAction adds to cfg a berth_instance_revert whose config block
 // holds name and more ("" for no more), run once from an action_trigger.
 func withRevertAction(cfg, more string) string {
-	return cfg + fmt.Sprintf(`
-action "berth_instance_revert" "r" {
-  config {
-    name = berth_instance.t.name
-    %s
-  }
-}
-resource "terraform_data" "revert" {
-  input = "1"
-  lifecycle {
-    action_trigger {
-      events  = [after_create]
-      actions = [action.berth_instance_revert.r]
-    }
-  }
-}`, more)
+	return cfg + acctest.ActionOnCreate("berth_instance_revert", "r", "name = berth_instance.t.name", more)
 }
 
 // revertSteps: version 0 runs REV = "a", version 1 REV = "b"; the action
@@ -124,17 +109,23 @@ func checkReverted(t *testing.T, name string, want, from uint64) resource.TestCh
 	}
 }
 
-// TestAccInstanceRevertAction_toVersionZero reverts to version = 0.
-func TestAccInstanceRevertAction_toVersionZero(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := "berth-acc-revert-zero-" + acctest.RandomHex(3)
+// testRevert runs revertSteps on instance name with actionConfig
+// (Terraform 1.14+, for actions).
+func testRevert(t *testing.T, name, actionConfig string) {
+	t.Helper()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps:                    revertSteps(t, name, "version = 0"),
+		Steps:                    revertSteps(t, name, actionConfig),
 	})
+}
+
+// TestAccInstanceRevertAction_toVersionZero reverts to version = 0.
+func TestAccInstanceRevertAction_toVersionZero(t *testing.T) {
+	t.Parallel()
+	acctest.PreCheck(t)
+	testRevert(t, "berth-acc-revert-zero-"+acctest.RandomHex(3), "version = 0")
 }
 
 // TestAccInstanceRevertAction_previousStable reverts without a version:
@@ -142,13 +133,7 @@ func TestAccInstanceRevertAction_toVersionZero(t *testing.T) {
 func TestAccInstanceRevertAction_previousStable(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
-	name := "berth-acc-revert-stable-" + acctest.RandomHex(3)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps:                    revertSteps(t, name, ""),
-	})
+	testRevert(t, "berth-acc-revert-stable-"+acctest.RandomHex(3), "")
 }
 
 // TestAccInstanceRevertAction_refusedVersions: a version Nomad does not

@@ -25,7 +25,9 @@ import (
 // ModifyPlan runs berth_instance's ModifyPlan with data as the
 // provider's data.
 func ModifyPlan(ctx context.Context, data *shared.ProviderData, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	(&instanceResource{data: data}).ModifyPlan(ctx, req, resp)
+	r := newInstanceResource()
+	r.Data = data
+	r.ModifyPlan(ctx, req, resp)
 }
 
 // SpecOfState is the instance a berth_instance state value

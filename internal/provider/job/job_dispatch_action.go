@@ -12,13 +12,27 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var _ action.ActionWithConfigure = &jobDispatchAction{}
-
 // NewJobDispatchAction builds berth_job_dispatch: one run of a
 // parameterized berth_job (Terraform 1.14+), as `nomad job dispatch`.
-func NewJobDispatchAction() action.Action { return &jobDispatchAction{} }
-
-type jobDispatchAction struct{ data *shared.ProviderData }
+func NewJobDispatchAction() action.Action {
+	return &shared.JobAction{ActionBase: shared.NewActionBase("job_dispatch"), Thing: "job",
+		Doc: "Starts one run of a parameterized job (Terraform 1.14 and later), as `nomad job dispatch`: run it " +
+			"with `terraform apply -invoke=action.berth_job_dispatch.<name>` or from a resource's `action_trigger`. Each " +
+			"invocation starts a new run; the job itself, and its `berth_job`, do not change.",
+		TimeoutDoc: "How long the dispatch (and, with wait, the run) may take",
+		Attributes: map[string]actionschema.Attribute{
+			"payload": actionschema.StringAttribute{Optional: true,
+				MarkdownDescription: "The run's payload, as `nomad job dispatch` reads it from a file (the job's `parameterized.payload` " +
+					"says whether it is required)."},
+			"meta": actionschema.MapAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "The run's meta: the keys the job's `parameterized.meta_required` and `meta_optional` name."},
+			"wait": actionschema.BoolAttribute{Optional: true,
+				MarkdownDescription: "Wait until the run completes (it fails the action, quoting Nomad's task events, when the run fails). " +
+					"Default `false`: the action returns once Nomad has the run."},
+		},
+		Run: dispatchJob,
+	}
+}
 
 // jobDispatchModel is the action's configuration.
 type jobDispatchModel struct {
@@ -28,38 +42,7 @@ type jobDispatchModel struct {
 	Wait    types.Bool   `tfsdk:"wait"`
 }
 
-func (a *jobDispatchAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_job_dispatch"
-}
-
-func (a *jobDispatchAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (a *jobDispatchAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	attrs := shared.JobActionAttributes("job", "How long the dispatch (and, with wait, the run) may take")
-	attrs["payload"] = actionschema.StringAttribute{Optional: true,
-		MarkdownDescription: "The run's payload, as `nomad job dispatch` reads it from a file (the job's `parameterized.payload` " +
-			"says whether it is required)."}
-	attrs["meta"] = actionschema.MapAttribute{Optional: true, ElementType: types.StringType,
-		MarkdownDescription: "The run's meta: the keys the job's `parameterized.meta_required` and `meta_optional` name."}
-	attrs["wait"] = actionschema.BoolAttribute{Optional: true,
-		MarkdownDescription: "Wait until the run completes (it fails the action, quoting Nomad's task events, when the run fails). " +
-			"Default `false`: the action returns once Nomad has the run."}
-	resp.Schema = actionschema.Schema{
-		MarkdownDescription: "Starts one run of a parameterized job (Terraform 1.14 and later), as `nomad job dispatch`: run it " +
-			"with `terraform apply -invoke=action.berth_job_dispatch.<name>` or from a resource's `action_trigger`. Each " +
-			"invocation starts a new run; the job itself, and its `berth_job`, do not change.",
-		Attributes: attrs,
-	}
-}
-
-func (a *jobDispatchAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	ctx, cancel, t, ok := shared.OpenJobAction(ctx, a.data, "job", req, resp)
-	defer cancel()
-	if !ok {
-		return
-	}
+func dispatchJob(ctx context.Context, data *shared.ProviderData, t shared.JobActionTarget, req action.InvokeRequest, resp *action.InvokeResponse) {
 	if !t.Job.Parameterized() {
 		resp.Diagnostics.AddError("Not a parameterized job",
 			fmt.Sprintf("Job %q in namespace %q has no parameterized block, so it cannot be dispatched.", t.Name, t.Ns))
@@ -77,7 +60,7 @@ func (a *jobDispatchAction) Invoke(ctx context.Context, req action.InvokeRequest
 	if !m.Payload.IsNull() {
 		payload = []byte(m.Payload.ValueString())
 	}
-	d, err := a.data.Nomad.DispatchJob(ctx, t.Ns, t.Name, meta, payload)
+	d, err := data.Nomad.DispatchJob(ctx, t.Ns, t.Name, meta, payload)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, fmt.Sprintf("Could not dispatch %s/%s", t.Ns, t.Name), err)
 		return
@@ -87,7 +70,7 @@ func (a *jobDispatchAction) Invoke(ctx context.Context, req action.InvokeRequest
 	if !m.Wait.ValueBool() {
 		return
 	}
-	if err := a.data.Nomad.WaitBatchComplete(ctx, t.Ns, d.JobID, d.EvalID); err != nil {
+	if err := data.Nomad.WaitBatchComplete(ctx, t.Ns, d.JobID, d.EvalID); err != nil {
 		shared.AddRolloutError(&resp.Diagnostics, "The dispatched run did not complete", d.JobID, err)
 		return
 	}

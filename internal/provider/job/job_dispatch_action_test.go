@@ -60,23 +60,7 @@ job %q {
 				},
 			},
 			{
-				Config: job + `
-action "berth_job_dispatch" "d" {
-  config {
-    name = berth_job.t.name
-    meta = { greeting = "hello" }
-    wait = true
-  }
-}
-resource "terraform_data" "dispatch" {
-  input = "1"
-  lifecycle {
-    action_trigger {
-      events  = [after_create]
-      actions = [action.berth_job_dispatch.d]
-    }
-  }
-}`,
+				Config: job + acctest.ActionOnCreate("berth_job_dispatch", "d", `name = berth_job.t.name`, `meta = { greeting = "hello" }`, `wait = true`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionNoop),
 				}},

@@ -19,7 +19,7 @@ const parseKey = "jobspec_parse"
 
 // restoreParse hands the kept parse of m's jobspec to this process.
 func (r *jobResource) restoreParse(ctx context.Context, private shared.PrivateData, m *jobModel) {
-	if private == nil || r.data == nil {
+	if private == nil || r.Data == nil {
 		return
 	}
 	kept, d := private.GetKey(ctx, parseKey)
@@ -28,20 +28,20 @@ func (r *jobResource) restoreParse(ctx context.Context, private shared.PrivateDa
 	}
 	var diags diag.Diagnostics
 	if s, ok := m.spec(ctx, &diags); ok {
-		jobspec.Restore(kept, s, r.data.Nomad.ParserID(ctx))
+		jobspec.Restore(kept, s, r.Data.Nomad.ParserID(ctx))
 	}
 }
 
 // keepParse records this process's parse of m's jobspec (none: the key is
 // cleared, so no stale parse stays).
 func (r *jobResource) keepParse(ctx context.Context, private shared.PrivateData, m *jobModel, diags *diag.Diagnostics) {
-	if private == nil || r.data == nil {
+	if private == nil || r.Data == nil {
 		return
 	}
 	var kept []byte
 	var ignored diag.Diagnostics
 	if s, ok := m.spec(ctx, &ignored); ok {
-		id := r.data.Nomad.ParserID(ctx)
+		id := r.Data.Nomad.ParserID(ctx)
 		if prior, d := private.GetKey(ctx, parseKey); !d.HasError() && jobspec.KeptFor(prior, s, id) {
 			return // still the right one: a refresh of an unchanged job compresses nothing
 		}

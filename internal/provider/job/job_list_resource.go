@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -18,23 +17,18 @@ var _ list.ListResourceWithConfigure = &jobListResource{}
 // berth_instance one, `terraform query` adopts a whole fleet, every job
 // berth_instance can represent as a typed instance and every other one
 // from its jobspec.
-func NewJobListResource() list.ListResource { return &jobListResource{} }
+func NewJobListResource() list.ListResource {
+	return &jobListResource{newJobResource()}
+}
 
-type jobListResource struct{ data *shared.ProviderData }
+// It embeds the resource: its name, provider data, identity and model.
+type jobListResource struct{ *jobResource }
 
 // jobListModel is the list block's configuration.
 type jobListModel struct {
 	Namespace        types.String `tfsdk:"namespace"`
 	NamePrefix       types.String `tfsdk:"name_prefix"`
 	IncludeInstances types.Bool   `tfsdk:"include_instances"`
-}
-
-func (r *jobListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_job"
-}
-
-func (r *jobListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *jobListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -55,12 +49,12 @@ func (r *jobListResource) ListResourceConfigSchema(_ context.Context, _ list.Lis
 }
 
 func (r *jobListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[jobListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[jobListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
 	filter := nomadclient.JobFilter{Namespace: cfg.Namespace.ValueString(), Prefix: cfg.NamePrefix.ValueString()}
-	shared.StreamJobs(ctx, r.data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
+	shared.StreamJobs(ctx, r.Data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
 		return r.listed(ctx, req, j, cfg.IncludeInstances.ValueBool())
 	})
 }
@@ -68,7 +62,7 @@ func (r *jobListResource) List(ctx context.Context, req list.ListRequest, stream
 // listed reads one job into a list result; ok is false for a job gone
 // since the listing or one berth_instance lists instead.
 func (r *jobListResource) listed(ctx context.Context, req list.ListRequest, j nomadclient.JobSummary, instances bool) (list.ListResult, bool) {
-	job, err := r.data.Nomad.GetJob(ctx, j.Namespace, j.ID)
+	job, err := r.Data.Nomad.GetJob(ctx, j.Namespace, j.ID)
 	if err != nil || job == nil {
 		result := list.ListResult{}
 		if err != nil {
@@ -87,7 +81,7 @@ func (r *jobListResource) listed(ctx context.Context, req list.ListRequest, j no
 	}
 	m, diags := shared.NullResourceModel[jobModel](ctx, jobSchema(ctx))
 	m.Name, m.Namespace, m.ID = types.StringValue(j.ID), types.StringValue(j.Namespace), types.StringValue(j.Namespace+"/"+j.ID)
-	(&jobResource{data: r.data}).recordImported(ctx, &m, job, &diags)
+	r.recordImported(ctx, &m, job, &diags)
 	if !diags.HasError() {
 		diags.Append(result.Resource.Set(ctx, &m)...)
 	}

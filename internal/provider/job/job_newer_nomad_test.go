@@ -28,24 +28,13 @@ func secretJobspec(name string, count int) string {
 	return fmt.Sprintf(`job %q {
   group "web" {
     count = %d
-    task "app" {
-      driver = "raw_exec"
-      config {
-        command = "/bin/sleep"
-        args    = ["3600"]
-      }
-      secret "creds" {
-        provider = "nomad"
-        path     = "berth/%s"
-      }
-      resources {
-        cpu    = 20
-        memory = 32
-      }
-    }
+    %s
   }
 }
-`, name, count, name)
+`, name, count, sleepTask("app", 32, fmt.Sprintf(`secret "creds" {
+    provider = "nomad"
+    path     = "berth/%s"
+  }`, name)))
 }
 
 // liveTaskSecrets is the task's secret blocks as Nomad's JSON holds them

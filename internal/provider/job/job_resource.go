@@ -29,33 +29,28 @@ var (
 )
 
 // NewJobResource builds the berth_job resource.
-func NewJobResource() resource.Resource { return &jobResource{} }
+func NewJobResource() resource.Resource { return newJobResource() }
 
-type jobResource struct{ data *shared.ProviderData }
+func newJobResource() *jobResource {
+	return &jobResource{ResourceBase: shared.NewResourceBase("job"), WithIdentity: shared.WithIdentity{Identity: jobIdentity}}
+}
+
+type jobResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
+}
 
 var jobIdentity = shared.ResourceIdentity{
 	{Name: "namespace", Doc: "Nomad namespace of the job; default: the provider's namespace.", Optional: true},
 	{Name: "name", Doc: "Job ID."},
 }
 
-func (r *jobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_job"
-}
-
 func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = jobSchema(ctx)
 }
 
-func (r *jobResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = jobIdentity.Schema()
-}
-
-func (r *jobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *jobResource) jobs() workflow.Jobs {
-	return workflow.NewJobs(r.data.Nomad, r.data.LedgerNamespace)
+	return workflow.NewJobs(r.Data.Nomad, r.Data.LedgerNamespace)
 }
 
 // writeInput is the workflow's input for plan (and state, on update).
@@ -65,7 +60,7 @@ func (r *jobResource) writeInput(ctx context.Context, cfg tfsdk.Config, plan, st
 		diags.AddError("Unknown values at apply", "berth_job got unknown values at apply time; this is a bug in berth.")
 		return workflow.JobWrite{}, false
 	}
-	sum, err := r.data.Nomad.DescribeJobspec(ctx, s, plan.Namespace.ValueString())
+	sum, err := r.Data.Nomad.DescribeJobspec(ctx, s, plan.Namespace.ValueString())
 	if addJobspecError(diags, err); err != nil {
 		return workflow.JobWrite{}, false
 	}
@@ -81,7 +76,7 @@ func (r *jobResource) writeInput(ctx context.Context, cfg tfsdk.Config, plan, st
 	if state != nil {
 		in.HadVersion = state.VariablesWOVer.ValueInt64Pointer()
 		if had, ok := state.spec(ctx, diags); ok {
-			if prior, err := r.data.Nomad.DescribeJobspec(ctx, had, state.Namespace.ValueString()); err == nil {
+			if prior, err := r.Data.Nomad.DescribeJobspec(ctx, had, state.Namespace.ValueString()); err == nil {
 				in.HadCharge = prior.Charge
 			}
 		}
@@ -92,14 +87,11 @@ func (r *jobResource) writeInput(ctx context.Context, cfg tfsdk.Config, plan, st
 }
 
 func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer jobIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan jobModel
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, plan.Timeouts.Create, 10*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	in, ok := r.writeInput(ctx, req.Config, &plan, nil, &resp.Diagnostics)
 	if !ok {
@@ -135,7 +127,7 @@ func (r *jobResource) recordOutcome(ctx context.Context, m *jobModel, out workfl
 	if r.refresh(shared.CleanupContext(ctx), m, diags) == shared.ObjectUnread && out.Written != nil {
 		m.JobModifyIndex = types.Int64Value(int64(out.Written.JobModifyIndex))
 	}
-	if drift := stableDrift(ctx, r.data.Nomad, m, m.Drift.Elements(), diags); len(drift) > 0 {
+	if drift := stableDrift(ctx, r.Data.Nomad, m, m.Drift.Elements(), diags); len(drift) > 0 {
 		// Nomad holds what was just registered: a difference now is Nomad
 		// normalizing a value berth compares as written. State says what
 		// was planned (no drift); the next refresh reports it again.
@@ -153,7 +145,7 @@ func (r *jobResource) recordOutcome(ctx context.Context, m *jobModel, out workfl
 
 // refresh reads the job into m: its index, version, type and drift.
 func (r *jobResource) refresh(ctx context.Context, m *jobModel, diags *diag.Diagnostics) shared.ReadOutcome {
-	job, err := r.data.Nomad.GetJob(ctx, m.Namespace.ValueString(), m.Name.ValueString())
+	job, err := r.Data.Nomad.GetJob(ctx, m.Namespace.ValueString(), m.Name.ValueString())
 	if err != nil {
 		shared.AddNomadError(diags, "Could not read the job", err)
 		return shared.ObjectUnread
@@ -183,7 +175,7 @@ func (r *jobResource) recordJob(ctx context.Context, m *jobModel, job *nomadclie
 		m.WaitForHealthy, m.PurgeOnDestroy, m.DeploymentID = types.BoolValue(true), types.BoolValue(true), types.StringValue("")
 	}
 	s, _ := m.spec(ctx, diags)
-	drift, err := r.data.Nomad.ConfirmedDrift(ctx, job, s)
+	drift, err := r.Data.Nomad.ConfirmedDrift(ctx, job, s)
 	if err != nil {
 		addJobspecError(diags, err)
 		return shared.ObjectUnread
@@ -201,13 +193,13 @@ func (r *jobResource) recordJob(ctx context.Context, m *jobModel, job *nomadclie
 // that same file plans no change; otherwise the job as Nomad holds it, as
 // JSON, which always does.
 func (r *jobResource) recordSource(ctx context.Context, m *jobModel, job *nomadclient.Job, diags *diag.Diagnostics) bool {
-	s, ok, err := r.data.Nomad.JobSource(ctx, job)
+	s, ok, err := r.Data.Nomad.JobSource(ctx, job)
 	if err != nil {
 		shared.AddNomadError(diags, "Could not read the job's source", err)
 		return false
 	}
 	if ok {
-		drift, err := r.data.Nomad.ConfirmedDrift(ctx, job, s)
+		drift, err := r.Data.Nomad.ConfirmedDrift(ctx, job, s)
 		ok = err == nil && len(drift) == 0
 		if !ok {
 			tflog.Info(ctx, "The job's registered source no longer describes it; importing the job as JSON",
@@ -227,7 +219,6 @@ func (r *jobResource) recordSource(ctx context.Context, m *jobModel, job *nomadc
 }
 
 func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer jobIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state jobModel
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 		return
@@ -246,7 +237,6 @@ func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 }
 
 func (r *jobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer jobIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan, state jobModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
@@ -258,9 +248,7 @@ func (r *jobResource) Update(ctx context.Context, req resource.UpdateRequest, re
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, plan.Timeouts.Update, 10*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	in, ok := r.writeInput(ctx, req.Config, &plan, &state, &resp.Diagnostics)
 	if !ok {
@@ -282,9 +270,7 @@ func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, state.Timeouts.Delete, 5*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	purge := state.PurgeOnDestroy.IsNull() || state.PurgeOnDestroy.ValueBool()
 	secrets := !state.VariablesWOVer.IsNull()
@@ -298,21 +284,7 @@ func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 // ImportState accepts `name` or `namespace/name`; the job as Nomad holds
 // it becomes the jobspec (format "json").
 func (r *jobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importID := jobIdentity.ImportID(ctx, req, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ns, name, found := strings.Cut(importID, "/")
-	if !found {
-		ns, name = r.data.Nomad.Namespace(), importID
-	}
-	if ns == "" || name == "" || strings.Contains(name, "/") {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected `name` or `namespace/name`, got %q.", importID))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), ns+"/"+name)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	shared.ImportJob(ctx, r.Data, r.Identity, req, resp)
 }
 
 // joinValues lists string values one per line, as a bulleted detail

@@ -50,8 +50,8 @@ func (r *jobResource) MoveState(context.Context) []resource.StateMover {
 			m.Variables = types.MapValueMust(types.StringType, vars)
 		}
 		ns := src.Namespace
-		if ns == "" && r.data != nil {
-			ns = r.data.Nomad.Namespace()
+		if ns == "" && r.Data != nil {
+			ns = r.Data.Nomad.Namespace()
 		}
 		m.Name, m.Namespace, m.ID = types.StringValue(src.Name), types.StringValue(ns), types.StringValue(ns+"/"+src.Name)
 		m.Type, m.JobModifyIndex, m.JobVersion = types.StringNull(), types.Int64Null(), types.Int64Null()

@@ -63,7 +63,7 @@ func addJobspecError(diags *diag.Diagnostics, err error) {
 // job costs no parse here. A plan that changes the job parses it twice, to
 // warn about a jobspec that changes on every apply (describeChanging).
 func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || r.Data == nil {
 		return
 	}
 	var plan, state jobModel
@@ -94,10 +94,10 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 		plan.ID, plan.Name, plan.Namespace, plan.Type = state.ID, state.Name, state.Namespace, state.Type
 	case known: // a new or changed jobspec: the plan changes the job
 		var ok bool
-		if sum, ok = describeChanging(ctx, r.data.Nomad, s, &resp.Diagnostics); !ok {
+		if sum, ok = describeChanging(ctx, r.Data.Nomad, s, &resp.Diagnostics); !ok {
 			return
 		}
-		ns := cmp.Or(sum.Namespace, r.data.Nomad.Namespace())
+		ns := cmp.Or(sum.Namespace, r.Data.Nomad.Namespace())
 		plan.ID, plan.Name, plan.Namespace = types.StringValue(ns+"/"+sum.ID), types.StringValue(sum.ID), types.StringValue(ns)
 		plan.Type = types.StringValue(cmp.Or(sum.Type, "service"))
 	default:
@@ -123,7 +123,7 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 	if changing && known {
 		if sameSpec { // drift or variables_wo_version alone: parsed only now
 			var ok bool
-			if sum, ok = describeChanging(ctx, r.data.Nomad, s, &resp.Diagnostics); !ok {
+			if sum, ok = describeChanging(ctx, r.Data.Nomad, s, &resp.Diagnostics); !ok {
 				return
 			}
 		}
@@ -173,7 +173,7 @@ func validateVariablesWO(req resource.ValidateConfigRequest, diags *diag.Diagnos
 // moving: Terraform plans again at apply, and a known planned value that
 // changed in between would fail the apply.
 func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec, creating, exists bool, diags *diag.Diagnostics) {
-	p, err := r.data.Nomad.PlanJobspec(ctx, s, plan.Namespace.ValueString(), exists)
+	p, err := r.Data.Nomad.PlanJobspec(ctx, s, plan.Namespace.ValueString(), exists)
 	if err != nil {
 		// The dry run fails on a job Nomad's validation refuses too: ask
 		// the cluster's validation (only now, so a plan that places costs
@@ -182,7 +182,7 @@ func (r *jobResource) dryRun(ctx context.Context, plan *jobModel, s jobspec.Spec
 		// pre-destroy plan never fails on it (the apply's registration
 		// fails with the same words).
 		var refused *nomadclient.JobRefusedError
-		if verr := r.data.Nomad.ValidateJobspec(ctx, s, plan.Namespace.ValueString()); errors.As(verr, &refused) {
+		if verr := r.Data.Nomad.ValidateJobspec(ctx, s, plan.Namespace.ValueString()); errors.As(verr, &refused) {
 			detail := fmt.Sprintf("The cluster's validation (`nomad job validate`) refuses job %q:\n  - %s\n\n",
 				plan.Name.ValueString(), strings.Join(refused.Problems, "\n  - "))
 			if creating {
@@ -241,7 +241,7 @@ func (r *jobResource) checkReservation(ctx context.Context, plan *jobModel, sum 
 		return
 	}
 	var found diag.Diagnostics
-	shared.CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.JobConsumer(plan.Namespace.ValueString(), sum.ID),
+	shared.CheckReservationBudget(ctx, r.Data, plan.NodeReservation, nomadclient.JobConsumer(plan.Namespace.ValueString(), sum.ID),
 		sum.Charge, jobBudgetFix, &found)
 	shared.WarnAtPlan(diags, found)
 }

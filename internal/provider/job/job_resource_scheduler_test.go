@@ -27,20 +27,9 @@ func TestAccJob_schedulerPlanWhileMoving(t *testing.T) {
 job %q {
   type = "batch"
   group "g" {
-    task "t" {
-      driver = "raw_exec"
-      config {
-        command = "/bin/sleep"
-        args    = ["3600"]
-      }
-      env { ROLE = %q }
-      resources {
-        cpu    = 20
-        memory = 16
-      }
-    }
+    %s
   }
-}`, name, role)
+}`, name, sleepTask("t", 16, fmt.Sprintf("env { ROLE = %q }", role)))
 	}
 	nomad := acctest.Nomad(t)
 	resource.ParallelTest(t, resource.TestCase{

@@ -25,22 +25,12 @@ resource "berth_job" "t" {
   jobspec = <<-EOT
     job %q {
       group "g" {
-        task "app" {
-          driver = "raw_exec"
-          config {
-            command = "/bin/sleep"
-            args    = ["3600"]
-          }
-          resources {
-            cpu    = 20
-            memory = 16
-          }
-        }
+        %s
       }
     }
   EOT
 }
-`, extra, name)
+`, extra, name, sleepTask("app", 16, ""))
 }
 
 // sameVariable checks that the Variable at path is exactly what before was:

@@ -49,26 +49,15 @@ resource "berth_job" "t" {
   jobspec = <<-EOT
     job %q {
       group "g" {
-        task "app" {
-          driver = "raw_exec"
-          config {
-            command = "/bin/sleep"
-            args    = ["3600"]
-          }
-          template {
-            data        = "{{ with nomadVar \"%s\" }}{{ .password }}{{ end }}"
-            destination = "local/out"
-          }
-          resources {
-            cpu    = 20
-            memory = 16
-          }
-        }
+        %s
       }
     }
   EOT
 }
-`, name, varPath))
+`, name, sleepTask("app", 16, fmt.Sprintf(`template {
+    data        = "{{ with nomadVar \"%s\" }}{{ .password }}{{ end }}"
+    destination = "local/out"
+  }`, varPath))))
 	c := acctest.Nomad(t)
 	t.Cleanup(func() {
 		acctest.RunTerraformAllowFail(dir, env, "destroy", "-auto-approve", "-input=false", "-no-color")

@@ -33,6 +33,35 @@ resource "berth_job" "t" {
 `, extra, jobspec)
 }
 
+// sleepTask is a jobspec task, name, that sleeps an hour on raw_exec
+// (20 MHz, memory MiB); more goes into the task block. It is indented
+// for a group at the jobspec's second level.
+func sleepTask(name string, memory int, more string) string {
+	return strings.ReplaceAll(fmt.Sprintf(`task %q {
+  driver = "raw_exec"
+  config {
+    command = "/bin/sleep"
+    args    = ["3600"]
+  }
+  %s
+  resources {
+    cpu    = 20
+    memory = %d
+  }
+}`, name, more, memory), "\n", "\n    ")
+}
+
+// sleepJob is a job, name, of one group "g" holding groupMore and task
+// "t" (sleepTask with memory 16).
+func sleepJob(name, groupMore string) string {
+	return fmt.Sprintf(`job %q {
+  group "g" {
+    %s
+    %s
+  }
+}`, name, groupMore, sleepTask("t", 16, ""))
+}
+
 // twoGroupJobspec is a raw_exec job with two groups: web (count web,
 // memory mem) and worker.
 func twoGroupJobspec(name string, web, mem int) string {
@@ -40,33 +69,12 @@ func twoGroupJobspec(name string, web, mem int) string {
 job %q {
   group "web" {
     count = %d
-    task "app" {
-      driver = "raw_exec"
-      config {
-        command = "/bin/sleep"
-        args    = ["3600"]
-      }
-      env { ROLE = "web" }
-      resources {
-        cpu    = 20
-        memory = %d
-      }
-    }
+    %s
   }
   group "worker" {
-    task "run" {
-      driver = "raw_exec"
-      config {
-        command = "/bin/sleep"
-        args    = ["3600"]
-      }
-      resources {
-        cpu    = 20
-        memory = 16
-      }
-    }
+    %s
   }
-}`, name, web, mem)
+}`, name, web, sleepTask("app", mem, `env { ROLE = "web" }`), sleepTask("run", 16, ""))
 }
 
 // expectDriftBefore checks that the plan's prior state (the refresh) names
@@ -408,26 +416,7 @@ func TestAccJob_jobspecKnownAtApply(t *testing.T) {
 resource "terraform_data" "name" {
   input = %q
 }
-resource "berth_job" "t" {
-  jobspec = <<-EOT
-    job "${terraform_data.name.output}" {
-      group "g" {
-        task "t" {
-          driver = "raw_exec"
-          config {
-            command = "/bin/sleep"
-            args    = ["3600"]
-          }
-          resources {
-            cpu    = 20
-            memory = 16
-          }
-        }
-      }
-    }
-  EOT
-}
-`, name),
+`, name) + jobConfig(sleepJob("${terraform_data.name.output}", ""), ""),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectUnknownValue(jobAddr, tfjsonpath.New("name")),
 				plancheck.ExpectUnknownValue(jobAddr, tfjsonpath.New("type")),

@@ -1,7 +1,6 @@
 package job
 
 import (
-	"fmt"
 	"regexp"
 	"testing"
 
@@ -18,27 +17,10 @@ import (
 func TestAccJob_refusedByClusterValidation(t *testing.T) {
 	acctest.PreCheck(t)
 	name := "berth-acc-job-invalid-" + acctest.RandomHex(3)
-	spec := fmt.Sprintf(`
-job %q {
-  group "g" {
-    volume "data" {
+	spec := sleepJob(name, `volume "data" {
       type   = "csi"
       source = "nowhere"
-    }
-    task "t" {
-      driver = "raw_exec"
-      config {
-        command = "/bin/sleep"
-        args    = ["3600"]
-      }
-      resources {
-        cpu    = 20
-        memory = 16
-      }
-    }
-  }
-}
-`, name)
+    }`)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		// Nothing was registered by the plan that failed.

@@ -32,10 +32,6 @@ var leaseIdentity = shared.ResourceIdentity{
 
 var _ resource.ResourceWithIdentity = &leaseResource{}
 
-func (r *leaseResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = leaseIdentity.Schema()
-}
-
 // leaseDrivers reads workload.driver.
 func leaseDrivers(ctx context.Context, p tfsdk.Plan) map[string]shared.DriverAt {
 	at := path.Root("workload").AtName("driver")

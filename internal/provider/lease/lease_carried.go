@@ -33,7 +33,7 @@ func (r *leaseResource) noteReplaced(ctx context.Context, state *leaseModel, rec
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	newest := rec.last().SignedAt
 	if t := r.trust(state, rec); t.Key != nil || t.Signer != "" {
-		versions, err := r.data.Nomad.LeaseVersions(ctx, ns, name)
+		versions, err := r.Data.Nomad.LeaseVersions(ctx, ns, name)
 		if err != nil {
 			tflog.Warn(ctx, "Could not read the lease's versions before destroying it", map[string]any{"error": err.Error()})
 		}
@@ -59,7 +59,7 @@ func replacedSigning(ns, name string) time.Time {
 // referenceAlloc is the allocation the lease in Nomad binds its reference
 // to, for an update that signs it again.
 func (r *leaseResource) referenceAlloc(ctx context.Context, l lease.Lease, diags *diag.Diagnostics) string {
-	job, err := r.data.Nomad.GetJob(ctx, l.Namespace, l.Name)
+	job, err := r.Data.Nomad.GetJob(ctx, l.Namespace, l.Name)
 	if err != nil {
 		shared.AddNomadError(diags, "Could not read the lease", err)
 		return ""

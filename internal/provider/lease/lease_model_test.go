@@ -45,11 +45,11 @@ func TestLeaseSign_onePlace(t *testing.T) {
 	l := lease.Lease{Name: "x", Namespace: "default", Duration: time.Hour, CreatedAt: time.Unix(1700000000, 0).UTC(),
 		Workload: lease.Workload{Driver: "raw_exec", CPU: 100, Memory: 300, Disk: 300}, User: "old", Signature: "old"}
 	var diags diag.Diagnostics
-	if got := (&leaseResource{data: &shared.ProviderData{}}).sign(l, time.Time{}, &diags); got.User != "" || got.Signature != "" || diags.HasError() {
+	if got := (&leaseResource{ResourceBase: shared.ResourceBase{Data: &shared.ProviderData{}}}).sign(l, time.Time{}, &diags); got.User != "" || got.Signature != "" || diags.HasError() {
 		t.Errorf("without a key: user %q, signature %q, diags %v; want unsigned", got.User, got.Signature, diags)
 	}
 	key := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
-	got := (&leaseResource{data: &shared.ProviderData{SigningKey: key}}).sign(l, time.Time{}, &diags)
+	got := (&leaseResource{ResourceBase: shared.ResourceBase{Data: &shared.ProviderData{SigningKey: key}}}).sign(l, time.Time{}, &diags)
 	if ok, problems := lease.Verify(got); !ok || diags.HasError() {
 		t.Errorf("with a key: %v, diags %v; want a verified lease", problems, diags)
 	}
@@ -61,7 +61,7 @@ func TestLeaseSign_onePlace(t *testing.T) {
 func TestLeaseSign_laterThanTheNewestKnown(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	r := &leaseResource{data: &shared.ProviderData{SigningKey: ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))},
+	r := &leaseResource{ResourceBase: shared.ResourceBase{Data: &shared.ProviderData{SigningKey: ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))}},
 		now: func() time.Time { return now }}
 	l := lease.Lease{Name: "x", Namespace: "default", Duration: time.Hour, CreatedAt: now.Add(-time.Minute),
 		Workload: lease.Workload{Driver: "raw_exec", CPU: 100, Memory: 300, Disk: 300}}

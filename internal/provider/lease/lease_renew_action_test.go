@@ -57,9 +57,8 @@ func TestLeaseRenewAction_refusesWhatTheKeyCannotVouchFor(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := &leaseRenewAction{data: &shared.ProviderData{SigningKey: c.key}}
 			var resp action.InvokeResponse
-			ok := a.trusted(c.l, c.newest, &resp)
+			ok := renewTrusted(&shared.ProviderData{SigningKey: c.key}, c.l, c.newest, &resp)
 			errs := resp.Diagnostics.Errors()
 			switch {
 			case c.want == "" && (!ok || len(errs) > 0):
@@ -107,21 +106,7 @@ func TestAccLeaseRenewAction_renewsAndPlansNothing(t *testing.T) {
 				}),
 			},
 			{
-				Config: base + `
-action "berth_reservation_renew" "r" {
-  config {
-    name = berth_reservation.l.name
-  }
-}
-resource "terraform_data" "renew" {
-  input = "1"
-  lifecycle {
-    action_trigger {
-      events  = [after_create]
-      actions = [action.berth_reservation_renew.r]
-    }
-  }
-}`,
+				Config: base + acctest.ActionOnCreate("berth_reservation_renew", "r", `name = berth_reservation.l.name`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("berth_reservation.l", plancheck.ResourceActionNoop),
 				}},

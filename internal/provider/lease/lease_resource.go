@@ -30,25 +30,21 @@ var (
 )
 
 // NewLeaseResource builds the lease resource, berth_reservation.
-func NewLeaseResource() resource.Resource { return &leaseResource{now: time.Now} }
+func NewLeaseResource() resource.Resource {
+	return &leaseResource{ResourceBase: shared.NewResourceBase("reservation"),
+		WithIdentity: shared.WithIdentity{Identity: leaseIdentity}, now: time.Now}
+}
 
 type leaseResource struct {
-	data *shared.ProviderData
+	shared.ResourceBase
+	shared.WithIdentity
 	// now is the clock every time decision reads (expiry, renewal, whether
 	// a new duration has already ended), so tests can choose the instant.
 	now func() time.Time
 }
 
-func (r *leaseResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_reservation"
-}
-
 func (r *leaseResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = leaseSchema(ctx)
-}
-
-func (r *leaseResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *leaseResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -117,18 +113,15 @@ func (m *leaseModel) toLease(ctx context.Context, defaultNS string, diags *diag.
 }
 
 func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer leaseIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan leaseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, plan.Timeouts.Create, 10*time.Minute, &resp.Diagnostics)
 	defer cancel()
-	l := plan.toLease(ctx, r.data.Nomad.Namespace(), &resp.Diagnostics)
-	if shared.CheckDrivers(ctx, r.data, req.Plan, tfsdk.State{}, &resp.Diagnostics, leaseDrivers); resp.Diagnostics.HasError() {
+	l := plan.toLease(ctx, r.Data.Nomad.Namespace(), &resp.Diagnostics)
+	if shared.CheckDrivers(ctx, r.Data, req.Plan, tfsdk.State{}, &resp.Diagnostics, leaseDrivers); resp.Diagnostics.HasError() {
 		return
 	}
 	if l.ReferenceAlloc = r.checkReference(ctx, l, &resp.Diagnostics); resp.Diagnostics.HasError() {
@@ -160,7 +153,7 @@ func (r *leaseResource) Create(ctx context.Context, req resource.CreateRequest, 
 
 // leases is the lease workflow.
 func (r *leaseResource) leases() workflow.Leases {
-	return workflow.NewLeases(r.data.Nomad, r.data.LedgerNamespace, r.data.LeaseDriver)
+	return workflow.NewLeases(r.Data.Nomad, r.Data.LedgerNamespace, r.Data.LeaseDriver)
 }
 
 // leaseErrors is how the lease workflow's errors read.
@@ -191,11 +184,11 @@ func (r *leaseResource) recorder(ctx context.Context, m *leaseModel, rec *leaseR
 // returned unsigned.
 func (r *leaseResource) sign(l lease.Lease, prev time.Time, diags *diag.Diagnostics) lease.Lease {
 	l.User, l.Signature, l.SignedAt = "", "", time.Time{}
-	if r.data.SigningKey == nil {
+	if r.Data.SigningKey == nil {
 		return l
 	}
 	l.SignedAt = lease.NextSignedAt(r.clock(), prev)
-	signed, err := lease.Sign(l, r.data.SigningKey)
+	signed, err := lease.Sign(l, r.Data.SigningKey)
 	if err != nil {
 		diags.AddError("Could not sign the lease", err.Error())
 	}
@@ -203,7 +196,6 @@ func (r *leaseResource) sign(l lease.Lease, prev time.Time, diags *diag.Diagnost
 }
 
 func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer leaseIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state leaseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -238,7 +230,6 @@ func (r *leaseResource) Read(ctx context.Context, req resource.ReadRequest, resp
 // signed again, the timer task re-registered with check-and-set against
 // the job modify index in state.
 func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer leaseIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan, state leaseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -253,12 +244,10 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, plan.Timeouts.Update, 10*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	plan.CreatedAt = state.CreatedAt
-	l := plan.toLease(ctx, r.data.Nomad.Namespace(), &resp.Diagnostics)
+	l := plan.toLease(ctx, r.Data.Nomad.Namespace(), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -279,7 +268,7 @@ func (r *leaseResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if l = r.sign(l, rec.last().SignedAt, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	had := state.toLease(ctx, r.data.Nomad.Namespace(), &resp.Diagnostics)
+	had := state.toLease(ctx, r.Data.Nomad.Namespace(), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -306,9 +295,7 @@ func (r *leaseResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := shared.WithTimeout(ctx, state.Timeouts.Delete, 5*time.Minute, &resp.Diagnostics)
 	defer cancel()
 	r.noteReplaced(ctx, &state, readLeaseRecord(ctx, req.Private))
 	out, err := r.leases().Delete(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.NodeReservation.ValueString())
@@ -325,7 +312,7 @@ func (r *leaseResource) ImportState(ctx context.Context, req resource.ImportStat
 	}
 	ns, name, found := strings.Cut(importID, "/")
 	if !found {
-		ns, name = r.data.Nomad.Namespace(), importID
+		ns, name = r.Data.Nomad.Namespace(), importID
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)

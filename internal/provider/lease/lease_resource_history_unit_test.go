@@ -22,7 +22,7 @@ func (f *leaseUpdateFixture) signedAs(t *testing.T, d time.Duration, at time.Tim
 	t.Helper()
 	l := f.lease
 	l.Duration, l.SignedAt = d, at
-	s, err := lease.Sign(l, f.r.data.SigningKey)
+	s, err := lease.Sign(l, f.r.Data.SigningKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,6 +150,21 @@ func createLease(t *testing.T, f *leaseUpdateFixture) leaseModel {
 	ctx := context.Background()
 	plan := f.state
 	plan.WaitForRunning = types.BoolValue(false)
+	resp := runCreate(ctx, t, f, plan)
+	if resp.Diagnostics.HasError() {
+		t.Fatalf("Create: %v", resp.Diagnostics)
+	}
+	var got leaseModel
+	if d := resp.State.Get(ctx, &got); d.HasError() {
+		t.Fatal(d)
+	}
+	return got
+}
+
+// runCreate runs Create for plan, f's lease, the way Terraform calls it:
+// what Create computes unknown, no state, no private state yet.
+func runCreate(ctx context.Context, t *testing.T, f *leaseUpdateFixture, plan leaseModel) resource.CreateResponse {
+	t.Helper()
 	plan.ID, plan.NodeID, plan.CreatedAt, plan.ExpiresAt = types.StringUnknown(), types.StringUnknown(), timetypes.NewRFC3339Unknown(), timetypes.NewRFC3339Unknown()
 	plan.Signature, plan.User = types.StringUnknown(), types.StringUnknown()
 	plan.Verified, plan.Expired = types.BoolUnknown(), types.BoolUnknown()
@@ -163,12 +178,5 @@ func createLease(t *testing.T, f *leaseUpdateFixture) leaseModel {
 	resp := resource.CreateResponse{State: tfsdk.State{Schema: schema, Raw: null.Copy()}}
 	resp.Private = emptyPrivate(resp.Private)
 	f.r.Create(ctx, req, &resp)
-	if resp.Diagnostics.HasError() {
-		t.Fatalf("Create: %v", resp.Diagnostics)
-	}
-	var got leaseModel
-	if d := resp.State.Get(ctx, &got); d.HasError() {
-		t.Fatal(d)
-	}
-	return got
+	return resp
 }

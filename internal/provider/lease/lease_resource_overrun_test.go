@@ -153,7 +153,7 @@ func readLeaseResult(t *testing.T, key, leaseID, signature string) (bool, string
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &leaseResultDataSource{data: &shared.ProviderData{Nomad: client, SigningKey: signing}, now: time.Now}
+	d := &leaseResultDataSource{DataSourceBase: shared.DataSourceBase{Data: &shared.ProviderData{Nomad: client, SigningKey: signing}}, now: time.Now}
 	var sresp datasource.SchemaResponse
 	d.Schema(ctx, datasource.SchemaRequest{}, &sresp)
 	null := tftypes.NewValue(sresp.Schema.Type().TerraformType(ctx), nil)

@@ -67,16 +67,16 @@ func decideLeasePlan(plan, state leaseModel, now time.Time) leasePlan {
 // on replaces it, and Terraform plans a replacement as a new lease.)
 func (r *leaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var found diag.Diagnostics
-	shared.CheckDrivers(ctx, r.data, req.Plan, req.State, &found, leaseDrivers)
+	shared.CheckDrivers(ctx, r.Data, req.Plan, req.State, &found, leaseDrivers)
 	shared.WarnAtPlan(&resp.Diagnostics, found)
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || r.Data == nil {
 		return
 	}
 	if req.State.Raw.IsNull() {
 		var ns types.String
 		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
 		if ns.IsUnknown() && shared.ConfigNull(ctx, req.Config, "namespace", &resp.Diagnostics) {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.data.Nomad.Namespace())...)
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("namespace"), r.Data.Nomad.Namespace())...)
 		}
 		if !resp.Diagnostics.HasError() {
 			var found diag.Diagnostics
@@ -122,9 +122,9 @@ func (r *leaseResource) checkBudget(ctx context.Context, resp *resource.ModifyPl
 		return
 	}
 	var quiet diag.Diagnostics // conversion problems are reported by validation
-	l := plan.toLease(ctx, r.data.Nomad.Namespace(), &quiet)
+	l := plan.toLease(ctx, r.Data.Nomad.Namespace(), &quiet)
 	if quiet.HasError() {
 		return
 	}
-	shared.CheckReservationBudget(ctx, r.data, plan.NodeReservation, nomadclient.LeaseConsumer(l.Namespace, l.Name), l.Footprint(), leaseBudgetFix, diags)
+	shared.CheckReservationBudget(ctx, r.Data, plan.NodeReservation, nomadclient.LeaseConsumer(l.Namespace, l.Name), l.Footprint(), leaseBudgetFix, diags)
 }

@@ -27,8 +27,7 @@ func TestAccLease_referenceEndsWithReferenced(t *testing.T) {
 	nomad := acctest.Nomad(t)
 	// renew = false: both stay ended, so the plans after this test's
 	// steps are empty.
-	cfg := leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "renew = false") +
-		leaseResourceConfig("child", child, "1h", "renew = false\n  reference = berth_reservation.parent.id")
+	cfg := referringConfig(key, parent, child)
 	childAddr := "berth_reservation.child"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -42,8 +41,7 @@ func TestAccLease_referenceEndsWithReferenced(t *testing.T) {
 				Config: cfg,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(childAddr, "reference", "default/"+parent),
-					resource.TestCheckResourceAttr(childAddr, "result.state", "ok"),
-					checkLeaseVerifies(t, child, pub),
+					childRunsVerified(t, child, pub),
 					func(*terraform.State) error {
 						job, _, err := nomad.Jobs().Info(parent, nil)
 						if err != nil {
@@ -97,16 +95,14 @@ func TestAccLease_referenceIgnoresDecoyService(t *testing.T) {
 	nomad := acctest.Nomad(t)
 	t.Cleanup(func() { _, _, _ = nomad.Jobs().Deregister(decoy, true, nil) })
 	service := lease.ServiceName("default", parent)
-	cfg := leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "renew = false") +
-		leaseResourceConfig("child", child, "1h", "renew = false\n  reference = berth_reservation.parent.id")
+	cfg := referringConfig(key, parent, child)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, child),
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("berth_reservation.child", "result.state", "ok"),
-				checkLeaseVerifies(t, child, pub),
+				childRunsVerified(t, child, pub),
 				func(*terraform.State) error {
 					registerDecoy(t, nomad, decoy, service)
 					if _, _, err := nomad.Jobs().Deregister(parent, false, nil); err != nil {
@@ -135,10 +131,21 @@ func TestAccLease_referenceIgnoresDecoyService(t *testing.T) {
 // named service, and waits until Nomad lists its registration.
 func registerDecoy(t *testing.T, nomad *api.Client, name, service string) {
 	t.Helper()
-	job := &api.Job{
-		ID: new(name), Name: new(name), Type: new(api.JobTypeService), Namespace: new("default"),
+	if _, _, err := nomad.Jobs().Register(serviceJob(name, api.JobTypeService, "decoy", service), nil); err != nil {
+		t.Fatalf("registering decoy %s: %v", name, err)
+	}
+	acctest.WaitFor(t, "decoy "+name+" to register service "+service, 2*time.Minute, func() (bool, error) {
+		return slices.Contains(serviceOwners(t, nomad, service), name), nil
+	})
+}
+
+// serviceJob is a plain raw_exec job (no lease) of type typ in the
+// default namespace whose one group, group, registers the Nomad service.
+func serviceJob(name, typ, group, service string) *api.Job {
+	return &api.Job{
+		ID: new(name), Name: new(name), Type: new(typ), Namespace: new("default"),
 		TaskGroups: []*api.TaskGroup{{
-			Name:     new("decoy"),
+			Name:     new(group),
 			Count:    new(1),
 			Services: []*api.Service{{Name: service, Provider: "nomad"}},
 			Tasks: []*api.Task{{
@@ -148,12 +155,6 @@ func registerDecoy(t *testing.T, nomad *api.Client, name, service string) {
 			}},
 		}},
 	}
-	if _, _, err := nomad.Jobs().Register(job, nil); err != nil {
-		t.Fatalf("registering decoy %s: %v", name, err)
-	}
-	acctest.WaitFor(t, "decoy "+name+" to register service "+service, 2*time.Minute, func() (bool, error) {
-		return slices.Contains(serviceOwners(t, nomad, service), name), nil
-	})
 }
 
 // serviceOwners lists the jobs with a registration of the Nomad service.
@@ -185,8 +186,7 @@ func TestAccLease_referenceIgnoresReusedName(t *testing.T) {
 	nomad := acctest.Nomad(t)
 	t.Cleanup(func() { _, _, _ = nomad.Jobs().Deregister(parent, true, nil) })
 	service := lease.ServiceName("default", parent)
-	cfg := leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "renew = false") +
-		leaseResourceConfig("child", child, "1h", "renew = false\n  reference = berth_reservation.parent.id")
+	cfg := referringConfig(key, parent, child)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckInstanceDestroyed(t, child),
@@ -196,22 +196,9 @@ func TestAccLease_referenceIgnoresReusedName(t *testing.T) {
 			// the referenced lease.
 			ExpectNonEmptyPlan: true,
 			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("berth_reservation.child", "result.state", "ok"),
-				checkLeaseVerifies(t, child, pub),
+				childRunsVerified(t, child, pub),
 				func(*terraform.State) error {
-					impostor := &api.Job{
-						ID: new(parent), Name: new(parent), Type: new(api.JobTypeBatch), Namespace: new("default"),
-						TaskGroups: []*api.TaskGroup{{
-							Name:     new(lease.GroupName),
-							Count:    new(1),
-							Services: []*api.Service{{Name: service, Provider: "nomad"}},
-							Tasks: []*api.Task{{
-								Name: "sleep", Driver: "raw_exec",
-								Config:    map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
-								Resources: &api.Resources{CPU: new(20), MemoryMB: new(16)},
-							}},
-						}},
-					}
+					impostor := serviceJob(parent, api.JobTypeBatch, lease.GroupName, service)
 					if _, _, err := nomad.Jobs().Register(impostor, nil); err != nil {
 						return fmt.Errorf("registering the impostor %s: %w", parent, err)
 					}
@@ -241,4 +228,20 @@ func leaseEnded(nomad *api.Client, name string) func() (bool, error) {
 		}
 		return *j.Status == "dead" && len(allocs) > 0 && allocs[0].ClientStatus == api.AllocClientStatusComplete, nil
 	}
+}
+
+// referringConfig is lease parent and lease child, which refers to it;
+// neither renews, so both stay ended once ended.
+func referringConfig(key, parent, child string) string {
+	return leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "renew = false") +
+		leaseResourceConfig("child", child, "1h", "renew = false\n  reference = berth_reservation.parent.id")
+}
+
+// childRunsVerified checks that lease child (berth_reservation.child)
+// runs and verifies against pub.
+func childRunsVerified(t *testing.T, child, pub string) resource.TestCheckFunc {
+	return resource.ComposeAggregateTestCheckFunc(
+		resource.TestCheckResourceAttr("berth_reservation.child", "result.state", "ok"),
+		checkLeaseVerifies(t, child, pub),
+	)
 }

@@ -68,9 +68,9 @@ func (r *leaseResource) readBack(ctx context.Context, m *leaseModel, rec *leaseR
 func (r *leaseResource) refresh(ctx context.Context, m *leaseModel, rec *leaseRecord, diags *diag.Diagnostics) shared.ReadOutcome {
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
 	if m.Namespace.IsUnknown() || ns == "" {
-		ns = r.data.Nomad.Namespace()
+		ns = r.Data.Nomad.Namespace()
 	}
-	nomad := r.data.Nomad
+	nomad := r.Data.Nomad
 	job, err := nomad.GetJob(ctx, ns, name)
 	if err != nil {
 		shared.AddNomadError(diags, "Could not read the lease", err)
@@ -182,7 +182,7 @@ func (r *leaseResource) newestInHistory(ctx context.Context, ns, name string, li
 	if live.Signature == "" || t.Key == nil && t.Signer == "" {
 		return lease.Signing{}, nil
 	}
-	versions, err := r.data.Nomad.LeaseVersions(ctx, ns, name)
+	versions, err := r.Data.Nomad.LeaseVersions(ctx, ns, name)
 	if err != nil {
 		return lease.Signing{}, err
 	}
@@ -201,7 +201,7 @@ func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags
 	}
 	at := path.Root("reference")
 	id := l.Namespace + "/" + l.Reference
-	job, err := r.data.Nomad.GetJob(ctx, l.Namespace, l.Reference)
+	job, err := r.Data.Nomad.GetJob(ctx, l.Namespace, l.Reference)
 	if err != nil {
 		var d diag.Diagnostics
 		shared.AddNomadError(&d, "Could not read the referenced lease", err)
@@ -219,7 +219,7 @@ func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags
 		return ""
 	}
 	trust := lease.Trust{}
-	if key := r.data.SigningKey; key != nil {
+	if key := r.Data.SigningKey; key != nil {
 		trust = lease.Trust{Key: lease.PublicKey(key), Signed: true}
 	}
 	newest, err := r.newestInHistory(ctx, l.Namespace, l.Reference, ref, trust)
@@ -247,7 +247,7 @@ func (r *leaseResource) checkReference(ctx context.Context, l lease.Lease, diags
 	if diags.HasError() {
 		return ""
 	}
-	allocs, err := r.data.Nomad.JobAllocations(ctx, l.Namespace, l.Reference)
+	allocs, err := r.Data.Nomad.JobAllocations(ctx, l.Namespace, l.Reference)
 	if err != nil {
 		var d diag.Diagnostics
 		shared.AddNomadError(&d, "Could not read the referenced lease's allocations", err)
@@ -275,7 +275,7 @@ func (r *leaseResource) resultSignature(ctx context.Context, ns string, recorded
 	if prior := priorOutcome(ctx, recorded); prior.AllocationID == allocID && prior.Signature != "" {
 		return prior.Signature
 	}
-	sig, err := r.data.Nomad.LeaseResultSignature(ctx, ns, allocID)
+	sig, err := r.Data.Nomad.LeaseResultSignature(ctx, ns, allocID)
 	if err != nil {
 		tflog.Warn(ctx, "Could not read the lease result's signature", map[string]any{"allocation": allocID, "error": err.Error()})
 		return ""

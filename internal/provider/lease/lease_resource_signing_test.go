@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
@@ -38,10 +37,7 @@ func TestAccLease_revertToEarlierSignedVersion(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: leaseConfig(key, name, "24h", ""),
-				Check: func(s *terraform.State) error {
-					created = s.RootModule().Resources[leaseAddr].Primary.Attributes["created_at"]
-					return nil
-				},
+				Check:  recordAttr(leaseAddr, "created_at", &created),
 			},
 			{
 				Config: leaseConfig(key, name, "1h", ""),

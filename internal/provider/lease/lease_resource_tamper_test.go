@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
@@ -153,10 +152,7 @@ func TestAccLease_jobChangedAfterPlan(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: leaseConfig(key, name, "1h", ""),
-				Check: func(s *terraform.State) error {
-					expiresAt = s.RootModule().Resources[leaseAddr].Primary.Attributes["expires_at"]
-					return nil
-				},
+				Check:  recordAttr(leaseAddr, "expires_at", &expiresAt),
 			},
 			{
 				Config: leaseConfig(key, name, "2h", ""),

@@ -66,6 +66,15 @@ resource "berth_reservation" %q {
 `, res, name, duration, extra)
 }
 
+// recordAttr is a check that keeps the attribute key of the resource at
+// addr in into, for a later step to compare.
+func recordAttr(addr, key string, into *string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		*into = s.RootModule().Resources[addr].Primary.Attributes[key]
+		return nil
+	}
+}
+
 func withLeaseJob(t *testing.T, name string, f func(*api.Job, []*api.AllocationListStub) error) resource.TestCheckFunc {
 	return acctest.WithJob(t, name, f)
 }
@@ -152,10 +161,7 @@ func TestAccLease_expiresAndRenews(t *testing.T) {
 						}
 						return fmt.Errorf("no leader timer task in %s", name)
 					}),
-					func(s *terraform.State) error {
-						firstCreated = s.RootModule().Resources[shortAddr].Primary.Attributes["created_at"]
-						return nil
-					},
+					recordAttr(shortAddr, "created_at", &firstCreated),
 					// Last: Nomad ends the short lease by itself, so the
 					// plans after this step deterministically renew it.
 					func(*terraform.State) error { waitLeaseEnded(t, short); return nil },

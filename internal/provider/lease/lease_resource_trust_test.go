@@ -73,7 +73,7 @@ func TestLeaseRead_noTrustOnFirstUse(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newLeaseUpdateFixture(t)
-	f.r.data.SigningKey = nil
+	f.r.Data.SigningKey = nil
 	_, stranger, err := ed25519.GenerateKey(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func TestLeaseRead_recordsOwnSigner(t *testing.T) {
 	if !got.Verified.ValueBool() || rec.Signer != f.lease.User || rec.Signature != f.lease.Signature || len(diags) != 0 {
 		t.Fatalf("with the key: verified %s, record %+v, diagnostics %v", got.Verified, rec, diags)
 	}
-	f.r.data.SigningKey = nil
+	f.r.Data.SigningKey = nil
 	if got, rec, diags = readLease(t, f.r, got, rec); !got.Verified.ValueBool() || rec.Signer != f.lease.User {
 		t.Fatalf("key removed: verified %s, record %+v, diagnostics %v", got.Verified, rec, diags)
 	}
@@ -168,7 +168,7 @@ func TestLeaseRead_rollback(t *testing.T) {
 	sign := func(d time.Duration, at time.Time) lease.Lease {
 		l := f.lease
 		l.Duration, l.SignedAt = d, at
-		s, err := lease.Sign(l, f.r.data.SigningKey)
+		s, err := lease.Sign(l, f.r.Data.SigningKey)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -195,7 +195,7 @@ func newLeaseUpdateFixture(t *testing.T) *leaseUpdateFixture {
 		t.Fatal(err)
 	}
 	f := &leaseUpdateFixture{
-		r:     &leaseResource{data: &shared.ProviderData{Nomad: client, SigningKey: key, LeaseDriver: "raw_exec"}, now: func() time.Time { return now }},
+		r:     &leaseResource{ResourceBase: shared.ResourceBase{Data: &shared.ProviderData{Nomad: client, SigningKey: key, LeaseDriver: "raw_exec"}}, now: func() time.Time { return now }},
 		fake:  fake,
 		lease: l,
 		now:   now,
@@ -344,20 +344,7 @@ func TestLeaseCreate_registrationReplyLost(t *testing.T) {
 	defer cancel()
 	f.fake.onRegister, f.fake.loseReply = cancel, true
 
-	plan := f.state
-	plan.ID, plan.NodeID, plan.CreatedAt, plan.ExpiresAt = types.StringUnknown(), types.StringUnknown(), timetypes.NewRFC3339Unknown(), timetypes.NewRFC3339Unknown()
-	plan.Signature, plan.User = types.StringUnknown(), types.StringUnknown()
-	plan.Verified, plan.Expired = types.BoolUnknown(), types.BoolUnknown()
-	plan.Result, plan.JobModifyIndex = types.ObjectUnknown(resultAttrTypes()), types.Int64Unknown()
-	schema := leaseSchema(ctx)
-	null := tftypes.NewValue(schema.Type().TerraformType(ctx), nil)
-	req := resource.CreateRequest{Plan: tfsdk.Plan{Schema: schema, Raw: null}}
-	if d := req.Plan.Set(ctx, &plan); d.HasError() {
-		t.Fatal(d)
-	}
-	resp := resource.CreateResponse{State: tfsdk.State{Schema: schema, Raw: null.Copy()}}
-	resp.Private = emptyPrivate(resp.Private)
-	f.r.Create(ctx, req, &resp)
+	resp := runCreate(ctx, t, f, f.state)
 
 	if !resp.Diagnostics.HasError() {
 		t.Error("Create reported no error for a registration whose reply was lost")

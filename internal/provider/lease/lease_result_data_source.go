@@ -23,10 +23,12 @@ var (
 )
 
 // NewLeaseResultDataSource builds the berth_lease_result data source.
-func NewLeaseResultDataSource() datasource.DataSource { return &leaseResultDataSource{now: time.Now} }
+func NewLeaseResultDataSource() datasource.DataSource {
+	return &leaseResultDataSource{DataSourceBase: shared.NewDataSourceBase("lease_result"), now: time.Now}
+}
 
 type leaseResultDataSource struct {
-	data *shared.ProviderData
+	shared.DataSourceBase
 	// now is the clock the end of the lease is judged by; tests replace it.
 	now func() time.Time
 }
@@ -38,10 +40,6 @@ type leaseResultDataModel struct {
 	Problem      types.String `tfsdk:"problem"`
 	AllocationID types.String `tfsdk:"allocation_id"`
 	IssuedAt     types.String `tfsdk:"issued_at"`
-}
-
-func (d *leaseResultDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_lease_result"
 }
 
 func (d *leaseResultDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -75,16 +73,12 @@ func (d *leaseResultDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 	}
 }
 
-func (d *leaseResultDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *leaseResultDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m leaseResultDataModel
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	keys, err := d.data.Nomad.ClusterKeySet(ctx)
+	keys, err := d.Data.Nomad.ClusterKeySet(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the cluster's key set", err)
 		return
@@ -118,13 +112,13 @@ func (d *leaseResultDataSource) Read(ctx context.Context, req datasource.ReadReq
 // diags, not a reason.
 func (d *leaseResultDataSource) boundToLease(ctx context.Context, ns, name, allocID string, diags *diag.Diagnostics) error {
 	trust := lease.Trust{Signed: true, Recorded: true}
-	if key := d.data.SigningKey; key != nil {
+	if key := d.Data.SigningKey; key != nil {
 		trust.Key = lease.PublicKey(key)
 	}
 	if err := lease.ResultTrusted(trust); err != nil {
 		return err
 	}
-	ranJob, err := d.data.Nomad.AllocationJob(ctx, ns, allocID)
+	ranJob, err := d.Data.Nomad.AllocationJob(ctx, ns, allocID)
 	if err != nil {
 		shared.AddNomadError(diags, "Could not read the allocation the result names", err)
 		return nil
@@ -139,7 +133,7 @@ func (d *leaseResultDataSource) boundToLease(ctx context.Context, ns, name, allo
 	if err != nil {
 		return fmt.Errorf("allocation %s ran a job that is not a berth lease: %w", allocID, err)
 	}
-	curJob, err := d.data.Nomad.GetJob(ctx, ns, name)
+	curJob, err := d.Data.Nomad.GetJob(ctx, ns, name)
 	if err != nil {
 		shared.AddNomadError(diags, "Could not read the lease", err)
 		return nil
@@ -162,7 +156,7 @@ func (d *leaseResultDataSource) boundToLease(ctx context.Context, ns, name, allo
 // version is in the job's history (a revert), or it did not end.
 func (d *leaseResultDataSource) currentHolds(ctx context.Context, current lease.Lease, trust lease.Trust, diags *diag.Diagnostics) error {
 	ns, name := current.Namespace, current.Name
-	versions, err := d.data.Nomad.LeaseVersions(ctx, ns, name)
+	versions, err := d.Data.Nomad.LeaseVersions(ctx, ns, name)
 	if err != nil {
 		shared.AddNomadError(diags, "Could not read the lease's versions", err)
 		return nil
@@ -171,7 +165,7 @@ func (d *leaseResultDataSource) currentHolds(ctx context.Context, current lease.
 	if status, problems := lease.Check(current, trust); status != lease.Verified {
 		return fmt.Errorf("lease %q in Nomad does not verify now: %s", name, strings.Join(problems, "; "))
 	}
-	allocs, err := d.data.Nomad.JobAllocations(ctx, ns, name)
+	allocs, err := d.Data.Nomad.JobAllocations(ctx, ns, name)
 	if err != nil {
 		shared.AddNomadError(diags, "Could not read the lease's allocations", err)
 		return nil

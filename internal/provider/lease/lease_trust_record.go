@@ -115,7 +115,7 @@ func (r *leaseResource) trust(m *leaseModel, rec leaseRecord) lease.Trust {
 		Signer: rec.Signer,
 		Last:   rec.last(),
 	}
-	if key := r.data.SigningKey; key != nil {
+	if key := r.Data.SigningKey; key != nil {
 		t.Key = lease.PublicKey(key)
 	}
 	return t

@@ -88,3 +88,36 @@ func OpenJobAction(ctx context.Context, data *ProviderData, thing string, req ac
 	t.Job = job
 	return ctx, cancel, t, true
 }
+
+// JobAction is an action on one job, whole but for what makes it itself:
+// its description, its own attributes and what it does (Run). The base,
+// the shared attributes and the reading of the job are here, once.
+type JobAction struct {
+	ActionBase
+	// Thing is what the job is to the user: "instance", "lease", "job".
+	Thing string
+	// Doc describes the action; TimeoutDoc says what its timeout covers.
+	Doc, TimeoutDoc string
+	// Attributes are the action's own, besides name, namespace and timeout.
+	Attributes map[string]actionschema.Attribute
+	// Run does the action on the job read, with the timeout on ctx.
+	Run func(ctx context.Context, data *ProviderData, t JobActionTarget, req action.InvokeRequest, resp *action.InvokeResponse)
+}
+
+var _ action.ActionWithConfigure = &JobAction{}
+
+func (a *JobAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+	attrs := JobActionAttributes(a.Thing, a.TimeoutDoc)
+	for k, v := range a.Attributes {
+		attrs[k] = v
+	}
+	resp.Schema = actionschema.Schema{MarkdownDescription: a.Doc, Attributes: attrs}
+}
+
+func (a *JobAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	ctx, cancel, t, ok := OpenJobAction(ctx, a.Data, a.Thing, req, resp)
+	defer cancel()
+	if ok {
+		a.Run(ctx, a.Data, t, req, resp)
+	}
+}
