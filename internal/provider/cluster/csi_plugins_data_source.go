@@ -11,9 +11,11 @@ import (
 )
 
 // NewCSIPluginsDataSource builds the berth_csi_plugins data source.
-func NewCSIPluginsDataSource() datasource.DataSource { return &csiPluginsDataSource{} }
+func NewCSIPluginsDataSource() datasource.DataSource {
+	return &csiPluginsDataSource{shared.NewDataSourceBase("csi_plugins")}
+}
 
-type csiPluginsDataSource struct{ viewBase }
+type csiPluginsDataSource struct{ shared.DataSourceBase }
 
 type csiPluginsModel struct {
 	Plugins []csiPluginModel `tfsdk:"plugins"`
@@ -28,10 +30,6 @@ type csiPluginModel struct {
 	NodesHealthy        types.Int64  `tfsdk:"nodes_healthy"`
 	NodesExpected       types.Int64  `tfsdk:"nodes_expected"`
 	Healthy             types.Bool   `tfsdk:"healthy"`
-}
-
-func (d *csiPluginsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_csi_plugins"
 }
 
 func (d *csiPluginsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -57,7 +55,7 @@ func (d *csiPluginsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 }
 
 func (d *csiPluginsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	plugins, err := d.data.Nomad.ListCSIPlugins(ctx)
+	plugins, err := d.Data.Nomad.ListCSIPlugins(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list CSI plugins", err)
 		return

@@ -11,9 +11,11 @@ import (
 )
 
 // NewDeploymentsDataSource builds the berth_deployments data source.
-func NewDeploymentsDataSource() datasource.DataSource { return &deploymentsDataSource{} }
+func NewDeploymentsDataSource() datasource.DataSource {
+	return &deploymentsDataSource{shared.NewDataSourceBase("deployments")}
+}
 
-type deploymentsDataSource struct{ viewBase }
+type deploymentsDataSource struct{ shared.DataSourceBase }
 
 type deploymentsModel struct {
 	Namespace   types.String      `tfsdk:"namespace"`
@@ -41,10 +43,6 @@ type deploymentGroupModel struct {
 	Placed          types.Int64 `tfsdk:"placed"`
 	Healthy         types.Int64 `tfsdk:"healthy"`
 	Unhealthy       types.Int64 `tfsdk:"unhealthy"`
-}
-
-func (d *deploymentsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_deployments"
 }
 
 func (d *deploymentsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -86,7 +84,7 @@ func (d *deploymentsDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	deps, err := d.data.Nomad.ListDeployments(ctx, m.Namespace.ValueString(), m.Job.ValueString())
+	deps, err := d.Data.Nomad.ListDeployments(ctx, m.Namespace.ValueString(), m.Job.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list deployments", err)
 		return

@@ -11,9 +11,11 @@ import (
 )
 
 // NewJWKSDataSource builds the berth_jwks data source.
-func NewJWKSDataSource() datasource.DataSource { return &jwksDataSource{} }
+func NewJWKSDataSource() datasource.DataSource {
+	return &jwksDataSource{shared.NewDataSourceBase("jwks")}
+}
 
-type jwksDataSource struct{ viewBase }
+type jwksDataSource struct{ shared.DataSourceBase }
 
 type jwksModel struct {
 	Keys []jwksKeyModel `tfsdk:"keys"`
@@ -25,10 +27,6 @@ type jwksKeyModel struct {
 	KeyType   types.String `tfsdk:"key_type"`
 	Use       types.String `tfsdk:"use"`
 	PEM       types.String `tfsdk:"public_key_pem"`
-}
-
-func (d *jwksDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_jwks"
 }
 
 func (d *jwksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -50,7 +48,7 @@ func (d *jwksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 }
 
 func (d *jwksDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	keys, err := d.data.Nomad.WorkloadIdentityKeys(ctx)
+	keys, err := d.Data.Nomad.WorkloadIdentityKeys(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the workload identity keys", err)
 		return

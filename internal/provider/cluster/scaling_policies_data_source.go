@@ -11,9 +11,11 @@ import (
 )
 
 // NewScalingPoliciesDataSource builds the berth_scaling_policies data source.
-func NewScalingPoliciesDataSource() datasource.DataSource { return &scalingPoliciesDataSource{} }
+func NewScalingPoliciesDataSource() datasource.DataSource {
+	return &scalingPoliciesDataSource{shared.NewDataSourceBase("scaling_policies")}
+}
 
-type scalingPoliciesDataSource struct{ viewBase }
+type scalingPoliciesDataSource struct{ shared.DataSourceBase }
 
 type scalingPoliciesModel struct {
 	Namespace types.String         `tfsdk:"namespace"`
@@ -27,10 +29,6 @@ type scalingPolicyModel struct {
 	Type    types.String `tfsdk:"type"`
 	Enabled types.Bool   `tfsdk:"enabled"`
 	Target  types.Map    `tfsdk:"target"`
-}
-
-func (d *scalingPoliciesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_scaling_policies"
 }
 
 func (d *scalingPoliciesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -59,7 +57,7 @@ func (d *scalingPoliciesDataSource) Read(ctx context.Context, req datasource.Rea
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	policies, err := d.data.Nomad.ListScalingPolicies(ctx, m.Namespace.ValueString(), m.Job.ValueString(), m.Type.ValueString())
+	policies, err := d.Data.Nomad.ListScalingPolicies(ctx, m.Namespace.ValueString(), m.Job.ValueString(), m.Type.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list scaling policies", err)
 		return

@@ -1,20 +1,8 @@
 package cluster
 
-import (
-	"context"
+// The read-only views' schemas share these attribute shapes.
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-
-	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
-)
-
-// viewBase is what every read-only view shares: the provider's data.
-type viewBase struct{ data *shared.ProviderData }
-
-func (d *viewBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
+import "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 
 func computedString(desc string) schema.StringAttribute {
 	return schema.StringAttribute{Computed: true, MarkdownDescription: desc}

@@ -14,8 +14,6 @@
 package node
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -32,20 +30,8 @@ var nodeReservationIdentity = shared.ResourceIdentity{
 	{Name: "name", Doc: "Reservation name."},
 }
 
-var _ resource.ResourceWithIdentity = &nodeReservationResource{}
-
-func (r *nodeReservationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = nodeReservationIdentity.Schema()
-}
-
 // nodePoolIdentity identifies a berth_node_pool.
 var nodePoolIdentity = shared.SingleIdentity{Name: "name", Doc: "Node pool name."}
-
-var _ resource.ResourceWithIdentity = &nodePoolResource{}
-
-func (r *nodePoolResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = nodePoolIdentity.Schema()
-}
 
 func nodeIDPrefixValidator() validator.String {
 	return shared.StringRule{Summary: "Invalid node ID", Desc: "must be " + names.NodeIDPrefixRule, Check: names.CheckNodeIDPrefix}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -16,21 +15,16 @@ var _ list.ListResourceWithConfigure = &nodePoolListResource{}
 
 // NewNodePoolListResource builds the berth_node_pool list resource for
 // `terraform query` (Terraform 1.14+).
-func NewNodePoolListResource() list.ListResource { return &nodePoolListResource{} }
+func NewNodePoolListResource() list.ListResource {
+	return &nodePoolListResource{NewNodePoolResource().(*nodePoolResource)}
+}
 
-type nodePoolListResource struct{ data *shared.ProviderData }
+// It embeds the resource: its name, provider data, identity and model.
+type nodePoolListResource struct{ *nodePoolResource }
 
 // nodePoolListModel is the list block's configuration.
 type nodePoolListModel struct {
 	NamePrefix types.String `tfsdk:"name_prefix"`
-}
-
-func (r *nodePoolListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_node_pool"
-}
-
-func (r *nodePoolListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *nodePoolListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -44,11 +38,11 @@ func (r *nodePoolListResource) ListResourceConfigSchema(_ context.Context, _ lis
 }
 
 func (r *nodePoolListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[nodePoolListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[nodePoolListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
-	pools, err := r.data.Nomad.ListNodePools(ctx, cfg.NamePrefix.ValueString())
+	pools, err := r.Data.Nomad.ListNodePools(ctx, cfg.NamePrefix.ValueString())
 	if err != nil {
 		shared.ListFailed(stream, "Could not list node pools", err)
 		return

@@ -23,20 +23,17 @@ var (
 )
 
 // NewNodePoolResource builds the berth_node_pool resource.
-func NewNodePoolResource() resource.Resource { return &nodePoolResource{} }
+func NewNodePoolResource() resource.Resource {
+	return &nodePoolResource{ResourceBase: shared.NewResourceBase("node_pool"), WithIdentity: shared.WithIdentity{Identity: nodePoolIdentity}}
+}
 
-type nodePoolResource struct{ data *shared.ProviderData }
-
-func (r *nodePoolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_node_pool"
+type nodePoolResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *nodePoolResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = nodePoolSchema()
-}
-
-func (r *nodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig refuses Nomad's built-in pools, which always exist and
@@ -54,14 +51,13 @@ func (r *nodePoolResource) ValidateConfig(ctx context.Context, req resource.Vali
 }
 
 func (r *nodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer nodePoolIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan nodePoolModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	name := plan.Name.ValueString()
-	existing, err := r.data.Nomad.GetNodePool(ctx, name)
+	existing, err := r.Data.Nomad.GetNodePool(ctx, name)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not check whether the node pool exists", err)
 		return
@@ -83,13 +79,12 @@ func (r *nodePoolResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 func (r *nodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer nodePoolIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state nodePoolModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	p, err := r.data.Nomad.GetNodePool(ctx, state.Name.ValueString())
+	p, err := r.Data.Nomad.GetNodePool(ctx, state.Name.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the node pool", err)
 		return
@@ -104,7 +99,6 @@ func (r *nodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 func (r *nodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer nodePoolIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan nodePoolModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -125,7 +119,7 @@ func (r *nodePoolResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	name := state.Name.ValueString()
-	err := r.data.Nomad.DeleteNodePool(ctx, name)
+	err := r.Data.Nomad.DeleteNodePool(ctx, name)
 	var inUse *nomadclient.NodePoolInUseError
 	switch {
 	case err == nil:
@@ -165,7 +159,7 @@ func (r *nodePoolResource) write(ctx context.Context, plan *nodePoolModel, summa
 	if diags.HasError() {
 		return false
 	}
-	err := r.data.Nomad.WriteNodePool(ctx, pool)
+	err := r.Data.Nomad.WriteNodePool(ctx, pool)
 	var enterprise *nomadclient.EnterpriseRequiredError
 	switch {
 	case err == nil:
@@ -187,7 +181,7 @@ func (r *nodePoolResource) write(ctx context.Context, plan *nodePoolModel, summa
 // plan as written is kept (a warning says so).
 func (r *nodePoolResource) readBack(ctx context.Context, plan *nodePoolModel, diags *diag.Diagnostics) {
 	plan.ID = plan.Name
-	p, err := r.data.Nomad.GetNodePool(ctx, plan.Name.ValueString())
+	p, err := r.Data.Nomad.GetNodePool(ctx, plan.Name.ValueString())
 	if err != nil || p == nil {
 		var found diag.Diagnostics
 		if err == nil {
@@ -213,7 +207,7 @@ func (r *nodePoolResource) ImportState(ctx context.Context, req resource.ImportS
 			fmt.Sprintf("%q is one of Nomad's built-in node pools, which cannot be managed: Nomad refuses to change or delete it.", name))
 		return
 	}
-	p, err := r.data.Nomad.GetNodePool(ctx, name)
+	p, err := r.Data.Nomad.GetNodePool(ctx, name)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the node pool", err)
 		return

@@ -16,9 +16,11 @@ import (
 var _ datasource.DataSourceWithConfigure = &nodePoolsDataSource{}
 
 // NewNodePoolsDataSource builds the berth_node_pools data source.
-func NewNodePoolsDataSource() datasource.DataSource { return &nodePoolsDataSource{} }
+func NewNodePoolsDataSource() datasource.DataSource {
+	return &nodePoolsDataSource{shared.NewDataSourceBase("node_pools")}
+}
 
-type nodePoolsDataSource struct{ data *shared.ProviderData }
+type nodePoolsDataSource struct{ shared.DataSourceBase }
 
 type nodePoolsModel struct {
 	NamePrefix types.String `tfsdk:"name_prefix"`
@@ -31,10 +33,6 @@ type nodePoolsModel struct {
 var nodePoolSummaryTypes = map[string]attr.Type{
 	"name": types.StringType, "description": types.StringType, "meta": types.MapType{ElemType: types.StringType},
 	"scheduler_algorithm": types.StringType, "memory_oversubscription": types.BoolType,
-}
-
-func (d *nodePoolsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_node_pools"
 }
 
 func (d *nodePoolsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -62,17 +60,13 @@ func (d *nodePoolsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-func (d *nodePoolsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *nodePoolsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m nodePoolsModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	pools, err := d.data.Nomad.ListNodePools(ctx, m.NamePrefix.ValueString())
+	pools, err := d.Data.Nomad.ListNodePools(ctx, m.NamePrefix.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list node pools", err)
 		return

@@ -19,9 +19,11 @@ var _ datasource.DataSourceWithConfigure = &variableDataSource{}
 // NewVariableDataSource builds the berth_variable data source: a
 // Variable's metadata and keys, never its values (read those with the
 // ephemeral berth_variable).
-func NewVariableDataSource() datasource.DataSource { return &variableDataSource{} }
+func NewVariableDataSource() datasource.DataSource {
+	return &variableDataSource{shared.NewDataSourceBase("variable")}
+}
 
-type variableDataSource struct{ data *shared.ProviderData }
+type variableDataSource struct{ shared.DataSourceBase }
 
 type variableDataModel struct {
 	ID          types.String `tfsdk:"id"`
@@ -32,10 +34,6 @@ type variableDataModel struct {
 	ModifyIndex types.Int64  `tfsdk:"modify_index"`
 	CreateTime  types.String `tfsdk:"create_time"`
 	ModifyTime  types.String `tfsdk:"modify_time"`
-}
-
-func (d *variableDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_variable"
 }
 
 func (d *variableDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -58,10 +56,6 @@ func (d *variableDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	}
 }
 
-func (d *variableDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *variableDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m variableDataModel
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
@@ -71,7 +65,7 @@ func (d *variableDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if ns == "" {
 		ns = variable.DefaultNamespace
 	}
-	v, err := d.data.Nomad.GetVariable(ctx, ns, m.Path.ValueString())
+	v, err := d.Data.Nomad.GetVariable(ctx, ns, m.Path.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the Variable", err)
 		return
