@@ -5,10 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
-	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ list.ListResourceWithConfigure = &nodePoolListResource{}
@@ -22,11 +18,6 @@ func NewNodePoolListResource() list.ListResource {
 // It embeds the resource: its name, provider data, identity and model.
 type nodePoolListResource struct{ *nodePoolResource }
 
-// nodePoolListModel is the list block's configuration.
-type nodePoolListModel struct {
-	NamePrefix types.String `tfsdk:"name_prefix"`
-}
-
 func (r *nodePoolListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = listschema.Schema{
 		MarkdownDescription: "Node pools, whoever created them, for `terraform query` (Terraform 1.14 and later). Nomad's " +
@@ -38,31 +29,5 @@ func (r *nodePoolListResource) ListResourceConfigSchema(_ context.Context, _ lis
 }
 
 func (r *nodePoolListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[nodePoolListModel](ctx, r.Data, req, stream)
-	if !ok {
-		return
-	}
-	pools, err := r.Data.Nomad.ListNodePools(ctx, cfg.NamePrefix.ValueString())
-	if err != nil {
-		shared.ListFailed(stream, "Could not list node pools", err)
-		return
-	}
-	stream.Results = shared.ListStream(pools, req.Limit, func(p nomadclient.NodePool) (list.ListResult, bool) {
-		if nomadclient.IsBuiltInNodePool(p.Name) {
-			return list.ListResult{}, false
-		}
-		result := req.NewListResult(ctx)
-		result.DisplayName = p.Name
-		nodePoolIdentity.Record(ctx, result.Identity, p.Name, &result.Diagnostics)
-		if !req.IncludeResource {
-			return result, true
-		}
-		m, d := shared.NullResourceModel[nodePoolModel](ctx, nodePoolSchema())
-		result.Diagnostics.Append(d...)
-		m.fromNodePool(ctx, &p, &result.Diagnostics)
-		if !result.Diagnostics.HasError() {
-			result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
-		}
-		return result, true
-	})
+	r.ListObjects(ctx, req, stream)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -61,18 +62,8 @@ func (d *variableDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	ns := m.Namespace.ValueString()
-	if ns == "" {
-		ns = variable.DefaultNamespace
-	}
-	v, err := d.Data.Nomad.GetVariable(ctx, ns, m.Path.ValueString())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the Variable", err)
-		return
-	}
+	v, ns := readVariable(ctx, d.Data, m.Path, m.Namespace, &resp.Diagnostics)
 	if v == nil {
-		resp.Diagnostics.AddError("Variable not found", fmt.Sprintf("Nomad has no Variable at %s in namespace %q. Check the "+
-			"path and namespace (`nomad var list -namespace %s`), and that the token may read it.", m.Path.ValueString(), ns, ns))
 		return
 	}
 	m.ID, m.Namespace = types.StringValue(refID(variable.Ref{Namespace: ns, Path: v.Path})), types.StringValue(ns)
@@ -81,4 +72,25 @@ func (d *variableDataSource) Read(ctx context.Context, req datasource.ReadReques
 	m.CreateTime = types.StringValue(v.CreateTime.UTC().Format(time.RFC3339))
 	m.ModifyTime = types.StringValue(v.ModifyTime.UTC().Format(time.RFC3339))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// readVariable is the Variable at path in namespace (the default namespace
+// when none is set), and that namespace, for the data source and the
+// ephemeral resource alike; nil when it could not be read or is missing
+// (diags say which).
+func readVariable(ctx context.Context, data *shared.ProviderData, path, namespace types.String, diags *diag.Diagnostics) (*variable.Variable, string) {
+	ns := namespace.ValueString()
+	if ns == "" {
+		ns = variable.DefaultNamespace
+	}
+	v, err := data.Nomad.GetVariable(ctx, ns, path.ValueString())
+	if err != nil {
+		shared.AddNomadError(diags, "Could not read the Variable", err)
+		return nil, ns
+	}
+	if v == nil {
+		diags.AddError("Variable not found", fmt.Sprintf("Nomad has no Variable at %s in namespace %q. Check the "+
+			"path and namespace (`nomad var list -namespace %s`), and that the token may read it.", path.ValueString(), ns, ns))
+	}
+	return v, ns
 }

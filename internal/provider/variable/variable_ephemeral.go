@@ -2,7 +2,6 @@ package variable
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral/schema"
@@ -10,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
-	"github.com/berthhq/terraform-provider-berth/internal/variable"
 )
 
 var _ ephemeral.EphemeralResourceWithConfigure = &variableEphemeral{}
@@ -54,18 +52,8 @@ func (e *variableEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest,
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	ns := m.Namespace.ValueString()
-	if ns == "" {
-		ns = variable.DefaultNamespace
-	}
-	v, err := e.Data.Nomad.GetVariable(ctx, ns, m.Path.ValueString())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the Variable", err)
-		return
-	}
+	v, ns := readVariable(ctx, e.Data, m.Path, m.Namespace, &resp.Diagnostics)
 	if v == nil {
-		resp.Diagnostics.AddError("Variable not found", fmt.Sprintf("Nomad has no Variable at %s in namespace %q. Check the "+
-			"path and namespace (`nomad var list -namespace %s`), and that the token may read it.", m.Path.ValueString(), ns, ns))
 		return
 	}
 	m.Namespace = types.StringValue(ns)
