@@ -28,5 +28,5 @@ func ListResources() []func() list.ListResource {
 func DataSources() []func() datasource.DataSource {
 	return []func() datasource.DataSource{NewClusterDataSource, NewSchedulerSettingsDataSource, NewAllocationsDataSource,
 		NewJWKSDataSource, NewRegionsDataSource, NewDatacentersDataSource, NewDeploymentsDataSource,
-		NewScalingPoliciesDataSource, NewCSIPluginsDataSource}
+		NewScalingPoliciesDataSource, NewCSIPluginsDataSource, NewCSIPluginDataSource, NewScalingPolicyDataSource}
 }

@@ -62,12 +62,10 @@ func (d *csiPluginsDataSource) Read(ctx context.Context, _ datasource.ReadReques
 	}
 	m := csiPluginsModel{Plugins: make([]csiPluginModel, 0, len(plugins))}
 	for _, p := range plugins {
-		healthy := p.NodesHealthy > 0 && p.NodesHealthy >= p.NodesExpected && p.ControllersHealthy >= p.ControllersExpected &&
-			(!p.ControllerRequired || p.ControllersHealthy > 0)
 		m.Plugins = append(m.Plugins, csiPluginModel{ID: types.StringValue(p.ID), Provider: types.StringValue(p.Provider),
 			ControllerRequired: types.BoolValue(p.ControllerRequired), ControllersHealthy: types.Int64Value(int64(p.ControllersHealthy)),
 			ControllersExpected: types.Int64Value(int64(p.ControllersExpected)), NodesHealthy: types.Int64Value(int64(p.NodesHealthy)),
-			NodesExpected: types.Int64Value(int64(p.NodesExpected)), Healthy: types.BoolValue(healthy)})
+			NodesExpected: types.Int64Value(int64(p.NodesExpected)), Healthy: types.BoolValue(p.Healthy())})
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -49,7 +49,7 @@ func ListResources() []func() list.ListResource {
 
 // DataSources are the family's data sources.
 func DataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewNodesDataSource, NewNodeDataSource, NewNodePoolsDataSource}
+	return []func() datasource.DataSource{NewNodesDataSource, NewNodeDataSource, NewNodePoolsDataSource, NewNodePoolDataSource}
 }
 
 // EphemeralResources are the family's ephemeral resources.
