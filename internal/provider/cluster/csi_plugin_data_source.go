@@ -54,12 +54,11 @@ var csiInstanceTypes = map[string]attr.Type{"name": types.StringType, "healthy":
 
 func (d *csiPluginDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	instances := func(what string) schema.ListNestedAttribute {
-		return schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The plugin's " + what + ", sorted by node.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"name":                computedString("ID of the node it runs on."),
-				"healthy":             computedBool("Whether it reports healthy."),
-				"healthy_description": computedString("What it says of its health."),
-			}}}
+		return shared.ComputedObjects("The plugin's "+what+", sorted by node.", map[string]schema.Attribute{
+			"name":                shared.ComputedString("ID of the node it runs on."),
+			"healthy":             shared.ComputedBool("Whether it reports healthy."),
+			"healthy_description": shared.ComputedString("What it says of its health."),
+		})
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "One CSI plugin by ID, with its health and instances, as `nomad plugin status <id>` shows it; " +
@@ -74,15 +73,15 @@ func (d *csiPluginDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				MarkdownDescription: "Wait until the plugin is registered and `healthy`, up to `wait_timeout`."},
 			"wait_timeout": schema.StringAttribute{CustomType: timetypes.GoDurationType{}, Optional: true,
 				MarkdownDescription: "How long a wait may take, as a Go duration (`90s`, `5m`). Default `5m`."},
-			"id":                      computedString("The plugin ID."),
-			"plugin_provider":         computedString("The plugin's provider name, as it reports it."),
-			"plugin_provider_version": computedString("The plugin's version, as it reports it."),
-			"controller_required":     computedBool("Whether the plugin needs a controller (a node-only plugin does not)."),
-			"controllers_expected":    computedInt("Controller plugins Nomad expects (from the plugin's jobs)."),
-			"controllers_healthy":     computedInt("Controller plugins running and healthy."),
-			"nodes_expected":          computedInt("Node plugins Nomad expects (from the plugin's jobs)."),
-			"nodes_healthy":           computedInt("Node plugins running and healthy."),
-			"healthy": computedBool("Whether every expected plugin instance is healthy and there is at least one " +
+			"id":                      shared.ComputedString("The plugin ID."),
+			"plugin_provider":         shared.ComputedString("The plugin's provider name, as it reports it."),
+			"plugin_provider_version": shared.ComputedString("The plugin's version, as it reports it."),
+			"controller_required":     shared.ComputedBool("Whether the plugin needs a controller (a node-only plugin does not)."),
+			"controllers_expected":    shared.ComputedInt("Controller plugins Nomad expects (from the plugin's jobs)."),
+			"controllers_healthy":     shared.ComputedInt("Controller plugins running and healthy."),
+			"nodes_expected":          shared.ComputedInt("Node plugins Nomad expects (from the plugin's jobs)."),
+			"nodes_healthy":           shared.ComputedInt("Node plugins running and healthy."),
+			"healthy": shared.ComputedBool("Whether every expected plugin instance is healthy and there is at least one " +
 				"healthy node plugin (and controller, when one is required): volumes can be claimed."),
 			"controllers": instances("controller instances"),
 			"nodes":       instances("node instances"),

@@ -37,19 +37,17 @@ func (d *csiPluginsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 		MarkdownDescription: "The region's CSI plugins and their health, as `nomad plugin status` shows them. Needs " +
 			"`plugin:read` when ACLs are on.",
 		Attributes: map[string]schema.Attribute{
-			"plugins": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The plugins, sorted by ID.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":                   computedString("Plugin ID, as the plugin's jobs name it (`csi_plugin { id }`)."),
-					"provider":             computedString("The plugin's provider name, as it reports it."),
-					"controller_required":  computedBool("Whether the plugin needs a controller (a node-only plugin does not)."),
-					"controllers_healthy":  computedInt("Controller plugins running and healthy."),
-					"controllers_expected": computedInt("Controller plugins Nomad expects (from the plugin's jobs)."),
-					"nodes_healthy":        computedInt("Node plugins running and healthy."),
-					"nodes_expected":       computedInt("Node plugins Nomad expects (from the plugin's jobs)."),
-					"healthy": computedBool("Whether every expected plugin instance is healthy and there is at least one " +
-						"healthy node plugin (and controller, when one is required): volumes can be claimed."),
-				}},
-			},
+			"plugins": shared.ComputedObjects("The plugins, sorted by ID.", map[string]schema.Attribute{
+				"id":                   shared.ComputedString("Plugin ID, as the plugin's jobs name it (`csi_plugin { id }`)."),
+				"provider":             shared.ComputedString("The plugin's provider name, as it reports it."),
+				"controller_required":  shared.ComputedBool("Whether the plugin needs a controller (a node-only plugin does not)."),
+				"controllers_healthy":  shared.ComputedInt("Controller plugins running and healthy."),
+				"controllers_expected": shared.ComputedInt("Controller plugins Nomad expects (from the plugin's jobs)."),
+				"nodes_healthy":        shared.ComputedInt("Node plugins running and healthy."),
+				"nodes_expected":       shared.ComputedInt("Node plugins Nomad expects (from the plugin's jobs)."),
+				"healthy": shared.ComputedBool("Whether every expected plugin instance is healthy and there is at least one " +
+					"healthy node plugin (and controller, when one is required): volumes can be claimed."),
+			}),
 		},
 	}
 }

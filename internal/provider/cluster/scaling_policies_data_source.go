@@ -39,15 +39,13 @@ func (d *scalingPoliciesDataSource) Schema(_ context.Context, _ datasource.Schem
 			"namespace": namespaceInput(),
 			"job":       optionalString("Only the policies of this job (its ID)."),
 			"type":      optionalString("Only policies of this type, e.g. `horizontal`."),
-			"policies": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The policies, sorted by ID.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":      computedString("Policy ID."),
-					"type":    computedString("Policy type: `horizontal`, or a vertical type in Nomad Enterprise."),
-					"enabled": computedBool("Whether the autoscaler acts on it."),
-					"target": schema.MapAttribute{Computed: true, ElementType: types.StringType,
-						MarkdownDescription: "What it scales: `Namespace`, `Job`, `Group` (and `Task` for vertical policies)."},
-				}},
-			},
+			"policies": shared.ComputedObjects("The policies, sorted by ID.", map[string]schema.Attribute{
+				"id":      shared.ComputedString("Policy ID."),
+				"type":    shared.ComputedString("Policy type: `horizontal`, or a vertical type in Nomad Enterprise."),
+				"enabled": shared.ComputedBool("Whether the autoscaler acts on it."),
+				"target": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+					MarkdownDescription: "What it scales: `Namespace`, `Job`, `Group` (and `Task` for vertical policies)."},
+			}),
 		},
 	}
 }

@@ -38,10 +38,10 @@ func (d *scalingPolicyDataSource) Schema(_ context.Context, _ datasource.SchemaR
 			"reads it from a job's `scaling` block. Needs `read-scaling-policy` when ACLs are on.",
 		Attributes: map[string]schema.Attribute{
 			"id":      schema.StringAttribute{Required: true, MarkdownDescription: "Policy ID."},
-			"enabled": computedBool("Whether the autoscaler acts on it."),
-			"type":    computedString("Policy type: `horizontal`, or a vertical type in Nomad Enterprise."),
-			"min":     computedInt("The fewest the autoscaler may scale to; null when the block sets none."),
-			"max":     computedInt("The most the autoscaler may scale to."),
+			"enabled": shared.ComputedBool("Whether the autoscaler acts on it."),
+			"type":    shared.ComputedString("Policy type: `horizontal`, or a vertical type in Nomad Enterprise."),
+			"min":     shared.ComputedInt("The fewest the autoscaler may scale to; null when the block sets none."),
+			"max":     shared.ComputedInt("The most the autoscaler may scale to."),
 			"policy": schema.StringAttribute{Computed: true, CustomType: jsontypes.NormalizedType{},
 				MarkdownDescription: "The block's `policy` (its checks, cooldown, strategy…) as JSON; `{}` when it has none. " +
 					"Decode it with `jsondecode`."},

@@ -4,18 +4,6 @@ package cluster
 
 import "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 
-func computedString(desc string) schema.StringAttribute {
-	return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
-}
-
-func computedInt(desc string) schema.Int64Attribute {
-	return schema.Int64Attribute{Computed: true, MarkdownDescription: desc}
-}
-
-func computedBool(desc string) schema.BoolAttribute {
-	return schema.BoolAttribute{Computed: true, MarkdownDescription: desc}
-}
-
 func optionalString(desc string) schema.StringAttribute {
 	return schema.StringAttribute{Optional: true, MarkdownDescription: desc}
 }

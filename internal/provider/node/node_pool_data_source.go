@@ -28,9 +28,9 @@ func (d *nodePoolDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 		MarkdownDescription: "One Nomad node pool by name, Nomad's built-in pools `all` and `default` included. Needs " +
 			"`node_pool:read` on the pool when ACLs are on.",
 		Attributes: map[string]schema.Attribute{
-			"id":          schema.StringAttribute{Computed: true, MarkdownDescription: "The pool's name."},
+			"id":          shared.ComputedString("The pool's name."),
 			"name":        schema.StringAttribute{Required: true, MarkdownDescription: "Name of the pool to read."},
-			"description": schema.StringAttribute{Computed: true, MarkdownDescription: "The pool's description; null when it has none."},
+			"description": shared.ComputedString("The pool's description; null when it has none."),
 			"meta": schema.MapAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Metadata of the pool (not of its nodes); null when it has none."},
 			"scheduler_algorithm": schema.StringAttribute{Computed: true,

@@ -46,16 +46,15 @@ func (d *nodePoolsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"name_prefix": schema.StringAttribute{Optional: true, MarkdownDescription: "Only pools whose name starts with this."},
 			"names": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "The pools' names."},
-			"pools": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The pools.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name":        computed("Pool name."),
-					"description": computed("Description (empty when none)."),
-					"meta": schema.MapAttribute{Computed: true, ElementType: types.StringType,
-						MarkdownDescription: "Metadata (empty when none)."},
-					"scheduler_algorithm": computed("The pool's scheduler algorithm (Nomad Enterprise); null when unset."),
-					"memory_oversubscription": schema.BoolAttribute{Computed: true,
-						MarkdownDescription: "The pool's memory oversubscription setting (Nomad Enterprise); null when unset."},
-				}}},
+			"pools": shared.ComputedObjects("The pools.", map[string]schema.Attribute{
+				"name":        computed("Pool name."),
+				"description": computed("Description (empty when none)."),
+				"meta": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+					MarkdownDescription: "Metadata (empty when none)."},
+				"scheduler_algorithm": computed("The pool's scheduler algorithm (Nomad Enterprise); null when unset."),
+				"memory_oversubscription": schema.BoolAttribute{Computed: true,
+					MarkdownDescription: "The pool's memory oversubscription setting (Nomad Enterprise); null when unset."},
+			}),
 		},
 	}
 }
