@@ -138,25 +138,40 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, defaultNodeReservationTimeout)
-	resp.Diagnostics.Append(d...)
-	rr := plan.nodeReservationRequest(ctx, &resp.Diagnostics)
+	rr, opCtx, cancel := plan.writeRequest(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	opCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	rr.Create, rr.CreatedAt = true, time.Now().UTC()
 	out, err := r.reservations().Create(opCtx, rr)
-	if shared.AddWarnings(&resp.Diagnostics, out.Warnings); err != nil {
-		shared.AddWorkflowError(&resp.Diagnostics, shared.ErrorContext{}, err)
-	}
+	reportWrite(&resp.Diagnostics, out, err)
 	switch {
 	case out.Unsettled:
 		r.recordMaybeMade(ctx, &resp.State, plan, out.NodeID, rr.CreatedAt, &resp.Diagnostics)
 	case out.Reserved:
 		plan.NodeID = types.StringValue(out.NodeID)
 		r.recordWritten(ctx, &resp.State, &plan, "made", &resp.Diagnostics)
+	}
+}
+
+// writeRequest is the ledger request plan makes, and the context its
+// write runs in: ctx bounded by the timeout the plan sets for this write
+// (timeout is its Create or Update). Diags say when there is none; cancel
+// is to be deferred either way.
+func (m *nodeReservationModel) writeRequest(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+	diags *diag.Diagnostics) (nomadclient.NodeReservationRequest, context.Context, context.CancelFunc) {
+	bound, d := timeout(ctx, defaultNodeReservationTimeout)
+	diags.Append(d...)
+	rr := m.nodeReservationRequest(ctx, diags)
+	opCtx, cancel := context.WithTimeout(ctx, bound)
+	return rr, opCtx, cancel
+}
+
+// reportWrite reports a write's warnings and its failure.
+func reportWrite(diags *diag.Diagnostics, out workflow.NodeReservationOutcome, err error) {
+	if shared.AddWarnings(diags, out.Warnings); err != nil {
+		shared.AddWorkflowError(diags, shared.ErrorContext{}, err)
 	}
 }
 
@@ -284,14 +299,11 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, defaultNodeReservationTimeout)
-	resp.Diagnostics.Append(d...)
-	rr := plan.nodeReservationRequest(ctx, &resp.Diagnostics)
+	rr, opCtx, cancel := plan.writeRequest(ctx, plan.Timeouts.Update, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	opCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	sameLedgerItem := plan.request() == state.request() && plan.Annotations.Equal(state.Annotations)
 	if sameLedgerItem && !holdNeedsRepair(ctx, state, &resp.Diagnostics) {
 		// A change of timeouts or of the placement strategy alone (the
@@ -302,9 +314,7 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 		return
 	}
 	out, err := r.reservations().Update(opCtx, rr, !sameLedgerItem)
-	if shared.AddWarnings(&resp.Diagnostics, out.Warnings); err != nil {
-		shared.AddWorkflowError(&resp.Diagnostics, shared.ErrorContext{}, err)
-	}
+	reportWrite(&resp.Diagnostics, out, err)
 	switch {
 	case out.Unsettled:
 		// State must say what the ledger holds now, whether or not the
