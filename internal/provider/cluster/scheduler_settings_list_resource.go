@@ -15,7 +15,7 @@ var _ list.ListResourceWithConfigure = &schedulerSettingsListResource{}
 // list resource for `terraform query` (Terraform 1.14+): the one
 // configuration of the provider's region.
 func NewSchedulerSettingsListResource() list.ListResource {
-	return &schedulerSettingsListResource{NewSchedulerSettingsResource().(*schedulerSettingsResource)}
+	return &schedulerSettingsListResource{newSchedulerSettingsResource()}
 }
 
 // It embeds the resource: its name, provider data, identity and model.

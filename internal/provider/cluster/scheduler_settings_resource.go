@@ -29,7 +29,10 @@ var (
 const planReadTimeout = 30 * time.Second
 
 // NewSchedulerSettingsResource builds the berth_scheduler_settings resource.
-func NewSchedulerSettingsResource() resource.Resource {
+func NewSchedulerSettingsResource() resource.Resource { return newSchedulerSettingsResource() }
+
+// newSchedulerSettingsResource is the resource as its own type, for its list resource.
+func newSchedulerSettingsResource() *schedulerSettingsResource {
 	return &schedulerSettingsResource{ResourceBase: shared.NewResourceBase("scheduler_settings"), WithIdentity: shared.WithIdentity{Identity: schedulerSettingsIdentity}}
 }
 

@@ -12,7 +12,7 @@ var _ list.ListResourceWithConfigure = &namespaceListResource{}
 // NewNamespaceListResource builds the berth_namespace list resource for
 // `terraform query` (Terraform 1.14+).
 func NewNamespaceListResource() list.ListResource {
-	return &namespaceListResource{NewNamespaceResource().(*namespaceResource)}
+	return &namespaceListResource{newNamespaceResource()}
 }
 
 // It embeds the resource: its name, provider data, identity and model.

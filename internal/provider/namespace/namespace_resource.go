@@ -20,7 +20,10 @@ var (
 )
 
 // NewNamespaceResource builds the berth_namespace resource.
-func NewNamespaceResource() resource.Resource {
+func NewNamespaceResource() resource.Resource { return newNamespaceResource() }
+
+// newNamespaceResource is the resource as its own type, for its list resource.
+func newNamespaceResource() *namespaceResource {
 	r := &namespaceResource{ResourceBase: shared.NewResourceBase("namespace"), WithIdentity: shared.WithIdentity{Identity: namespaceIdentity}}
 	r.NamedObject = shared.NamedObject[namespaceModel, *namespaceModel, nomadclient.Namespace]{
 		Base: &r.ResourceBase,

@@ -12,7 +12,7 @@ var _ list.ListResourceWithConfigure = &nodePoolListResource{}
 // NewNodePoolListResource builds the berth_node_pool list resource for
 // `terraform query` (Terraform 1.14+).
 func NewNodePoolListResource() list.ListResource {
-	return &nodePoolListResource{NewNodePoolResource().(*nodePoolResource)}
+	return &nodePoolListResource{newNodePoolResource()}
 }
 
 // It embeds the resource: its name, provider data, identity and model.

@@ -23,7 +23,10 @@ var (
 )
 
 // NewNodePoolResource builds the berth_node_pool resource.
-func NewNodePoolResource() resource.Resource {
+func NewNodePoolResource() resource.Resource { return newNodePoolResource() }
+
+// newNodePoolResource is the resource as its own type, for its list resource.
+func newNodePoolResource() *nodePoolResource {
 	r := &nodePoolResource{ResourceBase: shared.NewResourceBase("node_pool"), WithIdentity: shared.WithIdentity{Identity: nodePoolIdentity}}
 	r.NamedObject = shared.NamedObject[nodePoolModel, *nodePoolModel, nomadclient.NodePool]{
 		Base: &r.ResourceBase,

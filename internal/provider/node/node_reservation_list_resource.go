@@ -16,7 +16,7 @@ var _ list.ListResourceWithConfigure = &nodeReservationListResource{}
 // NewNodeReservationListResource builds the berth_node_reservation list
 // resource for `terraform query` (Terraform 1.14+).
 func NewNodeReservationListResource() list.ListResource {
-	return &nodeReservationListResource{NewNodeReservationResource().(*nodeReservationResource)}
+	return &nodeReservationListResource{newNodeReservationResource()}
 }
 
 // It embeds the resource: its name, provider data, identity and model.

@@ -32,7 +32,10 @@ var (
 )
 
 // NewNodeReservationResource builds the berth_node_reservation resource.
-func NewNodeReservationResource() resource.Resource {
+func NewNodeReservationResource() resource.Resource { return newNodeReservationResource() }
+
+// newNodeReservationResource is the resource as its own type, for its list resource.
+func newNodeReservationResource() *nodeReservationResource {
 	return &nodeReservationResource{ResourceBase: shared.NewResourceBase("node_reservation"), WithIdentity: shared.WithIdentity{Identity: nodeReservationIdentity}}
 }
 

@@ -12,7 +12,7 @@ import (
 // The bases below are embedded by every resource, data source, ephemeral
 // resource and action: they name the type ("berth_" + Name) and keep the
 // provider's data from Configure, so a new one is its schema and its
-// behaviour. A list resource embeds its resource, whose base already
+// behavior. A list resource embeds its resource, whose base already
 // answers the list kind's Metadata and Configure (they take the resource
 // kind's request types).
 //

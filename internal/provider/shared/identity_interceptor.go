@@ -29,6 +29,9 @@ func (w WithIdentity) IdentitySchema(_ context.Context, _ resource.IdentitySchem
 
 func (w WithIdentity) identity() Identity { return w.Identity }
 
+// The interceptor finds identity through identifiedResource alone.
+var _ interface{ identity() Identity } = WithIdentity{}
+
 // identifiedResource is a resource that embeds WithIdentity.
 type identifiedResource interface {
 	resource.ResourceWithIdentity

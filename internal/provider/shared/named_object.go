@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -14,6 +13,8 @@ import (
 	resourceschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
 )
 
 // NamedModel is the model of an object known by its name alone: the name

@@ -18,7 +18,7 @@ var _ list.ListResourceWithConfigure = &variableListResource{}
 // NewVariableListResource builds the berth_variable list resource for
 // `terraform query` (Terraform 1.14+).
 func NewVariableListResource() list.ListResource {
-	return &variableListResource{NewVariableResource().(*variableResource)}
+	return &variableListResource{newVariableResource()}
 }
 
 // It embeds the resource: its name, provider data, identity and model.

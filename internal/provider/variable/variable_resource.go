@@ -26,7 +26,10 @@ var (
 )
 
 // NewVariableResource builds the berth_variable resource.
-func NewVariableResource() resource.Resource {
+func NewVariableResource() resource.Resource { return newVariableResource() }
+
+// newVariableResource is the resource as its own type, for its list resource.
+func newVariableResource() *variableResource {
 	return &variableResource{ResourceBase: shared.NewResourceBase("variable"), WithIdentity: shared.WithIdentity{Identity: variableIdentity}}
 }
 
