@@ -1,9 +1,10 @@
 // Package node is the Terraform layer's client nodes and what is carved
 // out of them: berth_node_settings, berth_node_reservation (with its list
 // resource and ledger of charges), berth_node_pool (with its list
-// resource), the berth_node and berth_nodes data sources, and the
-// ephemeral berth_node_intro_token (Nomad 1.11+, its own file
-// node_intro_token_ephemeral.go: schema, model and Open).
+// resource), the berth_node, berth_nodes, berth_node_pool and
+// berth_node_pools data sources, and the ephemeral berth_node_intro_token
+// (Nomad 1.11+, its own file node_intro_token_ephemeral.go: schema, model
+// and Open).
 //
 // Files: <thing>_resource.go (CRUD), <thing>_schema.go, <thing>_model.go,
 // <thing>_list_resource.go for node_settings, node_reservation and

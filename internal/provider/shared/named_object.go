@@ -41,12 +41,12 @@ type NamedObject[M any, PM NamedModel[M], O any] struct {
 	// one Nomad lacks.
 	ListHint string
 	// Get and All are nomadclient.Client's methods (method expressions).
-	// Get is the object, or nil when Nomad has none of that name.
+	// Get is the object, or nil when Nomad has none of that name; All is
+	// the objects whose name starts with prefix.
 	Get func(c *nomadclient.Client, ctx context.Context, name string) (*O, error)
+	All func(c *nomadclient.Client, ctx context.Context, prefix string) ([]O, error)
 	// Write sends the model to Nomad; false when it did not (diags say why).
 	Write func(ctx context.Context, m PM, summary string, diags *diag.Diagnostics) bool
-	// All is the objects whose name starts with prefix.
-	All func(c *nomadclient.Client, ctx context.Context, prefix string) ([]O, error)
 	// Listed says whether the list resource shows an object (nil: all).
 	Listed func(o *O) bool
 	// NameOf is an object's name.
