@@ -3,12 +3,16 @@ package main
 import (
 	"flag"
 	"log"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider"
 )
+
+// providerAddress is the address berth serves as.
+const providerAddress = "registry.terraform.io/berthhq/berth"
 
 // Set by goreleaser at release time.
 var (
@@ -21,6 +25,8 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
+	// Before tf6server.Serve creates the loggers from the environment.
+	silenceUnreadLogs(os.Environ(), os.Setenv)
 	tuneGC()
 	stopProfile, err := startProfile()
 	if err != nil {

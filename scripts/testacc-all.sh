@@ -15,6 +15,7 @@ cd "$root"
 
 side_log="$(mktemp)"
 side_failed="$(mktemp)"
+suite_log="$(mktemp)"
 side_pid=""
 cleanup() {
 	# Never leave the side line running: its scripts stop their agents
@@ -22,7 +23,7 @@ cleanup() {
 	if [[ -n "$side_pid" ]]; then
 		wait "$side_pid" 2>/dev/null || true
 	fi
-	rm -f "$side_log" "$side_failed"
+	rm -f "$side_log" "$side_failed" "$suite_log"
 }
 trap cleanup EXIT
 
@@ -42,7 +43,7 @@ side_pid=$!
 echo "testacc-all: testacc-newer, testacc-tofu, testacc-compat and test-install run beside testacc (pid $side_pid); their output follows the suite's" >&2
 
 suite=0
-NEWER=skip scripts/testacc.sh || suite=$?
+NEWER=skip scripts/testacc.sh 2>&1 | tee "$suite_log" || suite=$?
 
 side=0
 wait "$side_pid" || side=$?
@@ -64,5 +65,13 @@ if ((side != 0)); then
 		echo "testacc-all: FAIL: $failed${what:+: $what} (output above)" >&2
 	done <"$side_failed"
 	[[ -s "$side_failed" ]] || echo "testacc-all: FAIL: the side line (exit $side; output above)" >&2
+fi
+if ((suite != 0 || side != 0)); then
+	# A recap at the very end, where a CI excerpt that keeps only the
+	# output's tail still shows which tests failed and why.
+	echo "==== testacc-all: failed tests ====" >&2
+	grep -hE -e '^\s*--- FAIL: ' -e '^panic: ' -e '^FAIL\s' "$suite_log" "$side_log" >&2 || true
+	echo "---- lines logged by tests (the first 60; the failures' are among them) ----" >&2
+	grep -hE -e '^\s+[A-Za-z0-9_]+_test\.go:[0-9]+: ' "$suite_log" "$side_log" | grep -v -e 'NOT RUN' -e 'corpus' | head -n 60 >&2 || true
 fi
 ((suite == 0 && side == 0))

@@ -73,16 +73,23 @@ func (c *Client) sendValidate(ctx context.Context, job *api.Job, extra jobspec.E
 // getJobWhole reads a job with the fields berth's api structs do not hold.
 // A job that does not exist returns (nil, nil, nil).
 func (c *Client) getJobWhole(ctx context.Context, namespace, id string) (*api.Job, jobspec.Extras, error) {
+	raw, err := c.getJobRaw(ctx, namespace, id)
+	if raw == nil || err != nil {
+		return nil, nil, err
+	}
+	return jobspec.SplitJob(raw)
+}
+
+// getJobRaw reads a job as Nomad's JSON, every field whatever berth's api
+// structs know. A job that does not exist returns (nil, nil).
+func (c *Client) getJobRaw(ctx context.Context, namespace, id string) (json.RawMessage, error) {
 	raw, err := readRetry(ctx, c, "read job", func(ctx context.Context) (json.RawMessage, error) {
 		var out json.RawMessage
 		_, err := c.api.Raw().Query("/v1/job/"+url.PathEscape(id), &out, c.query(ctx, &api.QueryOptions{Namespace: namespace}))
 		return out, err
 	})
 	if IsNotFound(err) {
-		return nil, nil, nil
+		return nil, nil
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return jobspec.SplitJob(raw)
+	return raw, err
 }

@@ -1,6 +1,7 @@
 package nomadclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,10 @@ type clusterParser struct {
 	c         *Client
 	ctx       context.Context
 	namespace string // the parse needs parse-job or submit-job here
+	// canonicalize asks Nomad to fill in its defaults (berth_jobspec's
+	// canonicalize); berth's own parses never do, so that a job compares
+	// with the jobspec as written.
+	canonicalize bool
 }
 
 // parser is the cluster's parser for one operation in namespace ("" is
@@ -51,7 +56,7 @@ func (p *clusterParser) ParseHCL(src string, vars map[string]string) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	req := parseRequest{JobHCL: src, Variables: file}
+	req := parseRequest{JobHCL: src, Variables: file, Canonicalize: p.canonicalize}
 	out, err := readRetry(p.ctx, p.c, "parse jobspec", func(ctx context.Context) (json.RawMessage, error) {
 		var out json.RawMessage
 		_, err := p.c.api.Raw().Write("/v1/jobs/parse", &req, &out, (&api.WriteOptions{Namespace: p.namespace}).WithContext(ctx))
@@ -89,6 +94,28 @@ func (c *Client) DescribeJobspec(ctx context.Context, s jobspec.Spec, namespace 
 // between two parses (jobspec.DescribeUnstable).
 func (c *Client) DescribeJobspecUnstable(ctx context.Context, s jobspec.Spec, namespace string) (jobspec.Summary, []string, error) {
 	return jobspec.DescribeUnstable(s, c.parser(ctx, namespace))
+}
+
+// ParseJobspecJSON is Nomad's JSON of the job the HCL2 jobspec s
+// describes, as the cluster's parser answers it (uncached, every field the
+// cluster knows), after berth's offline checks (jobspec.CheckOffline);
+// canonicalize asks the cluster to fill in its defaults. A jobspec refused
+// is a *jobspec.ParseError.
+func (c *Client) ParseJobspecJSON(ctx context.Context, s jobspec.Spec, canonicalize bool) (string, error) {
+	s.Format = jobspec.FormatHCL2
+	if err := jobspec.CheckOffline(s); err != nil {
+		return "", err
+	}
+	p := &clusterParser{c: c, ctx: ctx, namespace: c.namespace, canonicalize: canonicalize}
+	raw, err := p.ParseHCL(s.Source, s.Variables)
+	if err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, raw); err != nil {
+		return "", fmt.Errorf("decoding the parsed job: %w", err)
+	}
+	return out.String(), nil
 }
 
 // Parser is the cluster's parser for one operation, for the tests that

@@ -261,6 +261,7 @@ func (p *berthProvider) Actions(context.Context) []func() action.Action {
 func (p *berthProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return slices.Concat(
 		instance.DataSources(),
+		job.DataSources(),
 		volume.DataSources(),
 		leasefamily.DataSources(),
 		node.DataSources(),

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ resource.ResourceWithMoveState = &aclAuthMethodResource{}
@@ -55,16 +57,8 @@ type nomadACLAuthMethodState struct {
 // gives the client secret as config.oidc_client_secret_wo, without a
 // version (setting one plans an update that sends the secret again).
 func (r *aclAuthMethodResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if !fromPeer(req, "nomad_acl_auth_method") {
-			return
-		}
-		var src nomadACLAuthMethodState
-		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
-			resp.Diagnostics.AddError("Could not read the nomad_acl_auth_method state",
-				"berth could not decode the state of the nomad_acl_auth_method being moved: "+err.Error())
-			return
-		}
+	return []resource.StateMover{shared.MoveFrom("nomad_acl_auth_method", func(ctx context.Context, src nomadACLAuthMethodState, diags *diag.Diagnostics) aclAuthMethodModel {
+		var m aclAuthMethodModel
 		a := aclpolicy.AuthMethod{Name: src.Name, Type: src.Type, TokenLocality: src.TokenLocality,
 			TokenNameFormat: src.TokenNameFormat, Default: src.Default, MaxTokenTTL: parseDuration(src.MaxTokenTTL)}
 		if a.TokenNameFormat == "" {
@@ -74,8 +68,8 @@ func (r *aclAuthMethodResource) MoveState(context.Context) []resource.StateMover
 			c := src.Config[0]
 			if len(c.OIDCClientAssertion) > 0 {
 				a.Config.Unmanaged = []string{"oidc_client_assertion"}
-				resp.Diagnostics.AddError("Auth method settings berth does not manage", unmanagedDetail(&a))
-				return
+				diags.AddError("Auth method settings berth does not manage", unmanagedDetail(&a))
+				return m
 			}
 			a.Config = aclpolicy.AuthMethodConfig{OIDCDiscoveryURL: c.OIDCDiscoveryURL, OIDCClientID: c.OIDCClientID,
 				OIDCEnablePKCE: c.OIDCEnablePKCE, OIDCDisableUserInfo: c.OIDCDisableUserInfo, OIDCScopes: c.OIDCScopes,
@@ -86,11 +80,10 @@ func (r *aclAuthMethodResource) MoveState(context.Context) []resource.StateMover
 				ClockSkewLeeway: parseDuration(c.ClockSkewLeeway), ClaimMappings: c.ClaimMappings,
 				ListClaimMappings: c.ListClaimMappings, VerboseLogging: c.VerboseLogging}
 		}
-		var m aclAuthMethodModel
-		m.fromAuthMethod(ctx, &a, &resp.Diagnostics)
+		m.fromAuthMethod(ctx, &a, diags)
 		m.Config.OIDCClientSecretVer = types.Int64Null()
-		resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-	}}}
+		return m
+	})}
 }
 
 // parseDuration reads a duration the other provider stored; what does not

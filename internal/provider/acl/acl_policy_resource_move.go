@@ -2,9 +2,8 @@ package acl
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -27,11 +26,10 @@ type nomadACLPolicyState struct {
 	} `json:"job_acl"`
 }
 
-// fromPeer reports whether a move request comes from the other Nomad
-// provider's resource of type typeName.
+// fromPeer is shared.FromPeer, for the binding rule's mover, which is
+// written out in acl_binding_rule_resource.go.
 func fromPeer(req resource.MoveStateRequest, typeName string) bool {
-	return req.SourceTypeName == typeName && strings.HasSuffix(req.SourceProviderAddress, "hashicorp/nomad") &&
-		req.SourceRawState != nil
+	return shared.FromPeer(req, typeName)
 }
 
 // MoveState takes a nomad_acl_policy over without writing to Nomad
@@ -39,16 +37,7 @@ func fromPeer(req resource.MoveStateRequest, typeName string) bool {
 // rules_hcl becomes rules, the job_acl block the job_acl attribute. The
 // other provider writes "" for what is unset; berth writes null.
 func (r *aclPolicyResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if !fromPeer(req, "nomad_acl_policy") {
-			return // not ours: the framework says no mover took it
-		}
-		var src nomadACLPolicyState
-		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
-			resp.Diagnostics.AddError("Could not read the nomad_acl_policy state",
-				"berth could not decode the state of the nomad_acl_policy being moved: "+err.Error())
-			return
-		}
+	return []resource.StateMover{shared.MoveFrom("nomad_acl_policy", func(_ context.Context, src nomadACLPolicyState, _ *diag.Diagnostics) aclPolicyModel {
 		m := aclPolicyModel{ID: types.StringValue(src.Name), Name: types.StringValue(src.Name),
 			Description: shared.StringOrNull(src.Description), Rules: types.StringValue(src.RulesHCL)}
 		if len(src.JobACL) > 0 && src.JobACL[0].Namespace != "" {
@@ -56,6 +45,6 @@ func (r *aclPolicyResource) MoveState(context.Context) []resource.StateMover {
 			m.JobACL = &jobACLModel{Namespace: types.StringValue(j.Namespace), JobID: shared.StringOrNull(j.JobID),
 				Group: shared.StringOrNull(j.Group), Task: shared.StringOrNull(j.Task)}
 		}
-		resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-	}}}
+		return m
+	})}
 }

@@ -2,10 +2,9 @@ package acl
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -35,32 +34,21 @@ type nomadACLTokenState struct {
 // working; whoever holds its secret still does). The refresh that follows
 // reads the rest from Nomad.
 func (r *aclTokenResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if req.SourceTypeName != "nomad_acl_token" || !strings.HasSuffix(req.SourceProviderAddress, "hashicorp/nomad") ||
-			req.SourceRawState == nil {
-			return
-		}
-		var src nomadACLTokenState
-		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
-			// The decoder's message names types and fields, never values.
-			resp.Diagnostics.AddError("Could not read the nomad_acl_token state", "berth could not decode the state of the "+
-				"nomad_acl_token being moved: "+err.Error())
-			return
-		}
+	return []resource.StateMover{shared.MoveFrom("nomad_acl_token", func(ctx context.Context, src nomadACLTokenState, diags *diag.Diagnostics) aclTokenModel {
 		roles := make([]string, 0, len(src.Role))
 		for _, rl := range src.Role {
 			roles = append(roles, rl.ID)
 		}
 		m := aclTokenModel{ID: types.StringValue(src.AccessorID), AccessorID: types.StringValue(src.AccessorID),
 			Name: shared.StringOrNull(src.Name), Type: types.StringValue(src.Type), Global: types.BoolValue(src.Global),
-			Policies: setOrNull(ctx, src.Policies, &resp.Diagnostics), Roles: setOrNull(ctx, roles, &resp.Diagnostics),
+			Policies: setOrNull(ctx, src.Policies, diags), Roles: setOrNull(ctx, roles, diags),
 			ExpirationTTL: timetypes.NewGoDurationNull(), ExpirationTime: types.StringNull(), CreateTime: types.StringNull(),
 			SecretVariablePath: types.StringNull(), SecretVariableNamespace: types.StringValue("default")}
 		if src.ExpirationTTL != "" {
 			ttl, d := timetypes.NewGoDurationValueFromString(src.ExpirationTTL)
-			resp.Diagnostics.Append(d...)
+			diags.Append(d...)
 			m.ExpirationTTL = ttl
 		}
-		resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-	}}}
+		return m
+	})}
 }

@@ -2,12 +2,12 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ resource.ResourceWithMoveState = &schedulerSettingsResource{}
@@ -27,17 +27,7 @@ type nomadSchedulerConfigState struct {
 // field from Nomad, and records the configuration as berth found it then,
 // which is what destroy puts back.
 func (r *schedulerSettingsResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if req.SourceTypeName != "nomad_scheduler_config" || !strings.HasSuffix(req.SourceProviderAddress, "hashicorp/nomad") ||
-			req.SourceRawState == nil {
-			return // not ours
-		}
-		var src nomadSchedulerConfigState
-		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
-			resp.Diagnostics.AddError("Could not read the nomad_scheduler_config state",
-				"berth could not decode the state of the nomad_scheduler_config being moved: "+err.Error())
-			return
-		}
+	return []resource.StateMover{shared.MoveFrom("nomad_scheduler_config", func(ctx context.Context, src nomadSchedulerConfigState, _ *diag.Diagnostics) schedulerSettingsModel {
 		s := nomadclient.SchedulerSettings{
 			Algorithm:              src.Algorithm,
 			MemoryOversubscription: src.MemoryOversubscription,
@@ -55,6 +45,6 @@ func (r *schedulerSettingsResource) MoveState(context.Context) []resource.StateM
 		}
 		var m schedulerSettingsModel
 		m.record(region, s)
-		resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-	}}}
+		return m
+	})}
 }

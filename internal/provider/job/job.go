@@ -10,6 +10,7 @@ package job
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 )
@@ -31,4 +32,10 @@ func ListResources() []func() list.ListResource {
 // Actions are the family's actions.
 func Actions() []func() action.Action {
 	return []func() action.Action{NewJobDispatchAction}
+}
+
+// DataSources are the family's data sources: one job as Nomad holds it,
+// and a jobspec as the cluster's parser reads it.
+func DataSources() []func() datasource.DataSource {
+	return []func() datasource.DataSource{NewJobDataSource, NewJobspecDataSource}
 }

@@ -2,15 +2,15 @@ package job
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ resource.ResourceWithMoveState = &jobResource{}
@@ -34,17 +34,7 @@ type nomadJobState struct {
 // keeps the jobspec. wait_for_healthy and purge_on_destroy take berth's
 // defaults, which the moved configuration says unless it sets them.
 func (r *jobResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if req.SourceTypeName != "nomad_job" || !strings.HasSuffix(req.SourceProviderAddress, "hashicorp/nomad") ||
-			req.SourceRawState == nil {
-			return // not ours: the framework says no mover took it
-		}
-		var src nomadJobState
-		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
-			resp.Diagnostics.AddError("Could not read the nomad_job state", "berth could not decode the state of the "+
-				"nomad_job being moved: "+err.Error())
-			return
-		}
+	return []resource.StateMover{shared.MoveFrom("nomad_job", func(_ context.Context, src nomadJobState, _ *diag.Diagnostics) jobModel {
 		m := jobModel{Jobspec: types.StringValue(src.Jobspec), Format: types.StringValue(jobspec.FormatHCL2), Variables: types.MapNull(types.StringType),
 			VariablesWO: types.MapNull(types.StringType), VariablesWOVer: types.Int64Null(), SchedulerPlan: types.MapNull(types.StringType),
 			WaitForHealthy: types.BoolValue(true), PurgeOnDestroy: types.BoolValue(true), PlanFailures: types.StringNull(), NodeReservation: types.StringNull(),
@@ -66,8 +56,8 @@ func (r *jobResource) MoveState(context.Context) []resource.StateMover {
 		m.Name, m.Namespace, m.ID = types.StringValue(src.Name), types.StringValue(ns), types.StringValue(ns+"/"+src.Name)
 		m.Type, m.JobModifyIndex, m.JobVersion = types.StringNull(), types.Int64Null(), types.Int64Null()
 		m.setDrift(nil)
-		resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-	}}}
+		return m
+	})}
 }
 
 // jobTimeoutTypes is the timeouts block's type, for a null one.

@@ -2,8 +2,6 @@ package namespace
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -45,17 +43,7 @@ type nomadAccessState struct {
 // its settings become berth's state, and the refresh that follows reads
 // Nomad, so the next plan is empty when the configuration says the same.
 func (r *namespaceResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if req.SourceTypeName != "nomad_namespace" || !strings.HasSuffix(req.SourceProviderAddress, "hashicorp/nomad") ||
-			req.SourceRawState == nil {
-			return // not ours: the framework says no mover took it
-		}
-		var src nomadNamespaceState
-		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
-			resp.Diagnostics.AddError("Could not read the nomad_namespace state", "berth could not decode the state of the "+
-				"nomad_namespace being moved: "+err.Error())
-			return
-		}
+	return []resource.StateMover{shared.MoveFrom("nomad_namespace", func(ctx context.Context, src nomadNamespaceState, diags *diag.Diagnostics) namespaceModel {
 		ns := nomadclient.Namespace{Name: src.Name, Description: src.Description, Quota: src.Quota, Meta: src.Meta}
 		if len(src.Capabilities) > 0 {
 			c := src.Capabilities[0]
@@ -64,15 +52,11 @@ func (r *namespaceResource) MoveState(context.Context) []resource.StateMover {
 		}
 		ns.NodePools, ns.Vault, ns.Consul = movedAccess(src.NodePoolConfig), movedAccess(src.VaultConfig), movedAccess(src.ConsulConfig)
 		m, d := shared.NullResourceModel[namespaceModel](ctx, namespaceSchema())
-		resp.Diagnostics.Append(d...)
+		diags.Append(d...)
 		m.Description, m.Meta = types.StringNull(), types.MapNull(types.StringType)
-		var diags diag.Diagnostics
-		m.fromNamespace(ctx, &ns, &diags)
-		resp.Diagnostics.Append(diags...)
-		if !resp.Diagnostics.HasError() {
-			resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-		}
-	}}}
+		m.fromNamespace(ctx, &ns, diags)
+		return m
+	})}
 }
 
 func movedAccess(l []nomadAccessState) *nomadclient.NamespaceAccess {

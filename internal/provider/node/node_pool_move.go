@@ -2,14 +2,13 @@ package node
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ resource.ResourceWithMoveState = &nodePoolResource{}
@@ -33,17 +32,7 @@ type nomadNodePoolState struct {
 // settings become berth's state, and the refresh that follows reads Nomad,
 // so the next plan is empty when the configuration says the same.
 func (r *nodePoolResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if req.SourceTypeName != "nomad_node_pool" || !strings.HasSuffix(req.SourceProviderAddress, "hashicorp/nomad") ||
-			req.SourceRawState == nil {
-			return // not ours: the framework says no mover took it
-		}
-		var src nomadNodePoolState
-		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
-			resp.Diagnostics.AddError("Could not read the nomad_node_pool state", "berth could not decode the state of the "+
-				"nomad_node_pool being moved: "+err.Error())
-			return
-		}
+	return []resource.StateMover{shared.MoveFrom("nomad_node_pool", func(ctx context.Context, src nomadNodePoolState, diags *diag.Diagnostics) nodePoolModel {
 		p := nomadclient.NodePool{Name: src.Name, Description: src.Description, Meta: src.Meta}
 		if len(src.SchedulerConfig) > 0 {
 			sc := src.SchedulerConfig[0]
@@ -55,11 +44,7 @@ func (r *nodePoolResource) MoveState(context.Context) []resource.StateMover {
 			}
 		}
 		m := nodePoolModel{Description: types.StringNull(), Meta: types.MapNull(types.StringType)}
-		var diags diag.Diagnostics
-		m.fromNodePool(ctx, &p, &diags)
-		resp.Diagnostics.Append(diags...)
-		if !resp.Diagnostics.HasError() {
-			resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-		}
-	}}}
+		m.fromNodePool(ctx, &p, diags)
+		return m
+	})}
 }

@@ -29,7 +29,7 @@ func (w WithIdentity) IdentitySchema(_ context.Context, _ resource.IdentitySchem
 
 func (w WithIdentity) identity() Identity { return w.Identity }
 
-// The interceptor finds identity through identifiedResource alone.
+// Every resource that embeds WithIdentity answers identity().
 var _ interface{ identity() Identity } = WithIdentity{}
 
 // identifiedResource is a resource that embeds WithIdentity.

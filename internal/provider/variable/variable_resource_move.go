@@ -3,11 +3,12 @@ package variable
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 	"github.com/berthhq/terraform-provider-berth/internal/variable"
 )
 
@@ -29,17 +30,7 @@ type nomadVariableState struct {
 // its items_wo wrote, so with a version every key in Nomad that is not a
 // plain item is taken as write-only (its value stays out of state).
 func (r *variableResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if req.SourceTypeName != "nomad_variable" || !strings.HasSuffix(req.SourceProviderAddress, "hashicorp/nomad") ||
-			req.SourceRawState == nil {
-			return // not ours: the framework says no mover took it
-		}
-		var src nomadVariableState
-		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
-			resp.Diagnostics.AddError("Could not read the nomad_variable state", "berth could not decode the state of the "+
-				"nomad_variable being moved: "+err.Error())
-			return
-		}
+	return []resource.StateMover{shared.MoveFrom("nomad_variable", func(ctx context.Context, src nomadVariableState, diags *diag.Diagnostics) variableModel {
 		ns := src.Namespace
 		if ns == "" {
 			ns = variable.DefaultNamespace
@@ -55,11 +46,11 @@ func (r *variableResource) MoveState(context.Context) []resource.StateMover {
 		if src.ItemsWOVersion != nil {
 			v, err := src.ItemsWOVersion.Int64()
 			if err != nil {
-				resp.Diagnostics.AddError("Could not read the nomad_variable state", "items_wo_version is not a whole number: "+err.Error())
-				return
+				diags.AddError("Could not read the nomad_variable state", "items_wo_version is not a whole number: "+err.Error())
+				return m
 			}
 			m.ItemsWOVer = types.Int64Value(v)
 		}
-		resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-	}}}
+		return m
+	})}
 }

@@ -2,8 +2,6 @@ package volume
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -49,23 +47,14 @@ type nomadCSIRegistrationState struct {
 // the next plan is empty when the configuration says what the other
 // provider's did (its secrets move into secrets_wo in the configuration).
 func (r *csiRegistrationResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if req.SourceTypeName != "nomad_csi_volume_registration" || !strings.HasSuffix(req.SourceProviderAddress, "hashicorp/nomad") ||
-			req.SourceRawState == nil {
-			return // not ours
-		}
-		var src nomadCSIRegistrationState
-		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
-			resp.Diagnostics.AddError("Could not read the nomad_csi_volume_registration state",
-				"berth could not decode the state of the nomad_csi_volume_registration being moved: "+err.Error())
-			return
-		}
-		m := src.model(ctx, &resp.Diagnostics)
-		if m.Namespace.ValueString() == "" && r.data != nil {
-			m.Namespace = types.StringValue(r.data.Nomad.Namespace())
-		}
-		resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-	}}}
+	return []resource.StateMover{shared.MoveFrom("nomad_csi_volume_registration",
+		func(ctx context.Context, src nomadCSIRegistrationState, diags *diag.Diagnostics) csiRegistrationModel {
+			m := src.model(ctx, diags)
+			if m.Namespace.ValueString() == "" && r.data != nil {
+				m.Namespace = types.StringValue(r.data.Nomad.Namespace())
+			}
+			return m
+		})}
 }
 
 // model is src as berth's state, before the refresh.

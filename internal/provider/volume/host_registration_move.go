@@ -2,9 +2,7 @@ package volume
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -46,29 +44,20 @@ type nomadHostRegistrationState struct {
 // rest, so the next plan is empty when the configuration says what the
 // other provider's did. A volume with a plugin is refused, as by import.
 func (r *hostRegistrationResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if req.SourceTypeName != "nomad_dynamic_host_volume_registration" || !strings.HasSuffix(req.SourceProviderAddress, "hashicorp/nomad") ||
-			req.SourceRawState == nil {
-			return // not ours
-		}
-		var src nomadHostRegistrationState
-		if err := json.Unmarshal(req.SourceRawState.JSON, &src); err != nil {
-			resp.Diagnostics.AddError("Could not read the nomad_dynamic_host_volume_registration state",
-				"berth could not decode the state of the nomad_dynamic_host_volume_registration being moved: "+err.Error())
-			return
-		}
-		if src.PluginID != "" {
-			resp.Diagnostics.AddError("Host volume has a plugin",
-				fmt.Sprintf("Host volume %s has plugin %q: deleting it would ask the plugin to delete its data, so "+
-					"berth_host_volume_registration does not take it over. Move it to berth_volume instead.", src.ID, src.PluginID))
-			return
-		}
-		m := src.model(ctx, &resp.Diagnostics)
-		if m.Namespace.ValueString() == "" && r.data != nil {
-			m.Namespace = types.StringValue(r.data.Nomad.Namespace())
-		}
-		resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-	}}}
+	return []resource.StateMover{shared.MoveFrom("nomad_dynamic_host_volume_registration",
+		func(ctx context.Context, src nomadHostRegistrationState, diags *diag.Diagnostics) hostRegistrationModel {
+			if src.PluginID != "" {
+				diags.AddError("Host volume has a plugin",
+					fmt.Sprintf("Host volume %s has plugin %q: deleting it would ask the plugin to delete its data, so "+
+						"berth_host_volume_registration does not take it over. Move it to berth_volume instead.", src.ID, src.PluginID))
+				return hostRegistrationModel{}
+			}
+			m := src.model(ctx, diags)
+			if m.Namespace.ValueString() == "" && r.data != nil {
+				m.Namespace = types.StringValue(r.data.Nomad.Namespace())
+			}
+			return m
+		})}
 }
 
 // model is src as berth's state, before the refresh.

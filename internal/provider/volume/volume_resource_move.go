@@ -91,50 +91,29 @@ type nomadCSIVolumeState struct {
 // configuration says what the other provider's did. A setting berth_volume
 // has no place for refuses the move, naming it, rather than being lost.
 func (r *volumeResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		if !strings.HasSuffix(req.SourceProviderAddress, "hashicorp/nomad") || req.SourceRawState == nil {
-			return // not ours: the framework says no mover took it
-		}
-		var m volumeModel
-		switch req.SourceTypeName {
-		case "nomad_dynamic_host_volume":
-			var src nomadHostVolumeState
-			if !decodeMoved(req, &src, &resp.Diagnostics) {
-				return
-			}
-			m = src.model(ctx, &resp.Diagnostics)
-		case "nomad_csi_volume":
-			var src nomadCSIVolumeState
-			if !decodeMoved(req, &src, &resp.Diagnostics) {
-				return
-			}
+	return []resource.StateMover{
+		shared.MoveFrom("nomad_dynamic_host_volume", func(ctx context.Context, src nomadHostVolumeState, diags *diag.Diagnostics) volumeModel {
+			return r.defaultNamespace(src.model(ctx, diags))
+		}),
+		shared.MoveFrom("nomad_csi_volume", func(ctx context.Context, src nomadCSIVolumeState, diags *diag.Diagnostics) volumeModel {
 			if refused := src.unheld(); len(refused) > 0 {
-				resp.Diagnostics.AddError("Cannot move this nomad_csi_volume to berth_volume",
+				diags.AddError("Cannot move this nomad_csi_volume to berth_volume",
 					fmt.Sprintf("CSI volume %q sets %s, which berth_volume does not hold: after the move berth could neither "+
 						"show nor keep them, and a replacement would create the volume without them. Remove the moved block and "+
 						"keep managing this volume with nomad_csi_volume.", src.id(), strings.Join(refused, ", ")))
-				return
+				return volumeModel{}
 			}
-			m = src.model(ctx, &resp.Diagnostics)
-		default:
-			return
-		}
-		if m.Namespace.ValueString() == "" && r.data != nil {
-			m.Namespace = types.StringValue(r.data.Nomad.Namespace())
-		}
-		if !resp.Diagnostics.HasError() {
-			resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-		}
-	}}}
+			return r.defaultNamespace(src.model(ctx, diags))
+		}),
+	}
 }
 
-func decodeMoved(req resource.MoveStateRequest, into any, diags *diag.Diagnostics) bool {
-	if err := json.Unmarshal(req.SourceRawState.JSON, into); err != nil {
-		diags.AddError("Could not read the "+req.SourceTypeName+" state", "berth could not decode the state of the "+
-			req.SourceTypeName+" being moved: "+err.Error()+". Check that it was written by hashicorp/nomad 2.x.")
-		return false
+// defaultNamespace gives a moved volume with no namespace the provider's.
+func (r *volumeResource) defaultNamespace(m volumeModel) volumeModel {
+	if m.Namespace.ValueString() == "" && r.data != nil {
+		m.Namespace = types.StringValue(r.data.Nomad.Namespace())
 	}
-	return true
+	return m
 }
 
 // movedSize is a size from the other provider's state: its string when

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"os"
 	"strings"
 )
-
-// providerAddress is the address berth serves as.
-const providerAddress = "registry.terraform.io/berthhq/berth"
 
 // providerLogLevelVar sets the level of berth's own logger (tflog):
 // terraform-plugin-go reads TF_LOG_PROVIDER_<type> for it, not
@@ -41,9 +37,4 @@ func silenceUnreadLogs(environ []string, setenv func(key, value string) error) b
 		}
 	}
 	return true
-}
-
-func init() {
-	// Before providerserver.Serve creates the loggers from the environment.
-	silenceUnreadLogs(os.Environ(), os.Setenv)
 }
