@@ -16,9 +16,11 @@ import (
 var _ datasource.DataSourceWithConfigure = &allocationsDataSource{}
 
 // NewAllocationsDataSource builds the berth_allocations data source.
-func NewAllocationsDataSource() datasource.DataSource { return &allocationsDataSource{} }
+func NewAllocationsDataSource() datasource.DataSource {
+	return &allocationsDataSource{shared.NewDataSourceBase("allocations")}
+}
 
-type allocationsDataSource struct{ data *shared.ProviderData }
+type allocationsDataSource struct{ shared.DataSourceBase }
 
 type allocationsModel struct {
 	Namespace   types.String      `tfsdk:"namespace"`
@@ -52,14 +54,6 @@ type taskModel struct {
 	Restarts         types.Int64  `tfsdk:"restarts"`
 	LastEventType    types.String `tfsdk:"last_event_type"`
 	LastEventMessage types.String `tfsdk:"last_event_message"`
-}
-
-func (d *allocationsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_allocations"
-}
-
-func (d *allocationsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *allocationsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -120,7 +114,7 @@ func (d *allocationsDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	allocs, err := d.data.Nomad.ListAllocations(ctx, nomadclient.AllocationQuery{
+	allocs, err := d.Data.Nomad.ListAllocations(ctx, nomadclient.AllocationQuery{
 		Namespace: m.Namespace.ValueString(), Job: m.Job.ValueString(), Filter: m.Filter.ValueString()})
 	var bad *nomadclient.BadFilterError
 	switch {

@@ -1,11 +1,13 @@
 // Package cluster is the Terraform layer's view of the Nomad cluster as a
 // whole: the berth_cluster data source (servers, leader, health), the
 // region's scheduler configuration (berth_scheduler_settings, resource and
-// data source), and the read-only views of what runs in it.
+// data source), and the read-only views of what runs in it (listings, and
+// one CSI plugin or scaling policy by ID).
 //
 // Files: <thing>_resource.go, <thing>_schema.go (the resource's and the
 // data source's), <thing>_model.go, <thing>_data_source.go,
-// <thing>_list_resource.go; views.go holds what the read-only views share.
+// <thing>_list_resource.go; views.go holds what the read-only views share
+// (their computed attributes are shared.Computed*).
 package cluster
 
 import (
@@ -28,5 +30,5 @@ func ListResources() []func() list.ListResource {
 func DataSources() []func() datasource.DataSource {
 	return []func() datasource.DataSource{NewClusterDataSource, NewSchedulerSettingsDataSource, NewAllocationsDataSource,
 		NewJWKSDataSource, NewRegionsDataSource, NewDatacentersDataSource, NewDeploymentsDataSource,
-		NewScalingPoliciesDataSource, NewCSIPluginsDataSource}
+		NewScalingPoliciesDataSource, NewCSIPluginsDataSource, NewCSIPluginDataSource, NewScalingPolicyDataSource}
 }

@@ -18,9 +18,11 @@ var (
 )
 
 // NewClusterDataSource builds the berth_cluster data source.
-func NewClusterDataSource() datasource.DataSource { return &clusterDataSource{} }
+func NewClusterDataSource() datasource.DataSource {
+	return &clusterDataSource{shared.NewDataSourceBase("cluster")}
+}
 
-type clusterDataSource struct{ data *shared.ProviderData }
+type clusterDataSource struct{ shared.DataSourceBase }
 
 // clusterModel is berth_cluster's state; every attribute is computed.
 type clusterModel struct {
@@ -52,14 +54,6 @@ type agentHealthModel struct {
 	ClientMessage types.String `tfsdk:"client_message"`
 	ServerOK      types.Bool   `tfsdk:"server_ok"`
 	ServerMessage types.String `tfsdk:"server_message"`
-}
-
-func (d *clusterDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cluster"
-}
-
-func (d *clusterDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -121,14 +115,14 @@ func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 }
 
 func (d *clusterDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	st, err := d.data.Nomad.ClusterStatus(ctx)
+	st, err := d.Data.Nomad.ClusterStatus(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the Nomad cluster's status", err)
 		return
 	}
 	if st.AgentError != "" {
 		resp.Diagnostics.AddWarning("Could not read the agent's health",
-			"Nomad did not report the health of the agent at "+d.data.Nomad.Address()+": "+st.AgentError+
+			"Nomad did not report the health of the agent at "+d.Data.Nomad.Address()+": "+st.AgentError+
 				". agent_health is null; the servers' health is still reported.")
 	}
 	m := newClusterModel(st)

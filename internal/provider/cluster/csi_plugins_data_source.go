@@ -11,9 +11,11 @@ import (
 )
 
 // NewCSIPluginsDataSource builds the berth_csi_plugins data source.
-func NewCSIPluginsDataSource() datasource.DataSource { return &csiPluginsDataSource{} }
+func NewCSIPluginsDataSource() datasource.DataSource {
+	return &csiPluginsDataSource{shared.NewDataSourceBase("csi_plugins")}
+}
 
-type csiPluginsDataSource struct{ viewBase }
+type csiPluginsDataSource struct{ shared.DataSourceBase }
 
 type csiPluginsModel struct {
 	Plugins []csiPluginModel `tfsdk:"plugins"`
@@ -30,46 +32,38 @@ type csiPluginModel struct {
 	Healthy             types.Bool   `tfsdk:"healthy"`
 }
 
-func (d *csiPluginsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_csi_plugins"
-}
-
 func (d *csiPluginsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The region's CSI plugins and their health, as `nomad plugin status` shows them. Needs " +
 			"`plugin:read` when ACLs are on.",
 		Attributes: map[string]schema.Attribute{
-			"plugins": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The plugins, sorted by ID.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":                   computedString("Plugin ID, as the plugin's jobs name it (`csi_plugin { id }`)."),
-					"provider":             computedString("The plugin's provider name, as it reports it."),
-					"controller_required":  computedBool("Whether the plugin needs a controller (a node-only plugin does not)."),
-					"controllers_healthy":  computedInt("Controller plugins running and healthy."),
-					"controllers_expected": computedInt("Controller plugins Nomad expects (from the plugin's jobs)."),
-					"nodes_healthy":        computedInt("Node plugins running and healthy."),
-					"nodes_expected":       computedInt("Node plugins Nomad expects (from the plugin's jobs)."),
-					"healthy": computedBool("Whether every expected plugin instance is healthy and there is at least one " +
-						"healthy node plugin (and controller, when one is required): volumes can be claimed."),
-				}},
-			},
+			"plugins": shared.ComputedObjects("The plugins, sorted by ID.", map[string]schema.Attribute{
+				"id":                   shared.ComputedString("Plugin ID, as the plugin's jobs name it (`csi_plugin { id }`)."),
+				"provider":             shared.ComputedString("The plugin's provider name, as it reports it."),
+				"controller_required":  shared.ComputedBool("Whether the plugin needs a controller (a node-only plugin does not)."),
+				"controllers_healthy":  shared.ComputedInt("Controller plugins running and healthy."),
+				"controllers_expected": shared.ComputedInt("Controller plugins Nomad expects (from the plugin's jobs)."),
+				"nodes_healthy":        shared.ComputedInt("Node plugins running and healthy."),
+				"nodes_expected":       shared.ComputedInt("Node plugins Nomad expects (from the plugin's jobs)."),
+				"healthy": shared.ComputedBool("Whether every expected plugin instance is healthy and there is at least one " +
+					"healthy node plugin (and controller, when one is required): volumes can be claimed."),
+			}),
 		},
 	}
 }
 
 func (d *csiPluginsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	plugins, err := d.data.Nomad.ListCSIPlugins(ctx)
+	plugins, err := d.Data.Nomad.ListCSIPlugins(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list CSI plugins", err)
 		return
 	}
 	m := csiPluginsModel{Plugins: make([]csiPluginModel, 0, len(plugins))}
 	for _, p := range plugins {
-		healthy := p.NodesHealthy > 0 && p.NodesHealthy >= p.NodesExpected && p.ControllersHealthy >= p.ControllersExpected &&
-			(!p.ControllerRequired || p.ControllersHealthy > 0)
 		m.Plugins = append(m.Plugins, csiPluginModel{ID: types.StringValue(p.ID), Provider: types.StringValue(p.Provider),
 			ControllerRequired: types.BoolValue(p.ControllerRequired), ControllersHealthy: types.Int64Value(int64(p.ControllersHealthy)),
 			ControllersExpected: types.Int64Value(int64(p.ControllersExpected)), NodesHealthy: types.Int64Value(int64(p.NodesHealthy)),
-			NodesExpected: types.Int64Value(int64(p.NodesExpected)), Healthy: types.BoolValue(healthy)})
+			NodesExpected: types.Int64Value(int64(p.NodesExpected)), Healthy: types.BoolValue(p.Healthy())})
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -11,18 +11,16 @@ import (
 )
 
 // NewDatacentersDataSource builds the berth_datacenters data source.
-func NewDatacentersDataSource() datasource.DataSource { return &datacentersDataSource{} }
+func NewDatacentersDataSource() datasource.DataSource {
+	return &datacentersDataSource{shared.NewDataSourceBase("datacenters")}
+}
 
-type datacentersDataSource struct{ viewBase }
+type datacentersDataSource struct{ shared.DataSourceBase }
 
 type datacentersModel struct {
 	Prefix          types.String   `tfsdk:"prefix"`
 	IgnoreDownNodes types.Bool     `tfsdk:"ignore_down_nodes"`
 	Datacenters     []types.String `tfsdk:"datacenters"`
-}
-
-func (d *datacentersDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_datacenters"
 }
 
 func (d *datacentersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -44,7 +42,7 @@ func (d *datacentersDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	dcs, err := d.data.Nomad.ListDatacenters(ctx, m.Prefix.ValueString(), m.IgnoreDownNodes.ValueBool())
+	dcs, err := d.Data.Nomad.ListDatacenters(ctx, m.Prefix.ValueString(), m.IgnoreDownNodes.ValueBool())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list the nodes' datacenters", err)
 		return

@@ -11,9 +11,11 @@ import (
 )
 
 // NewDeploymentsDataSource builds the berth_deployments data source.
-func NewDeploymentsDataSource() datasource.DataSource { return &deploymentsDataSource{} }
+func NewDeploymentsDataSource() datasource.DataSource {
+	return &deploymentsDataSource{shared.NewDataSourceBase("deployments")}
+}
 
-type deploymentsDataSource struct{ viewBase }
+type deploymentsDataSource struct{ shared.DataSourceBase }
 
 type deploymentsModel struct {
 	Namespace   types.String      `tfsdk:"namespace"`
@@ -43,10 +45,6 @@ type deploymentGroupModel struct {
 	Unhealthy       types.Int64 `tfsdk:"unhealthy"`
 }
 
-func (d *deploymentsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_deployments"
-}
-
 func (d *deploymentsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Deployments of a namespace (or all of them) or of one job, newest first, with each task " +
@@ -54,29 +52,27 @@ func (d *deploymentsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 		Attributes: map[string]schema.Attribute{
 			"namespace": namespaceInput(),
 			"job":       optionalString("Only the deployments of this job (its ID); none when the job does not exist."),
-			"deployments": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The deployments, newest first.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":                 computedString("Deployment ID."),
-					"namespace":          computedString("Namespace of its job."),
-					"job":                computedString("Job ID."),
-					"job_version":        computedInt("Version of the job it rolls out."),
-					"status":             computedString("Nomad's status of the deployment: `running`, `paused`, `successful`, `failed`, `pending`, … as `nomad deployment status` shows it."),
-					"status_description": computedString("Nomad's explanation of the status."),
-					"create_time":        computedInt("When it was created, in Unix nanoseconds."),
-					"modify_time":        computedInt("When it last changed, in Unix nanoseconds."),
-					"groups": schema.MapNestedAttribute{Computed: true, MarkdownDescription: "Progress of each task group, by name.",
-						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"auto_revert":      computedBool("Whether a failed deployment reverts the group to the last stable version."),
-							"promoted":         computedBool("Whether its canaries were promoted."),
-							"desired_total":    computedInt("Allocations the group should end with."),
-							"desired_canaries": computedInt("Canaries the group places."),
-							"placed":           computedInt("Allocations placed."),
-							"healthy":          computedInt("Placed allocations that became healthy."),
-							"unhealthy":        computedInt("Placed allocations that became unhealthy."),
-						}},
-					},
-				}},
-			},
+			"deployments": shared.ComputedObjects("The deployments, newest first.", map[string]schema.Attribute{
+				"id":                 shared.ComputedString("Deployment ID."),
+				"namespace":          shared.ComputedString("Namespace of its job."),
+				"job":                shared.ComputedString("Job ID."),
+				"job_version":        shared.ComputedInt("Version of the job it rolls out."),
+				"status":             shared.ComputedString("Nomad's status of the deployment: `running`, `paused`, `successful`, `failed`, `pending`, … as `nomad deployment status` shows it."),
+				"status_description": shared.ComputedString("Nomad's explanation of the status."),
+				"create_time":        shared.ComputedInt("When it was created, in Unix nanoseconds."),
+				"modify_time":        shared.ComputedInt("When it last changed, in Unix nanoseconds."),
+				"groups": schema.MapNestedAttribute{Computed: true, MarkdownDescription: "Progress of each task group, by name.",
+					NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+						"auto_revert":      shared.ComputedBool("Whether a failed deployment reverts the group to the last stable version."),
+						"promoted":         shared.ComputedBool("Whether its canaries were promoted."),
+						"desired_total":    shared.ComputedInt("Allocations the group should end with."),
+						"desired_canaries": shared.ComputedInt("Canaries the group places."),
+						"placed":           shared.ComputedInt("Allocations placed."),
+						"healthy":          shared.ComputedInt("Placed allocations that became healthy."),
+						"unhealthy":        shared.ComputedInt("Placed allocations that became unhealthy."),
+					}},
+				},
+			}),
 		},
 	}
 }
@@ -86,7 +82,7 @@ func (d *deploymentsDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	deps, err := d.data.Nomad.ListDeployments(ctx, m.Namespace.ValueString(), m.Job.ValueString())
+	deps, err := d.Data.Nomad.ListDeployments(ctx, m.Namespace.ValueString(), m.Job.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list deployments", err)
 		return

@@ -11,9 +11,11 @@ import (
 )
 
 // NewJWKSDataSource builds the berth_jwks data source.
-func NewJWKSDataSource() datasource.DataSource { return &jwksDataSource{} }
+func NewJWKSDataSource() datasource.DataSource {
+	return &jwksDataSource{shared.NewDataSourceBase("jwks")}
+}
 
-type jwksDataSource struct{ viewBase }
+type jwksDataSource struct{ shared.DataSourceBase }
 
 type jwksModel struct {
 	Keys []jwksKeyModel `tfsdk:"keys"`
@@ -27,30 +29,24 @@ type jwksKeyModel struct {
 	PEM       types.String `tfsdk:"public_key_pem"`
 }
 
-func (d *jwksDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_jwks"
-}
-
 func (d *jwksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The public keys that sign the cluster's workload identities (`/.well-known/jwks.json`), " +
 			"for a service that verifies them: Vault's or a cloud's JWT auth, Consul. Needs no token.",
 		Attributes: map[string]schema.Attribute{
-			"keys": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The keys, sorted by key ID.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"key_id":         computedString("Key ID (`kid`), which signed identities name in their header."),
-					"algorithm":      computedString("Signing algorithm (`alg`), e.g. `RS256`."),
-					"key_type":       computedString("Key type (`kty`): `RSA`, `OKP` or `EC`."),
-					"use":            computedString("Intended use (`use`): `sig`."),
-					"public_key_pem": computedString("The public key as a PEM `PUBLIC KEY` block (PKIX)."),
-				}},
-			},
+			"keys": shared.ComputedObjects("The keys, sorted by key ID.", map[string]schema.Attribute{
+				"key_id":         shared.ComputedString("Key ID (`kid`), which signed identities name in their header."),
+				"algorithm":      shared.ComputedString("Signing algorithm (`alg`), e.g. `RS256`."),
+				"key_type":       shared.ComputedString("Key type (`kty`): `RSA`, `OKP` or `EC`."),
+				"use":            shared.ComputedString("Intended use (`use`): `sig`."),
+				"public_key_pem": shared.ComputedString("The public key as a PEM `PUBLIC KEY` block (PKIX)."),
+			}),
 		},
 	}
 }
 
 func (d *jwksDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	keys, err := d.data.Nomad.WorkloadIdentityKeys(ctx)
+	keys, err := d.Data.Nomad.WorkloadIdentityKeys(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the workload identity keys", err)
 		return

@@ -11,16 +11,14 @@ import (
 )
 
 // NewRegionsDataSource builds the berth_regions data source.
-func NewRegionsDataSource() datasource.DataSource { return &regionsDataSource{} }
+func NewRegionsDataSource() datasource.DataSource {
+	return &regionsDataSource{shared.NewDataSourceBase("regions")}
+}
 
-type regionsDataSource struct{ viewBase }
+type regionsDataSource struct{ shared.DataSourceBase }
 
 type regionsModel struct {
 	Regions []types.String `tfsdk:"regions"`
-}
-
-func (d *regionsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_regions"
 }
 
 func (d *regionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -34,7 +32,7 @@ func (d *regionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 }
 
 func (d *regionsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	regions, err := d.data.Nomad.ListRegions(ctx)
+	regions, err := d.Data.Nomad.ListRegions(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list regions", err)
 		return

@@ -11,9 +11,11 @@ import (
 )
 
 // NewScalingPoliciesDataSource builds the berth_scaling_policies data source.
-func NewScalingPoliciesDataSource() datasource.DataSource { return &scalingPoliciesDataSource{} }
+func NewScalingPoliciesDataSource() datasource.DataSource {
+	return &scalingPoliciesDataSource{shared.NewDataSourceBase("scaling_policies")}
+}
 
-type scalingPoliciesDataSource struct{ viewBase }
+type scalingPoliciesDataSource struct{ shared.DataSourceBase }
 
 type scalingPoliciesModel struct {
 	Namespace types.String         `tfsdk:"namespace"`
@@ -29,10 +31,6 @@ type scalingPolicyModel struct {
 	Target  types.Map    `tfsdk:"target"`
 }
 
-func (d *scalingPoliciesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_scaling_policies"
-}
-
 func (d *scalingPoliciesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The scaling policies of a namespace (or all of them), as the Nomad Autoscaler reads them from " +
@@ -41,15 +39,13 @@ func (d *scalingPoliciesDataSource) Schema(_ context.Context, _ datasource.Schem
 			"namespace": namespaceInput(),
 			"job":       optionalString("Only the policies of this job (its ID)."),
 			"type":      optionalString("Only policies of this type, e.g. `horizontal`."),
-			"policies": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The policies, sorted by ID.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":      computedString("Policy ID."),
-					"type":    computedString("Policy type: `horizontal`, or a vertical type in Nomad Enterprise."),
-					"enabled": computedBool("Whether the autoscaler acts on it."),
-					"target": schema.MapAttribute{Computed: true, ElementType: types.StringType,
-						MarkdownDescription: "What it scales: `Namespace`, `Job`, `Group` (and `Task` for vertical policies)."},
-				}},
-			},
+			"policies": shared.ComputedObjects("The policies, sorted by ID.", map[string]schema.Attribute{
+				"id":      shared.ComputedString("Policy ID."),
+				"type":    shared.ComputedString("Policy type: `horizontal`, or a vertical type in Nomad Enterprise."),
+				"enabled": shared.ComputedBool("Whether the autoscaler acts on it."),
+				"target": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+					MarkdownDescription: "What it scales: `Namespace`, `Job`, `Group` (and `Task` for vertical policies)."},
+			}),
 		},
 	}
 }
@@ -59,7 +55,7 @@ func (d *scalingPoliciesDataSource) Read(ctx context.Context, req datasource.Rea
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	policies, err := d.data.Nomad.ListScalingPolicies(ctx, m.Namespace.ValueString(), m.Job.ValueString(), m.Type.ValueString())
+	policies, err := d.Data.Nomad.ListScalingPolicies(ctx, m.Namespace.ValueString(), m.Job.ValueString(), m.Type.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list scaling policies", err)
 		return

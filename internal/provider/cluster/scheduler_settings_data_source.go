@@ -12,9 +12,11 @@ import (
 var _ datasource.DataSourceWithConfigure = &schedulerSettingsDataSource{}
 
 // NewSchedulerSettingsDataSource builds the berth_scheduler_settings data source.
-func NewSchedulerSettingsDataSource() datasource.DataSource { return &schedulerSettingsDataSource{} }
+func NewSchedulerSettingsDataSource() datasource.DataSource {
+	return &schedulerSettingsDataSource{shared.NewDataSourceBase("scheduler_settings")}
+}
 
-type schedulerSettingsDataSource struct{ data *shared.ProviderData }
+type schedulerSettingsDataSource struct{ shared.DataSourceBase }
 
 // schedulerSettingsDataModel is the resource's model and the index.
 type schedulerSettingsDataModel struct {
@@ -28,25 +30,17 @@ type schedulerSettingsDataModel struct {
 	ModifyIndex            types.Int64      `tfsdk:"modify_index"`
 }
 
-func (d *schedulerSettingsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_scheduler_settings"
-}
-
-func (d *schedulerSettingsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *schedulerSettingsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schedulerSettingsDataSourceSchema()
 }
 
 func (d *schedulerSettingsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	region, err := d.data.Nomad.Region(ctx)
+	region, err := d.Data.Nomad.Region(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not find the region", err)
 		return
 	}
-	s, index, err := d.data.Nomad.GetSchedulerSettings(ctx)
+	s, index, err := d.Data.Nomad.GetSchedulerSettings(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the scheduler configuration", err)
 		return

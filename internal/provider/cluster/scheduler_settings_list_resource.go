@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
@@ -15,19 +14,14 @@ var _ list.ListResourceWithConfigure = &schedulerSettingsListResource{}
 // NewSchedulerSettingsListResource builds the berth_scheduler_settings
 // list resource for `terraform query` (Terraform 1.14+): the one
 // configuration of the provider's region.
-func NewSchedulerSettingsListResource() list.ListResource { return &schedulerSettingsListResource{} }
+func NewSchedulerSettingsListResource() list.ListResource {
+	return &schedulerSettingsListResource{newSchedulerSettingsResource()}
+}
 
-type schedulerSettingsListResource struct{ data *shared.ProviderData }
+// It embeds the resource: its name, provider data, identity and model.
+type schedulerSettingsListResource struct{ *schedulerSettingsResource }
 
 type schedulerSettingsListModel struct{}
-
-func (r *schedulerSettingsListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_scheduler_settings"
-}
-
-func (r *schedulerSettingsListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
 
 func (r *schedulerSettingsListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = listschema.Schema{
@@ -37,16 +31,16 @@ func (r *schedulerSettingsListResource) ListResourceConfigSchema(_ context.Conte
 }
 
 func (r *schedulerSettingsListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, _, ok := shared.OpenList[schedulerSettingsListModel](ctx, r.data, req, stream)
+	ctx, _, ok := shared.OpenList[schedulerSettingsListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
-	region, err := r.data.Nomad.Region(ctx)
+	region, err := r.Data.Nomad.Region(ctx)
 	if err != nil {
 		shared.ListFailed(stream, "Could not find the region", err)
 		return
 	}
-	s, _, err := r.data.Nomad.GetSchedulerSettings(ctx)
+	s, _, err := r.Data.Nomad.GetSchedulerSettings(ctx)
 	if err != nil {
 		shared.ListFailed(stream, "Could not read the scheduler configuration", err)
 		return

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -110,26 +109,12 @@ const (
 )
 
 func readSchedulerFound(ctx context.Context, p shared.PrivateData, diags *diag.Diagnostics) *nomadclient.SchedulerSettings {
-	raw, d := p.GetKey(ctx, schedulerFoundKey)
-	if diags.Append(d...); len(raw) == 0 {
-		return nil
-	}
-	var f nomadclient.SchedulerSettings
-	if err := json.Unmarshal(raw, &f); err != nil {
-		diags.AddError("Could not read how berth found the scheduler configuration", "berth's private state is damaged: "+
-			err.Error()+". Import the resource again to record the configuration as it is now.")
-		return nil
-	}
-	return &f
+	return shared.ReadPrivateJSON[nomadclient.SchedulerSettings](ctx, p, schedulerFoundKey, "how berth found the scheduler configuration",
+		"Import the resource again to record the configuration as it is now.", diags)
 }
 
 func writeSchedulerFound(ctx context.Context, p shared.PrivateData, f nomadclient.SchedulerSettings, diags *diag.Diagnostics) {
-	raw, err := json.Marshal(f)
-	if err != nil {
-		diags.AddError("Could not record how berth found the scheduler configuration", err.Error())
-		return
-	}
-	diags.Append(p.SetKey(ctx, schedulerFoundKey, raw)...)
+	shared.WritePrivateJSON(ctx, p, schedulerFoundKey, "how berth found the scheduler configuration", f, diags)
 }
 
 // readSchedulerIndex is the index berth last read the configuration at;

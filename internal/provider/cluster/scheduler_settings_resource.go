@@ -29,39 +29,35 @@ var (
 const planReadTimeout = 30 * time.Second
 
 // NewSchedulerSettingsResource builds the berth_scheduler_settings resource.
-func NewSchedulerSettingsResource() resource.Resource { return &schedulerSettingsResource{} }
+func NewSchedulerSettingsResource() resource.Resource { return newSchedulerSettingsResource() }
 
-type schedulerSettingsResource struct{ data *shared.ProviderData }
+// newSchedulerSettingsResource is the resource as its own type, for its list resource.
+func newSchedulerSettingsResource() *schedulerSettingsResource {
+	return &schedulerSettingsResource{ResourceBase: shared.NewResourceBase("scheduler_settings"), WithIdentity: shared.WithIdentity{Identity: schedulerSettingsIdentity}}
+}
+
+type schedulerSettingsResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
+}
 
 // schedulerSettingsIdentity identifies berth_scheduler_settings: one per
 // region.
 var schedulerSettingsIdentity = shared.SingleIdentity{Name: "region", Doc: "The region whose scheduler configuration it is."}
 
-func (r *schedulerSettingsResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_scheduler_settings"
-}
-
 func (r *schedulerSettingsResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schedulerSettingsSchema()
-}
-
-func (r *schedulerSettingsResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = schedulerSettingsIdentity.Schema()
-}
-
-func (r *schedulerSettingsResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // ModifyPlan reads, for a create, the configuration berth will take over
 // into found: the plan shows it, and the apply takes over only that.
 func (r *schedulerSettingsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || r.Data == nil {
 		return // destroy, update, or the provider is not configured yet (create then reads at apply)
 	}
 	ctx, cancel := context.WithTimeout(ctx, planReadTimeout)
 	defer cancel()
-	found, _, err := r.data.Nomad.GetSchedulerSettings(ctx)
+	found, _, err := r.Data.Nomad.GetSchedulerSettings(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the scheduler configuration berth would take over", err)
 		return
@@ -73,17 +69,16 @@ func (r *schedulerSettingsResource) ModifyPlan(ctx context.Context, req resource
 // it back): it writes the planned one check-and-set on the index it reads,
 // and only if Nomad still holds what the plan found.
 func (r *schedulerSettingsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer schedulerSettingsIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan schedulerSettingsModel
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	region, err := r.data.Nomad.Region(ctx)
+	region, err := r.Data.Nomad.Region(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not find the region", err)
 		return
 	}
-	found, index, err := r.data.Nomad.GetSchedulerSettings(ctx)
+	found, index, err := r.Data.Nomad.GetSchedulerSettings(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the scheduler configuration", err)
 		return
@@ -95,7 +90,7 @@ func (r *schedulerSettingsResource) Create(ctx context.Context, req resource.Cre
 	want := plan.settings()
 	tflog.Info(ctx, "Taking over the scheduler configuration", map[string]any{
 		"region": region, "found_index": index, "changes": strings.Join(found.Changes(want), "; ")})
-	newIndex, err := r.data.Nomad.WriteSchedulerSettings(ctx, want, index)
+	newIndex, err := r.Data.Nomad.WriteSchedulerSettings(ctx, want, index)
 	if err != nil {
 		addSchedulerWriteError(&resp.Diagnostics, "Could not write the scheduler configuration", err, &found)
 		return
@@ -108,7 +103,6 @@ func (r *schedulerSettingsResource) Create(ctx context.Context, req resource.Cre
 }
 
 func (r *schedulerSettingsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer schedulerSettingsIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state schedulerSettingsModel
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 		return
@@ -116,12 +110,12 @@ func (r *schedulerSettingsResource) Read(ctx context.Context, req resource.ReadR
 	region := state.Region.ValueString()
 	if region == "" { // imported or moved: not known yet
 		var err error
-		if region, err = r.data.Nomad.Region(ctx); err != nil {
+		if region, err = r.Data.Nomad.Region(ctx); err != nil {
 			shared.AddNomadError(&resp.Diagnostics, "Could not find the region", err)
 			return
 		}
 	}
-	now, index, err := r.data.Nomad.GetSchedulerSettings(ctx)
+	now, index, err := r.Data.Nomad.GetSchedulerSettings(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the scheduler configuration", err)
 		return
@@ -141,7 +135,6 @@ func (r *schedulerSettingsResource) Read(ctx context.Context, req resource.ReadR
 // Update writes the planned configuration check-and-set on the index the
 // refresh read: a change made in Nomad since then refuses the apply.
 func (r *schedulerSettingsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer schedulerSettingsIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan, state schedulerSettingsModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
@@ -152,7 +145,7 @@ func (r *schedulerSettingsResource) Update(ctx context.Context, req resource.Upd
 	if index == 0 {
 		// No index recorded (its last write could not be read back): take
 		// Nomad's, if Nomad still holds what state says.
-		now, nowIndex, err := r.data.Nomad.GetSchedulerSettings(ctx)
+		now, nowIndex, err := r.Data.Nomad.GetSchedulerSettings(ctx)
 		if err != nil {
 			shared.AddNomadError(&resp.Diagnostics, "Could not read the scheduler configuration", err)
 			return
@@ -166,7 +159,7 @@ func (r *schedulerSettingsResource) Update(ctx context.Context, req resource.Upd
 	}
 	want := plan.settings()
 	tflog.Info(ctx, "Writing the scheduler configuration", map[string]any{"index": index, "changes": strings.Join(had.Changes(want), "; ")})
-	newIndex, err := r.data.Nomad.WriteSchedulerSettings(ctx, want, index)
+	newIndex, err := r.Data.Nomad.WriteSchedulerSettings(ctx, want, index)
 	if err != nil {
 		addSchedulerWriteError(&resp.Diagnostics, "Could not write the scheduler configuration", err, &had)
 		return
@@ -199,7 +192,7 @@ func (r *schedulerSettingsResource) Delete(ctx context.Context, req resource.Del
 				"leaves the configuration as Nomad holds it. Check it with `nomad operator scheduler get-config`.")
 		return
 	}
-	now, index, err := r.data.Nomad.GetSchedulerSettings(ctx)
+	now, index, err := r.Data.Nomad.GetSchedulerSettings(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the scheduler configuration", err)
 		return
@@ -216,7 +209,7 @@ func (r *schedulerSettingsResource) Delete(ctx context.Context, req resource.Del
 	}
 	tflog.Info(ctx, "Putting the scheduler configuration back as berth found it", map[string]any{"changes": strings.Join(changes, "; ")})
 	// Nomad holds what the plan saw; check-and-set on this read keeps it so.
-	if _, err := r.data.Nomad.WriteSchedulerSettings(ctx, *found, index); err != nil {
+	if _, err := r.Data.Nomad.WriteSchedulerSettings(ctx, *found, index); err != nil {
 		addSchedulerWriteError(&resp.Diagnostics, "Could not put the scheduler configuration back", err, &now)
 	}
 }
@@ -228,7 +221,7 @@ func (r *schedulerSettingsResource) ImportState(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	region, err := r.data.Nomad.Region(ctx)
+	region, err := r.Data.Nomad.Region(ctx)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not find the region", err)
 		return

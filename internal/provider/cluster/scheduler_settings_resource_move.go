@@ -40,8 +40,8 @@ func (r *schedulerSettingsResource) MoveState(context.Context) []resource.StateM
 			s.Algorithm = nomadclient.SchedulerAlgorithmBinpack
 		}
 		region := "" // the refresh finds it when it cannot be found here
-		if r.data != nil {
-			region, _ = r.data.Nomad.Region(ctx)
+		if r.Data != nil {
+			region, _ = r.Data.Nomad.Region(ctx)
 		}
 		var m schedulerSettingsModel
 		m.record(region, s)

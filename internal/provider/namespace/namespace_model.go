@@ -23,6 +23,9 @@ type namespaceModel struct {
 	ConsulConfig   types.Object `tfsdk:"consul_config"`
 }
 
+// NameAndID are the attributes shared.NamedObject reads and sets.
+func (m *namespaceModel) NameAndID() (name, id *types.String) { return &m.Name, &m.ID }
+
 type capabilitiesModel struct {
 	EnabledTaskDrivers   types.Set `tfsdk:"enabled_task_drivers"`
 	DisabledTaskDrivers  types.Set `tfsdk:"disabled_task_drivers"`

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -23,79 +22,29 @@ var (
 // NewNamespaceResource builds the berth_namespace resource.
 func NewNamespaceResource() resource.Resource { return newNamespaceResource() }
 
+// newNamespaceResource is the resource as its own type, for its list resource.
 func newNamespaceResource() *namespaceResource {
-	return &namespaceResource{ResourceBase: shared.NewResourceBase("namespace"), WithIdentity: shared.WithIdentity{Identity: namespaceIdentity}}
+	r := &namespaceResource{ResourceBase: shared.NewResourceBase("namespace"), WithIdentity: shared.WithIdentity{Identity: namespaceIdentity}}
+	r.NamedObject = shared.NamedObject[namespaceModel, *namespaceModel, nomadclient.Namespace]{
+		Base: &r.ResourceBase,
+		Noun: "namespace", Plural: "namespaces", ListHint: "List the namespaces with `nomad namespace list`.",
+		Get: (*nomadclient.Client).GetNamespace, All: (*nomadclient.Client).ListNamespaces,
+		NameOf:       func(o *nomadclient.Namespace) string { return o.Name },
+		ListIdentity: namespaceIdentity, ModelSchema: namespaceSchema, Write: r.write, From: (*namespaceModel).fromNamespace,
+	}
+	return r
 }
 
+// Its Create, Read and Update, and its list resource's listing, are the
+// ones every object known by name has (shared.NamedObject).
 type namespaceResource struct {
 	shared.ResourceBase
 	shared.WithIdentity
+	shared.NamedObject[namespaceModel, *namespaceModel, nomadclient.Namespace]
 }
 
 func (r *namespaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = namespaceSchema()
-}
-
-func (r *namespaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan namespaceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	name := plan.Name.ValueString()
-	existing, err := r.Data.Nomad.GetNamespace(ctx, name)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not check whether the namespace exists", err)
-		return
-	}
-	if existing != nil {
-		// Nomad's write creates or overwrites: never take over a namespace
-		// someone else made.
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Namespace already exists",
-			fmt.Sprintf("Nomad already has a namespace named %q. Choose another name, or manage it here by importing it: "+
-				"terraform import <address> %s", name, name))
-		return
-	}
-	if !r.write(ctx, &plan, "Could not create the namespace", &resp.Diagnostics) {
-		return
-	}
-	tflog.Info(ctx, "Created namespace", map[string]any{"name": name})
-	r.readBack(ctx, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *namespaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state namespaceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ns, err := r.Data.Nomad.GetNamespace(ctx, state.Name.ValueString())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the namespace", err)
-		return
-	}
-	if ns == nil {
-		tflog.Info(ctx, "Namespace is gone from Nomad; removing it from state", map[string]any{"name": state.Name.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	state.fromNamespace(ctx, ns, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-func (r *namespaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan namespaceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !r.write(ctx, &plan, "Could not update the namespace", &resp.Diagnostics) {
-		return
-	}
-	tflog.Info(ctx, "Updated namespace", map[string]any{"name": plan.Name.ValueString()})
-	r.readBack(ctx, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 // Delete deletes the namespace when nothing lives in it. The default
@@ -186,25 +135,6 @@ func (r *namespaceResource) write(ctx context.Context, plan *namespaceModel, sum
 	return false
 }
 
-// readBack records the namespace as Nomad now has it; when the read fails,
-// the plan as written is kept (a warning says so).
-func (r *namespaceResource) readBack(ctx context.Context, plan *namespaceModel, diags *diag.Diagnostics) {
-	plan.ID = plan.Name
-	ns, err := r.Data.Nomad.GetNamespace(ctx, plan.Name.ValueString())
-	if err != nil || ns == nil {
-		var found diag.Diagnostics
-		if err == nil {
-			err = errors.New("the namespace was written but is not there")
-		}
-		shared.AddNomadError(&found, "Could not read the namespace back", err)
-		for _, d := range found {
-			diags.AddWarning(d.Summary(), d.Detail()+" State records the namespace as configured; the next refresh reads it again.")
-		}
-		return
-	}
-	plan.fromNamespace(ctx, ns, diags)
-}
-
 // ImportState imports a namespace by name (or by its identity's name);
 // `default` too, which destroy then leaves in Nomad.
 func (r *namespaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -212,16 +142,5 @@ func (r *namespaceResource) ImportState(ctx context.Context, req resource.Import
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ns, err := r.Data.Nomad.GetNamespace(ctx, name)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Cannot import the namespace", err)
-		return
-	}
-	if ns == nil {
-		resp.Diagnostics.AddError("Namespace not found",
-			fmt.Sprintf("Nomad has no namespace named %q. List the namespaces with `nomad namespace list`.", name))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	r.Import(ctx, name, resp)
 }

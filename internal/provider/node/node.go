@@ -1,9 +1,10 @@
 // Package node is the Terraform layer's client nodes and what is carved
 // out of them: berth_node_settings, berth_node_reservation (with its list
 // resource and ledger of charges), berth_node_pool (with its list
-// resource), the berth_node and berth_nodes data sources, and the
-// ephemeral berth_node_intro_token (Nomad 1.11+, its own file
-// node_intro_token_ephemeral.go: schema, model and Open).
+// resource), the berth_node, berth_nodes, berth_node_pool and
+// berth_node_pools data sources, and the ephemeral berth_node_intro_token
+// (Nomad 1.11+, its own file node_intro_token_ephemeral.go: schema, model
+// and Open).
 //
 // Files: <thing>_resource.go (CRUD), <thing>_schema.go, <thing>_model.go,
 // <thing>_list_resource.go for node_settings, node_reservation and
@@ -14,8 +15,6 @@
 package node
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -32,20 +31,8 @@ var nodeReservationIdentity = shared.ResourceIdentity{
 	{Name: "name", Doc: "Reservation name."},
 }
 
-var _ resource.ResourceWithIdentity = &nodeReservationResource{}
-
-func (r *nodeReservationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = nodeReservationIdentity.Schema()
-}
-
 // nodePoolIdentity identifies a berth_node_pool.
 var nodePoolIdentity = shared.SingleIdentity{Name: "name", Doc: "Node pool name."}
-
-var _ resource.ResourceWithIdentity = &nodePoolResource{}
-
-func (r *nodePoolResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = nodePoolIdentity.Schema()
-}
 
 func nodeIDPrefixValidator() validator.String {
 	return shared.StringRule{Summary: "Invalid node ID", Desc: "must be " + names.NodeIDPrefixRule, Check: names.CheckNodeIDPrefix}
@@ -63,7 +50,7 @@ func ListResources() []func() list.ListResource {
 
 // DataSources are the family's data sources.
 func DataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewNodesDataSource, NewNodeDataSource, NewNodePoolsDataSource}
+	return []func() datasource.DataSource{NewNodesDataSource, NewNodeDataSource, NewNodePoolsDataSource, NewNodePoolDataSource}
 }
 
 // EphemeralResources are the family's ephemeral resources.

@@ -20,13 +20,11 @@ var (
 )
 
 // NewNodeDataSource builds the berth_node data source.
-func NewNodeDataSource() datasource.DataSource { return &nodeDataSource{} }
-
-type nodeDataSource struct{ data *shared.ProviderData }
-
-func (d *nodeDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_node"
+func NewNodeDataSource() datasource.DataSource {
+	return &nodeDataSource{shared.NewDataSourceBase("node")}
 }
+
+type nodeDataSource struct{ shared.DataSourceBase }
 
 func (d *nodeDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = nodeDataSourceSchema()
@@ -38,10 +36,6 @@ func (d *nodeDataSource) ConfigValidators(context.Context) []datasource.ConfigVa
 	}
 }
 
-func (d *nodeDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *nodeDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	// Only id and name come from configuration; everything else is
 	// computed, so read just those two.
@@ -51,7 +45,7 @@ func (d *nodeDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	node, err := d.data.Nomad.FindNode(ctx, id.ValueString(), name.ValueString(), d.data.LedgerNamespace)
+	node, err := d.Data.Nomad.FindNode(ctx, id.ValueString(), name.ValueString(), d.Data.LedgerNamespace)
 	if err != nil {
 		var notFound *nomadclient.NodeNotFoundError
 		var ambiguous *nomadclient.AmbiguousNodeError

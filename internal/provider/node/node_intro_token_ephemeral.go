@@ -26,9 +26,11 @@ var (
 )
 
 // NewNodeIntroTokenEphemeral builds the ephemeral berth_node_intro_token.
-func NewNodeIntroTokenEphemeral() ephemeral.EphemeralResource { return &nodeIntroTokenEphemeral{} }
+func NewNodeIntroTokenEphemeral() ephemeral.EphemeralResource {
+	return &nodeIntroTokenEphemeral{shared.NewEphemeralBase("node_intro_token")}
+}
 
-type nodeIntroTokenEphemeral struct{ data *shared.ProviderData }
+type nodeIntroTokenEphemeral struct{ shared.EphemeralBase }
 
 type nodeIntroTokenModel struct {
 	TTL       timetypes.GoDuration `tfsdk:"ttl"`
@@ -43,14 +45,6 @@ type nodeIntroTokenModel struct {
 // machine could. Nomad itself reads 0 as its default TTL and a negative
 // TTL as a token that never expires.
 const minIntroTTL = time.Minute
-
-func (e *nodeIntroTokenEphemeral) Metadata(_ context.Context, req ephemeral.MetadataRequest, resp *ephemeral.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_node_intro_token"
-}
-
-func (e *nodeIntroTokenEphemeral) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
-	e.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
 
 func (e *nodeIntroTokenEphemeral) Schema(_ context.Context, _ ephemeral.SchemaRequest, resp *ephemeral.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -131,7 +125,7 @@ func introPoolValidator() validator.String {
 func (e *nodeIntroTokenEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
 	var m nodeIntroTokenModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || e.data == nil {
+	if resp.Diagnostics.HasError() || e.Data == nil {
 		return
 	}
 	spec := nomadclient.NodeIntroSpec{NodeName: m.NodeName.ValueString(), NodePool: m.NodePool.ValueString()}
@@ -143,7 +137,7 @@ func (e *nodeIntroTokenEphemeral) Open(ctx context.Context, req ephemeral.OpenRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	tok, err := e.data.Nomad.CreateNodeIntroToken(ctx, spec)
+	tok, err := e.Data.Nomad.CreateNodeIntroToken(ctx, spec)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not create the client introduction token", err)
 		return

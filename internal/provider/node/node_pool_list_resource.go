@@ -5,33 +5,18 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
-	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
 var _ list.ListResourceWithConfigure = &nodePoolListResource{}
 
 // NewNodePoolListResource builds the berth_node_pool list resource for
 // `terraform query` (Terraform 1.14+).
-func NewNodePoolListResource() list.ListResource { return &nodePoolListResource{} }
-
-type nodePoolListResource struct{ data *shared.ProviderData }
-
-// nodePoolListModel is the list block's configuration.
-type nodePoolListModel struct {
-	NamePrefix types.String `tfsdk:"name_prefix"`
+func NewNodePoolListResource() list.ListResource {
+	return &nodePoolListResource{newNodePoolResource()}
 }
 
-func (r *nodePoolListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_node_pool"
-}
-
-func (r *nodePoolListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
+// It embeds the resource: its name, provider data, identity and model.
+type nodePoolListResource struct{ *nodePoolResource }
 
 func (r *nodePoolListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = listschema.Schema{
@@ -44,31 +29,5 @@ func (r *nodePoolListResource) ListResourceConfigSchema(_ context.Context, _ lis
 }
 
 func (r *nodePoolListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[nodePoolListModel](ctx, r.data, req, stream)
-	if !ok {
-		return
-	}
-	pools, err := r.data.Nomad.ListNodePools(ctx, cfg.NamePrefix.ValueString())
-	if err != nil {
-		shared.ListFailed(stream, "Could not list node pools", err)
-		return
-	}
-	stream.Results = shared.ListStream(pools, req.Limit, func(p nomadclient.NodePool) (list.ListResult, bool) {
-		if nomadclient.IsBuiltInNodePool(p.Name) {
-			return list.ListResult{}, false
-		}
-		result := req.NewListResult(ctx)
-		result.DisplayName = p.Name
-		nodePoolIdentity.Record(ctx, result.Identity, p.Name, &result.Diagnostics)
-		if !req.IncludeResource {
-			return result, true
-		}
-		m, d := shared.NullResourceModel[nodePoolModel](ctx, nodePoolSchema())
-		result.Diagnostics.Append(d...)
-		m.fromNodePool(ctx, &p, &result.Diagnostics)
-		if !result.Diagnostics.HasError() {
-			result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
-		}
-		return result, true
-	})
+	r.ListObjects(ctx, req, stream)
 }

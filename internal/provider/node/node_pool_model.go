@@ -20,6 +20,9 @@ type nodePoolModel struct {
 	MemoryOversubscription types.Bool   `tfsdk:"memory_oversubscription"`
 }
 
+// NameAndID are the attributes shared.NamedObject reads and sets.
+func (m *nodePoolModel) NameAndID() (name, id *types.String) { return &m.Name, &m.ID }
+
 // toNodePool is the pool to write for m.
 func (m *nodePoolModel) toNodePool(ctx context.Context, diags *diag.Diagnostics) nomadclient.NodePool {
 	p := nomadclient.NodePool{

@@ -23,20 +23,32 @@ var (
 )
 
 // NewNodePoolResource builds the berth_node_pool resource.
-func NewNodePoolResource() resource.Resource { return &nodePoolResource{} }
+func NewNodePoolResource() resource.Resource { return newNodePoolResource() }
 
-type nodePoolResource struct{ data *shared.ProviderData }
+// newNodePoolResource is the resource as its own type, for its list resource.
+func newNodePoolResource() *nodePoolResource {
+	r := &nodePoolResource{ResourceBase: shared.NewResourceBase("node_pool"), WithIdentity: shared.WithIdentity{Identity: nodePoolIdentity}}
+	r.NamedObject = shared.NamedObject[nodePoolModel, *nodePoolModel, nomadclient.NodePool]{
+		Base: &r.ResourceBase,
+		Noun: "node pool", Plural: "node pools", ListHint: "List the pools with `nomad node pool list`.",
+		Get: (*nomadclient.Client).GetNodePool, All: (*nomadclient.Client).ListNodePools,
+		Listed:       notBuiltInNodePool,
+		NameOf:       func(o *nomadclient.NodePool) string { return o.Name },
+		ListIdentity: nodePoolIdentity, ModelSchema: nodePoolSchema, Write: r.write, From: (*nodePoolModel).fromNodePool,
+	}
+	return r
+}
 
-func (r *nodePoolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_node_pool"
+// Its Create, Read and Update, and its list resource's listing, are the
+// ones every object known by name has (shared.NamedObject).
+type nodePoolResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
+	shared.NamedObject[nodePoolModel, *nodePoolModel, nomadclient.NodePool]
 }
 
 func (r *nodePoolResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = nodePoolSchema()
-}
-
-func (r *nodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig refuses Nomad's built-in pools, which always exist and
@@ -53,71 +65,6 @@ func (r *nodePoolResource) ValidateConfig(ctx context.Context, req resource.Vali
 			"pools by name without a berth_node_pool.", name.ValueString(), nomadclient.NodePoolAll, nomadclient.NodePoolDefault))
 }
 
-func (r *nodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer nodePoolIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	var plan nodePoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	name := plan.Name.ValueString()
-	existing, err := r.data.Nomad.GetNodePool(ctx, name)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not check whether the node pool exists", err)
-		return
-	}
-	if existing != nil {
-		// Nomad's write creates or overwrites: never take over a pool
-		// someone else made.
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Node pool already exists",
-			fmt.Sprintf("Nomad already has a node pool named %q. Choose another name, or manage it here by importing it: "+
-				"terraform import <address> %s", name, name))
-		return
-	}
-	if !r.write(ctx, &plan, "Could not create the node pool", &resp.Diagnostics) {
-		return
-	}
-	tflog.Info(ctx, "Created node pool", map[string]any{"name": name})
-	r.readBack(ctx, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *nodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer nodePoolIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
-	var state nodePoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	p, err := r.data.Nomad.GetNodePool(ctx, state.Name.ValueString())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the node pool", err)
-		return
-	}
-	if p == nil {
-		tflog.Info(ctx, "Node pool is gone from Nomad; removing it from state", map[string]any{"name": state.Name.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	state.fromNodePool(ctx, p, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-func (r *nodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer nodePoolIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
-	var plan nodePoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !r.write(ctx, &plan, "Could not update the node pool", &resp.Diagnostics) {
-		return
-	}
-	tflog.Info(ctx, "Updated node pool", map[string]any{"name": plan.Name.ValueString()})
-	r.readBack(ctx, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
 func (r *nodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state nodePoolModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -125,7 +72,7 @@ func (r *nodePoolResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	name := state.Name.ValueString()
-	err := r.data.Nomad.DeleteNodePool(ctx, name)
+	err := r.Data.Nomad.DeleteNodePool(ctx, name)
 	var inUse *nomadclient.NodePoolInUseError
 	switch {
 	case err == nil:
@@ -165,7 +112,7 @@ func (r *nodePoolResource) write(ctx context.Context, plan *nodePoolModel, summa
 	if diags.HasError() {
 		return false
 	}
-	err := r.data.Nomad.WriteNodePool(ctx, pool)
+	err := r.Data.Nomad.WriteNodePool(ctx, pool)
 	var enterprise *nomadclient.EnterpriseRequiredError
 	switch {
 	case err == nil:
@@ -183,25 +130,6 @@ func (r *nodePoolResource) write(ctx context.Context, plan *nodePoolModel, summa
 	return false
 }
 
-// readBack records the pool as Nomad now has it; when the read fails, the
-// plan as written is kept (a warning says so).
-func (r *nodePoolResource) readBack(ctx context.Context, plan *nodePoolModel, diags *diag.Diagnostics) {
-	plan.ID = plan.Name
-	p, err := r.data.Nomad.GetNodePool(ctx, plan.Name.ValueString())
-	if err != nil || p == nil {
-		var found diag.Diagnostics
-		if err == nil {
-			err = errors.New("the pool was written but is not there")
-		}
-		shared.AddNomadError(&found, "Could not read the node pool back", err)
-		for _, d := range found {
-			diags.AddWarning(d.Summary(), d.Detail()+" State records the pool as configured; the next refresh reads it again.")
-		}
-		return
-	}
-	plan.fromNodePool(ctx, p, diags)
-}
-
 // ImportState imports a pool by name (or by its identity's name).
 func (r *nodePoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	name := nodePoolIdentity.ImportID(ctx, req, &resp.Diagnostics)
@@ -213,16 +141,9 @@ func (r *nodePoolResource) ImportState(ctx context.Context, req resource.ImportS
 			fmt.Sprintf("%q is one of Nomad's built-in node pools, which cannot be managed: Nomad refuses to change or delete it.", name))
 		return
 	}
-	p, err := r.data.Nomad.GetNodePool(ctx, name)
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Cannot import the node pool", err)
-		return
-	}
-	if p == nil {
-		resp.Diagnostics.AddError("Node pool not found",
-			fmt.Sprintf("Nomad has no node pool named %q. List the pools with `nomad node pool list`.", name))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	r.Import(ctx, name, resp)
 }
+
+// notBuiltInNodePool leaves out of listings the pools that cannot be
+// managed.
+func notBuiltInNodePool(p *nomadclient.NodePool) bool { return !nomadclient.IsBuiltInNodePool(p.Name) }

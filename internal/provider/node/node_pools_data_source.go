@@ -16,9 +16,11 @@ import (
 var _ datasource.DataSourceWithConfigure = &nodePoolsDataSource{}
 
 // NewNodePoolsDataSource builds the berth_node_pools data source.
-func NewNodePoolsDataSource() datasource.DataSource { return &nodePoolsDataSource{} }
+func NewNodePoolsDataSource() datasource.DataSource {
+	return &nodePoolsDataSource{shared.NewDataSourceBase("node_pools")}
+}
 
-type nodePoolsDataSource struct{ data *shared.ProviderData }
+type nodePoolsDataSource struct{ shared.DataSourceBase }
 
 type nodePoolsModel struct {
 	NamePrefix types.String `tfsdk:"name_prefix"`
@@ -33,10 +35,6 @@ var nodePoolSummaryTypes = map[string]attr.Type{
 	"scheduler_algorithm": types.StringType, "memory_oversubscription": types.BoolType,
 }
 
-func (d *nodePoolsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_node_pools"
-}
-
 func (d *nodePoolsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	computed := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
@@ -48,22 +46,17 @@ func (d *nodePoolsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"name_prefix": schema.StringAttribute{Optional: true, MarkdownDescription: "Only pools whose name starts with this."},
 			"names": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "The pools' names."},
-			"pools": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The pools.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name":        computed("Pool name."),
-					"description": computed("Description (empty when none)."),
-					"meta": schema.MapAttribute{Computed: true, ElementType: types.StringType,
-						MarkdownDescription: "Metadata (empty when none)."},
-					"scheduler_algorithm": computed("The pool's scheduler algorithm (Nomad Enterprise); null when unset."),
-					"memory_oversubscription": schema.BoolAttribute{Computed: true,
-						MarkdownDescription: "The pool's memory oversubscription setting (Nomad Enterprise); null when unset."},
-				}}},
+			"pools": shared.ComputedObjects("The pools.", map[string]schema.Attribute{
+				"name":        computed("Pool name."),
+				"description": computed("Description (empty when none)."),
+				"meta": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+					MarkdownDescription: "Metadata (empty when none)."},
+				"scheduler_algorithm": computed("The pool's scheduler algorithm (Nomad Enterprise); null when unset."),
+				"memory_oversubscription": schema.BoolAttribute{Computed: true,
+					MarkdownDescription: "The pool's memory oversubscription setting (Nomad Enterprise); null when unset."},
+			}),
 		},
 	}
-}
-
-func (d *nodePoolsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *nodePoolsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -72,7 +65,7 @@ func (d *nodePoolsDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	pools, err := d.data.Nomad.ListNodePools(ctx, m.NamePrefix.ValueString())
+	pools, err := d.Data.Nomad.ListNodePools(ctx, m.NamePrefix.ValueString())
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list node pools", err)
 		return

@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -16,22 +15,17 @@ var _ list.ListResourceWithConfigure = &nodeReservationListResource{}
 
 // NewNodeReservationListResource builds the berth_node_reservation list
 // resource for `terraform query` (Terraform 1.14+).
-func NewNodeReservationListResource() list.ListResource { return &nodeReservationListResource{} }
+func NewNodeReservationListResource() list.ListResource {
+	return &nodeReservationListResource{newNodeReservationResource()}
+}
 
-type nodeReservationListResource struct{ data *shared.ProviderData }
+// It embeds the resource: its name, provider data, identity and model.
+type nodeReservationListResource struct{ *nodeReservationResource }
 
 // nodeReservationListModel is the list block's configuration.
 type nodeReservationListModel struct {
 	NodeID     types.String `tfsdk:"node_id"`
 	NamePrefix types.String `tfsdk:"name_prefix"`
-}
-
-func (r *nodeReservationListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_node_reservation"
-}
-
-func (r *nodeReservationListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *nodeReservationListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -46,11 +40,11 @@ func (r *nodeReservationListResource) ListResourceConfigSchema(_ context.Context
 }
 
 func (r *nodeReservationListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[nodeReservationListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[nodeReservationListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
-	refs, err := r.data.Nomad.ListNodeReservations(ctx, r.data.LedgerNamespace, cfg.NodeID.ValueString(), cfg.NamePrefix.ValueString())
+	refs, err := r.Data.Nomad.ListNodeReservations(ctx, r.Data.LedgerNamespace, cfg.NodeID.ValueString(), cfg.NamePrefix.ValueString())
 	if err != nil {
 		shared.ListFailed(stream, "Could not list node reservations", err)
 		return
@@ -66,7 +60,7 @@ func (r *nodeReservationListResource) List(ctx context.Context, req list.ListReq
 		result.Diagnostics.Append(d...)
 		m.NodeID, m.Name = types.StringValue(ref.NodeID), types.StringValue(ref.Name)
 		m.ID = types.StringValue(ref.NodeID + "/" + ref.Name)
-		switch (&nodeReservationResource{data: r.data}).refresh(ctx, &m, &result.Diagnostics) {
+		switch r.refresh(ctx, &m, &result.Diagnostics) {
 		case shared.ObjectGone:
 			return result, false // released since the listing
 		case shared.ObjectRead:

@@ -32,25 +32,25 @@ var (
 )
 
 // NewNodeReservationResource builds the berth_node_reservation resource.
-func NewNodeReservationResource() resource.Resource { return &nodeReservationResource{} }
+func NewNodeReservationResource() resource.Resource { return newNodeReservationResource() }
 
-type nodeReservationResource struct{ data *shared.ProviderData }
+// newNodeReservationResource is the resource as its own type, for its list resource.
+func newNodeReservationResource() *nodeReservationResource {
+	return &nodeReservationResource{ResourceBase: shared.NewResourceBase("node_reservation"), WithIdentity: shared.WithIdentity{Identity: nodeReservationIdentity}}
+}
+
+type nodeReservationResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
+}
 
 // defaultNodeReservationTimeout bounds create, update and delete when the
 // timeouts block does not: a ledger write under contention retries, and
 // scheduling may try several nodes.
 const defaultNodeReservationTimeout = 5 * time.Minute
 
-func (r *nodeReservationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_node_reservation"
-}
-
 func (r *nodeReservationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = nodeReservationSchema(ctx)
-}
-
-func (r *nodeReservationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *nodeReservationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -82,7 +82,7 @@ func (r *nodeReservationResource) ConfigValidators(context.Context) []resource.C
 // that change. The planned request of an existing reservation is
 // remembered for the budget checks of the work placed into it.
 func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || r.Data == nil {
 		return
 	}
 	var plan nodeReservationModel
@@ -103,7 +103,7 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 		}
 		inPlace = state.NodeID.Equal(plan.NodeID) && state.Name.Equal(plan.Name)
 		if state.request() == plan.request() && inPlace {
-			r.data.Plans.Record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
+			r.Data.Plans.Record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
 			if !plan.Annotations.IsUnknown() && plan.Annotations.Equal(state.Annotations) && !repair {
 				// Nothing to write: what only a read can tell stays as read.
 				plan.NodeName, plan.Datacenter, plan.NodeStatus = state.NodeName, state.Datacenter, state.NodeStatus
@@ -117,11 +117,11 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	err := r.data.Nomad.CheckNodeReservation(ctx, r.data.LedgerNamespace, rr)
+	err := r.Data.Nomad.CheckNodeReservation(ctx, r.Data.LedgerNamespace, rr)
 	var connErr *nomadclient.ConnectError
 	var timeoutErr *nomadclient.TimeoutError
 	if inPlace && (err == nil || errors.As(err, &connErr) || errors.As(err, &timeoutErr)) {
-		r.data.Plans.Record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
+		r.Data.Plans.Record(plan.NodeID.ValueString()+"/"+plan.Name.ValueString(), plan.request())
 	}
 	switch {
 	case err == nil:
@@ -136,25 +136,19 @@ func (r *nodeReservationResource) ModifyPlan(ctx context.Context, req resource.M
 }
 
 func (r *nodeReservationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer nodeReservationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan nodeReservationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, defaultNodeReservationTimeout)
-	resp.Diagnostics.Append(d...)
-	rr := plan.nodeReservationRequest(ctx, &resp.Diagnostics)
+	rr, opCtx, cancel := plan.writeRequest(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	opCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	rr.Create, rr.CreatedAt = true, time.Now().UTC()
 	out, err := r.reservations().Create(opCtx, rr)
-	if shared.AddWarnings(&resp.Diagnostics, out.Warnings); err != nil {
-		shared.AddWorkflowError(&resp.Diagnostics, shared.ErrorContext{}, err)
-	}
+	reportWrite(&resp.Diagnostics, out, err)
 	switch {
 	case out.Unsettled:
 		r.recordMaybeMade(ctx, &resp.State, plan, out.NodeID, rr.CreatedAt, &resp.Diagnostics)
@@ -164,9 +158,29 @@ func (r *nodeReservationResource) Create(ctx context.Context, req resource.Creat
 	}
 }
 
+// writeRequest is the ledger request plan makes, and the context its
+// write runs in: ctx bounded by the timeout the plan sets for this write
+// (timeout is its Create or Update). Diags say when there is none; cancel
+// is to be deferred either way.
+func (m *nodeReservationModel) writeRequest(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+	diags *diag.Diagnostics) (nomadclient.NodeReservationRequest, context.Context, context.CancelFunc) {
+	bound, d := timeout(ctx, defaultNodeReservationTimeout)
+	diags.Append(d...)
+	rr := m.nodeReservationRequest(ctx, diags)
+	opCtx, cancel := context.WithTimeout(ctx, bound)
+	return rr, opCtx, cancel
+}
+
+// reportWrite reports a write's warnings and its failure.
+func reportWrite(diags *diag.Diagnostics, out workflow.NodeReservationOutcome, err error) {
+	if shared.AddWarnings(diags, out.Warnings); err != nil {
+		shared.AddWorkflowError(diags, shared.ErrorContext{}, err)
+	}
+}
+
 // reservations is berth_node_reservation's workflow.
 func (r *nodeReservationResource) reservations() workflow.NodeReservations {
-	return workflow.NodeReservations{Nomad: r.data.Nomad, Namespace: r.data.LedgerNamespace}
+	return workflow.NodeReservations{Nomad: r.Data.Nomad, Namespace: r.Data.LedgerNamespace}
 }
 
 // planHoldRepair plans an update when the last read found the hold job out
@@ -244,7 +258,7 @@ func (r *nodeReservationResource) recordWritten(ctx context.Context, st *tfsdk.S
 // refresh reads the reservation from its node's ledger into m.
 func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservationModel, diags *diag.Diagnostics) shared.ReadOutcome {
 	nodeID, name := m.NodeID.ValueString(), m.Name.ValueString()
-	res, found, err := r.data.Nomad.ReadNodeReservation(ctx, r.data.LedgerNamespace, nodeID, name)
+	res, found, err := r.Data.Nomad.ReadNodeReservation(ctx, r.Data.LedgerNamespace, nodeID, name)
 	if err != nil {
 		shared.AddNomadError(diags, "Could not read the reservation", err)
 		return shared.ObjectUnread
@@ -265,7 +279,6 @@ func (r *nodeReservationResource) refresh(ctx context.Context, m *nodeReservatio
 }
 
 func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer nodeReservationIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state nodeReservationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -283,21 +296,17 @@ func (r *nodeReservationResource) Read(ctx context.Context, req resource.ReadReq
 }
 
 func (r *nodeReservationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer nodeReservationIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan, state nodeReservationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, defaultNodeReservationTimeout)
-	resp.Diagnostics.Append(d...)
-	rr := plan.nodeReservationRequest(ctx, &resp.Diagnostics)
+	rr, opCtx, cancel := plan.writeRequest(ctx, plan.Timeouts.Update, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	opCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	sameLedgerItem := plan.request() == state.request() && plan.Annotations.Equal(state.Annotations)
 	if sameLedgerItem && !holdNeedsRepair(ctx, state, &resp.Diagnostics) {
 		// A change of timeouts or of the placement strategy alone (the
@@ -308,9 +317,7 @@ func (r *nodeReservationResource) Update(ctx context.Context, req resource.Updat
 		return
 	}
 	out, err := r.reservations().Update(opCtx, rr, !sameLedgerItem)
-	if shared.AddWarnings(&resp.Diagnostics, out.Warnings); err != nil {
-		shared.AddWorkflowError(&resp.Diagnostics, shared.ErrorContext{}, err)
-	}
+	reportWrite(&resp.Diagnostics, out, err)
 	switch {
 	case out.Unsettled:
 		// State must say what the ledger holds now, whether or not the
@@ -361,7 +368,7 @@ func (r *nodeReservationResource) ImportState(ctx context.Context, req resource.
 		resp.Diagnostics.AddError("Invalid import ID", err.Error()+". Import IDs are `<node_id>/<name>`; the node ID may be a unique prefix.")
 		return
 	}
-	node, err := r.data.Nomad.FindNode(ctx, prefix, "", r.data.LedgerNamespace)
+	node, err := r.Data.Nomad.FindNode(ctx, prefix, "", r.Data.LedgerNamespace)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Cannot import the reservation", err)
 		return

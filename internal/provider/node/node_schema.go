@@ -20,9 +20,9 @@ func capacityAttribute(what string) schema.SingleNestedAttribute {
 		Computed:            true,
 		MarkdownDescription: what,
 		Attributes: map[string]schema.Attribute{
-			"cpu":    schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU in MHz."},
-			"memory": schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory in MiB."},
-			"disk":   schema.Int64Attribute{Computed: true, MarkdownDescription: "Disk in MiB."},
+			"cpu":    shared.ComputedInt("CPU in MHz."),
+			"memory": shared.ComputedInt("Memory in MiB."),
+			"disk":   shared.ComputedInt("Disk in MiB."),
 		},
 	}
 }
@@ -54,18 +54,14 @@ func nodeAttributes() map[string]schema.Attribute {
 			"`reserved`; only a hold's disk raised to Nomad's 10 MiB minimum beyond its reservation counts here)."),
 		"reserved": capacityAttribute("Sum of the berth node reservations (`berth_node_reservation`) on the node."),
 		"free":     capacityAttribute("`allocatable` minus `reserved` minus `allocated`. Negative in a dimension that is overcommitted."),
-		"leases": schema.ListNestedAttribute{
-			Computed:            true,
-			MarkdownDescription: "Active berth leases (`berth_reservation`) running on the node.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"name":      computedString("Lease (job) name."),
-				"namespace": computedString("Namespace."),
-				"user":      computedString("Hex public key that signed it; null when unsigned."),
-				"expires_at": schema.StringAttribute{Computed: true, CustomType: timetypes.RFC3339Type{},
-					MarkdownDescription: "When it ends, RFC 3339; null when the lease's job carries no valid end."},
-				"resources": capacityAttribute("What its allocation holds on the node."),
-			}},
-		},
+		"leases": shared.ComputedObjects("Active berth leases (`berth_reservation`) running on the node.", map[string]schema.Attribute{
+			"name":      computedString("Lease (job) name."),
+			"namespace": computedString("Namespace."),
+			"user":      computedString("Hex public key that signed it; null when unsigned."),
+			"expires_at": schema.StringAttribute{Computed: true, CustomType: timetypes.RFC3339Type{},
+				MarkdownDescription: "When it ends, RFC 3339; null when the lease's job carries no valid end."},
+			"resources": capacityAttribute("What its allocation holds on the node."),
+		}),
 	}
 }
 
@@ -83,49 +79,33 @@ func nodeDataSourceSchema() schema.Schema {
 		MarkdownDescription: "Node name to look up. Exactly one of `id` and `name` is required.",
 		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 	}
-	attrs["status_description"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Nomad's explanation of the node status."}
-	attrs["allocation_count"] = schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of non-terminal allocations on the node."}
-	attrs["drivers_detail"] = schema.ListNestedAttribute{
-		Computed:            true,
-		MarkdownDescription: "Every task driver the node fingerprinted, sorted by name.",
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"name":        schema.StringAttribute{Computed: true, MarkdownDescription: "Driver name."},
-			"detected":    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the driver was detected."},
-			"healthy":     schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the driver is healthy."},
-			"description": schema.StringAttribute{Computed: true, MarkdownDescription: "The driver's health description."},
-		}},
-	}
-	attrs["host_volumes"] = schema.ListNestedAttribute{
-		Computed:            true,
-		MarkdownDescription: "Host volumes the node offers, static and dynamic, sorted by name.",
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"name":      schema.StringAttribute{Computed: true, MarkdownDescription: "Volume name."},
-			"path":      schema.StringAttribute{Computed: true, MarkdownDescription: "Path on the host."},
-			"read_only": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the volume is read-only."},
-			"id":        schema.StringAttribute{Computed: true, MarkdownDescription: "Volume ID; empty for static host volumes."},
-		}},
-	}
-	attrs["events"] = schema.ListNestedAttribute{
-		Computed:            true,
-		MarkdownDescription: "The node's recent events as Nomad keeps them (at most 10), newest first.",
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"time":      schema.StringAttribute{Computed: true, MarkdownDescription: "When it happened, RFC 3339 in UTC."},
-			"subsystem": schema.StringAttribute{Computed: true, MarkdownDescription: "Subsystem that reported it (e.g. `Cluster`, `Driver`)."},
-			"message":   schema.StringAttribute{Computed: true, MarkdownDescription: "What happened."},
-		}},
-	}
-	attrs["reservations"] = schema.ListNestedAttribute{
-		Computed:            true,
-		MarkdownDescription: "berth node reservations on the node, by name.",
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"name":        schema.StringAttribute{Computed: true, MarkdownDescription: "Reservation name."},
-			"cpu":         schema.Int64Attribute{Computed: true, MarkdownDescription: "Reserved CPU in MHz."},
-			"memory":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Reserved memory in MiB."},
-			"disk":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Reserved disk in MiB."},
-			"used":        capacityAttribute("What work charged to the reservation uses of it."),
-			"annotations": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Annotations."},
-		}},
-	}
+	attrs["status_description"] = shared.ComputedString("Nomad's explanation of the node status.")
+	attrs["allocation_count"] = shared.ComputedInt("Number of non-terminal allocations on the node.")
+	attrs["drivers_detail"] = shared.ComputedObjects("Every task driver the node fingerprinted, sorted by name.", map[string]schema.Attribute{
+		"name":        shared.ComputedString("Driver name."),
+		"detected":    shared.ComputedBool("Whether the driver was detected."),
+		"healthy":     shared.ComputedBool("Whether the driver is healthy."),
+		"description": shared.ComputedString("The driver's health description."),
+	})
+	attrs["host_volumes"] = shared.ComputedObjects("Host volumes the node offers, static and dynamic, sorted by name.", map[string]schema.Attribute{
+		"name":      shared.ComputedString("Volume name."),
+		"path":      shared.ComputedString("Path on the host."),
+		"read_only": shared.ComputedBool("Whether the volume is read-only."),
+		"id":        shared.ComputedString("Volume ID; empty for static host volumes."),
+	})
+	attrs["events"] = shared.ComputedObjects("The node's recent events as Nomad keeps them (at most 10), newest first.", map[string]schema.Attribute{
+		"time":      shared.ComputedString("When it happened, RFC 3339 in UTC."),
+		"subsystem": shared.ComputedString("Subsystem that reported it (e.g. `Cluster`, `Driver`)."),
+		"message":   shared.ComputedString("What happened."),
+	})
+	attrs["reservations"] = shared.ComputedObjects("berth node reservations on the node, by name.", map[string]schema.Attribute{
+		"name":        shared.ComputedString("Reservation name."),
+		"cpu":         shared.ComputedInt("Reserved CPU in MHz."),
+		"memory":      shared.ComputedInt("Reserved memory in MiB."),
+		"disk":        shared.ComputedInt("Reserved disk in MiB."),
+		"used":        capacityAttribute("What work charged to the reservation uses of it."),
+		"annotations": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Annotations."},
+	})
 	return schema.Schema{
 		MarkdownDescription: "Status and capacity of one Nomad node, looked up by ID (or unique ID prefix) or by name.",
 		Attributes:          attrs,

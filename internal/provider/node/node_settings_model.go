@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
@@ -89,23 +88,9 @@ func (m *nodeSettingsModel) record(ctx context.Context, n *nomadclient.NodeSetti
 const foundKey = "found"
 
 func readFound(ctx context.Context, p shared.PrivateData, diags *diag.Diagnostics) *workflow.NodeFound {
-	raw, d := p.GetKey(ctx, foundKey)
-	if diags.Append(d...); len(raw) == 0 {
-		return nil
-	}
-	var f workflow.NodeFound
-	if err := json.Unmarshal(raw, &f); err != nil {
-		diags.AddError("Could not read how berth found the node", "berth's private state is damaged: "+err.Error())
-		return nil
-	}
-	return &f
+	return shared.ReadPrivateJSON[workflow.NodeFound](ctx, p, foundKey, "how berth found the node", "", diags)
 }
 
 func writeFound(ctx context.Context, p shared.PrivateData, f workflow.NodeFound, diags *diag.Diagnostics) {
-	raw, err := json.Marshal(f)
-	if err != nil {
-		diags.AddError("Could not record how berth found the node", err.Error())
-		return
-	}
-	diags.Append(p.SetKey(ctx, foundKey, raw)...)
+	shared.WritePrivateJSON(ctx, p, foundKey, "how berth found the node", f, diags)
 }

@@ -29,20 +29,14 @@ var (
 )
 
 // NewNodeSettingsResource builds the berth_node_settings resource.
-func NewNodeSettingsResource() resource.Resource { return &nodeSettingsResource{} }
-
-type nodeSettingsResource struct{ data *shared.ProviderData }
-
-func (r *nodeSettingsResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_node_settings"
+func NewNodeSettingsResource() resource.Resource {
+	return &nodeSettingsResource{shared.NewResourceBase("node_settings")}
 }
+
+type nodeSettingsResource struct{ shared.ResourceBase }
 
 func (r *nodeSettingsResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = nodeSettingsSchema(ctx)
-}
-
-func (r *nodeSettingsResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *nodeSettingsResource) ConfigValidators(context.Context) []resource.ConfigValidator {
@@ -72,7 +66,7 @@ func (r *nodeSettingsResource) ValidateConfig(ctx context.Context, req resource.
 // state's replaces the resource) and plans eligibility unknown where the
 // apply changes it without it being configured (a drain starts or ends).
 func (r *nodeSettingsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || r.Data == nil {
 		return
 	}
 	var plan, state nodeSettingsModel
@@ -95,7 +89,7 @@ func (r *nodeSettingsResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 	sameNode := !creating && (cfgID.IsNull() || cfgID.Equal(state.NodeID)) && (cfgName.IsNull() || cfgName.Equal(state.NodeName))
 	if !sameNode {
-		n, err := r.data.Nomad.FindNode(ctx, cfgID.ValueString(), cfgName.ValueString(), r.data.LedgerNamespace)
+		n, err := r.Data.Nomad.FindNode(ctx, cfgID.ValueString(), cfgName.ValueString(), r.Data.LedgerNamespace)
 		if err != nil {
 			addNodeLookupError(&resp.Diagnostics, cfgID, err)
 			return
@@ -132,7 +126,7 @@ func addNodeLookupError(diags *diag.Diagnostics, cfgID types.String, err error) 
 }
 
 func (r *nodeSettingsResource) settings() workflow.NodeSettings {
-	return workflow.NodeSettings{Nomad: r.data.Nomad}
+	return workflow.NodeSettings{Nomad: r.Data.Nomad}
 }
 
 func (r *nodeSettingsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -185,7 +179,7 @@ func (r *nodeSettingsResource) finish(ctx context.Context, m *nodeSettingsModel,
 	writeFound(ctx, private, out.Found, diags)
 	tflog.Info(ctx, "Node settings applied", map[string]any{"node": m.ID.ValueString(), "steps": strings.Join(out.Steps, ", ")})
 	read := shared.CleanupContext(ctx)
-	if n, rerr := r.data.Nomad.GetNodeSettings(read, m.ID.ValueString()); rerr == nil {
+	if n, rerr := r.Data.Nomad.GetNodeSettings(read, m.ID.ValueString()); rerr == nil {
 		drain := m.Drain
 		m.record(ctx, n, m.metaAsMap(ctx, diags), diags)
 		m.Drain = drain // as planned: the apply just made it so
@@ -229,7 +223,7 @@ func (r *nodeSettingsResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
-	n, err := r.data.Nomad.GetNodeSettings(ctx, state.ID.ValueString())
+	n, err := r.Data.Nomad.GetNodeSettings(ctx, state.ID.ValueString())
 	var notFound *nomadclient.NodeNotFoundError
 	switch {
 	case errors.As(err, &notFound):
@@ -242,7 +236,7 @@ func (r *nodeSettingsResource) Read(ctx context.Context, req resource.ReadReques
 	}
 	var dynamic map[string]string
 	if !state.Meta.IsNull() && len(state.Meta.Elements()) > 0 {
-		if dynamic, err = r.data.Nomad.NodeDynamicMeta(ctx, n.ID); err != nil {
+		if dynamic, err = r.Data.Nomad.NodeDynamicMeta(ctx, n.ID); err != nil {
 			shared.AddNomadError(&resp.Diagnostics, "Could not read the node's metadata", err)
 			return
 		}
@@ -285,7 +279,7 @@ func (r *nodeSettingsResource) ImportState(ctx context.Context, req resource.Imp
 	if names.CheckNodeID(req.ID) != nil {
 		id, name = "", req.ID
 	}
-	n, err := r.data.Nomad.FindNode(ctx, id, name, r.data.LedgerNamespace)
+	n, err := r.Data.Nomad.FindNode(ctx, id, name, r.Data.LedgerNamespace)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot import node settings", err.Error()+". Give the node's full ID or its unique name.")
 		return

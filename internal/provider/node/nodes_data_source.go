@@ -15,20 +15,14 @@ var (
 )
 
 // NewNodesDataSource builds the berth_nodes data source.
-func NewNodesDataSource() datasource.DataSource { return &nodesDataSource{} }
-
-type nodesDataSource struct{ data *shared.ProviderData }
-
-func (d *nodesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_nodes"
+func NewNodesDataSource() datasource.DataSource {
+	return &nodesDataSource{shared.NewDataSourceBase("nodes")}
 }
+
+type nodesDataSource struct{ shared.DataSourceBase }
 
 func (d *nodesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = nodesDataSourceSchema()
-}
-
-func (d *nodesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *nodesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -37,7 +31,7 @@ func (d *nodesDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	nodes, err := d.data.Nomad.ListNodes(ctx, m.filter(), m.IncludeMeta.ValueBool(), d.data.LedgerNamespace)
+	nodes, err := d.Data.Nomad.ListNodes(ctx, m.filter(), m.IncludeMeta.ValueBool(), d.Data.LedgerNamespace)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not list Nomad nodes", err)
 		return

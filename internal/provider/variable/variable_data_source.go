@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -19,9 +20,11 @@ var _ datasource.DataSourceWithConfigure = &variableDataSource{}
 // NewVariableDataSource builds the berth_variable data source: a
 // Variable's metadata and keys, never its values (read those with the
 // ephemeral berth_variable).
-func NewVariableDataSource() datasource.DataSource { return &variableDataSource{} }
+func NewVariableDataSource() datasource.DataSource {
+	return &variableDataSource{shared.NewDataSourceBase("variable")}
+}
 
-type variableDataSource struct{ data *shared.ProviderData }
+type variableDataSource struct{ shared.DataSourceBase }
 
 type variableDataModel struct {
 	ID          types.String `tfsdk:"id"`
@@ -32,10 +35,6 @@ type variableDataModel struct {
 	ModifyIndex types.Int64  `tfsdk:"modify_index"`
 	CreateTime  types.String `tfsdk:"create_time"`
 	ModifyTime  types.String `tfsdk:"modify_time"`
-}
-
-func (d *variableDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_variable"
 }
 
 func (d *variableDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -58,27 +57,13 @@ func (d *variableDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	}
 }
 
-func (d *variableDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *variableDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m variableDataModel
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	ns := m.Namespace.ValueString()
-	if ns == "" {
-		ns = variable.DefaultNamespace
-	}
-	v, err := d.data.Nomad.GetVariable(ctx, ns, m.Path.ValueString())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the Variable", err)
-		return
-	}
+	v, ns := readVariable(ctx, d.Data, m.Path, m.Namespace, &resp.Diagnostics)
 	if v == nil {
-		resp.Diagnostics.AddError("Variable not found", fmt.Sprintf("Nomad has no Variable at %s in namespace %q. Check the "+
-			"path and namespace (`nomad var list -namespace %s`), and that the token may read it.", m.Path.ValueString(), ns, ns))
 		return
 	}
 	m.ID, m.Namespace = types.StringValue(refID(variable.Ref{Namespace: ns, Path: v.Path})), types.StringValue(ns)
@@ -87,4 +72,25 @@ func (d *variableDataSource) Read(ctx context.Context, req datasource.ReadReques
 	m.CreateTime = types.StringValue(v.CreateTime.UTC().Format(time.RFC3339))
 	m.ModifyTime = types.StringValue(v.ModifyTime.UTC().Format(time.RFC3339))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// readVariable is the Variable at path in namespace (the default namespace
+// when none is set), and that namespace, for the data source and the
+// ephemeral resource alike; nil when it could not be read or is missing
+// (diags say which).
+func readVariable(ctx context.Context, data *shared.ProviderData, path, namespace types.String, diags *diag.Diagnostics) (*variable.Variable, string) {
+	ns := namespace.ValueString()
+	if ns == "" {
+		ns = variable.DefaultNamespace
+	}
+	v, err := data.Nomad.GetVariable(ctx, ns, path.ValueString())
+	if err != nil {
+		shared.AddNomadError(diags, "Could not read the Variable", err)
+		return nil, ns
+	}
+	if v == nil {
+		diags.AddError("Variable not found", fmt.Sprintf("Nomad has no Variable at %s in namespace %q. Check the "+
+			"path and namespace (`nomad var list -namespace %s`), and that the token may read it.", path.ValueString(), ns, ns))
+	}
+	return v, ns
 }

@@ -2,7 +2,6 @@ package variable
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral/schema"
@@ -10,26 +9,23 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
-	"github.com/berthhq/terraform-provider-berth/internal/variable"
 )
 
 var _ ephemeral.EphemeralResourceWithConfigure = &variableEphemeral{}
 
 // NewVariableEphemeral builds the ephemeral berth_variable: a Variable's
 // items for one Terraform run, never written to plan or state.
-func NewVariableEphemeral() ephemeral.EphemeralResource { return &variableEphemeral{} }
+func NewVariableEphemeral() ephemeral.EphemeralResource {
+	return &variableEphemeral{shared.NewEphemeralBase("variable")}
+}
 
-type variableEphemeral struct{ data *shared.ProviderData }
+type variableEphemeral struct{ shared.EphemeralBase }
 
 type variableEphemeralModel struct {
 	Path        types.String `tfsdk:"path"`
 	Namespace   types.String `tfsdk:"namespace"`
 	Items       types.Map    `tfsdk:"items"`
 	ModifyIndex types.Int64  `tfsdk:"modify_index"`
-}
-
-func (e *variableEphemeral) Metadata(_ context.Context, req ephemeral.MetadataRequest, resp *ephemeral.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_variable"
 }
 
 func (e *variableEphemeral) Schema(_ context.Context, _ ephemeral.SchemaRequest, resp *ephemeral.SchemaResponse) {
@@ -51,27 +47,13 @@ func (e *variableEphemeral) Schema(_ context.Context, _ ephemeral.SchemaRequest,
 	}
 }
 
-func (e *variableEphemeral) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
-	e.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (e *variableEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
 	var m variableEphemeralModel
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	ns := m.Namespace.ValueString()
-	if ns == "" {
-		ns = variable.DefaultNamespace
-	}
-	v, err := e.data.Nomad.GetVariable(ctx, ns, m.Path.ValueString())
-	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the Variable", err)
-		return
-	}
+	v, ns := readVariable(ctx, e.Data, m.Path, m.Namespace, &resp.Diagnostics)
 	if v == nil {
-		resp.Diagnostics.AddError("Variable not found", fmt.Sprintf("Nomad has no Variable at %s in namespace %q. Check the "+
-			"path and namespace (`nomad var list -namespace %s`), and that the token may read it.", m.Path.ValueString(), ns, ns))
 		return
 	}
 	m.Namespace = types.StringValue(ns)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/nomadclient"
@@ -18,22 +17,17 @@ var _ list.ListResourceWithConfigure = &variableListResource{}
 
 // NewVariableListResource builds the berth_variable list resource for
 // `terraform query` (Terraform 1.14+).
-func NewVariableListResource() list.ListResource { return &variableListResource{} }
+func NewVariableListResource() list.ListResource {
+	return &variableListResource{newVariableResource()}
+}
 
-type variableListResource struct{ data *shared.ProviderData }
+// It embeds the resource: its name, provider data, identity and model.
+type variableListResource struct{ *variableResource }
 
 // variableListModel is the list block's configuration.
 type variableListModel struct {
 	Namespace  types.String `tfsdk:"namespace"`
 	PathPrefix types.String `tfsdk:"path_prefix"`
-}
-
-func (r *variableListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_variable"
-}
-
-func (r *variableListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *variableListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -52,7 +46,7 @@ func (r *variableListResource) ListResourceConfigSchema(_ context.Context, _ lis
 }
 
 func (r *variableListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	ctx, cfg, ok := shared.OpenList[variableListModel](ctx, r.data, req, stream)
+	ctx, cfg, ok := shared.OpenList[variableListModel](ctx, r.Data, req, stream)
 	if !ok {
 		return
 	}
@@ -60,13 +54,13 @@ func (r *variableListResource) List(ctx context.Context, req list.ListRequest, s
 	if ns == "" {
 		ns = variable.DefaultNamespace
 	}
-	metas, err := r.data.Nomad.ListVariables(ctx, ns, cfg.PathPrefix.ValueString())
+	metas, err := r.Data.Nomad.ListVariables(ctx, ns, cfg.PathPrefix.ValueString())
 	if err != nil {
 		shared.ListFailed(stream, "Could not list Variables", err)
 		return
 	}
 	stream.Results = shared.ListStream(metas, req.Limit, func(meta variable.Meta) (list.ListResult, bool) {
-		if meta.Namespace == r.data.LedgerNamespace && strings.HasPrefix(meta.Path, nomadclient.LedgerPrefix) {
+		if meta.Namespace == r.Data.LedgerNamespace && strings.HasPrefix(meta.Path, nomadclient.LedgerPrefix) {
 			return list.ListResult{}, false // a node reservation ledger: berth_node_reservation manages it
 		}
 		ref := variable.Ref{Namespace: meta.Namespace, Path: meta.Path}
@@ -76,7 +70,7 @@ func (r *variableListResource) List(ctx context.Context, req list.ListRequest, s
 		if !req.IncludeResource {
 			return result, true
 		}
-		v, err := r.data.Nomad.GetVariable(ctx, ref.Namespace, ref.Path)
+		v, err := r.Data.Nomad.GetVariable(ctx, ref.Namespace, ref.Path)
 		if err != nil || v == nil {
 			if err != nil {
 				shared.AddNomadError(&result.Diagnostics, "Could not read Variable "+refID(ref), err)

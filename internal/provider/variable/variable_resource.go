@@ -26,24 +26,20 @@ var (
 )
 
 // NewVariableResource builds the berth_variable resource.
-func NewVariableResource() resource.Resource { return &variableResource{} }
+func NewVariableResource() resource.Resource { return newVariableResource() }
 
-type variableResource struct{ data *shared.ProviderData }
+// newVariableResource is the resource as its own type, for its list resource.
+func newVariableResource() *variableResource {
+	return &variableResource{ResourceBase: shared.NewResourceBase("variable"), WithIdentity: shared.WithIdentity{Identity: variableIdentity}}
+}
 
-func (r *variableResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_variable"
+type variableResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
 }
 
 func (r *variableResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = variableSchema()
-}
-
-func (r *variableResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = variableIdentity.Schema()
-}
-
-func (r *variableResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = shared.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // secretItems reads the write-only items from the configuration, the only
@@ -59,7 +55,6 @@ func secretItems(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics)
 }
 
 func (r *variableResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	defer variableIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan variableModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	secret := secretItems(ctx, req.Config, &resp.Diagnostics)
@@ -68,7 +63,7 @@ func (r *variableResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	ref := plan.ref()
-	meta, err := r.data.Nomad.CreateVariable(ctx, ref, variable.Merge(plain, secret))
+	meta, err := r.Data.Nomad.CreateVariable(ctx, ref, variable.Merge(plain, secret))
 	var conflict *nomadclient.VariableConflictError
 	switch {
 	case errors.As(err, &conflict):
@@ -103,14 +98,13 @@ func (r *variableResource) recordWrite(ctx context.Context, m *variableModel, me
 }
 
 func (r *variableResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer variableIdentity.FromState(ctx, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
 	var state variableModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	ref := state.ref()
-	v, err := r.data.Nomad.GetVariable(ctx, ref.Namespace, ref.Path)
+	v, err := r.Data.Nomad.GetVariable(ctx, ref.Namespace, ref.Path)
 	if err != nil {
 		shared.AddNomadError(&resp.Diagnostics, "Could not read the Variable", err)
 		return
@@ -125,7 +119,6 @@ func (r *variableResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 func (r *variableResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	defer variableIdentity.FromState(ctx, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 	var plan, state variableModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -135,7 +128,7 @@ func (r *variableResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	ref, index := plan.ref(), uint64(state.ModifyIndex.ValueInt64())
-	meta, err := r.data.Nomad.UpdateVariable(ctx, ref, variable.Merge(plain, secret), index)
+	meta, err := r.Data.Nomad.UpdateVariable(ctx, ref, variable.Merge(plain, secret), index)
 	if err != nil {
 		addWriteError(&resp.Diagnostics, "Could not update the Variable", "update", err)
 		return
@@ -152,7 +145,7 @@ func (r *variableResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	ref := state.ref()
-	if err := r.data.Nomad.DeleteVariable(ctx, ref, uint64(state.ModifyIndex.ValueInt64())); err != nil {
+	if err := r.Data.Nomad.DeleteVariable(ctx, ref, uint64(state.ModifyIndex.ValueInt64())); err != nil {
 		addWriteError(&resp.Diagnostics, "Could not delete the Variable", "destroy", err)
 		return
 	}

@@ -57,7 +57,7 @@ func (r *variableResource) findImport(ctx context.Context, candidates []variable
 		if variable.CheckPath(ref.Path) != nil {
 			continue
 		}
-		v, err := r.data.Nomad.GetVariable(ctx, ref.Namespace, ref.Path)
+		v, err := r.Data.Nomad.GetVariable(ctx, ref.Namespace, ref.Path)
 		if err != nil {
 			shared.AddNomadError(diags, "Cannot import the Variable", err)
 			return ref, false
