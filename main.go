@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
-	"github.com/berthhq/terraform-provider-berth/internal/provider"
+	"github.com/berthhq/terraform-provider-berth/internal/server"
 )
 
 // providerAddress is the address berth serves as.
@@ -32,7 +32,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("berth provider: %v", err)
 	}
-	server, err := provider.NewServer(version)()
+	ps, err := server.NewServer(version)()
 	if err != nil {
 		log.Fatalf("berth provider: %v", err)
 	}
@@ -40,7 +40,7 @@ func main() {
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
-	err = tf6server.Serve(providerAddress, func() tfprotov6.ProviderServer { return server }, opts...)
+	err = tf6server.Serve(providerAddress, func() tfprotov6.ProviderServer { return ps }, opts...)
 	stopProfile()
 	if err != nil {
 		log.Fatalf("berth provider (version %s, commit %s): %v", version, commit, err)

@@ -9,4 +9,4 @@ gl="$(tool_bin tools/golangci github.com/golangci/golangci-lint/v2 github.com/go
 "$gl" run ./...
 # Types, not only import paths: no Nomad API type (alias or value handed
 # over by nomadclient) in the layers above nomadclient.
-go run ./internal/lint/nomadtypes/cmd/nomadtypes ./internal/provider/... ./internal/workflow
+go run ./internal/lint/nomadtypes/cmd/nomadtypes ./internal/provider/... ./internal/server/... ./internal/workflow

@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
+	"github.com/berthhq/terraform-provider-berth/internal/server"
 )
 
 // badInput is one configuration berth must refuse before anything reaches
@@ -70,7 +71,7 @@ func runBadInput(t *testing.T, tc badInput, prefix, nodeID string) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
 			"berth": func() (tfprotov6.ProviderServer, error) {
-				s, err := newServer("test", true)()
+				s, err := server.NewVerifyingServer("test")()
 				return &acctest.RecordingServer{ProviderServer: s, Rec: rec}, err
 			},
 		},

@@ -1,10 +1,9 @@
 // Package provider is the root of berth's Terraform layer: the provider
 // itself (its schema and Configure, which builds the Nomad client and the
-// shared.ProviderData every resource receives), the lists of what each
-// resource family offers, and the protocol server (server.go) with its
-// secret masking and the plan and read shortcuts of berth_instance
-// (create_plan_shortcut.go, unchanged_plan_shortcut.go,
-// unchanged_read_shortcut.go) and their verify mode. It holds no resource.
+// shared.ProviderData every resource receives) and the lists of what each
+// resource family offers. It holds no resource, and no protocol server:
+// internal/server serves this provider (NewStoringData) with its secrets
+// masked and the plan and read shortcuts.
 //
 // The resources live one package per family: instance, job, volume, lease
 // (berth_reservation), node (node settings, reservations, pools and the
@@ -13,8 +12,10 @@
 // what every family uses is in shared. A family imports shared and
 // nothing else under internal/provider, and no file of the layer (tests
 // aside) uses a Nomad API type: make lint checks both (.golangci.yml,
-// internal/lint/nomadtypes). The tests here are those across families:
-// bad input, faults, quickstart, TLS and the shortcut tests.
+// internal/lint/nomadtypes). The tests here (package provider_test, which
+// may import internal/server) are those across families: bad input,
+// faults, quickstart, TLS and timeouts; provider_config_test.go is the one
+// internal test, of the provider block's settings.
 package provider
 
 import (
@@ -64,10 +65,17 @@ func New(version string) func() provider.Provider {
 	return func() provider.Provider { return &berthProvider{version: version} }
 }
 
+// NewStoringData builds the provider that, once Configure ran, also stores
+// its data in configured: the protocol server (internal/server) masks that
+// data's secrets on every RPC and its shortcuts read through its client.
+func NewStoringData(version string, configured *atomic.Pointer[shared.ProviderData]) provider.Provider {
+	return &berthProvider{version: version, configured: configured}
+}
+
 type berthProvider struct {
 	version string
 	// configured receives the provider's data once Configure ran (nil when
-	// built by New alone), for the server's read shortcut.
+	// built by New), for the protocol server (NewStoringData).
 	configured *atomic.Pointer[shared.ProviderData]
 }
 

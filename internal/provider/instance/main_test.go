@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
-	"github.com/berthhq/terraform-provider-berth/internal/provider"
+	"github.com/berthhq/terraform-provider-berth/internal/server"
 )
 
 // TestMain runs the family's tests against the provider in verify mode
 // (see acctest.Run).
 func TestMain(m *testing.M) {
-	os.Exit(acctest.Run(m, provider.NewVerifyingServer("test")))
+	os.Exit(acctest.Run(m, server.NewVerifyingServer("test")))
 }

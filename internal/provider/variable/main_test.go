@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
-	"github.com/berthhq/terraform-provider-berth/internal/provider"
+	"github.com/berthhq/terraform-provider-berth/internal/server"
 )
 
 // TestMain runs the family's tests against the provider in verify mode, on
 // the ACL-enabled test agent (see acctest.RunACL).
 func TestMain(m *testing.M) {
-	os.Exit(acctest.RunACL(m, provider.NewVerifyingServer("test")))
+	os.Exit(acctest.RunACL(m, server.NewVerifyingServer("test")))
 }

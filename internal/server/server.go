@@ -1,4 +1,15 @@
-package provider
+// Package server is the tfprotov6 server berth serves: the framework's
+// server of the provider (internal/provider), wrapped so that every RPC
+// masks the provider's secrets (masked_server.go), and so that the plans
+// of unchanged instances and jobs and of new instances, the refreshes of
+// unchanged instances and the upgrades of states already at their
+// schema's version are answered without the framework's passes
+// (unchanged_plan_shortcut.go, create_plan_shortcut.go,
+// unchanged_read_shortcut.go, upgrade_state_shortcut.go), each checked
+// against the framework in verify mode. It imports the provider root and the families whose
+// schemas and hooks the shortcuts read; only main and the test packages'
+// TestMain import it (make lint checks, .golangci.yml).
+package server
 
 import (
 	"context"
@@ -9,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
+	berth "github.com/berthhq/terraform-provider-berth/internal/provider"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
@@ -33,7 +45,7 @@ func NewVerifyingServer(version string) func() (tfprotov6.ProviderServer, error)
 func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		configured := &atomic.Pointer[shared.ProviderData]{}
-		p := &berthProvider{version: version, configured: configured}
+		p := berth.NewStoringData(version, configured)
 		fw, err := providerserver.NewProtocol6WithError(p)()
 		if err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package provider
+package server
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 // nomadclient.Client.MaskSecrets) in the context before any of berth's code
 // or the framework's sees it, so no resource, data source, list resource,
 // action or function can forget to. server embeds nothing: each RPC of
-// frameworkServer is one of its own methods below (the shortcuts' three in
-// provider.go), so an RPC a new version of terraform-plugin-go adds does
+// frameworkServer is one of its own methods below (the shortcuts' four in
+// server.go), so an RPC a new version of terraform-plugin-go adds does
 // not compile until it is written here, masked (masked_server_test.go
 // checks each one). Before Configure there is nothing to mask; Configure
 // masks its own context once it has built the client.

@@ -1,4 +1,4 @@
-package provider
+package server
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	berth "github.com/berthhq/terraform-provider-berth/internal/provider"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/job"
 )
@@ -69,7 +70,7 @@ type plannedType struct {
 func typeNameOf(r resource.Resource) string {
 	ctx := context.Background()
 	var p provider.MetadataResponse
-	(&berthProvider{}).Metadata(ctx, provider.MetadataRequest{}, &p)
+	berth.New("")().Metadata(ctx, provider.MetadataRequest{}, &p)
 	var m resource.MetadataResponse
 	r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: p.TypeName}, &m)
 	return m.TypeName

@@ -1,10 +1,11 @@
-package provider
+package server
 
 import (
 	"context"
 	"sync"
 	"sync/atomic"
 
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -40,7 +41,7 @@ type upgradeType struct {
 	stateType tftypes.Type
 }
 
-func newUpgradeStates(p *berthProvider, verify bool) *upgradeStates {
+func newUpgradeStates(p provider.Provider, verify bool) *upgradeStates {
 	return &upgradeStates{resources: func() []func() resource.Resource { return p.Resources(context.Background()) },
 		byType: map[string]*upgradeType{}, verify: verify}
 }

@@ -1,4 +1,4 @@
-package provider
+package server
 
 import (
 	"context"
@@ -9,13 +9,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	berth "github.com/berthhq/terraform-provider-berth/internal/provider"
 )
 
 // resourceSchemas is every resource berth serves, by type name.
 func resourceSchemas(t *testing.T) map[string]resource.SchemaResponse {
 	t.Helper()
 	ctx := context.Background()
-	p := &berthProvider{}
+	p := berth.New("test")()
 	var pm provider.MetadataResponse
 	p.Metadata(ctx, provider.MetadataRequest{}, &pm)
 	out := map[string]resource.SchemaResponse{}

@@ -1,4 +1,4 @@
-package provider
+package server
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
+	berth "github.com/berthhq/terraform-provider-berth/internal/provider"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/job"
 )
 
@@ -24,11 +25,11 @@ import (
 // it grows with the number of attributes in the schema, so a schema change
 // shows there first:
 //
-//	go test ./internal/provider -run '^$' -bench InstanceRefreshPlan -benchmem
+//	go test ./internal/server -run '^$' -bench InstanceRefreshPlan -benchmem
 func BenchmarkInstanceRefreshPlan(b *testing.B) {
 	b.Run("unchanged", func(b *testing.B) { benchRefreshPlan(b, newPlanProbe(b, NewServer("bench"))) })
 	b.Run("framework", func(b *testing.B) {
-		benchRefreshPlan(b, newPlanProbe(b, providerserver.NewProtocol6WithError(New("bench")())))
+		benchRefreshPlan(b, newPlanProbe(b, providerserver.NewProtocol6WithError(berth.New("bench")())))
 	})
 }
 
@@ -39,7 +40,9 @@ func BenchmarkJobRefreshPlan(b *testing.B) {
 		return newProbeOf(b, factory, "http://127.0.0.1:9", typeNameOf(job.NewJobResource()), benchJobValues)
 	}
 	b.Run("unchanged", func(b *testing.B) { benchRefreshPlan(b, probe(NewServer("bench"))) })
-	b.Run("framework", func(b *testing.B) { benchRefreshPlan(b, probe(providerserver.NewProtocol6WithError(New("bench")()))) })
+	b.Run("framework", func(b *testing.B) {
+		benchRefreshPlan(b, probe(providerserver.NewProtocol6WithError(berth.New("bench")())))
+	})
 }
 
 func benchRefreshPlan(b *testing.B, p *planProbe) {
