@@ -28,12 +28,19 @@ var (
 	_ resource.ResourceWithModifyPlan       = &nodeSettingsResource{}
 )
 
+// nodeSettingsIdentity identifies a berth_node_settings by its node's ID
+// (one berth_node_settings per node).
+var nodeSettingsIdentity = shared.SingleIdentity{Name: "id", Doc: "The node's ID."}
+
 // NewNodeSettingsResource builds the berth_node_settings resource.
 func NewNodeSettingsResource() resource.Resource {
-	return &nodeSettingsResource{shared.NewResourceBase("node_settings")}
+	return &nodeSettingsResource{shared.NewResourceBase("node_settings"), shared.WithIdentity{Identity: nodeSettingsIdentity}}
 }
 
-type nodeSettingsResource struct{ shared.ResourceBase }
+type nodeSettingsResource struct {
+	shared.ResourceBase
+	shared.WithIdentity
+}
 
 func (r *nodeSettingsResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = nodeSettingsSchema(ctx)
@@ -275,9 +282,13 @@ func (r *nodeSettingsResource) Delete(ctx context.Context, req resource.DeleteRe
 // metadata key and no drain; how it finds the node is what destroy puts
 // back.
 func (r *nodeSettingsResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, name := req.ID, ""
-	if names.CheckNodeID(req.ID) != nil {
-		id, name = "", req.ID
+	given := nodeSettingsIdentity.ImportID(ctx, req, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	id, name := given, ""
+	if names.CheckNodeID(given) != nil {
+		id, name = "", given
 	}
 	n, err := r.Data.Nomad.FindNode(ctx, id, name, r.Data.LedgerNamespace)
 	if err != nil {
