@@ -15,9 +15,6 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-// aclAuthMethodIdentity identifies a berth_acl_auth_method by its name.
-var aclAuthMethodIdentity = shared.SingleIdentity{Name: "name", Doc: "ACL auth method name."}
-
 // falseByDefault is a bool Nomad does not tell unset from false.
 func falseByDefault(doc string) schema.BoolAttribute {
 	return schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false), MarkdownDescription: doc}

@@ -13,10 +13,6 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-// aclBindingRuleIdentity identifies a berth_acl_binding_rule by Nomad's ID
-// for it (rules have no name).
-var aclBindingRuleIdentity = shared.SingleIdentity{Name: "id", Doc: "ACL binding rule ID."}
-
 // selectorValidator runs Nomad's selector parser (go-bexpr) at plan.
 func selectorValidator() validator.String {
 	return shared.StringRule{Summary: "Invalid binding rule selector", Desc: "must parse as a Nomad selector expression",

@@ -13,10 +13,6 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-// aclPolicyIdentity identifies a berth_acl_policy: its name is unique in
-// the cluster.
-var aclPolicyIdentity = shared.SingleIdentity{Name: "name", Doc: "ACL policy name."}
-
 // aclNameValidator is Nomad's rule for policy, role and auth method names.
 func aclNameValidator() validator.String {
 	return shared.StringRule{Summary: "Invalid name", Desc: "must be " + aclpolicy.NameRule, Check: aclpolicy.CheckName}

@@ -9,12 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/aclpolicy"
-	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
-
-// aclRoleIdentity identifies a berth_acl_role by Nomad's ID for it, which
-// stays when the role is renamed.
-var aclRoleIdentity = shared.SingleIdentity{Name: "id", Doc: "ACL role ID."}
 
 func aclRoleSchema() schema.Schema {
 	return schema.Schema{

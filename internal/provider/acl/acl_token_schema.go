@@ -18,9 +18,6 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/variable"
 )
 
-// aclTokenIdentity identifies a berth_acl_token: its accessor ID.
-var aclTokenIdentity = shared.SingleIdentity{Name: "accessor_id", Doc: "The token's accessor ID."}
-
 // secretPathValidator is Nomad's rule for Variable paths, less the ones a
 // workload reads with no ACL policy (variable.CheckSecretPath): a token's
 // secret there would be handed to any job of a matching name.
