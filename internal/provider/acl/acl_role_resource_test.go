@@ -46,37 +46,24 @@ resource "berth_acl_role" "r" {
 }
 
 // roleID is the ID state holds for the role at addr.
-func roleID(s *terraform.State, addr string) (string, error) {
-	rs, ok := s.RootModule().Resources[addr]
-	if !ok {
-		return "", fmt.Errorf("%s is not in state", addr)
-	}
-	return rs.Primary.ID, nil
-}
+func roleID(s *terraform.State, addr string) (string, error) { return idIn(addr, "id")(s) }
 
 // checkACLRole reads the role state names from Nomad and requires what it
 // holds.
 func checkACLRole(t *testing.T, name, description string, policies ...string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		id, err := roleID(s, aclRoleAddr)
-		if err != nil {
-			return err
-		}
-		r, _, err := acctest.Nomad(t).ACLRoles().Get(id, nil)
-		if err != nil {
-			return fmt.Errorf("reading ACL role %s from Nomad: %v", id, err)
-		}
-		var got []string
-		for _, p := range r.Policies {
-			got = append(got, p.Name)
-		}
-		sort.Strings(got)
-		sort.Strings(policies)
-		if r.Name != name || r.Description != description || !slices.Equal(got, policies) {
-			return fmt.Errorf("ACL role %s in Nomad: %q %q %v; want %q %q %v", id, r.Name, r.Description, got, name, description, policies)
-		}
-		return nil
-	}
+	return checkInNomad("ACL role", idIn(aclRoleAddr, "id"), acctest.Nomad(t).ACLRoles().Get,
+		func(_ *terraform.State, id string, r *api.ACLRole) error {
+			var got []string
+			for _, p := range r.Policies {
+				got = append(got, p.Name)
+			}
+			sort.Strings(got)
+			sort.Strings(policies)
+			if r.Name != name || r.Description != description || !slices.Equal(got, policies) {
+				return fmt.Errorf("ACL role %s in Nomad: %q %q %v; want %q %q %v", id, r.Name, r.Description, got, name, description, policies)
+			}
+			return nil
+		})
 }
 
 // checkACLRoleGone requires that Nomad has no role called name.
