@@ -3,6 +3,7 @@ package acl
 import (
 	"fmt"
 
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -57,4 +58,19 @@ func checkDataInNomad[O any](addr, what string, find func(*terraform.State) (str
 		}
 		return check(attrs, o)
 	})
+}
+
+// checkGoneFromNomad requires read of name (what: "ACL role") to answer
+// that Nomad has no such object.
+func checkGoneFromNomad[O any](what, name string, read nomadRead[O]) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		o, _, err := read(name, nil)
+		if err == nil {
+			return fmt.Errorf("%s %q is still in Nomad: %+v", what, name, o)
+		}
+		if !acctest.IsNotFound(err) {
+			return fmt.Errorf("reading %s %q: %v", what, name, err)
+		}
+		return nil
+	}
 }

@@ -68,16 +68,7 @@ func checkACLRole(t *testing.T, name, description string, policies ...string) re
 
 // checkACLRoleGone requires that Nomad has no role called name.
 func checkACLRoleGone(t *testing.T, name string) func(*terraform.State) error {
-	return func(*terraform.State) error {
-		r, _, err := acctest.Nomad(t).ACLRoles().GetByName(name, nil)
-		if err == nil {
-			return fmt.Errorf("ACL role %q is still in Nomad: %+v", name, r)
-		}
-		if !acctest.IsNotFound(err) {
-			return fmt.Errorf("reading ACL role %q: %v", name, err)
-		}
-		return nil
-	}
+	return checkGoneFromNomad("ACL role", name, acctest.Nomad(t).ACLRoles().GetByName)
 }
 
 // TestAccACLRole_lifecycle: a role over two berth policies; drift made
