@@ -168,14 +168,7 @@ func TestAccACLAuthMethodQuery_generateConfig(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
 	name := "berth-acc-jwt-query-" + acctest.RandomHex(3)
-	acctest.AdoptAgain(t, jwtMethodConfig(name, publicKeyPEM(t), "berth", "1h"), aclAuthMethodAddr, fmt.Sprintf(`list "berth_acl_auth_method" "found" {
-  provider         = berth
-  include_resource = true
-  config {
-    name_prefix = %q
-  }
-}
-`, name), name)
+	acctest.AdoptAgain(t, jwtMethodConfig(name, publicKeyPEM(t), "berth", "1h"), aclAuthMethodAddr, queryByNamePrefix("berth_acl_auth_method", name), name)
 }
 
 // TestAccACLAuthMethodMoved_fromNomadACLAuthMethod and its binding rule:

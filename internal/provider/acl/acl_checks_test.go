@@ -74,3 +74,17 @@ func checkGoneFromNomad[O any](what, name string, read nomadRead[O]) resource.Te
 		return nil
 	}
 }
+
+// queryByNamePrefix is the list block with which the query tests find
+// the objects of type typ (berth_acl_role) whose name starts with prefix,
+// each with its resource.
+func queryByNamePrefix(typ, prefix string) string {
+	return fmt.Sprintf(`list %q "found" {
+  provider         = berth
+  include_resource = true
+  config {
+    name_prefix = %q
+  }
+}
+`, typ, prefix)
+}

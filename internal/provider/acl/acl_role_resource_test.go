@@ -153,14 +153,7 @@ resource "berth_acl_role" "r" {
   description = "found by query"
   policies    = [%[1]q]
 }
-`, name), aclRoleAddr, fmt.Sprintf(`list "berth_acl_role" "found" {
-  provider         = berth
-  include_resource = true
-  config {
-    name_prefix = %q
-  }
-}
-`, name), name)
+`, name), aclRoleAddr, queryByNamePrefix("berth_acl_role", name), name)
 }
 
 // TestAccACLRoleMoved_fromNomadACLRole: a role made by nomad_acl_role
