@@ -3,10 +3,11 @@ package acl
 import (
 	"fmt"
 
-	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
 // The family's checks read an object from Nomad's API and compare it with
