@@ -24,25 +24,13 @@ func NewACLTokenDataSource() datasource.DataSource {
 // aclTokenDataModel is a token as the data source shows it: the
 // resource's attributes less where the secret goes. Like the resource's
 // model it has no field for the secret: nothing could put it into state.
-type aclTokenDataModel struct {
-	ID             types.String         `tfsdk:"id"`
-	AccessorID     types.String         `tfsdk:"accessor_id"`
-	Name           types.String         `tfsdk:"name"`
-	Type           types.String         `tfsdk:"type"`
-	Policies       types.Set            `tfsdk:"policies"`
-	Roles          types.Set            `tfsdk:"roles"`
-	Global         types.Bool           `tfsdk:"global"`
-	ExpirationTTL  timetypes.GoDuration `tfsdk:"expiration_ttl"`
-	ExpirationTime types.String         `tfsdk:"expiration_time"`
-	CreateTime     types.String         `tfsdk:"create_time"`
-}
+type aclTokenDataModel struct{ aclTokenAttributes }
 
 // fromToken reads t the way berth_acl_token's refresh does.
 func (d *aclTokenDataModel) fromToken(ctx context.Context, t *nomadclient.ACLToken, diags *diag.Diagnostics) {
 	var m aclTokenModel
 	m.fromToken(ctx, t, diags)
-	*d = aclTokenDataModel{ID: m.ID, AccessorID: m.AccessorID, Name: m.Name, Type: m.Type, Policies: m.Policies,
-		Roles: m.Roles, Global: m.Global, ExpirationTTL: m.ExpirationTTL, ExpirationTime: m.ExpirationTime, CreateTime: m.CreateTime}
+	d.aclTokenAttributes = m.aclTokenAttributes
 }
 
 func aclTokenDataSchema() schema.Schema {
