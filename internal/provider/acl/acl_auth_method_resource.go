@@ -16,16 +16,6 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &aclAuthMethodResource{}
-	_ resource.ResourceWithImportState    = &aclAuthMethodResource{}
-	_ resource.ResourceWithValidateConfig = &aclAuthMethodResource{}
-	_ resource.ResourceWithIdentity       = &aclAuthMethodResource{}
-)
-
-// aclAuthMethodIdentity identifies a berth_acl_auth_method by its name.
-var aclAuthMethodIdentity = shared.SingleIdentity{Name: "name", Doc: "ACL auth method name."}
-
 // secretPath is the write-only client secret.
 var secretPath = path.Root("config").AtName("oidc_client_secret_wo")
 
@@ -34,17 +24,10 @@ func NewACLAuthMethodResource() resource.Resource { return newACLAuthMethodResou
 
 // newACLAuthMethodResource is the same, typed for the list resource that embeds it.
 func newACLAuthMethodResource() *aclAuthMethodResource {
-	return &aclAuthMethodResource{ResourceBase: shared.NewResourceBase("acl_auth_method"), WithIdentity: shared.WithIdentity{Identity: aclAuthMethodIdentity}}
+	return &aclAuthMethodResource{newACLResource("acl_auth_method", aclAuthMethodIdentity, aclAuthMethodSchema)}
 }
 
-type aclAuthMethodResource struct {
-	shared.ResourceBase
-	shared.WithIdentity
-}
-
-func (r *aclAuthMethodResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = aclAuthMethodSchema()
-}
+type aclAuthMethodResource struct{ aclResource }
 
 // ValidateConfig applies Nomad's rules for the method's configuration
 // (what an OIDC or a JWT method needs), one diagnostic at the attribute.

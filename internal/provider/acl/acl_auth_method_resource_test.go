@@ -94,16 +94,7 @@ func checkJWTMethod(t *testing.T, name, key, audience string, ttl time.Duration)
 }
 
 func checkAuthMethodGone(t *testing.T, name string) func(*terraform.State) error {
-	return func(*terraform.State) error {
-		m, _, err := acctest.Nomad(t).ACLAuthMethods().Get(name, nil)
-		if err == nil {
-			return fmt.Errorf("ACL auth method %q is still in Nomad: %+v", name, m)
-		}
-		if !acctest.IsNotFound(err) {
-			return fmt.Errorf("reading ACL auth method %q: %v", name, err)
-		}
-		return nil
-	}
+	return checkGoneFromNomad("ACL auth method", name, acctest.Nomad(t).ACLAuthMethods().Get)
 }
 
 // TestAccACLAuthMethod_jwtLifecycle: a JWT method with a static public key

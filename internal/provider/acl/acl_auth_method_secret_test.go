@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
-
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
@@ -18,21 +16,12 @@ import (
 // terraform.tfstate, `terraform show -json`, the CLI output or the TRACE
 // log, through a create, an empty plan, a rewrite by version and a destroy.
 func TestAccACLAuthMethodSecret_nowhere(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	acctest.SkipBelowTerraform(t, tfversion.Version1_11_0)
+	dir, logFile, env := acctest.StartSecretTraceTest(t)
 	name := "berth-acc-oidc-trace-" + acctest.RandomHex(3)
 	token := "tok" + acctest.RandomHex(8)
-	dir, logFile, env := acctest.TraceCLIEnv(t)
 	env = append(env, "TF_VAR_client_secret=client "+token+" secret")
 	config := func(version int) string {
-		return `
-terraform {
-  required_providers {
-    berth = { source = "berthhq/berth" }
-  }
-}
-` + oidcMethodConfig(name, fmt.Sprintf("oidc_client_secret_wo = var.client_secret\n    oidc_client_secret_wo_version = %d", version))
+		return oidcMethodConfig(name, fmt.Sprintf("oidc_client_secret_wo = var.client_secret\n    oidc_client_secret_wo_version = %d", version))
 	}
 	t.Cleanup(func() {
 		acctest.RunTerraformAllowFail(dir, env, "destroy", "-auto-approve", "-input=false", "-no-color")
@@ -45,7 +34,7 @@ terraform {
 		outputs = append(outputs, out)
 		return out
 	}
-	acctest.WriteFile(t, filepath.Join(dir, "main.tf"), config(1))
+	acctest.WriteCLIConfig(t, dir, config(1))
 	run("apply", "-auto-approve", "-input=false", "-no-color")
 	if err := checkSecretHeld(t, name, token)(nil); err != nil {
 		t.Fatal(err)
@@ -55,7 +44,7 @@ terraform {
 	} else {
 		outputs = append(outputs, out)
 	}
-	acctest.WriteFile(t, filepath.Join(dir, "main.tf"), config(2))
+	acctest.WriteCLIConfig(t, dir, config(2))
 	run("apply", "-auto-approve", "-input=false", "-no-color")
 	shown := run("show", "-json")
 	if !strings.Contains(shown, `"oidc_client_secret_wo":null`) || !strings.Contains(shown, `"oidc_client_secret_wo_version":2`) {

@@ -15,34 +15,15 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &aclBindingRuleResource{}
-	_ resource.ResourceWithImportState    = &aclBindingRuleResource{}
-	_ resource.ResourceWithValidateConfig = &aclBindingRuleResource{}
-	_ resource.ResourceWithIdentity       = &aclBindingRuleResource{}
-	_ resource.ResourceWithMoveState      = &aclBindingRuleResource{}
-)
-
-// aclBindingRuleIdentity identifies a berth_acl_binding_rule by Nomad's ID
-// for it (rules have no name).
-var aclBindingRuleIdentity = shared.SingleIdentity{Name: "id", Doc: "ACL binding rule ID."}
-
 // NewACLBindingRuleResource builds the berth_acl_binding_rule resource.
 func NewACLBindingRuleResource() resource.Resource { return newACLBindingRuleResource() }
 
 // newACLBindingRuleResource is the same, typed for the list resource that embeds it.
 func newACLBindingRuleResource() *aclBindingRuleResource {
-	return &aclBindingRuleResource{ResourceBase: shared.NewResourceBase("acl_binding_rule"), WithIdentity: shared.WithIdentity{Identity: aclBindingRuleIdentity}}
+	return &aclBindingRuleResource{newACLResource("acl_binding_rule", aclBindingRuleIdentity, aclBindingRuleSchema)}
 }
 
-type aclBindingRuleResource struct {
-	shared.ResourceBase
-	shared.WithIdentity
-}
-
-func (r *aclBindingRuleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = aclBindingRuleSchema()
-}
+type aclBindingRuleResource struct{ aclResource }
 
 // ValidateConfig applies Nomad's bind_name rule, at bind_name.
 func (r *aclBindingRuleResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -30,20 +31,13 @@ resource "berth_acl_binding_rule" "b" {
 
 // checkBindingRule reads the rule state names from Nomad.
 func checkBindingRule(t *testing.T, method, selector, bindType, bindName, description string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		id, err := roleID(s, aclBindingRuleAddr)
-		if err != nil {
-			return err
-		}
-		b, _, err := acctest.Nomad(t).ACLBindingRules().Get(id, nil)
-		if err != nil {
-			return fmt.Errorf("reading ACL binding rule %s: %v", id, err)
-		}
-		if b.AuthMethod != method || b.Selector != selector || b.BindType != bindType || b.BindName != bindName || b.Description != description {
-			return fmt.Errorf("ACL binding rule %s in Nomad: %+v; want %q %q %q %q %q", id, *b, method, selector, bindType, bindName, description)
-		}
-		return nil
-	}
+	return checkInNomad("ACL binding rule", idIn(aclBindingRuleAddr, "id"), acctest.Nomad(t).ACLBindingRules().Get,
+		func(_ *terraform.State, id string, b *api.ACLBindingRule) error {
+			if b.AuthMethod != method || b.Selector != selector || b.BindType != bindType || b.BindName != bindName || b.Description != description {
+				return fmt.Errorf("ACL binding rule %s in Nomad: %+v; want %q %q %q %q %q", id, *b, method, selector, bindType, bindName, description)
+			}
+			return nil
+		})
 }
 
 // checkNoBindingRules requires that method has no binding rule in Nomad.
@@ -174,14 +168,7 @@ func TestAccACLAuthMethodQuery_generateConfig(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
 	name := "berth-acc-jwt-query-" + acctest.RandomHex(3)
-	acctest.AdoptAgain(t, jwtMethodConfig(name, publicKeyPEM(t), "berth", "1h"), aclAuthMethodAddr, fmt.Sprintf(`list "berth_acl_auth_method" "found" {
-  provider         = berth
-  include_resource = true
-  config {
-    name_prefix = %q
-  }
-}
-`, name), name)
+	acctest.AdoptAgain(t, jwtMethodConfig(name, publicKeyPEM(t), "berth", "1h"), aclAuthMethodAddr, queryByNamePrefix("berth_acl_auth_method", name), name)
 }
 
 // TestAccACLAuthMethodMoved_fromNomadACLAuthMethod and its binding rule:

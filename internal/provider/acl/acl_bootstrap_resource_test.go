@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
@@ -24,22 +23,13 @@ import (
 // removes the pool, forgets the bootstrap, and leaves its token (and so
 // the cluster's only management token) in place.
 func TestAccACLBootstrap_secondProviderSameApply(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	acctest.SkipBelowTerraform(t, tfversion.Version1_11_0)
+	dir, logFile, env := acctest.StartSecretTraceTest(t)
 	agent, _ := acctest.StartPrivateUnbootstrappedACLAgent(t, "berth-acc-bootstrap-"+acctest.RandomHex(3))
 	secret := randomUUID(t)
 	pool := "berth-acc-bootstrap-pool-" + acctest.RandomHex(3)
-	dir, logFile, env := acctest.TraceCLIEnv(t)
 	// The private agent, with no token: it has none before the bootstrap.
 	env = append(env, "NOMAD_ADDR="+agent.Addr, "NOMAD_TOKEN=", "TF_VAR_bootstrap_secret="+secret)
-	acctest.WriteFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
-terraform {
-  required_providers {
-    berth = { source = "berthhq/berth" }
-  }
-}
-
+	acctest.WriteCLIConfig(t, dir, fmt.Sprintf(`
 variable "bootstrap_secret" {
   type      = string
   ephemeral = true

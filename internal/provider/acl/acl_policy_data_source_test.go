@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
@@ -14,22 +13,15 @@ import (
 // checkPolicyDataMatchesNomad requires the data source at addr to hold
 // what Nomad's API answers for the policy name.
 func checkPolicyDataMatchesNomad(t *testing.T, addr, name string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		attrs, err := dataAttrs(s, addr)
-		if err != nil {
-			return err
-		}
-		p, _, err := acctest.Nomad(t).ACLPolicies().Info(name, nil)
-		if err != nil {
-			return fmt.Errorf("reading ACL policy %q from Nomad: %v", name, err)
-		}
-		want := map[string]string{"id": p.Name, "name": p.Name, "description": p.Description, "rules": p.Rules,
-			"job_acl.namespace": "", "job_acl.job_id": "", "job_acl.group": "", "job_acl.task": ""}
-		if j := p.JobACL; j != nil && *j != (api.JobACL{}) {
-			want["job_acl.namespace"], want["job_acl.job_id"], want["job_acl.group"], want["job_acl.task"] = j.Namespace, j.JobID, j.Group, j.Task
-		}
-		return compareAttrs(addr, attrs, want)
-	}
+	return checkDataInNomad(addr, "ACL policy", known(name), acctest.Nomad(t).ACLPolicies().Info,
+		func(attrs map[string]string, p *api.ACLPolicy) error {
+			want := map[string]string{"id": p.Name, "name": p.Name, "description": p.Description, "rules": p.Rules,
+				"job_acl.namespace": "", "job_acl.job_id": "", "job_acl.group": "", "job_acl.task": ""}
+			if j := p.JobACL; j != nil && *j != (api.JobACL{}) {
+				want["job_acl.namespace"], want["job_acl.job_id"], want["job_acl.group"], want["job_acl.task"] = j.Namespace, j.JobID, j.Group, j.Task
+			}
+			return compareAttrs(addr, attrs, want)
+		})
 }
 
 // TestAccACLPolicyDataSource_matchesNomad reads a policy berth made (with

@@ -1,7 +1,6 @@
 package acl
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
@@ -30,12 +29,5 @@ func TestAccACLPolicyQuery_generateConfig(t *testing.T) {
 	acctest.PreCheck(t)
 	name := "berth-acc-policy-query-" + acctest.RandomHex(3)
 	acctest.AdoptAgain(t, aclPolicyConfig(name, "found by query", readDefaultRules, `{ namespace = "default" }`), aclPolicyAddr,
-		fmt.Sprintf(`list "berth_acl_policy" "found" {
-  provider         = berth
-  include_resource = true
-  config {
-    name_prefix = %q
-  }
-}
-`, name), name)
+		queryByNamePrefix("berth_acl_policy", name), name)
 }

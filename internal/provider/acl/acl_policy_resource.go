@@ -15,33 +15,15 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &aclPolicyResource{}
-	_ resource.ResourceWithImportState    = &aclPolicyResource{}
-	_ resource.ResourceWithValidateConfig = &aclPolicyResource{}
-	_ resource.ResourceWithIdentity       = &aclPolicyResource{}
-)
-
-// aclPolicyIdentity identifies a berth_acl_policy: its name is unique in
-// the cluster.
-var aclPolicyIdentity = shared.SingleIdentity{Name: "name", Doc: "ACL policy name."}
-
 // NewACLPolicyResource builds the berth_acl_policy resource.
 func NewACLPolicyResource() resource.Resource { return newACLPolicyResource() }
 
 // newACLPolicyResource is the same, typed for the list resource that embeds it.
 func newACLPolicyResource() *aclPolicyResource {
-	return &aclPolicyResource{ResourceBase: shared.NewResourceBase("acl_policy"), WithIdentity: shared.WithIdentity{Identity: aclPolicyIdentity}}
+	return &aclPolicyResource{newACLResource("acl_policy", aclPolicyIdentity, aclPolicySchema)}
 }
 
-type aclPolicyResource struct {
-	shared.ResourceBase
-	shared.WithIdentity
-}
-
-func (r *aclPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = aclPolicySchema()
-}
+type aclPolicyResource struct{ aclResource }
 
 // ValidateConfig applies Nomad's rules for job_acl (a group needs its
 // job, a task its group), one diagnostic at the attribute at fault. The

@@ -82,16 +82,7 @@ func checkACLPolicy(t *testing.T, name, description, rules string, jobACL *api.J
 
 // checkACLPolicyGone requires that Nomad has no policy called name.
 func checkACLPolicyGone(t *testing.T, name string) func(*terraform.State) error {
-	return func(*terraform.State) error {
-		p, _, err := acctest.Nomad(t).ACLPolicies().Info(name, nil)
-		if err == nil {
-			return fmt.Errorf("ACL policy %q is still in Nomad: %+v", name, p)
-		}
-		if !acctest.IsNotFound(err) {
-			return fmt.Errorf("reading ACL policy %q: %v", name, err)
-		}
-		return nil
-	}
+	return checkGoneFromNomad("ACL policy", name, acctest.Nomad(t).ACLPolicies().Info)
 }
 
 // TestAccACLPolicy_lifecycle: create with a namespace-wide job_acl (Nomad

@@ -16,22 +16,16 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var (
-	_ datasource.DataSourceWithConfigure        = &aclRoleDataSource{}
-	_ datasource.DataSourceWithConfigValidators = &aclRoleDataSource{}
-)
-
-// NewACLRoleDataSource builds the berth_acl_role data source.
+// NewACLRoleDataSource builds the berth_acl_role data source, which reads
+// one role, by ID or by name, into the resource's model.
 func NewACLRoleDataSource() datasource.DataSource {
-	return &aclRoleDataSource{shared.NewDataSourceBase("acl_role")}
+	d := newACLDataSource("acl_role", aclRoleDataSchema, readACLRole)
+	d.validators = []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name"))}
+	return d
 }
 
-// aclRoleDataSource reads one role, by ID or by name, into the
-// resource's model.
-type aclRoleDataSource struct{ shared.DataSourceBase }
-
-func (d *aclRoleDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+func aclRoleDataSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "One ACL role, by ID or by name: its name, description and the policies it grants. The " +
 			"attribute names are those of hashicorp/nomad's `nomad_acl_role` data source, which looks a role up by `id`; " +
 			"`policies` holds the policies' names (as `berth_acl_role` does). Needs a management token.",
@@ -48,28 +42,22 @@ func (d *aclRoleDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 	}
 }
 
-func (d *aclRoleDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
-	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name"))}
-}
-
-func (d *aclRoleDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readData(ctx, req, resp, func(m *aclRoleModel, diags *diag.Diagnostics) {
-		var role *aclpolicy.Role
-		var err error
-		at, missing := path.Root("name"), fmt.Sprintf("Nomad has no ACL role named %q.", m.Name.ValueString())
-		if id := m.ID.ValueString(); !m.ID.IsNull() {
-			at, missing = path.Root("id"), fmt.Sprintf("Nomad has no ACL role with the ID %q.", id)
-			if aclpolicy.IsID(id) {
-				role, err = d.Data.Nomad.GetACLRole(ctx, id)
-			} else {
-				missing = fmt.Sprintf("%q is not an ACL role ID (a UUID); to look a role up by its name, set name instead.", id)
-			}
+func readACLRole(ctx context.Context, data *shared.ProviderData, m *aclRoleModel, diags *diag.Diagnostics) {
+	var role *aclpolicy.Role
+	var err error
+	at, missing := path.Root("name"), fmt.Sprintf("Nomad has no ACL role named %q.", m.Name.ValueString())
+	if id := m.ID.ValueString(); !m.ID.IsNull() {
+		at, missing = path.Root("id"), fmt.Sprintf("Nomad has no ACL role with the ID %q.", id)
+		if aclpolicy.IsID(id) {
+			role, err = data.Nomad.GetACLRole(ctx, id)
 		} else {
-			role, err = d.Data.Nomad.GetACLRoleByName(ctx, m.Name.ValueString())
+			missing = fmt.Sprintf("%q is not an ACL role ID (a UUID); to look a role up by its name, set name instead.", id)
 		}
-		if found(diags, at, "ACL role", role, err, missing+" List the roles with `nomad acl role list` or the "+
-			"`berth_acl_roles` data source.") {
-			m.fromRole(ctx, role, diags)
-		}
-	})
+	} else {
+		role, err = data.Nomad.GetACLRoleByName(ctx, m.Name.ValueString())
+	}
+	if found(diags, at, "ACL role", role, err, missing+" List the roles with `nomad acl role list` or the "+
+		"`berth_acl_roles` data source.") {
+		m.fromRole(ctx, role, diags)
+	}
 }

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
@@ -14,28 +14,17 @@ import (
 // checkRoleDataMatchesNomad requires the data source at addr to hold what
 // Nomad's API answers for the role berth_acl_role.r.
 func checkRoleDataMatchesNomad(t *testing.T, addr string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		id, err := roleID(s, aclRoleAddr)
-		if err != nil {
-			return err
-		}
-		attrs, err := dataAttrs(s, addr)
-		if err != nil {
-			return err
-		}
-		r, _, err := acctest.Nomad(t).ACLRoles().Get(id, nil)
-		if err != nil {
-			return fmt.Errorf("reading ACL role %s from Nomad: %v", id, err)
-		}
-		var policies []string
-		for _, p := range r.Policies {
-			policies = append(policies, p.Name)
-		}
-		if got := setValues(attrs, "policies"); !slices.Equal(got, sorted(policies)) {
-			return fmt.Errorf("%s: policies %v in state, %v in Nomad", addr, got, sorted(policies))
-		}
-		return compareAttrs(addr, attrs, map[string]string{"id": r.ID, "name": r.Name, "description": r.Description})
-	}
+	return checkDataInNomad(addr, "ACL role", idIn(aclRoleAddr, "id"), acctest.Nomad(t).ACLRoles().Get,
+		func(attrs map[string]string, r *api.ACLRole) error {
+			var policies []string
+			for _, p := range r.Policies {
+				policies = append(policies, p.Name)
+			}
+			if got := setValues(attrs, "policies"); !slices.Equal(got, sorted(policies)) {
+				return fmt.Errorf("%s: policies %v in state, %v in Nomad", addr, got, sorted(policies))
+			}
+			return compareAttrs(addr, attrs, map[string]string{"id": r.ID, "name": r.Name, "description": r.Description})
+		})
 }
 
 // TestAccACLRoleDataSource_byIDAndByName reads a role berth made, once by

@@ -15,32 +15,15 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var (
-	_ resource.ResourceWithConfigure   = &aclRoleResource{}
-	_ resource.ResourceWithImportState = &aclRoleResource{}
-	_ resource.ResourceWithIdentity    = &aclRoleResource{}
-)
-
-// aclRoleIdentity identifies a berth_acl_role by Nomad's ID for it, which
-// stays when the role is renamed.
-var aclRoleIdentity = shared.SingleIdentity{Name: "id", Doc: "ACL role ID."}
-
 // NewACLRoleResource builds the berth_acl_role resource.
 func NewACLRoleResource() resource.Resource { return newACLRoleResource() }
 
 // newACLRoleResource is the same, typed for the list resource that embeds it.
 func newACLRoleResource() *aclRoleResource {
-	return &aclRoleResource{ResourceBase: shared.NewResourceBase("acl_role"), WithIdentity: shared.WithIdentity{Identity: aclRoleIdentity}}
+	return &aclRoleResource{newACLResource("acl_role", aclRoleIdentity, aclRoleSchema)}
 }
 
-type aclRoleResource struct {
-	shared.ResourceBase
-	shared.WithIdentity
-}
-
-func (r *aclRoleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = aclRoleSchema()
-}
+type aclRoleResource struct{ aclResource }
 
 func (r *aclRoleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.Data.Nomad.CreateACLRole, "Could not create the ACL role", "Created ACL role")

@@ -46,51 +46,29 @@ resource "berth_acl_role" "r" {
 }
 
 // roleID is the ID state holds for the role at addr.
-func roleID(s *terraform.State, addr string) (string, error) {
-	rs, ok := s.RootModule().Resources[addr]
-	if !ok {
-		return "", fmt.Errorf("%s is not in state", addr)
-	}
-	return rs.Primary.ID, nil
-}
+func roleID(s *terraform.State, addr string) (string, error) { return idIn(addr, "id")(s) }
 
 // checkACLRole reads the role state names from Nomad and requires what it
 // holds.
 func checkACLRole(t *testing.T, name, description string, policies ...string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		id, err := roleID(s, aclRoleAddr)
-		if err != nil {
-			return err
-		}
-		r, _, err := acctest.Nomad(t).ACLRoles().Get(id, nil)
-		if err != nil {
-			return fmt.Errorf("reading ACL role %s from Nomad: %v", id, err)
-		}
-		var got []string
-		for _, p := range r.Policies {
-			got = append(got, p.Name)
-		}
-		sort.Strings(got)
-		sort.Strings(policies)
-		if r.Name != name || r.Description != description || !slices.Equal(got, policies) {
-			return fmt.Errorf("ACL role %s in Nomad: %q %q %v; want %q %q %v", id, r.Name, r.Description, got, name, description, policies)
-		}
-		return nil
-	}
+	return checkInNomad("ACL role", idIn(aclRoleAddr, "id"), acctest.Nomad(t).ACLRoles().Get,
+		func(_ *terraform.State, id string, r *api.ACLRole) error {
+			var got []string
+			for _, p := range r.Policies {
+				got = append(got, p.Name)
+			}
+			sort.Strings(got)
+			sort.Strings(policies)
+			if r.Name != name || r.Description != description || !slices.Equal(got, policies) {
+				return fmt.Errorf("ACL role %s in Nomad: %q %q %v; want %q %q %v", id, r.Name, r.Description, got, name, description, policies)
+			}
+			return nil
+		})
 }
 
 // checkACLRoleGone requires that Nomad has no role called name.
 func checkACLRoleGone(t *testing.T, name string) func(*terraform.State) error {
-	return func(*terraform.State) error {
-		r, _, err := acctest.Nomad(t).ACLRoles().GetByName(name, nil)
-		if err == nil {
-			return fmt.Errorf("ACL role %q is still in Nomad: %+v", name, r)
-		}
-		if !acctest.IsNotFound(err) {
-			return fmt.Errorf("reading ACL role %q: %v", name, err)
-		}
-		return nil
-	}
+	return checkGoneFromNomad("ACL role", name, acctest.Nomad(t).ACLRoles().GetByName)
 }
 
 // TestAccACLRole_lifecycle: a role over two berth policies; drift made
@@ -175,14 +153,7 @@ resource "berth_acl_role" "r" {
   description = "found by query"
   policies    = [%[1]q]
 }
-`, name), aclRoleAddr, fmt.Sprintf(`list "berth_acl_role" "found" {
-  provider         = berth
-  include_resource = true
-  config {
-    name_prefix = %q
-  }
-}
-`, name), name)
+`, name), aclRoleAddr, queryByNamePrefix("berth_acl_role", name), name)
 }
 
 // TestAccACLRoleMoved_fromNomadACLRole: a role made by nomad_acl_role

@@ -21,40 +21,33 @@ const aclTokenDataAddr = "data.berth_acl_token.t"
 // checkTokenDataMatchesNomad requires the data source at addr to hold what
 // Nomad's API answers for the token accessor.
 func checkTokenDataMatchesNomad(t *testing.T, addr, accessor string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		attrs, err := dataAttrs(s, addr)
-		if err != nil {
-			return err
-		}
-		tok, _, err := acctest.Nomad(t).ACLTokens().Info(accessor, nil)
-		if err != nil {
-			return fmt.Errorf("reading ACL token %s from Nomad: %v", accessor, err)
-		}
-		var roles []string
-		for _, r := range tok.Roles {
-			roles = append(roles, r.ID)
-		}
-		if got := setValues(attrs, "roles"); !slices.Equal(got, sorted(roles)) {
-			return fmt.Errorf("%s: roles %v in state, %v in Nomad", addr, got, sorted(roles))
-		}
-		if got := setValues(attrs, "policies"); !slices.Equal(got, sorted(tok.Policies)) {
-			return fmt.Errorf("%s: policies %v in state, %v in Nomad", addr, got, sorted(tok.Policies))
-		}
-		want := map[string]string{"id": tok.AccessorID, "accessor_id": tok.AccessorID, "name": tok.Name, "type": tok.Type,
-			"global": strconv.FormatBool(tok.Global), "create_time": tok.CreateTime.UTC().Format(time.RFC3339),
-			"expiration_time": "", "expiration_ttl": ""}
-		if tok.ExpirationTime != nil {
-			want["expiration_time"] = tok.ExpirationTime.UTC().Format(time.RFC3339)
-		}
-		if tok.ExpirationTTL > 0 {
-			ttl, err := time.ParseDuration(attrs["expiration_ttl"])
-			if err != nil || ttl != tok.ExpirationTTL {
-				return fmt.Errorf("%s: expiration_ttl %q in state, %s in Nomad", addr, attrs["expiration_ttl"], tok.ExpirationTTL)
+	return checkDataInNomad(addr, "ACL token", known(accessor), acctest.Nomad(t).ACLTokens().Info,
+		func(attrs map[string]string, tok *api.ACLToken) error {
+			var roles []string
+			for _, r := range tok.Roles {
+				roles = append(roles, r.ID)
 			}
-			delete(want, "expiration_ttl")
-		}
-		return compareAttrs(addr, attrs, want)
-	}
+			if got := setValues(attrs, "roles"); !slices.Equal(got, sorted(roles)) {
+				return fmt.Errorf("%s: roles %v in state, %v in Nomad", addr, got, sorted(roles))
+			}
+			if got := setValues(attrs, "policies"); !slices.Equal(got, sorted(tok.Policies)) {
+				return fmt.Errorf("%s: policies %v in state, %v in Nomad", addr, got, sorted(tok.Policies))
+			}
+			want := map[string]string{"id": tok.AccessorID, "accessor_id": tok.AccessorID, "name": tok.Name, "type": tok.Type,
+				"global": strconv.FormatBool(tok.Global), "create_time": tok.CreateTime.UTC().Format(time.RFC3339),
+				"expiration_time": "", "expiration_ttl": ""}
+			if tok.ExpirationTime != nil {
+				want["expiration_time"] = tok.ExpirationTime.UTC().Format(time.RFC3339)
+			}
+			if tok.ExpirationTTL > 0 {
+				ttl, err := time.ParseDuration(attrs["expiration_ttl"])
+				if err != nil || ttl != tok.ExpirationTTL {
+					return fmt.Errorf("%s: expiration_ttl %q in state, %s in Nomad", addr, attrs["expiration_ttl"], tok.ExpirationTTL)
+				}
+				delete(want, "expiration_ttl")
+			}
+			return compareAttrs(addr, attrs, want)
+		})
 }
 
 // checkNoSecretInState requires secret to be nowhere in state.

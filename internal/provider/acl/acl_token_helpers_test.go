@@ -29,33 +29,22 @@ func createReadJobsPolicy(t *testing.T, name, namespace string) {
 
 // tokenFromState is the accessor ID of the token at addr in s.
 func tokenFromState(s *terraform.State, addr string) (string, error) {
-	rs, ok := s.RootModule().Resources[addr]
-	if !ok {
-		return "", fmt.Errorf("%s is not in state", addr)
-	}
-	return rs.Primary.Attributes["accessor_id"], nil
+	return idIn(addr, "accessor_id")(s)
 }
 
 // checkToken reads the token at addr from Nomad and requires its name
 // and policies.
 func checkToken(t *testing.T, addr, name string, policies ...string) func(*terraform.State) error {
-	return func(s *terraform.State) error {
-		accessor, err := tokenFromState(s, addr)
-		if err != nil {
-			return err
-		}
-		tok, _, err := acctest.Nomad(t).ACLTokens().Info(accessor, nil)
-		if err != nil {
-			return fmt.Errorf("reading token %s from Nomad: %v", accessor, err)
-		}
-		got := slices.Clone(tok.Policies)
-		slices.Sort(got)
-		slices.Sort(policies)
-		if tok.Name != name || !slices.Equal(got, policies) {
-			return fmt.Errorf("token %s in Nomad: name %q policies %v; want %q %v", accessor, tok.Name, got, name, policies)
-		}
-		return nil
-	}
+	return checkInNomad("ACL token", idIn(addr, "accessor_id"), acctest.Nomad(t).ACLTokens().Info,
+		func(_ *terraform.State, accessor string, tok *api.ACLToken) error {
+			got := slices.Clone(tok.Policies)
+			slices.Sort(got)
+			slices.Sort(policies)
+			if tok.Name != name || !slices.Equal(got, policies) {
+				return fmt.Errorf("token %s in Nomad: name %q policies %v; want %q %v", accessor, tok.Name, got, name, policies)
+			}
+			return nil
+		})
 }
 
 // secretInVariable reads the secret berth wrote for the token at addr and

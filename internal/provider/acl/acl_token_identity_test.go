@@ -37,12 +37,5 @@ resource "berth_acl_token" "t" {
   name           = %q
   policies       = [%q]
   expiration_ttl = "3h"
-}`, name, policy), tokenAddr, fmt.Sprintf(`list "berth_acl_token" "found" {
-  provider         = berth
-  include_resource = true
-  config {
-    name_prefix = %q
-  }
-}
-`, name), name)
+}`, name, policy), tokenAddr, queryByNamePrefix("berth_acl_token", name), name)
 }

@@ -15,21 +15,28 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
-// aclTokenModel is berth_acl_token's state. It has no field for the
-// secret: nothing could put it into state.
+// aclTokenModel is berth_acl_token's state: the token's attributes and
+// where its secret goes. It has no field for the secret: nothing could
+// put it into state.
 type aclTokenModel struct {
-	ID                      types.String         `tfsdk:"id"`
-	AccessorID              types.String         `tfsdk:"accessor_id"`
-	Name                    types.String         `tfsdk:"name"`
-	Type                    types.String         `tfsdk:"type"`
-	Policies                types.Set            `tfsdk:"policies"`
-	Roles                   types.Set            `tfsdk:"roles"`
-	Global                  types.Bool           `tfsdk:"global"`
-	ExpirationTTL           timetypes.GoDuration `tfsdk:"expiration_ttl"`
-	ExpirationTime          types.String         `tfsdk:"expiration_time"`
-	CreateTime              types.String         `tfsdk:"create_time"`
-	SecretVariablePath      types.String         `tfsdk:"secret_variable_path"`
-	SecretVariableNamespace types.String         `tfsdk:"secret_variable_namespace"`
+	aclTokenAttributes
+	SecretVariablePath      types.String `tfsdk:"secret_variable_path"`
+	SecretVariableNamespace types.String `tfsdk:"secret_variable_namespace"`
+}
+
+// aclTokenAttributes are the token's attributes that the resource and the
+// data source berth_acl_token both hold.
+type aclTokenAttributes struct {
+	ID             types.String         `tfsdk:"id"`
+	AccessorID     types.String         `tfsdk:"accessor_id"`
+	Name           types.String         `tfsdk:"name"`
+	Type           types.String         `tfsdk:"type"`
+	Policies       types.Set            `tfsdk:"policies"`
+	Roles          types.Set            `tfsdk:"roles"`
+	Global         types.Bool           `tfsdk:"global"`
+	ExpirationTTL  timetypes.GoDuration `tfsdk:"expiration_ttl"`
+	ExpirationTime types.String         `tfsdk:"expiration_time"`
+	CreateTime     types.String         `tfsdk:"create_time"`
 }
 
 // toSpec is the token to write for m.

@@ -39,10 +39,10 @@ func (r *aclTokenResource) MoveState(context.Context) []resource.StateMover {
 		for _, rl := range src.Role {
 			roles = append(roles, rl.ID)
 		}
-		m := aclTokenModel{ID: types.StringValue(src.AccessorID), AccessorID: types.StringValue(src.AccessorID),
-			Name: shared.StringOrNull(src.Name), Type: types.StringValue(src.Type), Global: types.BoolValue(src.Global),
-			Policies: setOrNull(ctx, src.Policies, diags), Roles: setOrNull(ctx, roles, diags),
-			ExpirationTTL: timetypes.NewGoDurationNull(), ExpirationTime: types.StringNull(), CreateTime: types.StringNull(),
+		m := aclTokenModel{aclTokenAttributes: aclTokenAttributes{ID: types.StringValue(src.AccessorID),
+			AccessorID: types.StringValue(src.AccessorID), Name: shared.StringOrNull(src.Name), Type: types.StringValue(src.Type),
+			Global: types.BoolValue(src.Global), Policies: setOrNull(ctx, src.Policies, diags), Roles: setOrNull(ctx, roles, diags),
+			ExpirationTTL: timetypes.NewGoDurationNull(), ExpirationTime: types.StringNull(), CreateTime: types.StringNull()},
 			SecretVariablePath: types.StringNull(), SecretVariableNamespace: types.StringValue("default")}
 		if src.ExpirationTTL != "" {
 			ttl, d := timetypes.NewGoDurationValueFromString(src.ExpirationTTL)

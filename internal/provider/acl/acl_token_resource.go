@@ -16,32 +16,15 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = &aclTokenResource{}
-	_ resource.ResourceWithImportState    = &aclTokenResource{}
-	_ resource.ResourceWithValidateConfig = &aclTokenResource{}
-	_ resource.ResourceWithIdentity       = &aclTokenResource{}
-)
-
-// aclTokenIdentity identifies a berth_acl_token: its accessor ID.
-var aclTokenIdentity = shared.SingleIdentity{Name: "accessor_id", Doc: "The token's accessor ID."}
-
 // NewACLTokenResource builds the berth_acl_token resource.
 func NewACLTokenResource() resource.Resource { return newACLTokenResource() }
 
 // newACLTokenResource is the same, typed for the list resource that embeds it.
 func newACLTokenResource() *aclTokenResource {
-	return &aclTokenResource{ResourceBase: shared.NewResourceBase("acl_token"), WithIdentity: shared.WithIdentity{Identity: aclTokenIdentity}}
+	return &aclTokenResource{newACLResource("acl_token", aclTokenIdentity, aclTokenSchema)}
 }
 
-type aclTokenResource struct {
-	shared.ResourceBase
-	shared.WithIdentity
-}
-
-func (r *aclTokenResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = aclTokenSchema()
-}
+type aclTokenResource struct{ aclResource }
 
 // ValidateConfig applies Nomad's rule on types at plan time: a client
 // token needs policies or roles, a management token takes neither; and

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 	"github.com/berthhq/terraform-provider-berth/internal/workflow"
@@ -26,9 +25,7 @@ import (
 //     saved plan's JSON, `terraform show -json`, the CLI output or the
 //     TRACE log.
 func TestAccACLTokenSecret_neverStored(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	acctest.SkipBelowTerraform(t, tfversion.Version1_11_0)
+	dir, logFile, env := acctest.StartSecretTraceTest(t)
 	suffix := acctest.RandomHex(3)
 	name, ephName, policy := "berth-acc-token-secret-"+suffix, "berth-acc-token-eph-"+suffix, "berth-acc-read-secret-"+suffix
 	varPath := "berth-acc/secret-" + suffix
@@ -36,14 +33,7 @@ func TestAccACLTokenSecret_neverStored(t *testing.T) {
 	createReadJobsPolicy(t, policy, "default")
 	c := acctest.Nomad(t)
 	registerParameterizedJob(t, seenJob)
-	dir, logFile, env := acctest.TraceCLIEnv(t)
-	acctest.WriteFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
-terraform {
-  required_providers {
-    berth = { source = "berthhq/berth" }
-  }
-}
-
+	acctest.WriteCLIConfig(t, dir, fmt.Sprintf(`
 resource "berth_acl_token" "managed" {
   name                 = %[1]q
   policies             = [%[3]q]
