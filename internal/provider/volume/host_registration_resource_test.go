@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
@@ -93,9 +92,9 @@ func TestAccHostVolumeRegistration_lifecycle(t *testing.T) {
 			{
 				Config: hostRegistrationConfig(name, node, dir, "1", kernelConstraint),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("namespace"), knownvalue.StringExact("default")),
-					statecheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("state"), knownvalue.StringExact("ready")),
-					statecheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("node_pool"), knownvalue.NotNull()),
+					stateIs(hostRegAddr, "namespace", knownvalue.StringExact("default")),
+					stateIs(hostRegAddr, "state", knownvalue.StringExact("ready")),
+					stateIs(hostRegAddr, "node_pool", knownvalue.NotNull()),
 				},
 				Check: func(s *terraform.State) error {
 					id = hostVolumeID(s)
@@ -126,9 +125,9 @@ func TestAccHostVolumeRegistration_lifecycle(t *testing.T) {
 				Config: hostRegistrationConfig(name, node, dir, "1", kernelConstraint),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(hostRegAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("parameters"), knownvalue.MapExact(map[string]knownvalue.Check{
+					plannedIs(hostRegAddr, "parameters", knownvalue.MapExact(map[string]knownvalue.Check{
 						"p": knownvalue.StringExact("1")})),
-					plancheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("capacity"), knownvalue.StringExact("1GiB")),
+					plannedIs(hostRegAddr, "capacity", knownvalue.StringExact("1GiB")),
 				}},
 				Check: func(s *terraform.State) error {
 					v, _, err := nomad.HostVolumes().Get(id, nil)

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
@@ -45,15 +44,15 @@ data "berth_volume" "d" {
 					plancheck.ExpectResourceAction(volumeAddr, plancheck.ResourceActionCreate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("capacity_min_bytes"), knownvalue.Int64Exact(5<<20)),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("capacity_max_bytes"), knownvalue.Int64Exact(7<<20)),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("access_mode"), knownvalue.StringExact("single-node-multi-writer")),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("attachment_mode"), knownvalue.StringExact("file-system")),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("plugin_id"), knownvalue.StringExact("mkdir")),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("state"), knownvalue.StringExact("ready")),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("parameters"), knownvalue.MapExact(map[string]knownvalue.Check{
+					stateIs(ds, "capacity_min_bytes", knownvalue.Int64Exact(5<<20)),
+					stateIs(ds, "capacity_max_bytes", knownvalue.Int64Exact(7<<20)),
+					stateIs(ds, "access_mode", knownvalue.StringExact("single-node-multi-writer")),
+					stateIs(ds, "attachment_mode", knownvalue.StringExact("file-system")),
+					stateIs(ds, "plugin_id", knownvalue.StringExact("mkdir")),
+					stateIs(ds, "state", knownvalue.StringExact("ready")),
+					stateIs(ds, "parameters", knownvalue.MapExact(map[string]knownvalue.Check{
 						"mode": knownvalue.StringExact("0750")})),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("allocations"), knownvalue.ListSizeExact(0)),
+					stateIs(ds, "allocations", knownvalue.ListSizeExact(0)),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttrPair(ds, "id", volumeAddr, "id"),

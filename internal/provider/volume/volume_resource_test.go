@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
@@ -72,12 +71,12 @@ func TestAccVolume_lifecycle(t *testing.T) {
 				Config: volumeConfig(name, "20MiB", ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(volumeAddr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(volumeAddr, tfjsonpath.New("namespace"), knownvalue.StringExact("default")),
+					plannedIs(volumeAddr, "namespace", knownvalue.StringExact("default")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(volumeAddr, tfjsonpath.New("state"), knownvalue.StringExact("ready")),
-					statecheck.ExpectKnownValue(volumeAddr, tfjsonpath.New("plugin_id"), knownvalue.StringExact("mkdir")),
-					statecheck.ExpectKnownValue(volumeAddr, tfjsonpath.New("allocations"), knownvalue.ListSizeExact(0)),
+					stateIs(volumeAddr, "state", knownvalue.StringExact("ready")),
+					stateIs(volumeAddr, "plugin_id", knownvalue.StringExact("mkdir")),
+					stateIs(volumeAddr, "allocations", knownvalue.ListSizeExact(0)),
 				},
 				Check: withVolume(t, func(v *api.HostVolume) error {
 					firstID = v.ID
@@ -204,7 +203,7 @@ resource "berth_volume" "v" {
 					plancheck.ExpectResourceAction(volumeAddr, plancheck.ResourceActionCreate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(volumeAddr, tfjsonpath.New("constraints"), knownvalue.ListExact([]knownvalue.Check{
+					stateIs(volumeAddr, "constraints", knownvalue.ListExact([]knownvalue.Check{
 						knownvalue.ObjectExact(map[string]knownvalue.Check{"attribute": knownvalue.StringExact("${attr.kernel.name}"),
 							"operator": knownvalue.StringExact("="), "value": knownvalue.StringExact("linux")}),
 						knownvalue.ObjectExact(map[string]knownvalue.Check{"attribute": knownvalue.StringExact("${attr.unique.hostname}"),
@@ -236,4 +235,66 @@ resource "berth_volume" "v" {
 			},
 		},
 	})
+}
+
+// Sizes are read the way Nomad reads them: "20M" and "20MB" are 20×10⁶
+// bytes (the same size, so no change), "20Mi" is 20×2²⁰.
+func TestAccVolume_sizeSpellings(t *testing.T) {
+	t.Parallel()
+	acctest.PreCheck(t)
+	name := "berth-acc-vol-" + acctest.RandomHex(3)
+	maxIs := func(want int64) resource.TestCheckFunc {
+		return withVolume(t, func(v *api.HostVolume) error {
+			if v.RequestedCapacityMaxBytes != want {
+				return fmt.Errorf("volume %s in Nomad: requested max %d bytes, want %d", v.ID, v.RequestedCapacityMaxBytes, want)
+			}
+			return nil
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             checkVolumesDestroyed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: volumeConfig(name, "20M", ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					stateIs(volumeAddr, "capacity_max", knownvalue.StringExact("20M")),
+				},
+				Check: maxIs(20_000_000),
+			},
+			{
+				Config:           volumeConfig(name, "20MB", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}},
+				Check:            maxIs(20_000_000),
+			},
+			{
+				Config:           volumeConfig(name, "20000 kb", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}},
+			},
+			{
+				Config: volumeConfig(name, "20Mi", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(volumeAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: maxIs(20 << 20),
+			},
+		},
+	})
+}
+
+// Spellings Nomad's parser would misread or that make no whole bytes are
+// rejected at plan, before anything reaches Nomad.
+func TestVolume_sizeSpellingsRejectedAtPlan(t *testing.T) {
+	for _, tc := range []struct{ name, size, want string }{
+		{"comma", "1,5GiB", `(?s)Invalid size.*comma`},
+		{"fraction of a byte", "1.3B", `(?s)Invalid size.*whole number of bytes`},
+		{"unknown unit", "1ZB", `(?s)Invalid size.*1ZB`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			acctest.ExpectPlanRejects(t, fmt.Sprintf(`resource "berth_volume" "v" {
+  name         = "bad"
+  capacity_max = %q
+}`, tc.size), tc.want)
+		})
+	}
 }
