@@ -65,9 +65,7 @@ func checkUnregistered(nomad *api.Client, id string) error {
 // registration; import plans no change; destroy deregisters and the
 // file is still there.
 func TestAccCSIVolumeRegistration_lifecycle(t *testing.T) {
-	acctest.PreCheck(t)
-	t.Parallel()
-	nomad, plugin := csiPluginOutside(t)
+	nomad, plugin := parallelCSIPlugin(t)
 	id, extID := "berth-acc-csireg-"+acctest.RandomHex(3), "existing-"+acctest.RandomHex(3)
 	file := plugin.MakeVolumeDir(t, extID)
 	const secret = "berth-reg-secret-value"

@@ -197,8 +197,8 @@ func TestAccVolumeCSI_createdMountedDeleted(t *testing.T) {
 			},
 		},
 		CheckDestroy: func(*terraform.State) error {
-			if _, _, err := nomad.CSIVolumes().Info(name, nil); err == nil || !strings.Contains(err.Error(), "404") {
-				return fmt.Errorf("CSI volume %s still in Nomad after destroy (err %v)", name, err)
+			if err := checkUnregistered(nomad, name); err != nil {
+				return err
 			}
 			if _, err := os.Stat(volDir); !os.IsNotExist(err) {
 				return fmt.Errorf("the volume's directory is still there after destroy: %v", err)
@@ -227,6 +227,15 @@ resource "berth_volume" "csi" {
 
 // csiPluginOutside is the test's own CSI plugin, run outside any
 // configuration, with the Nomad client it runs against (it needs root).
+// parallelCSIPlugin checks that the agent is there, runs t alongside the
+// other parallel tests, and starts a CSI plugin for it (csiPluginOutside).
+func parallelCSIPlugin(t *testing.T) (*api.Client, acctest.CSIPlugin) {
+	t.Helper()
+	acctest.PreCheck(t)
+	t.Parallel()
+	return csiPluginOutside(t)
+}
+
 func csiPluginOutside(t *testing.T) (*api.Client, acctest.CSIPlugin) {
 	t.Helper()
 	acctest.NeedRootForCSI(t)
@@ -241,9 +250,7 @@ func csiPluginOutside(t *testing.T) (*api.Client, acctest.CSIPlugin) {
 // it as Nomad has it; it imports by name to an empty plan; a name no
 // volume of either type has is one error at the name.
 func TestAccVolumeCSI_importAndDataSource(t *testing.T) {
-	acctest.PreCheck(t)
-	t.Parallel()
-	nomad, plugin := csiPluginOutside(t)
+	nomad, plugin := parallelCSIPlugin(t)
 	name := "berth-acc-csiimp-" + acctest.RandomHex(3)
 	const byName, byID = "data.berth_volume.by_name", "data.berth_volume.by_id"
 	config := csiPlainVolumeConfig(plugin, name) + `
@@ -302,21 +309,14 @@ data "berth_volume" "by_id" {
 				ExpectError: regexp.MustCompile(`(?s)Volume not found.*no host volume and no CSI volume with name`),
 			},
 		},
-		CheckDestroy: func(*terraform.State) error {
-			if _, _, err := nomad.CSIVolumes().Info(name, nil); err == nil || !strings.Contains(err.Error(), "404") {
-				return fmt.Errorf("CSI volume %s still in Nomad after destroy (err %v)", name, err)
-			}
-			return nil
-		},
+		CheckDestroy: func(*terraform.State) error { return checkUnregistered(nomad, name) },
 	})
 }
 
 // TestAccVolumeCSIIdentity_importByIdentity: a CSI volume's identity is
 // its namespace and ID, and importing by identity plans no change.
 func TestAccVolumeCSIIdentity_importByIdentity(t *testing.T) {
-	acctest.PreCheck(t)
-	t.Parallel()
-	nomad, plugin := csiPluginOutside(t)
+	nomad, plugin := parallelCSIPlugin(t)
 	name := "berth-acc-csiid-" + acctest.RandomHex(3)
 	acctest.CheckIdentity(t, acctest.IdentityCase{
 		Addr:   "berth_volume.csi",
@@ -339,9 +339,7 @@ func TestAccVolumeCSIIdentity_importByIdentity(t *testing.T) {
 // (type = "csi"), and the configuration it generates imports the volume
 // with no change.
 func TestAccVolumeCSIQuery_adoptAgain(t *testing.T) {
-	acctest.PreCheck(t)
-	t.Parallel()
-	_, plugin := csiPluginOutside(t)
+	_, plugin := parallelCSIPlugin(t)
 	name := "berth-acc-csiq-" + acctest.RandomHex(3)
 	acctest.AdoptAgain(t, `provider "berth" {}`+csiPlainVolumeConfig(plugin, name), "berth_volume.csi", fmt.Sprintf(`list "berth_volume" "found" {
   provider         = berth

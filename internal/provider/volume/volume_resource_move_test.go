@@ -180,12 +180,7 @@ resource "berth_volume" "csi" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
-		CheckDestroy: func(*terraform.State) error {
-			if _, _, err := nomad.CSIVolumes().Info(name, nil); err == nil || !strings.Contains(err.Error(), "404") {
-				return fmt.Errorf("CSI volume %s still in Nomad after destroy (err %v)", name, err)
-			}
-			return nil
-		},
+		CheckDestroy:             func(*terraform.State) error { return checkUnregistered(nomad, name) },
 		Steps: []resource.TestStep{
 			{
 				Config: peer,
