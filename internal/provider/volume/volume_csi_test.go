@@ -21,9 +21,19 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
 
-// csiVolumeConfig is a CSI berth_volume on plugin; gen goes into its
-// parameters, so changing it replaces the volume.
+// csiVolumeConfig is a CSI berth_volume on plugin, with mount options
+// and a secret; gen goes into its parameters, so changing it replaces the
+// volume.
 func csiVolumeConfig(p acctest.CSIPlugin, name, gen string) string {
+	return csiVolumeWith(p, name, gen, `
+  mount_options = { mount_flags = ["noatime"] }
+  secrets_wo    = { token = "berth-csi-secret" }
+  depends_on    = [berth_job.csi_plugin]`)
+}
+
+// csiVolumeWith is a CSI berth_volume on plugin with gen in its
+// parameters, and the attributes in extra.
+func csiVolumeWith(p acctest.CSIPlugin, name, gen, extra string) string {
 	return fmt.Sprintf(`
 resource "berth_volume" "csi" {
   name         = %q
@@ -32,12 +42,9 @@ resource "berth_volume" "csi" {
   capacity_min = "10MiB"
   capacity_max = "20MiB"
   capabilities = [{ access_mode = "single-node-writer", attachment_mode = "file-system" }]
-  mount_options = { mount_flags = ["noatime"] }
-  parameters   = { gen = %q }
-  secrets_wo   = { token = "berth-csi-secret" }
-  depends_on   = [berth_job.csi_plugin]
+  parameters   = { gen = %q }%s
 }
-`, name, p.ID, gen)
+`, name, p.ID, gen, extra)
 }
 
 // csiUserConfig is an exec job mounting the volume at /data and running
@@ -212,21 +219,9 @@ func TestAccVolumeCSI_createdMountedDeleted(t *testing.T) {
 // csiPlainVolumeConfig is a CSI berth_volume without mount options or
 // secrets, on a plugin started outside the configuration.
 func csiPlainVolumeConfig(p acctest.CSIPlugin, name string) string {
-	return fmt.Sprintf(`
-resource "berth_volume" "csi" {
-  name         = %q
-  type         = "csi"
-  plugin_id    = %q
-  capacity_min = "10MiB"
-  capacity_max = "20MiB"
-  capabilities = [{ access_mode = "single-node-writer", attachment_mode = "file-system" }]
-  parameters   = { gen = "1" }
-}
-`, name, p.ID)
+	return csiVolumeWith(p, name, "1", "")
 }
 
-// csiPluginOutside is the test's own CSI plugin, run outside any
-// configuration, with the Nomad client it runs against (it needs root).
 // parallelCSIPlugin checks that the agent is there, runs t alongside the
 // other parallel tests, and starts a CSI plugin for it (csiPluginOutside).
 func parallelCSIPlugin(t *testing.T) (*api.Client, acctest.CSIPlugin) {
@@ -236,6 +231,8 @@ func parallelCSIPlugin(t *testing.T) (*api.Client, acctest.CSIPlugin) {
 	return csiPluginOutside(t)
 }
 
+// csiPluginOutside is the test's own CSI plugin, run outside any
+// configuration, with the Nomad client it runs against (it needs root).
 func csiPluginOutside(t *testing.T) (*api.Client, acctest.CSIPlugin) {
 	t.Helper()
 	acctest.NeedRootForCSI(t)
