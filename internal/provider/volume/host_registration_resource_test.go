@@ -72,6 +72,13 @@ func checkHostUnregistered(nomad *api.Client, name string) error {
 	return nil
 }
 
+// onReadyNode is the Nomad client, a ready node to register a host
+// volume on, and a new volume name ("berth-acc-"+tag+"-" and a suffix).
+func onReadyNode(t *testing.T, tag string) (*api.Client, string, string) {
+	t.Helper()
+	return acctest.Nomad(t), acctest.ReadyNodeID(t), "berth-acc-" + tag + "-" + acctest.RandomHex(3)
+}
+
 // TestAccHostVolumeRegistration_lifecycle: an existing directory (with a
 // file in it) is registered, not created; parameters and capacity
 // changed through Nomad's API are named in the plan and put back in
@@ -80,9 +87,7 @@ func checkHostUnregistered(nomad *api.Client, name string) error {
 func TestAccHostVolumeRegistration_lifecycle(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
-	nomad := acctest.Nomad(t)
-	node := acctest.ReadyNodeID(t)
-	name := "berth-acc-hostreg-" + acctest.RandomHex(3)
+	nomad, node, name := onReadyNode(t, "hostreg")
 	file, file2 := existingDir(t), existingDir(t)
 	dir, dir2 := filepath.Dir(file), filepath.Dir(file2)
 	var id string
@@ -187,9 +192,7 @@ func TestAccHostVolumeRegistration_lifecycle(t *testing.T) {
 func TestAccHostVolumeRegistration_refusesPluginVolume(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
-	nomad := acctest.Nomad(t)
-	node := acctest.ReadyNodeID(t)
-	name := "berth-acc-hostregplug-" + acctest.RandomHex(3)
+	nomad, node, name := onReadyNode(t, "hostregplug")
 	created, _, err := nomad.HostVolumes().Create(&api.HostVolumeCreateRequest{Volume: &api.HostVolume{
 		Name: name, NodeID: node, PluginID: "mkdir",
 		RequestedCapabilities: []*api.HostVolumeCapability{{AccessMode: "single-node-writer", AttachmentMode: "file-system"}},

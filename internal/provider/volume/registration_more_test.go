@@ -97,9 +97,7 @@ resource "nomad_csi_volume_registration" "r" {
 
 // hostRegistrationFixture is a directory on a ready node.
 func hostRegistrationFixture(t *testing.T, tag string) registrationFixture {
-	nomad := acctest.Nomad(t)
-	node := acctest.ReadyNodeID(t)
-	name := "berth-acc-" + tag + "-" + acctest.RandomHex(3)
+	nomad, node, name := onReadyNode(t, tag)
 	file := existingDir(t)
 	dir := filepath.Dir(file)
 	return registrationFixture{
