@@ -6,10 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -91,30 +87,14 @@ func (p *volumeErrorProxy) shouldFail(r *http.Request) bool {
 
 func startVolumeErrorProxy(t *testing.T) (*volumeErrorProxy, string) {
 	t.Helper()
-	target, err := url.Parse(os.Getenv("NOMAD_ADDR"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if target.Scheme != "http" {
-		t.Skip("the fault proxy forwards plain HTTP only")
-	}
 	p := &volumeErrorProxy{}
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(target)
-			pr.Out.Header.Del("Accept-Encoding") // answers rewrite() can read
-		},
-		ModifyResponse: p.rewrite,
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return p, acctest.NomadProxy(t, func(w http.ResponseWriter, r *http.Request) bool {
 		if p.shouldFail(r) {
 			http.Error(w, "injected failure", http.StatusInternalServerError)
-			return
+			return true
 		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return p, srv.URL
+		return false
+	}, p.rewrite)
 }
 
 // TestAccVolume_failedUpdateChargeRollback grows a volume inside a node
