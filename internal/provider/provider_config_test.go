@@ -53,57 +53,20 @@ func TestResolveConfig_environmentFallbackAndPrecedence(t *testing.T) {
 
 func TestResolveConfig_badInputs(t *testing.T) {
 	cases := []struct {
-		name     string
-		model    func(m *providerModel)
-		env      map[string]string
-		wantPath string
-		wantText string
+		name               string
+		model              func(m *providerModel)
+		env                map[string]string
+		wantPath, wantText string
 	}{
-		{
-			name:     "address from environment is not a URL",
-			env:      map[string]string{"NOMAD_ADDR": "127.0.0.1:4646"},
-			wantPath: "address", wantText: "NOMAD_ADDR",
-		},
-		{
-			name:     "ftp address in configuration",
-			model:    func(m *providerModel) { m.Address = types.StringValue("ftp://nomad:4646") },
-			wantPath: "address", wantText: "http:// or https://",
-		},
-		{
-			name:     "client certificate from environment without a key",
-			env:      map[string]string{"NOMAD_CLIENT_CERT": "/etc/nomad/cli.pem"},
-			wantPath: "cert_file", wantText: "no key",
-		},
-		{
-			name:     "key pem without certificate",
-			model:    func(m *providerModel) { m.KeyPEM = types.StringValue("-----BEGIN PRIVATE KEY-----") },
-			wantPath: "key_file", wantText: "no certificate",
-		},
-		{
-			name:     "skip verify from environment is not a bool",
-			env:      map[string]string{"NOMAD_SKIP_VERIFY": "sometimes"},
-			wantPath: "skip_verify", wantText: "sometimes",
-		},
-		{
-			name:     "request timeout from environment is not a duration",
-			env:      map[string]string{"BERTH_REQUEST_TIMEOUT": "soon"},
-			wantPath: "request_timeout", wantText: "BERTH_REQUEST_TIMEOUT",
-		},
-		{
-			name:     "request timeout zero",
-			model:    func(m *providerModel) { m.RequestTimeout = types.StringValue("0s") },
-			wantPath: "request_timeout", wantText: "between 1s and 1h0m0s",
-		},
-		{
-			name:     "address from environment with credentials is not a URL",
-			env:      map[string]string{"NOMAD_ADDR": "admin:hunter22@nomad:4646"},
-			wantPath: "address", wantText: "xxxxx@nomad:4646",
-		},
-		{
-			name:     "unknown address",
-			model:    func(m *providerModel) { m.Address = types.StringUnknown() },
-			wantPath: "address", wantText: "only known after apply",
-		},
+		{"address from environment is not a URL", nil, map[string]string{"NOMAD_ADDR": "127.0.0.1:4646"}, "address", "NOMAD_ADDR"},
+		{"ftp address in configuration", func(m *providerModel) { m.Address = types.StringValue("ftp://nomad:4646") }, nil, "address", "http:// or https://"},
+		{"client certificate from environment without a key", nil, map[string]string{"NOMAD_CLIENT_CERT": "/etc/nomad/cli.pem"}, "cert_file", "no key"},
+		{"key pem without certificate", func(m *providerModel) { m.KeyPEM = types.StringValue("-----BEGIN PRIVATE KEY-----") }, nil, "key_file", "no certificate"},
+		{"skip verify from environment is not a bool", nil, map[string]string{"NOMAD_SKIP_VERIFY": "sometimes"}, "skip_verify", "sometimes"},
+		{"request timeout from environment is not a duration", nil, map[string]string{"BERTH_REQUEST_TIMEOUT": "soon"}, "request_timeout", "BERTH_REQUEST_TIMEOUT"},
+		{"request timeout zero", func(m *providerModel) { m.RequestTimeout = types.StringValue("0s") }, nil, "request_timeout", "between 1s and 1h0m0s"},
+		{"address from environment with credentials is not a URL", nil, map[string]string{"NOMAD_ADDR": "admin:hunter22@nomad:4646"}, "address", "xxxxx@nomad:4646"},
+		{"unknown address", func(m *providerModel) { m.Address = types.StringUnknown() }, nil, "address", "only known after apply"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
@@ -66,9 +65,7 @@ func checkUnregistered(nomad *api.Client, id string) error {
 // registration; import plans no change; destroy deregisters and the
 // file is still there.
 func TestAccCSIVolumeRegistration_lifecycle(t *testing.T) {
-	acctest.PreCheck(t)
-	t.Parallel()
-	nomad, plugin := csiPluginOutside(t)
+	nomad, plugin := parallelCSIPlugin(t)
 	id, extID := "berth-acc-csireg-"+acctest.RandomHex(3), "existing-"+acctest.RandomHex(3)
 	file := plugin.MakeVolumeDir(t, extID)
 	const secret = "berth-reg-secret-value"
@@ -82,10 +79,10 @@ func TestAccCSIVolumeRegistration_lifecycle(t *testing.T) {
 			{
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(csiRegAddr, tfjsonpath.New("id"), knownvalue.StringExact(id)),
-					statecheck.ExpectKnownValue(csiRegAddr, tfjsonpath.New("namespace"), knownvalue.StringExact("default")),
-					statecheck.ExpectKnownValue(csiRegAddr, tfjsonpath.New("state"), knownvalue.StringExact("ready")),
-					statecheck.ExpectKnownValue(csiRegAddr, tfjsonpath.New("secrets_wo"), knownvalue.Null()),
+					stateIs(csiRegAddr, "id", knownvalue.StringExact(id)),
+					stateIs(csiRegAddr, "namespace", knownvalue.StringExact("default")),
+					stateIs(csiRegAddr, "state", knownvalue.StringExact("ready")),
+					stateIs(csiRegAddr, "secrets_wo", knownvalue.Null()),
 				},
 				Check: func(s *terraform.State) error {
 					v, _, err := nomad.CSIVolumes().Info(id, nil)
@@ -125,9 +122,9 @@ func TestAccCSIVolumeRegistration_lifecycle(t *testing.T) {
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(csiRegAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(csiRegAddr, tfjsonpath.New("context"), knownvalue.MapExact(map[string]knownvalue.Check{
+					plannedIs(csiRegAddr, "context", knownvalue.MapExact(map[string]knownvalue.Check{
 						"origin": knownvalue.StringExact("berth-test")})),
-					plancheck.ExpectKnownValue(csiRegAddr, tfjsonpath.New("capabilities"), knownvalue.SetSizeExact(1)),
+					plannedIs(csiRegAddr, "capabilities", knownvalue.SetSizeExact(1)),
 				}},
 				Check: func(*terraform.State) error {
 					v, _, err := nomad.CSIVolumes().Info(id, nil)

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
@@ -73,6 +72,13 @@ func checkHostUnregistered(nomad *api.Client, name string) error {
 	return nil
 }
 
+// onReadyNode is the Nomad client, a ready node to register a host
+// volume on, and a new volume name ("berth-acc-"+tag+"-" and a suffix).
+func onReadyNode(t *testing.T, tag string) (*api.Client, string, string) {
+	t.Helper()
+	return acctest.Nomad(t), acctest.ReadyNodeID(t), "berth-acc-" + tag + "-" + acctest.RandomHex(3)
+}
+
 // TestAccHostVolumeRegistration_lifecycle: an existing directory (with a
 // file in it) is registered, not created; parameters and capacity
 // changed through Nomad's API are named in the plan and put back in
@@ -81,9 +87,7 @@ func checkHostUnregistered(nomad *api.Client, name string) error {
 func TestAccHostVolumeRegistration_lifecycle(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
-	nomad := acctest.Nomad(t)
-	node := acctest.ReadyNodeID(t)
-	name := "berth-acc-hostreg-" + acctest.RandomHex(3)
+	nomad, node, name := onReadyNode(t, "hostreg")
 	file, file2 := existingDir(t), existingDir(t)
 	dir, dir2 := filepath.Dir(file), filepath.Dir(file2)
 	var id string
@@ -93,9 +97,9 @@ func TestAccHostVolumeRegistration_lifecycle(t *testing.T) {
 			{
 				Config: hostRegistrationConfig(name, node, dir, "1", kernelConstraint),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("namespace"), knownvalue.StringExact("default")),
-					statecheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("state"), knownvalue.StringExact("ready")),
-					statecheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("node_pool"), knownvalue.NotNull()),
+					stateIs(hostRegAddr, "namespace", knownvalue.StringExact("default")),
+					stateIs(hostRegAddr, "state", knownvalue.StringExact("ready")),
+					stateIs(hostRegAddr, "node_pool", knownvalue.NotNull()),
 				},
 				Check: func(s *terraform.State) error {
 					id = hostVolumeID(s)
@@ -126,9 +130,9 @@ func TestAccHostVolumeRegistration_lifecycle(t *testing.T) {
 				Config: hostRegistrationConfig(name, node, dir, "1", kernelConstraint),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(hostRegAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("parameters"), knownvalue.MapExact(map[string]knownvalue.Check{
+					plannedIs(hostRegAddr, "parameters", knownvalue.MapExact(map[string]knownvalue.Check{
 						"p": knownvalue.StringExact("1")})),
-					plancheck.ExpectKnownValue(hostRegAddr, tfjsonpath.New("capacity"), knownvalue.StringExact("1GiB")),
+					plannedIs(hostRegAddr, "capacity", knownvalue.StringExact("1GiB")),
 				}},
 				Check: func(s *terraform.State) error {
 					v, _, err := nomad.HostVolumes().Get(id, nil)
@@ -188,9 +192,7 @@ func TestAccHostVolumeRegistration_lifecycle(t *testing.T) {
 func TestAccHostVolumeRegistration_refusesPluginVolume(t *testing.T) {
 	acctest.PreCheck(t)
 	t.Parallel()
-	nomad := acctest.Nomad(t)
-	node := acctest.ReadyNodeID(t)
-	name := "berth-acc-hostregplug-" + acctest.RandomHex(3)
+	nomad, node, name := onReadyNode(t, "hostregplug")
 	created, _, err := nomad.HostVolumes().Create(&api.HostVolumeCreateRequest{Volume: &api.HostVolume{
 		Name: name, NodeID: node, PluginID: "mkdir",
 		RequestedCapabilities: []*api.HostVolumeCapability{{AccessMode: "single-node-writer", AttachmentMode: "file-system"}},

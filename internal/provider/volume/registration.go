@@ -173,10 +173,8 @@ func (r *registration[M, R, PM]) write(ctx context.Context, planned tfsdk.Plan, 
 }
 
 func (r *registration[M, R, PM]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state M
-	m := PM(&state)
-	resp.Diagnostics.Append(req.State.Get(ctx, m)...)
-	if resp.Diagnostics.HasError() {
+	m, ok := r.stored(ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ns, id := m.address()
@@ -197,12 +195,19 @@ func (r *registration[M, R, PM]) Read(ctx context.Context, req resource.ReadRequ
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 
-// Delete deregisters the volume: Nomad forgets it, and its data stays.
-func (r *registration[M, R, PM]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+// stored is the model st holds (false: it could not be read, diags say
+// why).
+func (r *registration[M, R, PM]) stored(ctx context.Context, st tfsdk.State, diags *diag.Diagnostics) (PM, bool) {
 	var state M
 	m := PM(&state)
-	resp.Diagnostics.Append(req.State.Get(ctx, m)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(st.Get(ctx, m)...)
+	return m, !diags.HasError()
+}
+
+// Delete deregisters the volume: Nomad forgets it, and its data stays.
+func (r *registration[M, R, PM]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	m, ok := r.stored(ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := withTimeout(ctx, m.timeoutsValue().Delete, &resp.Diagnostics)

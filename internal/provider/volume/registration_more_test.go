@@ -97,9 +97,7 @@ resource "nomad_csi_volume_registration" "r" {
 
 // hostRegistrationFixture is a directory on a ready node.
 func hostRegistrationFixture(t *testing.T, tag string) registrationFixture {
-	nomad := acctest.Nomad(t)
-	node := acctest.ReadyNodeID(t)
-	name := "berth-acc-" + tag + "-" + acctest.RandomHex(3)
+	nomad, node, name := onReadyNode(t, tag)
 	file := existingDir(t)
 	dir := filepath.Dir(file)
 	return registrationFixture{
@@ -158,17 +156,21 @@ func (f registrationFixture) checkGone() error {
 // TestAccCSIVolumeRegistrationIdentity_importByIdentity: the identity is
 // the namespace and volume ID; import by identity plans no change.
 func TestAccCSIVolumeRegistrationIdentity_importByIdentity(t *testing.T) {
-	acctest.PreCheck(t)
-	t.Parallel()
-	testRegistrationIdentity(t, csiRegistrationFixture(t, "csiregid"))
+	testRegistrationIdentity(t, parallelFixture(t, csiRegistrationFixture, "csiregid"))
 }
 
 // TestAccHostVolumeRegistrationIdentity_importByIdentity: the identity is
 // the namespace and the volume's ID; import by identity plans no change.
 func TestAccHostVolumeRegistrationIdentity_importByIdentity(t *testing.T) {
+	testRegistrationIdentity(t, parallelFixture(t, hostRegistrationFixture, "hostregid"))
+}
+
+// parallelFixture checks that the agent is there, runs t alongside the
+// other parallel tests, and builds the fixture with mk.
+func parallelFixture(t *testing.T, mk func(*testing.T, string) registrationFixture, tag string) registrationFixture {
 	acctest.PreCheck(t)
 	t.Parallel()
-	testRegistrationIdentity(t, hostRegistrationFixture(t, "hostregid"))
+	return mk(t, tag)
 }
 
 func testRegistrationIdentity(t *testing.T, f registrationFixture) {
@@ -182,16 +184,12 @@ func testRegistrationIdentity(t *testing.T, f registrationFixture) {
 // the registration, and the generated configuration imports it with no
 // change.
 func TestAccCSIVolumeRegistrationQuery_adoptAgain(t *testing.T) {
-	acctest.PreCheck(t)
-	t.Parallel()
-	testRegistrationAdoptAgain(t, csiRegistrationFixture(t, "csiregq"))
+	testRegistrationAdoptAgain(t, parallelFixture(t, csiRegistrationFixture, "csiregq"))
 }
 
 // TestAccHostVolumeRegistrationQuery_adoptAgain: as for CSI volumes.
 func TestAccHostVolumeRegistrationQuery_adoptAgain(t *testing.T) {
-	acctest.PreCheck(t)
-	t.Parallel()
-	testRegistrationAdoptAgain(t, hostRegistrationFixture(t, "hostregq"))
+	testRegistrationAdoptAgain(t, parallelFixture(t, hostRegistrationFixture, "hostregq"))
 }
 
 func testRegistrationAdoptAgain(t *testing.T, f registrationFixture) {

@@ -8,10 +8,8 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
 )
@@ -35,39 +33,33 @@ data "berth_volume" "d" {
   name      = berth_volume.v.name
   namespace = berth_volume.v.namespace
 }`, name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkVolumesDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(volumeAddr, plancheck.ResourceActionCreate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("capacity_min_bytes"), knownvalue.Int64Exact(5<<20)),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("capacity_max_bytes"), knownvalue.Int64Exact(7<<20)),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("access_mode"), knownvalue.StringExact("single-node-multi-writer")),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("attachment_mode"), knownvalue.StringExact("file-system")),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("plugin_id"), knownvalue.StringExact("mkdir")),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("state"), knownvalue.StringExact("ready")),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("parameters"), knownvalue.MapExact(map[string]knownvalue.Check{
-						"mode": knownvalue.StringExact("0750")})),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("allocations"), knownvalue.ListSizeExact(0)),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttrPair(ds, "id", volumeAddr, "id"),
-					resource.TestCheckResourceAttrPair(ds, "namespace", volumeAddr, "namespace"),
-					resource.TestCheckResourceAttrPair(ds, "node_pool", volumeAddr, "node_pool"),
-					resource.TestCheckResourceAttrPair(ds, "capacity_bytes", volumeAddr, "capacity_bytes"),
-					checkVolumeDataMatchesNomad(t, ds),
-				),
+	testVolume(t, name, []resource.TestStep{
+		{
+			Config:           config,
+			ConfigPlanChecks: createsVolume(),
+			ConfigStateChecks: []statecheck.StateCheck{
+				stateIs(ds, "capacity_min_bytes", knownvalue.Int64Exact(5<<20)),
+				stateIs(ds, "capacity_max_bytes", knownvalue.Int64Exact(7<<20)),
+				stateIs(ds, "access_mode", knownvalue.StringExact("single-node-multi-writer")),
+				stateIs(ds, "attachment_mode", knownvalue.StringExact("file-system")),
+				stateIs(ds, "plugin_id", knownvalue.StringExact("mkdir")),
+				stateIs(ds, "state", knownvalue.StringExact("ready")),
+				stateIs(ds, "parameters", knownvalue.MapExact(map[string]knownvalue.Check{
+					"mode": knownvalue.StringExact("0750")})),
+				stateIs(ds, "allocations", knownvalue.ListSizeExact(0)),
 			},
-			{
-				Config: config + fmt.Sprintf(`
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPair(ds, "id", volumeAddr, "id"),
+				resource.TestCheckResourceAttrPair(ds, "namespace", volumeAddr, "namespace"),
+				resource.TestCheckResourceAttrPair(ds, "node_pool", volumeAddr, "node_pool"),
+				resource.TestCheckResourceAttrPair(ds, "capacity_bytes", volumeAddr, "capacity_bytes"),
+				checkVolumeDataMatchesNomad(t, ds),
+			),
+		},
+		{
+			Config: config + fmt.Sprintf(`
 data "berth_volume" "missing" { name = %q }`, name+"-missing"),
-				ExpectError: regexp.MustCompile(`(?s)Volume not found.*no host volume and no CSI volume with name`),
-			},
+			ExpectError: regexp.MustCompile(`(?s)Volume not found.*no host volume and no CSI volume with name`),
 		},
 	})
 }

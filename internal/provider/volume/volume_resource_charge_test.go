@@ -6,10 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -91,30 +87,14 @@ func (p *volumeErrorProxy) shouldFail(r *http.Request) bool {
 
 func startVolumeErrorProxy(t *testing.T) (*volumeErrorProxy, string) {
 	t.Helper()
-	target, err := url.Parse(os.Getenv("NOMAD_ADDR"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if target.Scheme != "http" {
-		t.Skip("the fault proxy forwards plain HTTP only")
-	}
 	p := &volumeErrorProxy{}
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(target)
-			pr.Out.Header.Del("Accept-Encoding") // answers rewrite() can read
-		},
-		ModifyResponse: p.rewrite,
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return p, acctest.NomadProxy(t, func(w http.ResponseWriter, r *http.Request) bool {
 		if p.shouldFail(r) {
 			http.Error(w, "injected failure", http.StatusInternalServerError)
-			return
+			return true
 		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return p, srv.URL
+		return false
+	}, p.rewrite)
 }
 
 // TestAccVolume_failedUpdateChargeRollback grows a volume inside a node
@@ -164,45 +144,41 @@ resource "berth_volume" "v" {
 			return nil
 		})
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkVolumesDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg("50MiB"), Check: resource.ComposeTestCheckFunc(charged(50), volumeMax(50))},
-			{
-				// The update fails; the charge is put back.
-				PreConfig:   func() { proxy.arm(true, false) },
-				Config:      cfg("80MiB"),
-				ExpectError: regexp.MustCompile(`Could not update the volume`),
+	testVolume(t, name, []resource.TestStep{
+		{Config: cfg("50MiB"), Check: resource.ComposeTestCheckFunc(charged(50), volumeMax(50))},
+		{
+			// The update fails; the charge is put back.
+			PreConfig:   func() { proxy.arm(true, false) },
+			Config:      cfg("80MiB"),
+			ExpectError: regexp.MustCompile(`Could not update the volume`),
+		},
+		{
+			PreConfig:        func() { proxy.arm(false, false) },
+			Config:           cfg("50MiB"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}},
+			Check:            resource.ComposeTestCheckFunc(charged(50), volumeMax(50)),
+		},
+		{
+			// The update fails and so does putting the charge back:
+			// reported, with the size the ledger still holds.
+			PreConfig:   func() { proxy.arm(true, true) },
+			Config:      cfg("80MiB"),
+			ExpectError: regexp.MustCompile(`(?s)Could not restore the volume's charge on its node reservation.*still charges the volume 80 MiB \(the new capacity\) instead of 50 MiB`),
+		},
+		{
+			PreConfig: func() {
+				// What the error said: the ledger holds the new size.
+				if err := charged(80)(nil); err != nil {
+					t.Fatal(err)
+				}
+				proxy.arm(false, false)
 			},
-			{
-				PreConfig:        func() { proxy.arm(false, false) },
-				Config:           cfg("50MiB"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}},
-				Check:            resource.ComposeTestCheckFunc(charged(50), volumeMax(50)),
-			},
-			{
-				// The update fails and so does putting the charge back:
-				// reported, with the size the ledger still holds.
-				PreConfig:   func() { proxy.arm(true, true) },
-				Config:      cfg("80MiB"),
-				ExpectError: regexp.MustCompile(`(?s)Could not restore the volume's charge on its node reservation.*still charges the volume 80 MiB \(the new capacity\) instead of 50 MiB`),
-			},
-			{
-				PreConfig: func() {
-					// What the error said: the ledger holds the new size.
-					if err := charged(80)(nil); err != nil {
-						t.Fatal(err)
-					}
-					proxy.arm(false, false)
-				},
-				Config: cfg("80MiB"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(volumeAddr, plancheck.ResourceActionUpdate),
-				}},
-				// Applying again finishes the update.
-				Check: resource.ComposeTestCheckFunc(charged(80), volumeMax(80)),
-			},
+			Config: cfg("80MiB"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(volumeAddr, plancheck.ResourceActionUpdate),
+			}},
+			// Applying again finishes the update.
+			Check: resource.ComposeTestCheckFunc(charged(80), volumeMax(80)),
 		},
 	})
 }

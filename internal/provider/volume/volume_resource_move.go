@@ -24,27 +24,33 @@ type nomadModeState struct {
 	AttachmentMode string `json:"attachment_mode"`
 }
 
+// nomadCapacityState is the capacity range both of the other provider's
+// volumes record: as written, and in bytes.
+type nomadCapacityState struct {
+	CapacityMin      string `json:"capacity_min"`
+	CapacityMax      string `json:"capacity_max"`
+	CapacityMinBytes int64  `json:"capacity_min_bytes"`
+	CapacityMaxBytes int64  `json:"capacity_max_bytes"`
+}
+
 // nomadHostVolumeState is what berth_volume takes from the state of the
 // other Nomad provider's nomad_dynamic_host_volume (hashicorp/nomad 2.x).
 // Sizes come with the byte counts it computed, which berth trusts when
 // the size string is spelled in a way berth does not read.
 type nomadHostVolumeState struct {
-	ID               string            `json:"id"`
-	Name             string            `json:"name"`
-	Namespace        string            `json:"namespace"`
-	PluginID         string            `json:"plugin_id"`
-	NodeID           string            `json:"node_id"`
-	NodePool         string            `json:"node_pool"`
-	CapacityMin      string            `json:"capacity_min"`
-	CapacityMax      string            `json:"capacity_max"`
-	CapacityMinBytes int64             `json:"capacity_min_bytes"`
-	CapacityMaxBytes int64             `json:"capacity_max_bytes"`
-	CapacityBytes    int64             `json:"capacity_bytes"`
-	HostPath         string            `json:"host_path"`
-	State            string            `json:"state"`
-	Parameters       map[string]string `json:"parameters"`
-	Capability       []nomadModeState  `json:"capability"`
-	Constraint       []struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+	PluginID  string `json:"plugin_id"`
+	NodeID    string `json:"node_id"`
+	NodePool  string `json:"node_pool"`
+	nomadCapacityState
+	CapacityBytes int64             `json:"capacity_bytes"`
+	HostPath      string            `json:"host_path"`
+	State         string            `json:"state"`
+	Parameters    map[string]string `json:"parameters"`
+	Capability    []nomadModeState  `json:"capability"`
+	Constraint    []struct {
 		Attribute string `json:"attribute"`
 		Operator  string `json:"operator"`
 		Value     string `json:"value"`
@@ -55,23 +61,20 @@ type nomadHostVolumeState struct {
 // other provider's nomad_csi_volume. Its `secrets` are not read: berth
 // keeps secrets write-only, and Nomad already holds them for the delete.
 type nomadCSIVolumeState struct {
-	ID               string            `json:"id"`
-	VolumeID         string            `json:"volume_id"`
-	Name             string            `json:"name"`
-	Namespace        string            `json:"namespace"`
-	PluginID         string            `json:"plugin_id"`
-	ExternalID       string            `json:"external_id"`
-	CapacityMin      string            `json:"capacity_min"`
-	CapacityMax      string            `json:"capacity_max"`
-	CapacityMinBytes int64             `json:"capacity_min_bytes"`
-	CapacityMaxBytes int64             `json:"capacity_max_bytes"`
-	Capacity         int64             `json:"capacity"`
-	Schedulable      bool              `json:"schedulable"`
-	CloneID          string            `json:"clone_id"`
-	SnapshotID       string            `json:"snapshot_id"`
-	Parameters       map[string]string `json:"parameters"`
-	Capability       []nomadModeState  `json:"capability"`
-	MountOptions     []struct {
+	ID         string `json:"id"`
+	VolumeID   string `json:"volume_id"`
+	Name       string `json:"name"`
+	Namespace  string `json:"namespace"`
+	PluginID   string `json:"plugin_id"`
+	ExternalID string `json:"external_id"`
+	nomadCapacityState
+	Capacity     int64             `json:"capacity"`
+	Schedulable  bool              `json:"schedulable"`
+	CloneID      string            `json:"clone_id"`
+	SnapshotID   string            `json:"snapshot_id"`
+	Parameters   map[string]string `json:"parameters"`
+	Capability   []nomadModeState  `json:"capability"`
+	MountOptions []struct {
 		FSType     string   `json:"fs_type"`
 		MountFlags []string `json:"mount_flags"`
 	} `json:"mount_options"`

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/berthhq/terraform-provider-berth/internal/acctest"
@@ -100,9 +99,9 @@ resource "berth_volume" "v" {
 					plancheck.ExpectResourceAction(volumeAddr, plancheck.ResourceActionNoop),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(volumeAddr, tfjsonpath.New("type"), knownvalue.StringExact("host")),
-					statecheck.ExpectKnownValue(volumeAddr, tfjsonpath.New("state"), knownvalue.StringExact("ready")),
-					statecheck.ExpectKnownValue(volumeAddr, tfjsonpath.New("node_name"), knownvalue.NotNull()),
+					stateIs(volumeAddr, "type", knownvalue.StringExact("host")),
+					stateIs(volumeAddr, "state", knownvalue.StringExact("ready")),
+					stateIs(volumeAddr, "node_name", knownvalue.NotNull()),
 				},
 				Check: func(s *terraform.State) error {
 					after, err := read(s, volumeAddr)
@@ -181,12 +180,7 @@ resource "berth_volume" "csi" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
-		CheckDestroy: func(*terraform.State) error {
-			if _, _, err := nomad.CSIVolumes().Info(name, nil); err == nil || !strings.Contains(err.Error(), "404") {
-				return fmt.Errorf("CSI volume %s still in Nomad after destroy (err %v)", name, err)
-			}
-			return nil
-		},
+		CheckDestroy:             func(*terraform.State) error { return checkUnregistered(nomad, name) },
 		Steps: []resource.TestStep{
 			{
 				Config: peer,
@@ -208,10 +202,10 @@ resource "berth_volume" "csi" {
 					plancheck.ExpectResourceAction("berth_volume.csi", plancheck.ResourceActionNoop),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("berth_volume.csi", tfjsonpath.New("id"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue("berth_volume.csi", tfjsonpath.New("type"), knownvalue.StringExact("csi")),
-					statecheck.ExpectKnownValue("berth_volume.csi", tfjsonpath.New("state"), knownvalue.StringExact("ready")),
-					statecheck.ExpectKnownValue("berth_volume.csi", tfjsonpath.New("secrets_wo"), knownvalue.Null()),
+					stateIs("berth_volume.csi", "id", knownvalue.StringExact(name)),
+					stateIs("berth_volume.csi", "type", knownvalue.StringExact("csi")),
+					stateIs("berth_volume.csi", "state", knownvalue.StringExact("ready")),
+					stateIs("berth_volume.csi", "secrets_wo", knownvalue.Null()),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(noSecret, func(*terraform.State) error {
 					v, _, err := nomad.CSIVolumes().Info(name, nil)
