@@ -14,10 +14,7 @@ import (
 // "deleted" (expired, so it ends here) and stays in state; with renew =
 // false the next plan keeps it, with renew = true it is replaced.
 func TestAccLease_deletedBeforeExpiry(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-deleted-" + acctest.RandomHex(3)
+	key, pub, name := startLeaseTest(t, "lease-deleted")
 	cfg := leaseConfig(key, name, "1h", "renew = false")
 	nomad := acctest.Nomad(t)
 	deleted := resource.ComposeAggregateTestCheckFunc(

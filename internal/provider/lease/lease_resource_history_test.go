@@ -44,10 +44,7 @@ func revertLease(t *testing.T, name, from, to string) func() {
 // of the reverted version's allocation is not valid, and the next apply
 // replaces it with a clean 1h lease.
 func TestAccLease_revertWithoutRecord(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-revnorec-" + acctest.RandomHex(3)
+	key, pub, name := startLeaseTest(t, "lease-revnorec")
 	short := leaseConfig(key, name, "1h", "")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,

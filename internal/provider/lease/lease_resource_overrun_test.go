@@ -29,10 +29,7 @@ import (
 // overrun, berth_lease_result for its token is not valid, and the next
 // apply replaces the lease: the paused allocation no longer runs in Nomad.
 func TestAccLease_pausedTimerDoesNotOutliveItsEnd(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-paused-" + acctest.RandomHex(3)
+	key, pub, name := startLeaseTest(t, "lease-paused")
 	cfg := leaseConfig(key, name, "20s", "renew = false")
 	nomad := acctest.Nomad(t)
 	var paused *api.Allocation

@@ -19,10 +19,7 @@ import (
 // test connects there and gets the workload's answer, and the address is
 // the one Nomad gave the allocation.
 func TestAccLease_resultData(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-ports-" + acctest.RandomHex(3)
+	key, _, name := startLeaseTest(t, "lease-ports")
 	cfg := leaseProvider(key) + fmt.Sprintf(`
 resource "berth_reservation" "l" {
   name     = %q

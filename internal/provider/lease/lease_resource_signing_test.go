@@ -25,10 +25,7 @@ import (
 // so the refresh reads verified = false, the next plan replaces the lease
 // and Nomad ends up holding a clean 1h lease.
 func TestAccLease_revertToEarlierSignedVersion(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-revert-" + acctest.RandomHex(3)
+	key, pub, name := startLeaseTest(t, "lease-revert")
 	var created string
 	revert := revertLease(t, name, "1h0m0s", "24h0m0s")
 	resource.Test(t, resource.TestCase{

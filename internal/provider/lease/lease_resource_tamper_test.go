@@ -135,10 +135,7 @@ func TestAccLease_tamperingIsDetected(t *testing.T) {
 // the plan of an in-place duration change and before its apply: the apply
 // must fail instead of overwriting and re-signing the change.
 func TestAccLease_jobChangedAfterPlan(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-cas-" + acctest.RandomHex(3)
+	key, _, name := startLeaseTest(t, "lease-cas")
 	var expiresAt string
 	changeInNomad := planCheckFunc(func(context.Context, plancheck.CheckPlanRequest, *plancheck.CheckPlanResponse) {
 		// Runs between plan and apply (the apply uses the saved plan).

@@ -35,6 +35,17 @@ func testSigningKey(t *testing.T) (string, string) {
 	return base64.StdEncoding.EncodeToString(priv.Seed()), hex.EncodeToString(pub)
 }
 
+// startLeaseTest readies an acceptance test on a lease: it runs in
+// parallel once the agent is checked, with a fresh signing key (as
+// testSigningKey gives it) and a job name "berth-acc-<label>-<random>".
+func startLeaseTest(t *testing.T, label string) (key, pub, name string) {
+	t.Helper()
+	t.Parallel()
+	acctest.PreCheck(t)
+	key, pub = testSigningKey(t)
+	return key, pub, "berth-acc-" + label + "-" + acctest.RandomHex(3)
+}
+
 func leaseConfig(key, name, duration, extra string) string {
 	return leaseProvider(key) + leaseResourceConfig("l", name, duration, extra)
 }
@@ -130,10 +141,7 @@ func checkLeaseVerifies(t *testing.T, name, pub string) resource.TestCheckFunc {
 // enough to outlast any step; expiry and renewal use a deliberately short
 // one whose end is awaited as a condition, never assumed from the clock.
 func TestAccLease_expiresAndRenews(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-" + acctest.RandomHex(3)
+	key, pub, name := startLeaseTest(t, "lease")
 	short := name + "-short"
 	const liveAddr, shortAddr = "berth_reservation.live", "berth_reservation.short"
 	live := leaseResourceConfig("live", name, "1h", "")
@@ -223,10 +231,7 @@ func TestAccLease_expiresAndRenews(t *testing.T) {
 // TestAccLease_expiredWithoutRenewStays: a short lease without renew
 // ends on its own; the refreshed state says so and no change is planned.
 func TestAccLease_expiredWithoutRenewStays(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-norenew-" + acctest.RandomHex(3)
+	key, _, name := startLeaseTest(t, "lease-norenew")
 	// Nothing checks the lease while it runs, so it may end at any point
 	// of the first step without changing any outcome.
 	cfg := leaseConfig(key, name, "3s", "renew = false\n  wait_for_running = false")
@@ -250,10 +255,7 @@ func TestAccLease_expiredWithoutRenewStays(t *testing.T) {
 }
 
 func TestAccLease_durationInPlaceAndImport(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-dur-" + acctest.RandomHex(3)
+	key, pub, name := startLeaseTest(t, "lease-dur")
 	var created, sig string
 	var jobVersion uint64
 	timeouts := `timeouts = { create = "5m", update = "5m", delete = "5m" }`

@@ -23,10 +23,7 @@ import (
 // allocation the result names; the same signature with its signature part
 // changed, or checked against another lease, does not verify.
 func TestAccLeaseResult_signatureVerifies(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-sig-" + acctest.RandomHex(3)
+	key, _, name := startLeaseTest(t, "lease-sig")
 	lease := leaseProvider(key) + leaseResourceConfig("l", name, "1h", "")
 	checks := lease + `
 locals {
@@ -120,10 +117,7 @@ func waitTimerToken(t *testing.T, name string) {
 // an earlier lease). Each is a genuine token of the cluster's for an
 // allocation of a job of that name. The current lease's own is valid.
 func TestAccLeaseResult_boundToTheCurrentLease(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-bound-" + acctest.RandomHex(3)
+	key, _, name := startLeaseTest(t, "lease-bound")
 	lease := func(duration, args string) string {
 		return leaseProvider(key) + strings.Replace(leaseResourceConfig("l", name, duration, ""), `["3600"]`, args, 1) + `
 variable "old_signature" {
