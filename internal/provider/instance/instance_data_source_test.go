@@ -24,44 +24,40 @@ data "berth_instance" "t" {
   name = berth_instance.t.name
 }`
 	ds := "data.berth_instance.t"
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config:      `data "berth_instance" "t" { name = "no-such-instance-berth" }`,
-				ExpectError: regexp.MustCompile(`(?s)Instance not found.*no-such-instance-berth`),
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			Config:      `data "berth_instance" "t" { name = "no-such-instance-berth" }`,
+			ExpectError: regexp.MustCompile(`(?s)Instance not found.*no-such-instance-berth`),
+		},
+		{
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("status"), knownvalue.StringExact("running")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("managed_by_berth"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("allocations"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{
+						"client_status": knownvalue.StringExact("running"),
+						"healthy":       knownvalue.Bool(true),
+						"rss_mib":       knownvalue.NotNull(),
+						"cpu_percent":   knownvalue.NotNull(),
+						"tasks": knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectPartial(map[string]knownvalue.Check{
+							"name": knownvalue.StringExact("app"), "state": knownvalue.StringExact("running"),
+							"last_event": knownvalue.StringExact("Started: Task started by client"),
+						})}),
+					}),
+				})),
 			},
-			{
-				Config: cfg,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("status"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("managed_by_berth"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("allocations"), knownvalue.ListExact([]knownvalue.Check{
-						knownvalue.ObjectPartial(map[string]knownvalue.Check{
-							"client_status": knownvalue.StringExact("running"),
-							"healthy":       knownvalue.Bool(true),
-							"rss_mib":       knownvalue.NotNull(),
-							"cpu_percent":   knownvalue.NotNull(),
-							"tasks": knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectPartial(map[string]knownvalue.Check{
-								"name": knownvalue.StringExact("app"), "state": knownvalue.StringExact("running"),
-								"last_event": knownvalue.StringExact("Started: Task started by client"),
-							})}),
-						}),
-					})),
-				},
-				Check: func(s *terraform.State) error {
-					return acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
-						id := s.RootModule().Resources[ds].Primary.Attributes["allocations.0.id"]
-						for _, a := range allocs {
-							if a.ID == id && a.ClientStatus == "running" {
-								return nil
-							}
+			Check: func(s *terraform.State) error {
+				return acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					id := s.RootModule().Resources[ds].Primary.Attributes["allocations.0.id"]
+					for _, a := range allocs {
+						if a.ID == id && a.ClientStatus == "running" {
+							return nil
 						}
-						return fmt.Errorf("allocation %s in the data source is not a running allocation in Nomad", id)
-					})(s)
-				},
+					}
+					return fmt.Errorf("allocation %s in the data source is not a running allocation in Nomad", id)
+				})(s)
 			},
 		},
 	})

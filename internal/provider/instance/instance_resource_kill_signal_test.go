@@ -33,47 +33,43 @@ func TestAccInstance_killSignal(t *testing.T) {
 	name := acctest.InstanceName(t)
 	cfg := acctest.InstanceConfig{Name: name, App: `kill_signal = "SIGTERM"`}.String()
 	killSignal := tfjsonpath.New("services").AtMapKey("app").AtMapKey("kill_signal")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(acctest.InstanceAddr, killSignal, knownvalue.StringExact("SIGTERM")),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, killSignal, knownvalue.StringExact("SIGTERM")),
-				},
-				Check: expectKillSignal(t, name, "SIGTERM"),
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionCreate),
+				plancheck.ExpectKnownValue(acctest.InstanceAddr, killSignal, knownvalue.StringExact("SIGTERM")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, killSignal, knownvalue.StringExact("SIGTERM")),
 			},
-			{
-				// Changed in Nomad: a refresh reads Nomad's value into state.
-				PreConfig:          acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).KillSignal = "SIGQUIT" }),
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
-				Check:              resource.TestCheckResourceAttr(acctest.InstanceAddr, "services.app.kill_signal", "SIGQUIT"),
+			Check: expectKillSignal(t, name, "SIGTERM"),
+		},
+		{
+			// Changed in Nomad: a refresh reads Nomad's value into state.
+			PreConfig:          acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).KillSignal = "SIGQUIT" }),
+			RefreshState:       true,
+			ExpectNonEmptyPlan: true,
+			Check:              resource.TestCheckResourceAttr(acctest.InstanceAddr, "services.app.kill_signal", "SIGQUIT"),
+		},
+		{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(acctest.InstanceAddr, killSignal, knownvalue.StringExact("SIGTERM")),
+			}},
+			Check: expectKillSignal(t, name, "SIGTERM"),
+		},
+		{
+			Config: acctest.InstanceConfig{Name: name}.String(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(acctest.InstanceAddr, killSignal, knownvalue.Null()),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, killSignal, knownvalue.Null()),
 			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(acctest.InstanceAddr, killSignal, knownvalue.StringExact("SIGTERM")),
-				}},
-				Check: expectKillSignal(t, name, "SIGTERM"),
-			},
-			{
-				Config: acctest.InstanceConfig{Name: name}.String(),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(acctest.InstanceAddr, killSignal, knownvalue.Null()),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, killSignal, knownvalue.Null()),
-				},
-				Check: expectKillSignal(t, name, ""),
-			},
+			Check: expectKillSignal(t, name, ""),
 		},
 	})
 }

@@ -34,20 +34,16 @@ func TestAccInstance_scale(t *testing.T) {
 	at := func(n int) string {
 		return acctest.InstanceConfig{Name: name, Extra: fmt.Sprintf("replicas = %d", n)}.String()
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: at(1), Check: expectRunning(t, name, 1)},
-			{
-				Config: at(3),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
-				}},
-				Check: expectRunning(t, name, 3),
-			},
-			{Config: at(1), Check: expectRunning(t, name, 1)},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: at(1), Check: expectRunning(t, name, 1)},
+		{
+			Config: at(3),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+			}},
+			Check: expectRunning(t, name, 3),
 		},
+		{Config: at(1), Check: expectRunning(t, name, 1)},
 	})
 }
 
@@ -67,24 +63,20 @@ func TestAccInstance_stopAndStart(t *testing.T) {
 		}
 		return nil
 	})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg(true), Check: expectRunning(t, name, 1)},
-			{
-				Config: cfg(false),
-				Check:  stopped,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("running"), knownvalue.Bool(false)),
-				},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: cfg(true), Check: expectRunning(t, name, 1)},
+		{
+			Config: cfg(false),
+			Check:  stopped,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("running"), knownvalue.Bool(false)),
 			},
-			{
-				Config: cfg(true),
-				Check:  expectRunning(t, name, 1),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("running"), knownvalue.Bool(true)),
-				},
+		},
+		{
+			Config: cfg(true),
+			Check:  expectRunning(t, name, 1),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("running"), knownvalue.Bool(true)),
 			},
 		},
 	})
@@ -123,13 +115,9 @@ func TestAccInstance_restartTrigger(t *testing.T) {
 		}
 		return fmt.Errorf("no running allocation after restart")
 	})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg("1"), Check: record},
-			{Config: cfg("2"), Check: restarted},
-		},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: cfg("1"), Check: record},
+		{Config: cfg("2"), Check: restarted},
 	})
 }
 
@@ -138,13 +126,9 @@ func TestAccInstance_import(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.InstanceName(t)
 	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: httpServerApp}.String()
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			importVerified("default/" + name),
-		},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: cfg},
+		importVerified("default/" + name),
 	})
 }
 
@@ -186,19 +170,15 @@ func TestAccInstance_importForeignJob(t *testing.T) {
 	t.Cleanup(func() { _, _, _ = c.Jobs().Deregister(twoGroups, true, nil) })
 
 	cfg := sleeperConfig(name, 1)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: slices.Concat([]resource.TestStep{
-			{
-				Config:        strings.Replace(cfg, fmt.Sprintf("%q", name), fmt.Sprintf("%q", twoGroups), 1),
-				ResourceName:  acctest.InstanceAddr,
-				ImportState:   true,
-				ImportStateId: twoGroups,
-				ExpectError:   regexp.MustCompile(`(?s)cannot be represented.*2 task groups`),
-			},
-		}, adoptSteps(cfg, name, nil)),
-	})
+	acctest.TestJobSteps(t, name, slices.Concat([]resource.TestStep{
+		{
+			Config:        strings.Replace(cfg, fmt.Sprintf("%q", name), fmt.Sprintf("%q", twoGroups), 1),
+			ResourceName:  acctest.InstanceAddr,
+			ImportState:   true,
+			ImportStateId: twoGroups,
+			ExpectError:   regexp.MustCompile(`(?s)cannot be represented.*2 task groups`),
+		},
+	}, adoptSteps(cfg, name, nil)))
 }
 
 // httpServerApp overrides the app service with a tiny HTTP server on the

@@ -110,30 +110,26 @@ func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
 		}
 		return nil
 	})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg("1"), Check: expectRunning(t, name, 1)},
-			{
-				PreConfig: scaleOutOfBand,
-				Config:    cfg("1"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{acctest.ExpectNoChanges{}},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("replicas"), knownvalue.Int64Exact(1)),
-				},
-				Check: resource.ComposeTestCheckFunc(countBack, checkStateIndexMatchesNomad(t, name)),
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: cfg("1"), Check: expectRunning(t, name, 1)},
+		{
+			PreConfig: scaleOutOfBand,
+			Config:    cfg("1"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{acctest.ExpectNoChanges{}},
 			},
-			{
-				Config: cfg("2"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PostApplyPostRefresh: []plancheck.PlanCheck{acctest.ExpectNoChanges{}},
-				},
-				Check: resource.ComposeTestCheckFunc(restartedInPlace, checkStateIndexMatchesNomad(t, name)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("replicas"), knownvalue.Int64Exact(1)),
 			},
+			Check: resource.ComposeTestCheckFunc(countBack, checkStateIndexMatchesNomad(t, name)),
+		},
+		{
+			Config: cfg("2"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{acctest.ExpectNoChanges{}},
+			},
+			Check: resource.ComposeTestCheckFunc(restartedInPlace, checkStateIndexMatchesNomad(t, name)),
 		},
 	})
 }

@@ -233,51 +233,47 @@ func TestAccInstanceUpdate_healthCheckAndStagger(t *testing.T) {
 		return statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("update").AtMapKey("health_check"), knownvalue.StringExact(v))
 	}
 	empty := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				// Not what berth derives (no service has a check), and
-				// the same for Nomad: sent as written.
-				Config: cfg("checks", "1"), ConfigPlanChecks: empty,
-				ConfigStateChecks: []statecheck.StateCheck{healthAt("checks")},
-				Check:             inNomad("checks"),
-			},
-			{
-				// Nobody marks the new allocation healthy: the apply must
-				// not wait for the deployment.
-				Config: cfg("manual", "2"), ConfigPlanChecks: empty,
-				ConfigStateChecks: []statecheck.StateCheck{
-					healthAt("manual"),
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("running")),
-				},
-				Check: resource.ComposeTestCheckFunc(inNomad("manual"), acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
-					dep, _, err := acctest.Nomad(t).Jobs().LatestDeployment(name, nil)
-					if err != nil || dep == nil || dep.JobVersion != *job.Version || dep.Status != api.DeploymentStatusRunning {
-						return fmt.Errorf("latest deployment %+v (%v), want version %d still running", dep, err, *job.Version)
-					}
-					return nil
-				})),
-			},
-			{
-				// The open deployment does not hold up the next change.
-				Config: cfg("task_states", "3"), ConfigPlanChecks: empty,
-				ConfigStateChecks: []statecheck.StateCheck{
-					healthAt("task_states"),
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
-				},
-				Check: inNomad("task_states"),
-			},
-			{
-				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.HealthCheck = acctest.Ptr("manual") }),
-				Config:    cfg("task_states", "3"), PlanOnly: true, ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
-					expectPriorValue{attr: "update", key: "health_check", want: "manual"},
-				}},
-			},
-			{Config: cfg("task_states", "3"), ConfigPlanChecks: empty, Check: inNomad("task_states")},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			// Not what berth derives (no service has a check), and
+			// the same for Nomad: sent as written.
+			Config: cfg("checks", "1"), ConfigPlanChecks: empty,
+			ConfigStateChecks: []statecheck.StateCheck{healthAt("checks")},
+			Check:             inNomad("checks"),
 		},
+		{
+			// Nobody marks the new allocation healthy: the apply must
+			// not wait for the deployment.
+			Config: cfg("manual", "2"), ConfigPlanChecks: empty,
+			ConfigStateChecks: []statecheck.StateCheck{
+				healthAt("manual"),
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("running")),
+			},
+			Check: resource.ComposeTestCheckFunc(inNomad("manual"), acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+				dep, _, err := acctest.Nomad(t).Jobs().LatestDeployment(name, nil)
+				if err != nil || dep == nil || dep.JobVersion != *job.Version || dep.Status != api.DeploymentStatusRunning {
+					return fmt.Errorf("latest deployment %+v (%v), want version %d still running", dep, err, *job.Version)
+				}
+				return nil
+			})),
+		},
+		{
+			// The open deployment does not hold up the next change.
+			Config: cfg("task_states", "3"), ConfigPlanChecks: empty,
+			ConfigStateChecks: []statecheck.StateCheck{
+				healthAt("task_states"),
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
+			},
+			Check: inNomad("task_states"),
+		},
+		{
+			PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.HealthCheck = acctest.Ptr("manual") }),
+			Config:    cfg("task_states", "3"), PlanOnly: true, ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+				expectPriorValue{attr: "update", key: "health_check", want: "manual"},
+			}},
+		},
+		{Config: cfg("task_states", "3"), ConfigPlanChecks: empty, Check: inNomad("task_states")},
 	})
 }

@@ -21,38 +21,34 @@ func TestAccLease_deletedBeforeExpiry(t *testing.T) {
 		resource.TestCheckResourceAttr(leaseAddr, "expired", "true"),
 		resource.TestCheckResourceAttr(leaseAddr, "result.state", "deleted"),
 	)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg, Check: resource.TestCheckResourceAttr(leaseAddr, "result.state", "ok")},
-			{
-				PreConfig: func() {
-					if _, _, err := nomad.Jobs().Deregister(name, false, nil); err != nil {
-						t.Fatal(err)
-					}
-				},
-				RefreshState: true,
-				Check:        deleted,
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: cfg, Check: resource.TestCheckResourceAttr(leaseAddr, "result.state", "ok")},
+		{
+			PreConfig: func() {
+				if _, _, err := nomad.Jobs().Deregister(name, false, nil); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{
-				PreConfig: func() {
-					if _, _, err := nomad.Jobs().Deregister(name, true, nil); err != nil {
-						t.Fatal(err)
-					}
-				},
-				RefreshState: true,
-				Check: resource.ComposeAggregateTestCheckFunc(deleted,
-					resource.TestCheckResourceAttrSet(leaseAddr, "result.allocation_id")),
+			RefreshState: true,
+			Check:        deleted,
+		},
+		{
+			PreConfig: func() {
+				if _, _, err := nomad.Jobs().Deregister(name, true, nil); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{Config: cfg, PlanOnly: true},
-			{
-				Config: leaseConfig(key, name, "1h", "renew = true"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionReplace),
-				}},
-				Check: checkLeaseVerifies(t, name, pub),
-			},
+			RefreshState: true,
+			Check: resource.ComposeAggregateTestCheckFunc(deleted,
+				resource.TestCheckResourceAttrSet(leaseAddr, "result.allocation_id")),
+		},
+		{Config: cfg, PlanOnly: true},
+		{
+			Config: leaseConfig(key, name, "1h", "renew = true"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionReplace),
+			}},
+			Check: checkLeaseVerifies(t, name, pub),
 		},
 	})
 }
