@@ -23,9 +23,7 @@ import (
 )
 
 func TestAccInstanceDataSource_basic(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1"}.String() + `
 data "berth_instance" "t" {
   name = berth_instance.t.name

@@ -34,9 +34,7 @@ func planShowsUpdate(cfg string, preConfig func()) resource.TestStep {
 }
 
 func TestAccInstance_driftIsDetected(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: `env = { LOG_LEVEL = "info" }`}.String()
 	backToConfig := resource.TestStep{
 		Config: cfg,
@@ -91,9 +89,7 @@ func TestAccInstance_driftIsDetected(t *testing.T) {
 // in Nomad (an autoscaler, `nomad job scale`) is not drift, and an apply
 // that changes something else keeps it.
 func TestAccInstance_unmanagedCountIsKept(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := acctest.InstanceConfig{Name: name, App: `env = { V = "1" }`}.String()
 	changed := acctest.InstanceConfig{Name: name, App: `env = { V = "2" }`}.String()
 	acctest.TestJobSteps(t, name, []resource.TestStep{
@@ -129,9 +125,7 @@ func TestAccInstance_unmanagedCountIsKept(t *testing.T) {
 // TestAccInstance_failingTask: a task that exits 1 fails the apply with
 // the task's own events, and the instance stays in state, tainted.
 func TestAccInstance_failingTask(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := fmt.Sprintf(`
 resource "berth_instance" "t" {
   name     = %q

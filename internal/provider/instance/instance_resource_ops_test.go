@@ -29,9 +29,7 @@ func expectRunning(t *testing.T, name string, n int) resource.TestCheckFunc {
 }
 
 func TestAccInstance_scale(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	at := func(n int) string {
 		return acctest.InstanceConfig{Name: name, Extra: fmt.Sprintf("replicas = %d", n)}.String()
 	}
@@ -49,9 +47,7 @@ func TestAccInstance_scale(t *testing.T) {
 }
 
 func TestAccInstance_stopAndStart(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := func(running bool) string {
 		return acctest.InstanceConfig{Name: name, Extra: fmt.Sprintf("replicas = 1\n  running = %v", running)}.String()
 	}
@@ -84,9 +80,7 @@ func TestAccInstance_stopAndStart(t *testing.T) {
 }
 
 func TestAccInstance_restartTrigger(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := func(v string) string {
 		return acctest.InstanceConfig{Name: name, Extra: fmt.Sprintf("replicas = 1\n  restart_triggers = { config = %q }", v)}.String()
 	}
@@ -123,9 +117,7 @@ func TestAccInstance_restartTrigger(t *testing.T) {
 }
 
 func TestAccInstance_import(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: httpServerApp}.String()
 	acctest.TestJobSteps(t, name, []resource.TestStep{
 		{Config: cfg},
@@ -137,9 +129,7 @@ func TestAccInstance_import(t *testing.T) {
 // berth) by its bare name; the plan is then empty, and destroy purges it.
 // A job with two task groups is refused with the reason.
 func TestAccInstance_importForeignJob(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	c := acctest.Nomad(t)
 	job := &api.Job{
 		ID: acctest.Ptr(name), Name: acctest.Ptr(name), Type: acctest.Ptr("service"), Datacenters: []string{"*"},
@@ -199,9 +189,7 @@ const httpServerApp = `command = "/usr/bin/perl"
 // Then the plan is empty, and a restart_triggers change restarts in place
 // without a new job version.
 func TestAccInstance_countBackDuringForeignDeployment(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	c := acctest.Nomad(t)
 	cfg := func(trigger string) string {
 		// A long min_healthy_time keeps the out-of-band deployment from

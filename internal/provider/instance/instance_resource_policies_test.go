@@ -25,9 +25,7 @@ import (
 // Nomad neither restarted nor rescheduled it, and the policies read back
 // exactly (Nomad's values for the fields left out).
 func TestAccInstancePolicies_failFast(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	const healthyDeadline = 2 * time.Minute
 	cfg := fmt.Sprintf(`
 resource "berth_instance" "t" {
@@ -134,9 +132,7 @@ func expectPolicies(t *testing.T, name string, priority int, kill time.Duration,
 // apply puts it back; unset ones are Nomad's defaults, and a change made in
 // Nomad to one of them is drift too.
 func TestAccInstancePolicies_roundTrip(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	set, unset := policyConfig(name, false), policyConfig(name, true)
 	policies := tfjsonpath.New("policies")
 	restartAttempts := policies.AtMapKey("restart").AtMapKey("attempts")
@@ -191,9 +187,7 @@ func TestAccInstancePolicies_roundTrip(t *testing.T) {
 // TestAccInstancePolicies_lifecycleRoles: every role maps onto its Nomad
 // lifecycle block and the instance becomes healthy with all of them.
 func TestAccInstancePolicies_lifecycleRoles(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	oneShot := `driver = "raw_exec", command = "/bin/sh", args = ["-c", "exit 0"], cpu = 20, memory = 16`
 	long := `driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 20, memory = 16`
 	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", More: fmt.Sprintf(`
@@ -236,9 +230,7 @@ func TestAccInstancePolicies_lifecycleRoles(t *testing.T) {
 // default everything else: the non-default ones import as written, the
 // defaults as null, and the plan is empty.
 func TestAccInstancePolicies_importHandWritten(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	job := &api.Job{
 		ID: acctest.Ptr(name), Name: acctest.Ptr(name), Type: acctest.Ptr("service"), Datacenters: []string{"*"},
 		TaskGroups: []*api.TaskGroup{{

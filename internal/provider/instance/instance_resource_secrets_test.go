@@ -231,9 +231,7 @@ func expectSecretEnv(t *testing.T, name string, want bool) resource.TestCheckFun
 // planned update of secret_env_wo_version that puts it back, and removing
 // the secrets deletes the Variable and the template.
 func TestAccInstanceSecret_driftImportRemove(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	withSecrets := acctest.InstanceConfig{Name: name, App: `secret_env_wo = { TOKEN = "not-in-state" }
       secret_env_wo_version = 7`}.String()
 	version := tfjsonpath.New("services").AtMapKey("app").AtMapKey("secret_env_wo_version")

@@ -60,9 +60,7 @@ func (e expectBefore) CheckPlan(_ context.Context, req plancheck.CheckPlanReques
 // the Variable changes, the task restarts (change_mode "restart") and the
 // file has the new value.
 func TestAccInstanceTemplate_variable(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	acctest.SetJobVariable(t, name, map[string]string{"greeting": "hello-1"})
 	data := fmt.Sprintf(`{{ with nomadVar "nomad/jobs/%s" }}greeting={{ .greeting }}{{ end }}`, name)
 	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: fmt.Sprintf(`templates = [{
@@ -126,9 +124,7 @@ func TestAccInstanceTemplate_variable(t *testing.T) {
 // it back; a job written by hand with templates, an artifact and two
 // services imports with an empty plan.
 func TestAccInstanceTemplate_driftAndImport(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: `templates = [
         { data = "a=1", destination = "local/a.conf", change_mode = "noop" },
         { data = "b=1", destination = "local/b.conf", perms = "0600" },
@@ -229,9 +225,7 @@ resource "berth_instance" "t" {
 // server is downloaded into the allocation, checked against its checksum;
 // with a wrong checksum the apply fails with Nomad's message.
 func TestAccInstanceArtifact_download(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	content := "artifact " + acctest.RandomHex(8) + "\n"
 	sum := sha256.Sum256([]byte(content))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -16,9 +16,7 @@ import (
 )
 
 func TestAccInstance_lifecycleAndUpdate(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := acctest.InstanceConfig{
 		Name: name,
 		Extra: `replicas = 1
@@ -134,9 +132,7 @@ func expectKillSignal(t *testing.T, name, want string) resource.TestCheckFunc {
 // made in Nomad is drift that the next apply puts back, and unsetting it
 // leaves Nomad's default.
 func TestAccInstance_killSignal(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := acctest.InstanceConfig{Name: name, App: `kill_signal = "SIGTERM"`}.String()
 	killSignal := tfjsonpath.New("services").AtMapKey("app").AtMapKey("kill_signal")
 	acctest.TestJobSteps(t, name, []resource.TestStep{

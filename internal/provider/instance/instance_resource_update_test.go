@@ -81,9 +81,7 @@ func stateString(t *testing.T, cli *acctest.TFCLI, attr string) string {
 // job version, and the plan is empty again.
 // It drives the terraform CLI itself: warnings are only visible there.
 func TestAccInstanceUpdate_manualPromotion(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	c := acctest.Nomad(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -210,9 +208,7 @@ func (e expectPriorValue) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 // next change goes through; a health_check changed in Nomad shows in the
 // next plan and the apply puts it back.
 func TestAccInstanceUpdate_healthCheckAndStagger(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := func(health, release string) string {
 		return acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: fmt.Sprintf("env = { RELEASE = %q }", release),
 			Update: fmt.Sprintf(`{ health_check = %q, stagger = "45s", min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }`, health)}.String()
