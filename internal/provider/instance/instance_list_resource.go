@@ -63,23 +63,14 @@ func (r *instanceListResource) List(ctx context.Context, req list.ListRequest, s
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	shared.StreamJobs(ctx, r.Data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
-		return r.listed(ctx, req, j)
+	shared.StreamJobs(ctx, r.Data, filter, req, stream, func(j nomadclient.JobSummary, job *nomadclient.Job) (list.ListResult, bool) {
+		return r.listed(ctx, req, j, job)
 	})
 }
 
-// listed reads one job into a list result: the instance (identity, and
-// the resource when asked for), or a warning saying why the job cannot be
-// one. ok is false for a job gone since the listing.
-func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest, j nomadclient.JobSummary) (list.ListResult, bool) {
-	job, err := r.Data.Nomad.GetJob(ctx, j.Namespace, j.ID)
-	if err != nil || job == nil {
-		var diags diag.Diagnostics
-		if err != nil {
-			shared.AddNomadError(&diags, "Could not read job "+instanceID(j.Namespace, j.ID), err)
-		}
-		return list.ListResult{Diagnostics: diags}, err != nil
-	}
+// listed makes one job a list result: the instance (identity, and the
+// resource when asked for), or a warning saying why the job cannot be one.
+func (r *instanceListResource) listed(ctx context.Context, req list.ListRequest, j nomadclient.JobSummary, job *nomadclient.Job) (list.ListResult, bool) {
 	live, unsupported := job.InstanceSpec()
 	if len(unsupported) > 0 {
 		tflog.Debug(ctx, "Job cannot be a berth_instance", map[string]any{"job": j.ID, "namespace": j.Namespace})

@@ -34,9 +34,7 @@ func planShowsUpdate(cfg string, preConfig func()) resource.TestStep {
 }
 
 func TestAccInstance_driftIsDetected(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: `env = { LOG_LEVEL = "info" }`}.String()
 	backToConfig := resource.TestStep{
 		Config: cfg,
@@ -51,85 +49,75 @@ func TestAccInstance_driftIsDetected(t *testing.T) {
 			return nil
 		}),
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: checkedByNomad(t,
-			resource.TestStep{Config: cfg},
-			planShowsUpdate(cfg, acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Env["LOG_LEVEL"] = "debug" })),
-			backToConfig,
-			planShowsUpdate(cfg, acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Resources.CPU = acctest.Ptr(70) })),
-			backToConfig,
-			planShowsUpdate(cfg, acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Config["command"] = "/usr/bin/sleep" })),
-			backToConfig,
-			resource.TestStep{
-				// Stopped out of band: running drifts.
-				PreConfig: func() {
-					if _, _, err := acctest.Nomad(t).Jobs().Deregister(name, false, nil); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config:             cfg,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
+	acctest.TestJobSteps(t, name, checkedByNomad(t,
+		resource.TestStep{Config: cfg},
+		planShowsUpdate(cfg, acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Env["LOG_LEVEL"] = "debug" })),
+		backToConfig,
+		planShowsUpdate(cfg, acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Resources.CPU = acctest.Ptr(70) })),
+		backToConfig,
+		planShowsUpdate(cfg, acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Config["command"] = "/usr/bin/sleep" })),
+		backToConfig,
+		resource.TestStep{
+			// Stopped out of band: running drifts.
+			PreConfig: func() {
+				if _, _, err := acctest.Nomad(t).Jobs().Deregister(name, false, nil); err != nil {
+					t.Fatal(err)
+				}
 			},
-			resource.TestStep{Config: cfg, Check: expectRunning(t, name, 1)},
-			resource.TestStep{
-				// Purged out of band: the next plan creates it again.
-				PreConfig: func() {
-					if _, _, err := acctest.Nomad(t).Jobs().Deregister(name, true, nil); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionCreate),
-				}},
-				Check: expectRunning(t, name, 1),
+			Config:             cfg,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		},
+		resource.TestStep{Config: cfg, Check: expectRunning(t, name, 1)},
+		resource.TestStep{
+			// Purged out of band: the next plan creates it again.
+			PreConfig: func() {
+				if _, _, err := acctest.Nomad(t).Jobs().Deregister(name, true, nil); err != nil {
+					t.Fatal(err)
+				}
 			},
-		),
-	})
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionCreate),
+			}},
+			Check: expectRunning(t, name, 1),
+		},
+	))
 }
 
 // TestAccInstance_unmanagedCountIsKept: with replicas unset, a scale done
 // in Nomad (an autoscaler, `nomad job scale`) is not drift, and an apply
 // that changes something else keeps it.
 func TestAccInstance_unmanagedCountIsKept(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := acctest.InstanceConfig{Name: name, App: `env = { V = "1" }`}.String()
 	changed := acctest.InstanceConfig{Name: name, App: `env = { V = "2" }`}.String()
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg, Check: expectRunning(t, name, 1)},
-			{
-				PreConfig: func() {
-					c := acctest.Nomad(t)
-					if _, _, err := c.Jobs().Scale(name, "app", acctest.Ptr(2), "autoscaler", false, nil, nil); err != nil {
-						t.Fatal(err)
-					}
-					acctest.WaitFor(t, "two running allocations", time.Minute, func() (bool, error) {
-						allocs, _, err := c.Jobs().Allocations(name, false, nil)
-						return err == nil && acctest.RunningAllocs(allocs) == 2, err
-					})
-				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					acctest.ExpectNoChanges{},
-				}},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: cfg, Check: expectRunning(t, name, 1)},
+		{
+			PreConfig: func() {
+				c := acctest.Nomad(t)
+				if _, _, err := c.Jobs().Scale(name, "app", acctest.Ptr(2), "autoscaler", false, nil, nil); err != nil {
+					t.Fatal(err)
+				}
+				acctest.WaitFor(t, "two running allocations", time.Minute, func() (bool, error) {
+					allocs, _, err := c.Jobs().Allocations(name, false, nil)
+					return err == nil && acctest.RunningAllocs(allocs) == 2, err
+				})
 			},
-			{
-				Config: changed,
-				Check: acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
-					if *job.TaskGroups[0].Count != 2 || acctest.RunningAllocs(allocs) != 2 {
-						return fmt.Errorf("count %d with %d running, want the autoscaler's 2 kept", *job.TaskGroups[0].Count, acctest.RunningAllocs(allocs))
-					}
-					return nil
-				}),
-			},
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				acctest.ExpectNoChanges{},
+			}},
+		},
+		{
+			Config: changed,
+			Check: acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+				if *job.TaskGroups[0].Count != 2 || acctest.RunningAllocs(allocs) != 2 {
+					return fmt.Errorf("count %d with %d running, want the autoscaler's 2 kept", *job.TaskGroups[0].Count, acctest.RunningAllocs(allocs))
+				}
+				return nil
+			}),
 		},
 	})
 }
@@ -137,9 +125,7 @@ func TestAccInstance_unmanagedCountIsKept(t *testing.T) {
 // TestAccInstance_failingTask: a task that exits 1 fails the apply with
 // the task's own events, and the instance stays in state, tainted.
 func TestAccInstance_failingTask(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := fmt.Sprintf(`
 resource "berth_instance" "t" {
   name     = %q
@@ -149,20 +135,16 @@ resource "berth_instance" "t" {
     app = { driver = "raw_exec", command = "/bin/sh", args = ["-c", "echo boom >&2; exit 1"], cpu = 50, memory = 32 }
   }
 }`, name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)did not become healthy.*task "app".*Exit Code: 1`),
-			},
-			{
-				// It is in state (tainted): the plan replaces it.
-				Config:             cfg,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-			},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			Config:      cfg,
+			ExpectError: regexp.MustCompile(`(?s)did not become healthy.*task "app".*Exit Code: 1`),
+		},
+		{
+			// It is in state (tainted): the plan replaces it.
+			Config:             cfg,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
 		},
 	})
 }

@@ -83,83 +83,79 @@ func TestAccInstanceJobType_batch(t *testing.T) {
 		statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("update"), knownvalue.Null()),
 		statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("running"), knownvalue.Bool(true)),
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: checkedByNomad(t, []resource.TestStep{
-			{
-				Config: first,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("update"), knownvalue.Null()),
-				}},
-				ConfigStateChecks: completed,
-				Check:             expectBatchComplete(t, name, func(ids []string) { firstAlloc = ids[0] }),
+	acctest.TestJobSteps(t, name, checkedByNomad(t, []resource.TestStep{
+		{
+			Config: first,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionCreate),
+				plancheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("update"), knownvalue.Null()),
+			}},
+			ConfigStateChecks: completed,
+			Check:             expectBatchComplete(t, name, func(ids []string) { firstAlloc = ids[0] }),
+		},
+		{
+			// A completed batch job is no change.
+			Config:   first,
+			PlanOnly: true,
+		},
+		{
+			Config: second,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: append(completed,
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("job_version"), knownvalue.Int64Exact(1))),
+			Check: expectBatchComplete(t, name, func(ids []string) {
+				secondAlloc = ids[0]
+				if secondAlloc == firstAlloc {
+					t.Errorf("changing args did not run the job again: allocation %s is still the current one", firstAlloc)
+				}
+			}),
+		},
+		// Import reads the same: type, and update null.
+		importVerified("default/" + name),
+		{
+			// Nomad garbage-collects dead batch jobs (a forced GC
+			// would collect other tests' stopped jobs too, so the
+			// job is purged the same way here): no plan to re-run it.
+			PreConfig: func() {
+				if _, _, err := acctest.Nomad(t).Jobs().Deregister(name, true, nil); err != nil {
+					t.Fatalf("purging job %q: %v", name, err)
+				}
 			},
-			{
-				// A completed batch job is no change.
-				Config:   first,
-				PlanOnly: true,
-			},
-			{
-				Config: second,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
-				}},
-				ConfigStateChecks: append(completed,
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("job_version"), knownvalue.Int64Exact(1))),
-				Check: expectBatchComplete(t, name, func(ids []string) {
-					secondAlloc = ids[0]
-					if secondAlloc == firstAlloc {
-						t.Errorf("changing args did not run the job again: allocation %s is still the current one", firstAlloc)
-					}
-				}),
-			},
-			// Import reads the same: type, and update null.
-			importVerified("default/" + name),
-			{
-				// Nomad garbage-collects dead batch jobs (a forced GC
-				// would collect other tests' stopped jobs too, so the
-				// job is purged the same way here): no plan to re-run it.
-				PreConfig: func() {
-					if _, _, err := acctest.Nomad(t).Jobs().Deregister(name, true, nil); err != nil {
-						t.Fatalf("purging job %q: %v", name, err)
-					}
-				},
-				Config:   second,
-				PlanOnly: true,
-			},
-			{
-				// A change registers it anew, and it runs again.
-				Config: third,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
-				}},
-				ConfigStateChecks: completed,
-				Check: expectBatchComplete(t, name, func(ids []string) {
-					if ids[0] == secondAlloc {
-						t.Errorf("the re-registered job did not run again")
-					}
-				}),
-			},
-			{
-				Config: jobTypeConfig(name, "service", "/bin/sleep", `["3600"]`,
-					`update = { min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				Check: acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
-					if deref(job.Type) != "service" {
-						return fmt.Errorf("job type in Nomad = %q, want service", deref(job.Type))
-					}
-					if acctest.RunningAllocs(allocs) != 1 {
-						return fmt.Errorf("%d running allocations, want 1", acctest.RunningAllocs(allocs))
-					}
-					return nil
-				}),
-			},
-		}...),
-	})
+			Config:   second,
+			PlanOnly: true,
+		},
+		{
+			// A change registers it anew, and it runs again.
+			Config: third,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: completed,
+			Check: expectBatchComplete(t, name, func(ids []string) {
+				if ids[0] == secondAlloc {
+					t.Errorf("the re-registered job did not run again")
+				}
+			}),
+		},
+		{
+			Config: jobTypeConfig(name, "service", "/bin/sleep", `["3600"]`,
+				`update = { min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			Check: acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+				if deref(job.Type) != "service" {
+					return fmt.Errorf("job type in Nomad = %q, want service", deref(job.Type))
+				}
+				if acctest.RunningAllocs(allocs) != 1 {
+					return fmt.Errorf("%d running allocations, want 1", acctest.RunningAllocs(allocs))
+				}
+				return nil
+			}),
+		},
+	}...))
 }
 
 // TestAccInstanceJobType_batchFails: a batch job that exits 1 fails the
@@ -220,41 +216,37 @@ func TestAccInstanceJobType_system(t *testing.T) {
 		nodes[a.NodeID] = true
 	}
 	cfg := jobTypeConfig(name, "system", "/bin/sleep", `["3600"]`, fmt.Sprintf("node_pool = %q", pool))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("replicas"), knownvalue.Null()),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("replicas"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("type"), knownvalue.StringExact("system")),
-				},
-				Check: expectOnePerNode(t, name, nodes),
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionCreate),
+				plancheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("replicas"), knownvalue.Null()),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("replicas"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("type"), knownvalue.StringExact("system")),
 			},
-			// Import reads the same: type, and replicas null.
-			importVerified("default/" + name),
-			{
-				// A node joins the pool: Nomad places the job there itself.
-				PreConfig: func() {
-					a, err := acctest.StartClient(devagent.Options{Name: pool + "-late", NodePool: pool})
-					if err != nil {
-						t.Fatal(err)
-					}
-					nodes[a.NodeID] = true
-					waitRunningOn(t, name, a.NodeID)
-				},
-				Config:   cfg,
-				PlanOnly: true,
+			Check: expectOnePerNode(t, name, nodes),
+		},
+		// Import reads the same: type, and replicas null.
+		importVerified("default/" + name),
+		{
+			// A node joins the pool: Nomad places the job there itself.
+			PreConfig: func() {
+				a, err := acctest.StartClient(devagent.Options{Name: pool + "-late", NodePool: pool})
+				if err != nil {
+					t.Fatal(err)
+				}
+				nodes[a.NodeID] = true
+				waitRunningOn(t, name, a.NodeID)
 			},
-			{
-				Config: cfg,
-				Check:  expectOnePerNode(t, name, nodes),
-			},
+			Config:   cfg,
+			PlanOnly: true,
+		},
+		{
+			Config: cfg,
+			Check:  expectOnePerNode(t, name, nodes),
 		},
 	})
 }

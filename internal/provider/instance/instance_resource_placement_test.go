@@ -208,33 +208,29 @@ resource "berth_instance" "t" {
 			}
 		}
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: checkedByNomad(t, []resource.TestStep{
-			{Config: cfg, Check: resource.ComposeAggregateTestCheckFunc(placed, affinityScored)},
-			{
-				PreConfig: acctest.MutateJob(t, name, edited),
-				Config:    cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
-					expectOnlyChanged{addr: acctest.InstanceAddr, attrs: []string{"placement"}, check: func(before, after map[string]any) error {
-						bp, _ := before["placement"].(map[string]any)
-						ap, _ := after["placement"].(map[string]any)
-						if !reflect.DeepEqual(bp["affinities"], ap["affinities"]) || !reflect.DeepEqual(bp["spreads"], ap["spreads"]) {
-							return fmt.Errorf("placement changes beyond constraints: %s -> %s", jsonString(bp), jsonString(ap))
-						}
-						b, a := jsonString(bp["constraints"]), jsonString(ap["constraints"])
-						if !strings.Contains(b, `"operator":"regexp"`) || !strings.Contains(b, `"value":"^ssd$"`) || strings.Contains(a, "regexp") {
-							return fmt.Errorf("constraints change %s -> %s, want Nomad's regexp edit put back", b, a)
-						}
-						return nil
-					}},
+	acctest.TestJobSteps(t, name, checkedByNomad(t, []resource.TestStep{
+		{Config: cfg, Check: resource.ComposeAggregateTestCheckFunc(placed, affinityScored)},
+		{
+			PreConfig: acctest.MutateJob(t, name, edited),
+			Config:    cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+				expectOnlyChanged{addr: acctest.InstanceAddr, attrs: []string{"placement"}, check: func(before, after map[string]any) error {
+					bp, _ := before["placement"].(map[string]any)
+					ap, _ := after["placement"].(map[string]any)
+					if !reflect.DeepEqual(bp["affinities"], ap["affinities"]) || !reflect.DeepEqual(bp["spreads"], ap["spreads"]) {
+						return fmt.Errorf("placement changes beyond constraints: %s -> %s", jsonString(bp), jsonString(ap))
+					}
+					b, a := jsonString(bp["constraints"]), jsonString(ap["constraints"])
+					if !strings.Contains(b, `"operator":"regexp"`) || !strings.Contains(b, `"value":"^ssd$"`) || strings.Contains(a, "regexp") {
+						return fmt.Errorf("constraints change %s -> %s, want Nomad's regexp edit put back", b, a)
+					}
+					return nil
 				}},
-				Check: placed,
-			},
-		}...),
-	})
+			}},
+			Check: placed,
+		},
+	}...))
 }
 
 // TestAccInstancePlacement_importJobLevel imports a hand-written job whose
@@ -306,18 +302,14 @@ resource "berth_instance" "t" {
 			return nil
 		})
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: slices.Concat(adoptSteps(cfg("web", ""), name, nil), []resource.TestStep{
-			{Config: cfg("web", `, env = { V = "2" }`), Check: movedToGroup("web")},
-			{
-				Config: cfg("api", `, env = { V = "2" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectOnlyChanged{addr: acctest.InstanceAddr, attrs: []string{"group"}},
-				}},
-				Check: movedToGroup("api"),
-			},
-		}),
-	})
+	acctest.TestJobSteps(t, name, slices.Concat(adoptSteps(cfg("web", ""), name, nil), []resource.TestStep{
+		{Config: cfg("web", `, env = { V = "2" }`), Check: movedToGroup("web")},
+		{
+			Config: cfg("api", `, env = { V = "2" }`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				expectOnlyChanged{addr: acctest.InstanceAddr, attrs: []string{"group"}},
+			}},
+			Check: movedToGroup("api"),
+		},
+	}))
 }

@@ -25,9 +25,7 @@ import (
 // Nomad neither restarted nor rescheduled it, and the policies read back
 // exactly (Nomad's values for the fields left out).
 func TestAccInstancePolicies_failFast(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	const healthyDeadline = 2 * time.Minute
 	cfg := fmt.Sprintf(`
 resource "berth_instance" "t" {
@@ -43,51 +41,47 @@ resource "berth_instance" "t" {
   }
 }`, name, healthyDeadline.String())
 	var started time.Time
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				PreConfig:   func() { started = time.Now() },
-				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)did not become healthy.*task "app".*Exit Code: 3`),
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			PreConfig:   func() { started = time.Now() },
+			Config:      cfg,
+			ExpectError: regexp.MustCompile(`(?s)did not become healthy.*task "app".*Exit Code: 3`),
+		},
+		{
+			// The failed create is in state (tainted), policies read in full.
+			PreConfig: func() {
+				if took := time.Since(started); took >= healthyDeadline {
+					t.Fatalf("the failing apply took %s, not less than healthy_deadline %s", took, healthyDeadline)
+				}
 			},
-			{
-				// The failed create is in state (tainted), policies read in full.
-				PreConfig: func() {
-					if took := time.Since(started); took >= healthyDeadline {
-						t.Fatalf("the failing apply took %s, not less than healthy_deadline %s", took, healthyDeadline)
+			RefreshState:       true,
+			ExpectNonEmptyPlan: true,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.restart.attempts", "0"),
+				resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.restart.interval", "30m"),
+				resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.restart.delay", "15s"),
+				resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.restart.mode", "fail"),
+				resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.reschedule.attempts", "0"),
+				resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.reschedule.unlimited", "false"),
+				resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.reschedule.delay_function", "exponential"),
+				resource.TestCheckNoResourceAttr(acctest.InstanceAddr, "policies.migrate.max_parallel"),
+				acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+					g := job.TaskGroups[0]
+					if r := g.RestartPolicy; *r.Attempts != 0 || *r.Mode != "fail" {
+						return fmt.Errorf("restart in Nomad = %+v", r)
 					}
-				},
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.restart.attempts", "0"),
-					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.restart.interval", "30m"),
-					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.restart.delay", "15s"),
-					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.restart.mode", "fail"),
-					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.reschedule.attempts", "0"),
-					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.reschedule.unlimited", "false"),
-					resource.TestCheckResourceAttr(acctest.InstanceAddr, "policies.reschedule.delay_function", "exponential"),
-					resource.TestCheckNoResourceAttr(acctest.InstanceAddr, "policies.migrate.max_parallel"),
-					acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
-						g := job.TaskGroups[0]
-						if r := g.RestartPolicy; *r.Attempts != 0 || *r.Mode != "fail" {
-							return fmt.Errorf("restart in Nomad = %+v", r)
-						}
-						if r := g.ReschedulePolicy; *r.Attempts != 0 || *r.Unlimited {
-							return fmt.Errorf("reschedule in Nomad = %+v", r)
-						}
-						if len(allocs) != 1 {
-							return fmt.Errorf("%d allocations, want 1: Nomad rescheduled the failed one", len(allocs))
-						}
-						if ts := allocs[0].TaskStates["app"]; allocs[0].ClientStatus != "failed" || ts == nil || ts.Restarts != 0 {
-							return fmt.Errorf("allocation %s, task state %+v: want failed without restarts", allocs[0].ClientStatus, ts)
-						}
-						return nil
-					}),
-				),
-			},
+					if r := g.ReschedulePolicy; *r.Attempts != 0 || *r.Unlimited {
+						return fmt.Errorf("reschedule in Nomad = %+v", r)
+					}
+					if len(allocs) != 1 {
+						return fmt.Errorf("%d allocations, want 1: Nomad rescheduled the failed one", len(allocs))
+					}
+					if ts := allocs[0].TaskStates["app"]; allocs[0].ClientStatus != "failed" || ts == nil || ts.Restarts != 0 {
+						return fmt.Errorf("allocation %s, task state %+v: want failed without restarts", allocs[0].ClientStatus, ts)
+					}
+					return nil
+				}),
+			),
 		},
 	})
 }
@@ -138,70 +132,62 @@ func expectPolicies(t *testing.T, name string, priority int, kill time.Duration,
 // apply puts it back; unset ones are Nomad's defaults, and a change made in
 // Nomad to one of them is drift too.
 func TestAccInstancePolicies_roundTrip(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	set, unset := policyConfig(name, false), policyConfig(name, true)
 	policies := tfjsonpath.New("policies")
 	restartAttempts := policies.AtMapKey("restart").AtMapKey("attempts")
 	priority := policies.AtMapKey("priority")
 	killTimeout := tfjsonpath.New("services").AtMapKey("app").AtMapKey("policies").AtMapKey("kill_timeout")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: checkedByNomad(t, []resource.TestStep{
-			{
-				Config: set,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, restartAttempts, knownvalue.Int64Exact(1)),
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, policies.AtMapKey("migrate").AtMapKey("min_healthy_time"), knownvalue.StringExact("10s")),
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, policies.AtMapKey("ephemeral_disk").AtMapKey("migrate"), knownvalue.Bool(false)),
-				},
-				Check: expectPolicies(t, name, 60, 3*time.Second, 1),
+	acctest.TestJobSteps(t, name, checkedByNomad(t, []resource.TestStep{
+		{
+			Config: set,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, restartAttempts, knownvalue.Int64Exact(1)),
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, policies.AtMapKey("migrate").AtMapKey("min_healthy_time"), knownvalue.StringExact("10s")),
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, policies.AtMapKey("ephemeral_disk").AtMapKey("migrate"), knownvalue.Bool(false)),
 			},
-			{
-				// Changed in Nomad: the plan puts restart.attempts back.
-				Config: set,
-				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) {
-					j.TaskGroups[0].RestartPolicy.Attempts = acctest.Ptr(4)
-					for _, task := range j.TaskGroups[0].Tasks {
-						task.RestartPolicy = nil // the tasks take the group's, as berth sends it
-					}
-				}),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(acctest.InstanceAddr, restartAttempts, knownvalue.Int64Exact(1)),
-				}},
-				Check: expectPolicies(t, name, 60, 3*time.Second, 1),
+			Check: expectPolicies(t, name, 60, 3*time.Second, 1),
+		},
+		{
+			// Changed in Nomad: the plan puts restart.attempts back.
+			Config: set,
+			PreConfig: acctest.MutateJob(t, name, func(j *api.Job) {
+				j.TaskGroups[0].RestartPolicy.Attempts = acctest.Ptr(4)
+				for _, task := range j.TaskGroups[0].Tasks {
+					task.RestartPolicy = nil // the tasks take the group's, as berth sends it
+				}
+			}),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(acctest.InstanceAddr, restartAttempts, knownvalue.Int64Exact(1)),
+			}},
+			Check: expectPolicies(t, name, 60, 3*time.Second, 1),
+		},
+		{
+			// Unset: Nomad's defaults, null in state.
+			Config: unset,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, priority, knownvalue.Null()),
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, killTimeout, knownvalue.Null()),
 			},
-			{
-				// Unset: Nomad's defaults, null in state.
-				Config: unset,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, priority, knownvalue.Null()),
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, killTimeout, knownvalue.Null()),
-				},
-				Check: expectPolicies(t, name, 50, 5*time.Second, 1),
-			},
-			planShowsUpdate(unset, acctest.MutateJob(t, name, func(j *api.Job) { j.Priority = acctest.Ptr(70) })),
-			{
-				Config: unset,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(acctest.InstanceAddr, priority, knownvalue.Null()),
-				}},
-				Check: expectPolicies(t, name, 50, 5*time.Second, 1),
-			},
-		}...),
-	})
+			Check: expectPolicies(t, name, 50, 5*time.Second, 1),
+		},
+		planShowsUpdate(unset, acctest.MutateJob(t, name, func(j *api.Job) { j.Priority = acctest.Ptr(70) })),
+		{
+			Config: unset,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(acctest.InstanceAddr, priority, knownvalue.Null()),
+			}},
+			Check: expectPolicies(t, name, 50, 5*time.Second, 1),
+		},
+	}...))
 }
 
 // TestAccInstancePolicies_lifecycleRoles: every role maps onto its Nomad
 // lifecycle block and the instance becomes healthy with all of them.
 func TestAccInstancePolicies_lifecycleRoles(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	oneShot := `driver = "raw_exec", command = "/bin/sh", args = ["-c", "exit 0"], cpu = 20, memory = 16`
 	long := `driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 20, memory = 16`
 	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", More: fmt.Sprintf(`
@@ -218,29 +204,25 @@ func TestAccInstancePolicies_lifecycleRoles(t *testing.T) {
 		"notify": {Hook: "poststart"},
 		"drain":  {Hook: "poststop"},
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{{
-			Config: cfg,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
-			},
-			Check: acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
-				got := map[string]*api.TaskLifecycle{}
-				for _, task := range job.TaskGroups[0].Tasks {
-					got[task.Name] = task.Lifecycle
-				}
-				if !reflect.DeepEqual(got, want) {
-					return fmt.Errorf("lifecycles in Nomad = %v, want %v", got, want)
-				}
-				if acctest.RunningAllocs(allocs) != 1 {
-					return fmt.Errorf("%d running allocations, want 1", acctest.RunningAllocs(allocs))
-				}
-				return nil
-			}),
-		}},
-	})
+	acctest.TestJobSteps(t, name, []resource.TestStep{{
+		Config: cfg,
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
+		},
+		Check: acctest.WithJob(t, name, func(job *api.Job, allocs []*api.AllocationListStub) error {
+			got := map[string]*api.TaskLifecycle{}
+			for _, task := range job.TaskGroups[0].Tasks {
+				got[task.Name] = task.Lifecycle
+			}
+			if !reflect.DeepEqual(got, want) {
+				return fmt.Errorf("lifecycles in Nomad = %v, want %v", got, want)
+			}
+			if acctest.RunningAllocs(allocs) != 1 {
+				return fmt.Errorf("%d running allocations, want 1", acctest.RunningAllocs(allocs))
+			}
+			return nil
+		}),
+	}})
 }
 
 // TestAccInstancePolicies_importHandWritten imports a job written by hand
@@ -248,9 +230,7 @@ func TestAccInstancePolicies_lifecycleRoles(t *testing.T) {
 // default everything else: the non-default ones import as written, the
 // defaults as null, and the plan is empty.
 func TestAccInstancePolicies_importHandWritten(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	job := &api.Job{
 		ID: acctest.Ptr(name), Name: acctest.Ptr(name), Type: acctest.Ptr("service"), Datacenters: []string{"*"},
 		TaskGroups: []*api.TaskGroup{{
@@ -281,15 +261,11 @@ resource "berth_instance" "t" {
     app = { driver = "raw_exec", command = "/bin/sleep", args = ["3600"], cpu = 50, memory = 32, policies = { kill_timeout = "20s" } }
   }
 }`, name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: adoptSteps(cfg, name, importedAttrs(
-			map[string]string{"policies.restart.attempts": "5", "policies.restart.interval": "30m",
-				"policies.reschedule.delay_function": "exponential", "services.app.policies.kill_timeout": "20s"},
-			[]string{"policies.priority", "policies.migrate.%", "policies.ephemeral_disk.%", "services.app.policies.logs.%",
-				"services.app.policies.shutdown_delay"})),
-	})
+	acctest.TestJobSteps(t, name, adoptSteps(cfg, name, importedAttrs(
+		map[string]string{"policies.restart.attempts": "5", "policies.restart.interval": "30m",
+			"policies.reschedule.delay_function": "exponential", "services.app.policies.kill_timeout": "20s"},
+		[]string{"policies.priority", "policies.migrate.%", "policies.ephemeral_disk.%", "services.app.policies.logs.%",
+			"services.app.policies.shutdown_delay"})))
 }
 
 // TestAccInstancePolicies_diskCharge: an instance placed into a node

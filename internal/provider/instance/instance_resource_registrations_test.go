@@ -97,56 +97,52 @@ func TestAccInstanceRegistration_catalog(t *testing.T) {
           ]
         },
       ]`, name), "")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				func(*terraform.State) error {
+					for service, want := range map[string][]string{name + "-web": {"web", "v1"}, name + "-admin": {"admin"}} {
+						got, err := catalogTags(t, service)
+						if err != nil {
+							return err
+						}
+						if len(got) != 1 || !slices.Equal(got[0], want) {
+							return fmt.Errorf("catalog holds %q with tags %q, want one instance tagged %q", service, got, want)
+						}
+					}
+					return nil
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					func(*terraform.State) error {
-						for service, want := range map[string][]string{name + "-web": {"web", "v1"}, name + "-admin": {"admin"}} {
-							got, err := catalogTags(t, service)
-							if err != nil {
-								return err
+				acctest.WithJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
+					for _, a := range allocs {
+						if a.ClientStatus != "running" {
+							continue
+						}
+						checks, err := acctest.Nomad(t).Allocations().Checks(a.ID, nil)
+						if err != nil {
+							return err
+						}
+						var passing []string
+						for _, c := range checks {
+							if c.Status == "success" {
+								passing = append(passing, c.Service+"/"+c.Check)
 							}
-							if len(got) != 1 || !slices.Equal(got[0], want) {
-								return fmt.Errorf("catalog holds %q with tags %q, want one instance tagged %q", service, got, want)
-							}
+						}
+						sort.Strings(passing)
+						want := []string{name + "-admin/index", name + "-admin/tcp", name + "-web/listening", name + "-web/root"}
+						if !slices.Equal(passing, want) {
+							return fmt.Errorf("passing checks of allocation %s: %q, want %q", a.ID, passing, want)
 						}
 						return nil
-					},
-					acctest.WithJob(t, name, func(_ *api.Job, allocs []*api.AllocationListStub) error {
-						for _, a := range allocs {
-							if a.ClientStatus != "running" {
-								continue
-							}
-							checks, err := acctest.Nomad(t).Allocations().Checks(a.ID, nil)
-							if err != nil {
-								return err
-							}
-							var passing []string
-							for _, c := range checks {
-								if c.Status == "success" {
-									passing = append(passing, c.Service+"/"+c.Check)
-								}
-							}
-							sort.Strings(passing)
-							want := []string{name + "-admin/index", name + "-admin/tcp", name + "-web/listening", name + "-web/root"}
-							if !slices.Equal(passing, want) {
-								return fmt.Errorf("passing checks of allocation %s: %q, want %q", a.ID, passing, want)
-							}
-							return nil
-						}
-						return fmt.Errorf("no running allocation")
-					}),
-				),
-			},
-			importVerified(name),
+					}
+					return fmt.Errorf("no running allocation")
+				}),
+			),
 		},
+		importVerified(name),
 	})
 }
 
@@ -162,14 +158,10 @@ func TestAccInstanceRegistration_failingCheck(t *testing.T) {
           { name = "missing-page", type = "http", path = "/no-such-page", interval = "1s", timeout = "1s" },
         ]
       }]`, name), `{ min_healthy_time = "1s", healthy_deadline = "10s", progress_deadline = "15s" }`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{{
-			Config:      cfg,
-			ExpectError: regexp.MustCompile(`check "missing-page" of service "` + name + `-web" \(task "app"\) is\s+(failure|pending)`),
-		}},
-	})
+	acctest.TestJobSteps(t, name, []resource.TestStep{{
+		Config:      cfg,
+		ExpectError: regexp.MustCompile(`check "missing-page" of service "` + name + `-web" \(task "app"\) is\s+(failure|pending)`),
+	}})
 }
 
 // expectChangeAt is a plan check that the resource at addr would change
@@ -258,28 +250,24 @@ func TestAccInstanceRegistration_driftAndImport(t *testing.T) {
         },
       ]`, name), "")
 	tags := tfjsonpath.New("services").AtMapKey("app").AtMapKey("registrations").AtSliceIndex(1).AtMapKey("tags")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: slices.Concat(adoptSteps(cfg, name, nil), []resource.TestStep{
-			{
-				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Services[1].Tags = []string{"admin", "public"} }),
-				Config:    cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
-					expectChangeAt{addr: acctest.InstanceAddr, path: tags, want: []any{"admin", "internal"}},
-				}},
-				Check: func(*terraform.State) error {
-					got, err := catalogTags(t, name+"-admin")
-					if err != nil {
-						return err
-					}
-					if len(got) != 1 || !slices.Equal(got[0], []string{"admin", "internal"}) {
-						return fmt.Errorf("after the apply the catalog holds %q, want [admin internal]", got)
-					}
-					return nil
-				},
+	acctest.TestJobSteps(t, name, slices.Concat(adoptSteps(cfg, name, nil), []resource.TestStep{
+		{
+			PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { appTask(j).Services[1].Tags = []string{"admin", "public"} }),
+			Config:    cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+				expectChangeAt{addr: acctest.InstanceAddr, path: tags, want: []any{"admin", "internal"}},
+			}},
+			Check: func(*terraform.State) error {
+				got, err := catalogTags(t, name+"-admin")
+				if err != nil {
+					return err
+				}
+				if len(got) != 1 || !slices.Equal(got[0], []string{"admin", "internal"}) {
+					return fmt.Errorf("after the apply the catalog holds %q, want [admin internal]", got)
+				}
+				return nil
 			},
-		}),
-	})
+		},
+	}))
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -42,23 +40,14 @@ func TestAccInstanceSecret_writeOnly(t *testing.T) {
 	acctest.PreCheck(t)
 	acctest.SkipBelowTerraform(t, tfversion.Version1_11_0)
 	name := "berth-acc-secret-" + acctest.RandomHex(3)
-	dir, logFile, baseEnv := acctest.TraceCLIEnv(t)
+	cli := acctest.NewSecretCLI(t)
 	varPath := instance.SecretEnvPath(name, instance.GroupName, "app")
 	// Each secret has a space and a quote, and a random core to search for.
 	tokens := []string{"tok" + acctest.RandomHex(8), "tok" + acctest.RandomHex(8)}
 	secretOf := func(i int) string { return fmt.Sprintf(`pa ss "%s" end`, tokens[i]) }
-	env := func(i int) []string { return append(append([]string{}, baseEnv...), "TF_VAR_secret="+secretOf(i)) }
+	env := func(i int) []string { return append(append([]string{}, cli.Env...), "TF_VAR_secret="+secretOf(i)) }
 	write := func(version int) {
-		acctest.WriteFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
-terraform {
-  required_providers {
-    berth = { source = "berthhq/berth" }
-  }
-}
-variable "secret" {
-  type      = string
-  ephemeral = true
-}
+		cli.WriteConfig(t, fmt.Sprintf(`
 resource "berth_instance" "t" {
   name   = %q
   update = { min_healthy_time = "1s", healthy_deadline = "1m", progress_deadline = "2m" }
@@ -78,17 +67,14 @@ resource "berth_instance" "t" {
 	}
 	c := acctest.Nomad(t)
 	t.Cleanup(func() {
-		acctest.RunTerraformAllowFail(dir, env(1), "destroy", "-auto-approve", "-input=false", "-no-color")
+		acctest.RunTerraformAllowFail(cli.Dir, env(1), "destroy", "-auto-approve", "-input=false", "-no-color")
 		_, _, _ = c.Jobs().Deregister(name, true, nil)
 		_, _ = c.Variables().Delete(varPath, nil)
 	})
 
-	var outputs []string // every CLI output, searched for the secrets at the end
 	run := func(i int, args ...string) string {
 		t.Helper()
-		out := acctest.RunTerraform(t, dir, env(i), args...)
-		outputs = append(outputs, out)
-		return out
+		return cli.Run(t, env(i), args...)
 	}
 
 	write(1)
@@ -130,12 +116,7 @@ resource "berth_instance" "t" {
 	if app["secret_env_wo"] != nil || fmt.Sprint(app["secret_env_wo_version"]) != "1" {
 		t.Errorf("state has secret_env_wo = %v, secret_env_wo_version = %v; want null and 1", app["secret_env_wo"] != nil, app["secret_env_wo_version"])
 	}
-	if out, err := acctest.TerraformOutput(dir, env(0), "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
-		outputs = append(outputs, out)
-		t.Fatalf("the plan after apply is not empty (%v):\n%s", err, out)
-	} else {
-		outputs = append(outputs, out)
-	}
+	cli.ExpectEmptyPlan(t, env(0))
 	before, _, err := c.Jobs().Info(name, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -171,32 +152,16 @@ resource "berth_instance" "t" {
 	}
 
 	// Nowhere: state file, show -json, plans, TRACE log (and every other output).
-	stateFile, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	backup, _ := os.ReadFile(filepath.Join(dir, "terraform.tfstate.backup"))
-	trace, err := os.ReadFile(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	trace := cli.Trace(t)
 	// One request line; its fields come in no particular order.
 	pathRE := regexp.MustCompile(`\spath=/v1/var/` + regexp.QuoteMeta(varPath) + `\s`)
-	wrote := slices.ContainsFunc(strings.Split(string(trace), "\n"), func(line string) bool {
+	wrote := slices.ContainsFunc(strings.Split(trace, "\n"), func(line string) bool {
 		return strings.Contains(line, "Nomad API request") && strings.Contains(line, " method=PUT ") && pathRE.MatchString(line)
 	})
 	if !wrote {
 		t.Fatalf("the TRACE log (%d bytes) has no request writing %s; the test would prove nothing", len(trace), varPath)
 	}
-	places := map[string]string{"terraform.tfstate": string(stateFile), "terraform.tfstate.backup": string(backup),
-		"show -json": shown, "the TRACE log": string(trace), "the CLI output": strings.Join(outputs, "\n")}
-	for what, text := range places {
-		for _, tok := range tokens {
-			if n := strings.Count(text, tok); n > 0 {
-				t.Errorf("the secret appears %d times in %s", n, what)
-			}
-		}
-	}
+	cli.ExpectNowhere(t, shown, tokens...)
 }
 
 // waitForSecretFile waits until a running allocation of job at version
@@ -266,9 +231,7 @@ func expectSecretEnv(t *testing.T, name string, want bool) resource.TestCheckFun
 // planned update of secret_env_wo_version that puts it back, and removing
 // the secrets deletes the Variable and the template.
 func TestAccInstanceSecret_driftImportRemove(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	withSecrets := acctest.InstanceConfig{Name: name, App: `secret_env_wo = { TOKEN = "not-in-state" }
       secret_env_wo_version = 7`}.String()
 	version := tfjsonpath.New("services").AtMapKey("app").AtMapKey("secret_env_wo_version")

@@ -60,9 +60,7 @@ func (e expectBefore) CheckPlan(_ context.Context, req plancheck.CheckPlanReques
 // the Variable changes, the task restarts (change_mode "restart") and the
 // file has the new value.
 func TestAccInstanceTemplate_variable(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	acctest.SetJobVariable(t, name, map[string]string{"greeting": "hello-1"})
 	data := fmt.Sprintf(`{{ with nomadVar "nomad/jobs/%s" }}greeting={{ .greeting }}{{ end }}`, name)
 	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: fmt.Sprintf(`templates = [{
@@ -72,55 +70,51 @@ func TestAccInstanceTemplate_variable(t *testing.T) {
         splay       = "0s"
       }]`, data)}.String()
 	templates := tfjsonpath.New("services").AtMapKey("app").AtMapKey("templates")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, templates.AtSliceIndex(0).AtMapKey("data"), knownvalue.StringExact(data)),
-					// Left to Nomad: null in state.
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, templates.AtSliceIndex(0).AtMapKey("perms"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("services").AtMapKey("app").AtMapKey("artifacts"), knownvalue.Null()),
-				},
-				Check: func(*terraform.State) error {
-					got, err := acctest.AllocFile(acctest.Nomad(t), name, "app/local/app.conf")
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, templates.AtSliceIndex(0).AtMapKey("data"), knownvalue.StringExact(data)),
+				// Left to Nomad: null in state.
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, templates.AtSliceIndex(0).AtMapKey("perms"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("services").AtMapKey("app").AtMapKey("artifacts"), knownvalue.Null()),
+			},
+			Check: func(*terraform.State) error {
+				got, err := acctest.AllocFile(acctest.Nomad(t), name, "app/local/app.conf")
+				if err != nil {
+					return err
+				}
+				if got != "greeting=hello-1" {
+					return fmt.Errorf("app/local/app.conf = %q, want the Variable's value", got)
+				}
+				// Change the Variable: Nomad re-renders and restarts the task.
+				acctest.SetJobVariable(t, name, map[string]string{"greeting": "hello-2"})
+				waitForAllocFile(t, name, "app/local/app.conf", "greeting=hello-2")
+				acctest.WaitFor(t, "the task to restart", 3*time.Minute, func() (bool, error) {
+					alloc, err := acctest.RunningAlloc(acctest.Nomad(t), name)
 					if err != nil {
-						return err
+						return false, err
 					}
-					if got != "greeting=hello-1" {
-						return fmt.Errorf("app/local/app.conf = %q, want the Variable's value", got)
+					ts := alloc.TaskStates["app"]
+					if ts == nil {
+						return false, fmt.Errorf("no task state")
 					}
-					// Change the Variable: Nomad re-renders and restarts the task.
-					acctest.SetJobVariable(t, name, map[string]string{"greeting": "hello-2"})
-					waitForAllocFile(t, name, "app/local/app.conf", "greeting=hello-2")
-					acctest.WaitFor(t, "the task to restart", 3*time.Minute, func() (bool, error) {
-						alloc, err := acctest.RunningAlloc(acctest.Nomad(t), name)
-						if err != nil {
-							return false, err
-						}
-						ts := alloc.TaskStates["app"]
-						if ts == nil {
-							return false, fmt.Errorf("no task state")
-						}
-						signaled := slices.IndexFunc(ts.Events, func(e *api.TaskEvent) bool {
-							return e.Type == api.TaskRestartSignal && strings.Contains(e.RestartReason+e.DisplayMessage, "emplate")
-						})
-						if signaled < 0 {
-							return false, fmt.Errorf("no template restart among %d events", len(ts.Events))
-						}
-						restarted := slices.ContainsFunc(ts.Events[signaled:], func(e *api.TaskEvent) bool { return e.Type == api.TaskStarted })
-						return restarted && ts.State == "running", fmt.Errorf("task %s, not started again after the restart", ts.State)
+					signaled := slices.IndexFunc(ts.Events, func(e *api.TaskEvent) bool {
+						return e.Type == api.TaskRestartSignal && strings.Contains(e.RestartReason+e.DisplayMessage, "emplate")
 					})
-					return nil
-				},
+					if signaled < 0 {
+						return false, fmt.Errorf("no template restart among %d events", len(ts.Events))
+					}
+					restarted := slices.ContainsFunc(ts.Events[signaled:], func(e *api.TaskEvent) bool { return e.Type == api.TaskStarted })
+					return restarted && ts.State == "running", fmt.Errorf("task %s, not started again after the restart", ts.State)
+				})
+				return nil
 			},
-			{
-				// Nomad's rendering is not drift.
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}},
-			},
+		},
+		{
+			// Nomad's rendering is not drift.
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}},
 		},
 	})
 }
@@ -130,37 +124,31 @@ func TestAccInstanceTemplate_variable(t *testing.T) {
 // it back; a job written by hand with templates, an artifact and two
 // services imports with an empty plan.
 func TestAccInstanceTemplate_driftAndImport(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: `templates = [
         { data = "a=1", destination = "local/a.conf", change_mode = "noop" },
         { data = "b=1", destination = "local/b.conf", perms = "0600" },
       ]`}.String()
 	data := tfjsonpath.New("services").AtMapKey("app").AtMapKey("templates").AtSliceIndex(0).AtMapKey("data")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				Config: cfg,
-				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) {
-					appTask(j).Templates[0].EmbeddedTmpl = acctest.Ptr("a=2")
-				}),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
-					expectBefore{path: data, want: "a=2"},
-					plancheck.ExpectKnownValue(acctest.InstanceAddr, data, knownvalue.StringExact("a=1")),
-				}},
-				Check: acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
-					tms := appTask(job).Templates
-					if len(tms) != 2 || *tms[0].EmbeddedTmpl != "a=1" || *tms[1].Perms != "0600" || *tms[0].ChangeMode != "noop" {
-						return fmt.Errorf("templates in Nomad = %+v, %+v", tms[0], tms[1])
-					}
-					return nil
-				}),
-			},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: cfg},
+		{
+			Config: cfg,
+			PreConfig: acctest.MutateJob(t, name, func(j *api.Job) {
+				appTask(j).Templates[0].EmbeddedTmpl = acctest.Ptr("a=2")
+			}),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+				expectBefore{path: data, want: "a=2"},
+				plancheck.ExpectKnownValue(acctest.InstanceAddr, data, knownvalue.StringExact("a=1")),
+			}},
+			Check: acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+				tms := appTask(job).Templates
+				if len(tms) != 2 || *tms[0].EmbeddedTmpl != "a=1" || *tms[1].Perms != "0600" || *tms[0].ChangeMode != "noop" {
+					return fmt.Errorf("templates in Nomad = %+v, %+v", tms[0], tms[1])
+				}
+				return nil
+			}),
 		},
 	})
 
@@ -237,9 +225,7 @@ resource "berth_instance" "t" {
 // server is downloaded into the allocation, checked against its checksum;
 // with a wrong checksum the apply fails with Nomad's message.
 func TestAccInstanceArtifact_download(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	content := "artifact " + acctest.RandomHex(8) + "\n"
 	sum := sha256.Sum256([]byte(content))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -264,33 +250,29 @@ func TestAccInstanceArtifact_download(t *testing.T) {
       }]`, srv.URL+"/dist/tool.txt", checksum)}.String()
 	}
 	wrong := sha256.Sum256([]byte("something else"))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg(hex.EncodeToString(sum[:])),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					func(*terraform.State) error {
-						got, err := acctest.AllocFile(acctest.Nomad(t), name, "app/local/tool.txt")
-						if err == nil && got != content {
-							err = fmt.Errorf("app/local/tool.txt = %q, want %q", got, content)
-						}
-						return err
-					},
-					acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
-						a := appTask(job).Artifacts
-						if len(a) != 1 || a[0].GetterHeaders["X-Token"] != "not-shown" || *a[0].GetterMode != "file" {
-							return fmt.Errorf("artifacts in Nomad = %+v", a)
-						}
-						return nil
-					}),
-				),
-			},
-			{
-				Config:      cfg(hex.EncodeToString(wrong[:])),
-				ExpectError: regexp.MustCompile(`(?s)Failed\s+Artifact\s+Download.*Checksums\s+did\s+not\s+match`),
-			},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			Config: cfg(hex.EncodeToString(sum[:])),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				func(*terraform.State) error {
+					got, err := acctest.AllocFile(acctest.Nomad(t), name, "app/local/tool.txt")
+					if err == nil && got != content {
+						err = fmt.Errorf("app/local/tool.txt = %q, want %q", got, content)
+					}
+					return err
+				},
+				acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					a := appTask(job).Artifacts
+					if len(a) != 1 || a[0].GetterHeaders["X-Token"] != "not-shown" || *a[0].GetterMode != "file" {
+						return fmt.Errorf("artifacts in Nomad = %+v", a)
+					}
+					return nil
+				}),
+			),
+		},
+		{
+			Config:      cfg(hex.EncodeToString(wrong[:])),
+			ExpectError: regexp.MustCompile(`(?s)Failed\s+Artifact\s+Download.*Checksums\s+did\s+not\s+match`),
 		},
 	})
 }

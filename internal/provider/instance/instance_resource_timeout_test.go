@@ -17,9 +17,7 @@ import (
 // "invalid result object" from Terraform. State then holds Nomad's modify
 // index, and the next plan is empty.
 func TestAccInstance_updateTimeoutKeepsState(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	bin := acctest.BuildProviderBinary(t)
 	dir := t.TempDir()
 	env := append(acctest.CleanEnv(), "NOMAD_ADDR="+os.Getenv("NOMAD_ADDR"), "NOMAD_TOKEN="+os.Getenv("NOMAD_TOKEN"),

@@ -84,9 +84,7 @@ func mentionsAll(settings []string) *regexp.Regexp {
 // workload identity block and all_at_once is refused on import, naming
 // each setting, and stays as it was in Nomad.
 func TestAccInstance_importRefusesUnmanagedSettings(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	job := &api.Job{ID: acctest.Ptr(name), Name: acctest.Ptr(name), Type: acctest.Ptr("service"), TaskGroups: []*api.TaskGroup{{
 		Name: acctest.Ptr("app"), Count: acctest.Ptr(1),
 		Tasks: []*api.Task{{Name: "app", Driver: "raw_exec", Config: map[string]any{"command": "/bin/sleep", "args": []string{"3600"}},
@@ -123,9 +121,7 @@ func TestAccInstance_importRefusesUnmanagedSettings(t *testing.T) {
 // warning naming each, and an update), the apply removes them from
 // Nomad, and the plan after that is empty.
 func TestAccInstance_unmanagedSettingsAddedInNomad(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := acctest.InstanceConfig{Name: name, Extra: "replicas = 1"}.String()
 	warnings := &planWarnings{}
 	var settings []string

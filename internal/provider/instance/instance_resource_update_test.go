@@ -81,9 +81,7 @@ func stateString(t *testing.T, cli *acctest.TFCLI, attr string) string {
 // job version, and the plan is empty again.
 // It drives the terraform CLI itself: warnings are only visible there.
 func TestAccInstanceUpdate_manualPromotion(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	c := acctest.Nomad(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -210,9 +208,7 @@ func (e expectPriorValue) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 // next change goes through; a health_check changed in Nomad shows in the
 // next plan and the apply puts it back.
 func TestAccInstanceUpdate_healthCheckAndStagger(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	name := acctest.InstanceName(t)
+	name := startInstanceTest(t)
 	cfg := func(health, release string) string {
 		return acctest.InstanceConfig{Name: name, Extra: "replicas = 1", App: fmt.Sprintf("env = { RELEASE = %q }", release),
 			Update: fmt.Sprintf(`{ health_check = %q, stagger = "45s", min_healthy_time = "1s", healthy_deadline = "30s", progress_deadline = "1m" }`, health)}.String()
@@ -233,51 +229,47 @@ func TestAccInstanceUpdate_healthCheckAndStagger(t *testing.T) {
 		return statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("update").AtMapKey("health_check"), knownvalue.StringExact(v))
 	}
 	empty := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{acctest.ExpectNoChanges{}}}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				// Not what berth derives (no service has a check), and
-				// the same for Nomad: sent as written.
-				Config: cfg("checks", "1"), ConfigPlanChecks: empty,
-				ConfigStateChecks: []statecheck.StateCheck{healthAt("checks")},
-				Check:             inNomad("checks"),
-			},
-			{
-				// Nobody marks the new allocation healthy: the apply must
-				// not wait for the deployment.
-				Config: cfg("manual", "2"), ConfigPlanChecks: empty,
-				ConfigStateChecks: []statecheck.StateCheck{
-					healthAt("manual"),
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("running")),
-				},
-				Check: resource.ComposeTestCheckFunc(inNomad("manual"), acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
-					dep, _, err := acctest.Nomad(t).Jobs().LatestDeployment(name, nil)
-					if err != nil || dep == nil || dep.JobVersion != *job.Version || dep.Status != api.DeploymentStatusRunning {
-						return fmt.Errorf("latest deployment %+v (%v), want version %d still running", dep, err, *job.Version)
-					}
-					return nil
-				})),
-			},
-			{
-				// The open deployment does not hold up the next change.
-				Config: cfg("task_states", "3"), ConfigPlanChecks: empty,
-				ConfigStateChecks: []statecheck.StateCheck{
-					healthAt("task_states"),
-					statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
-				},
-				Check: inNomad("task_states"),
-			},
-			{
-				PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.HealthCheck = acctest.Ptr("manual") }),
-				Config:    cfg("task_states", "3"), PlanOnly: true, ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
-					expectPriorValue{attr: "update", key: "health_check", want: "manual"},
-				}},
-			},
-			{Config: cfg("task_states", "3"), ConfigPlanChecks: empty, Check: inNomad("task_states")},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			// Not what berth derives (no service has a check), and
+			// the same for Nomad: sent as written.
+			Config: cfg("checks", "1"), ConfigPlanChecks: empty,
+			ConfigStateChecks: []statecheck.StateCheck{healthAt("checks")},
+			Check:             inNomad("checks"),
 		},
+		{
+			// Nobody marks the new allocation healthy: the apply must
+			// not wait for the deployment.
+			Config: cfg("manual", "2"), ConfigPlanChecks: empty,
+			ConfigStateChecks: []statecheck.StateCheck{
+				healthAt("manual"),
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("running")),
+			},
+			Check: resource.ComposeTestCheckFunc(inNomad("manual"), acctest.WithJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+				dep, _, err := acctest.Nomad(t).Jobs().LatestDeployment(name, nil)
+				if err != nil || dep == nil || dep.JobVersion != *job.Version || dep.Status != api.DeploymentStatusRunning {
+					return fmt.Errorf("latest deployment %+v (%v), want version %d still running", dep, err, *job.Version)
+				}
+				return nil
+			})),
+		},
+		{
+			// The open deployment does not hold up the next change.
+			Config: cfg("task_states", "3"), ConfigPlanChecks: empty,
+			ConfigStateChecks: []statecheck.StateCheck{
+				healthAt("task_states"),
+				statecheck.ExpectKnownValue(acctest.InstanceAddr, tfjsonpath.New("deployment_status"), knownvalue.StringExact("successful")),
+			},
+			Check: inNomad("task_states"),
+		},
+		{
+			PreConfig: acctest.MutateJob(t, name, func(j *api.Job) { j.TaskGroups[0].Update.HealthCheck = acctest.Ptr("manual") }),
+			Config:    cfg("task_states", "3"), PlanOnly: true, ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(acctest.InstanceAddr, plancheck.ResourceActionUpdate),
+				expectPriorValue{attr: "update", key: "health_check", want: "manual"},
+			}},
+		},
+		{Config: cfg("task_states", "3"), ConfigPlanChecks: empty, Check: inNomad("task_states")},
 	})
 }

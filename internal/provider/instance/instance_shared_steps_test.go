@@ -2,6 +2,7 @@ package instance
 
 import (
 	"fmt"
+	"testing"
 
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -88,4 +89,14 @@ func plannedChange(req plancheck.CheckPlanRequest, addr string) *tfjson.Resource
 		}
 	}
 	return nil
+}
+
+// startInstanceTest readies an acceptance test on one instance: it runs in
+// parallel once the agent is checked, and its job is named after the test
+// (acctest.InstanceName).
+func startInstanceTest(t *testing.T) string {
+	t.Helper()
+	t.Parallel()
+	acctest.PreCheck(t)
+	return acctest.InstanceName(t)
 }

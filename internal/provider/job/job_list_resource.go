@@ -54,22 +54,14 @@ func (r *jobListResource) List(ctx context.Context, req list.ListRequest, stream
 		return
 	}
 	filter := nomadclient.JobFilter{Namespace: cfg.Namespace.ValueString(), Prefix: cfg.NamePrefix.ValueString()}
-	shared.StreamJobs(ctx, r.Data, filter, req, stream, func(j nomadclient.JobSummary) (list.ListResult, bool) {
-		return r.listed(ctx, req, j, cfg.IncludeInstances.ValueBool())
+	shared.StreamJobs(ctx, r.Data, filter, req, stream, func(j nomadclient.JobSummary, job *nomadclient.Job) (list.ListResult, bool) {
+		return r.listed(ctx, req, j, job, cfg.IncludeInstances.ValueBool())
 	})
 }
 
-// listed reads one job into a list result; ok is false for a job gone
-// since the listing or one berth_instance lists instead.
-func (r *jobListResource) listed(ctx context.Context, req list.ListRequest, j nomadclient.JobSummary, instances bool) (list.ListResult, bool) {
-	job, err := r.Data.Nomad.GetJob(ctx, j.Namespace, j.ID)
-	if err != nil || job == nil {
-		result := list.ListResult{}
-		if err != nil {
-			shared.AddNomadError(&result.Diagnostics, "Could not read job "+j.Namespace+"/"+j.ID, err)
-		}
-		return result, err != nil
-	}
+// listed makes one job a list result; ok is false for one berth_instance
+// lists instead.
+func (r *jobListResource) listed(ctx context.Context, req list.ListRequest, j nomadclient.JobSummary, job *nomadclient.Job, instances bool) (list.ListResult, bool) {
 	if _, unsupported := job.InstanceSpec(); len(unsupported) == 0 && !instances {
 		return list.ListResult{}, false
 	}

@@ -3,8 +3,7 @@ package job
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,20 +28,11 @@ func TestAccJobSecret_variablesWriteOnly(t *testing.T) {
 	acctest.SkipBelowTerraform(t, tfversion.Version1_11_0)
 	name := "berth-acc-jobsecret-" + acctest.RandomHex(3)
 	varPath := workflow.JobVariablePath(name)
-	dir, logFile, env := acctest.TraceCLIEnv(t)
+	cli := acctest.NewSecretCLI(t)
 	token := "tok" + acctest.RandomHex(8)
 	secret := fmt.Sprintf(`pa ss "%s" end`, token)
-	env = append(env, "TF_VAR_secret="+secret)
-	acctest.WriteFile(t, filepath.Join(dir, "main.tf"), fmt.Sprintf(`
-terraform {
-  required_providers {
-    berth = { source = "berthhq/berth" }
-  }
-}
-variable "secret" {
-  type      = string
-  ephemeral = true
-}
+	env := append(slices.Clone(cli.Env), "TF_VAR_secret="+secret)
+	cli.WriteConfig(t, fmt.Sprintf(`
 resource "berth_job" "t" {
   variables_wo         = { password = var.secret }
   variables_wo_version = 1
@@ -60,16 +50,13 @@ resource "berth_job" "t" {
   }`, varPath))))
 	c := acctest.Nomad(t)
 	t.Cleanup(func() {
-		acctest.RunTerraformAllowFail(dir, env, "destroy", "-auto-approve", "-input=false", "-no-color")
+		acctest.RunTerraformAllowFail(cli.Dir, env, "destroy", "-auto-approve", "-input=false", "-no-color")
 		_, _, _ = c.Jobs().Deregister(name, true, nil)
 		_, _ = c.Variables().Delete(varPath, nil)
 	})
-	var outputs []string
 	run := func(args ...string) string {
 		t.Helper()
-		out := acctest.RunTerraform(t, dir, env, args...)
-		outputs = append(outputs, out)
-		return out
+		return cli.Run(t, env, args...)
 	}
 	run("apply", "-auto-approve", "-input=false", "-no-color")
 	acctest.WaitFor(t, "the template to render the secret", 2*time.Minute, func() (bool, error) {
@@ -92,25 +79,13 @@ resource "berth_job" "t" {
 	if !strings.Contains(shown, `"variables_wo":null`) || !strings.Contains(shown, `"variables_wo_version":1`) {
 		t.Errorf("show -json does not hold variables_wo = null and its version 1")
 	}
-	if out, err := acctest.TerraformOutput(dir, env, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
-		t.Fatalf("the plan after apply is not empty (%v):\n%s", err, out)
-	} else {
-		outputs = append(outputs, out)
-	}
+	cli.ExpectEmptyPlan(t, env)
 	run("destroy", "-auto-approve", "-input=false", "-no-color")
 	if _, _, err := c.Variables().Read(varPath, nil); !errors.Is(err, api.ErrVariablePathNotFound) && !acctest.IsNotFound(err) {
 		t.Errorf("the Variable after destroy: %v; want it deleted", err)
 	}
-	stateFile, _ := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	backup, _ := os.ReadFile(filepath.Join(dir, "terraform.tfstate.backup"))
-	trace, err := os.ReadFile(logFile)
-	if err != nil || !strings.Contains(string(trace), "/v1/var/"+varPath) {
-		t.Fatalf("the TRACE log (%v) has no request for %s; the test would prove nothing", err, varPath)
+	if trace := cli.Trace(t); !strings.Contains(trace, "/v1/var/"+varPath) {
+		t.Fatalf("the TRACE log (%d bytes) has no request for %s; the test would prove nothing", len(trace), varPath)
 	}
-	for what, text := range map[string]string{"terraform.tfstate": string(stateFile), "terraform.tfstate.backup": string(backup),
-		"show -json": shown, "the TRACE log": string(trace), "the CLI output": strings.Join(outputs, "\n")} {
-		if n := strings.Count(text, token); n > 0 {
-			t.Errorf("the secret appears %d times in %s", n, what)
-		}
-	}
+	cli.ExpectNowhere(t, shown, token)
 }

@@ -75,10 +75,7 @@ func TestLeaseRenewAction_refusesWhatTheKeyCannotVouchFor(t *testing.T) {
 // the provider's key and ending no earlier than before, its workload runs,
 // and the lease resource plans no change afterwards.
 func TestAccLeaseRenewAction_renewsAndPlansNothing(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	name := "berth-acc-renew-" + acctest.RandomHex(3)
+	key, pub, name := startLeaseTest(t, "renew")
 	base := leaseConfig(key, name, "1h", "")
 	var before lease.Lease
 	var version uint64

@@ -19,10 +19,8 @@ import (
 // whose options are tampered with too; the tamper steps reuse it, since
 // each apply leaves a clean lease for the next.
 func TestAccLease_settingsBerthNeverWrites(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	parent, child := "berth-acc-lease-allow-p-"+acctest.RandomHex(3), "berth-acc-lease-allow-c-"+acctest.RandomHex(3)
+	key, pub, parent := startLeaseTest(t, "lease-allow-p")
+	child := "berth-acc-lease-allow-c-" + acctest.RandomHex(3)
 	const childAddr = "berth_reservation.child"
 	cfg := leaseProvider(key) + leaseResourceConfig("parent", parent, "1h", "") +
 		leaseResourceConfig("child", child, "1h", "reference = berth_reservation.parent.id")

@@ -14,48 +14,41 @@ import (
 // "deleted" (expired, so it ends here) and stays in state; with renew =
 // false the next plan keeps it, with renew = true it is replaced.
 func TestAccLease_deletedBeforeExpiry(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-deleted-" + acctest.RandomHex(3)
+	key, pub, name := startLeaseTest(t, "lease-deleted")
 	cfg := leaseConfig(key, name, "1h", "renew = false")
 	nomad := acctest.Nomad(t)
 	deleted := resource.ComposeAggregateTestCheckFunc(
 		resource.TestCheckResourceAttr(leaseAddr, "expired", "true"),
 		resource.TestCheckResourceAttr(leaseAddr, "result.state", "deleted"),
 	)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg, Check: resource.TestCheckResourceAttr(leaseAddr, "result.state", "ok")},
-			{
-				PreConfig: func() {
-					if _, _, err := nomad.Jobs().Deregister(name, false, nil); err != nil {
-						t.Fatal(err)
-					}
-				},
-				RefreshState: true,
-				Check:        deleted,
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: cfg, Check: resource.TestCheckResourceAttr(leaseAddr, "result.state", "ok")},
+		{
+			PreConfig: func() {
+				if _, _, err := nomad.Jobs().Deregister(name, false, nil); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{
-				PreConfig: func() {
-					if _, _, err := nomad.Jobs().Deregister(name, true, nil); err != nil {
-						t.Fatal(err)
-					}
-				},
-				RefreshState: true,
-				Check: resource.ComposeAggregateTestCheckFunc(deleted,
-					resource.TestCheckResourceAttrSet(leaseAddr, "result.allocation_id")),
+			RefreshState: true,
+			Check:        deleted,
+		},
+		{
+			PreConfig: func() {
+				if _, _, err := nomad.Jobs().Deregister(name, true, nil); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{Config: cfg, PlanOnly: true},
-			{
-				Config: leaseConfig(key, name, "1h", "renew = true"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionReplace),
-				}},
-				Check: checkLeaseVerifies(t, name, pub),
-			},
+			RefreshState: true,
+			Check: resource.ComposeAggregateTestCheckFunc(deleted,
+				resource.TestCheckResourceAttrSet(leaseAddr, "result.allocation_id")),
+		},
+		{Config: cfg, PlanOnly: true},
+		{
+			Config: leaseConfig(key, name, "1h", "renew = true"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionReplace),
+			}},
+			Check: checkLeaseVerifies(t, name, pub),
 		},
 	})
 }

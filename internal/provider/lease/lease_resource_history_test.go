@@ -44,80 +44,73 @@ func revertLease(t *testing.T, name, from, to string) func() {
 // of the reverted version's allocation is not valid, and the next apply
 // replaces it with a clean 1h lease.
 func TestAccLease_revertWithoutRecord(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-revnorec-" + acctest.RandomHex(3)
+	key, pub, name := startLeaseTest(t, "lease-revnorec")
 	short := leaseConfig(key, name, "1h", "")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: leaseConfig(key, name, "24h", "")},
-			{
-				Config: short,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.TestCheckResourceAttr(leaseAddr, "verified", "true"),
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: leaseConfig(key, name, "24h", "")},
+		{
+			Config: short,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
+			}},
+			Check: resource.TestCheckResourceAttr(leaseAddr, "verified", "true"),
+		},
+		{
+			PreConfig:     revertLease(t, name, "1h0m0s", "24h0m0s"),
+			Config:        short,
+			ResourceName:  leaseAddr,
+			ImportState:   true,
+			ImportStateId: "default/" + name,
+			ImportStateCheck: func(states []*terraform.InstanceState) error {
+				if len(states) != 1 {
+					return fmt.Errorf("imported %d objects, want 1", len(states))
+				}
+				a := states[0].Attributes
+				if a["verified"] != "false" || a["duration"] != "24h0m0s" && a["duration"] != "24h" {
+					return fmt.Errorf("imported the reverted lease with verified %q, duration %q; want false and 24h",
+						a["verified"], a["duration"])
+				}
+				return nil
 			},
-			{
-				PreConfig:     revertLease(t, name, "1h0m0s", "24h0m0s"),
-				Config:        short,
-				ResourceName:  leaseAddr,
-				ImportState:   true,
-				ImportStateId: "default/" + name,
-				ImportStateCheck: func(states []*terraform.InstanceState) error {
-					if len(states) != 1 {
-						return fmt.Errorf("imported %d objects, want 1", len(states))
-					}
-					a := states[0].Attributes
-					if a["verified"] != "false" || a["duration"] != "24h0m0s" && a["duration"] != "24h" {
-						return fmt.Errorf("imported the reverted lease with verified %q, duration %q; want false and 24h",
-							a["verified"], a["duration"])
+		},
+		{
+			RefreshState:       true,
+			ExpectNonEmptyPlan: true,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(leaseAddr, "verified", "false"),
+				// The result of the reverted version's allocation is not
+				// valid either: berth_lease_result has no record at all.
+				func(s *terraform.State) error {
+					waitTimerToken(t, name)
+					// The timer may print before Nomad's client reports its
+					// allocation running (a loaded machine): wait for that.
+					var log string
+					acctest.WaitFor(t, "lease "+name+"'s running allocation", 2*time.Minute, func() (bool, error) {
+						out, err := acctest.AllocFile(acctest.Nomad(t), name, "alloc/logs/"+lease.TimerTask+".stdout.0")
+						log = out
+						return err == nil, nil
+					})
+					token := strings.TrimSpace(strings.SplitN(log, "\n", 2)[0])
+					valid, problem := readLeaseResult(t, key, "default/"+name, token)
+					if valid || !strings.Contains(problem, "history in Nomad") {
+						return fmt.Errorf("berth_lease_result of the reverted lease: valid %v, problem %q; want false naming the history", valid, problem)
 					}
 					return nil
 				},
-			},
-			{
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(leaseAddr, "verified", "false"),
-					// The result of the reverted version's allocation is not
-					// valid either: berth_lease_result has no record at all.
-					func(s *terraform.State) error {
-						waitTimerToken(t, name)
-						// The timer may print before Nomad's client reports its
-						// allocation running (a loaded machine): wait for that.
-						var log string
-						acctest.WaitFor(t, "lease "+name+"'s running allocation", 2*time.Minute, func() (bool, error) {
-							out, err := acctest.AllocFile(acctest.Nomad(t), name, "alloc/logs/"+lease.TimerTask+".stdout.0")
-							log = out
-							return err == nil, nil
-						})
-						token := strings.TrimSpace(strings.SplitN(log, "\n", 2)[0])
-						valid, problem := readLeaseResult(t, key, "default/"+name, token)
-						if valid || !strings.Contains(problem, "history in Nomad") {
-							return fmt.Errorf("berth_lease_result of the reverted lease: valid %v, problem %q; want false naming the history", valid, problem)
-						}
-						return nil
-					},
-				),
-				RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-			},
-			{
-				Config: short,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(leaseAddr, "verified", "true"),
-					checkLeaseVerifies(t, name, pub),
-				),
-			},
+			),
+			RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+		},
+		{
+			Config: short,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(leaseAddr, "verified", "true"),
+				checkLeaseVerifies(t, name, pub),
+			),
 		},
 	})
 }

@@ -29,10 +29,7 @@ import (
 // overrun, berth_lease_result for its token is not valid, and the next
 // apply replaces the lease: the paused allocation no longer runs in Nomad.
 func TestAccLease_pausedTimerDoesNotOutliveItsEnd(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-paused-" + acctest.RandomHex(3)
+	key, pub, name := startLeaseTest(t, "lease-paused")
 	cfg := leaseConfig(key, name, "20s", "renew = false")
 	nomad := acctest.Nomad(t)
 	var paused *api.Allocation
@@ -73,67 +70,63 @@ func TestAccLease_pausedTimerDoesNotOutliveItsEnd(t *testing.T) {
 			return time.Now().After(end.Add(lease.OverrunAllowance + time.Second)), nil
 		})
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				// Before its end the same read is valid: only the overrun
-				// makes it not.
-				Check: func(s *terraform.State) error {
-					waitTimerToken(t, name)
-					log, err := acctest.AllocFile(nomad, name, "alloc/logs/"+lease.TimerTask+".stdout.0")
-					if err != nil {
-						return err
-					}
-					token := strings.TrimSpace(strings.SplitN(log, "\n", 2)[0])
-					if valid, problem := readLeaseResult(t, key, s.RootModule().Resources[leaseAddr].Primary.ID, token); !valid {
-						return fmt.Errorf("berth_lease_result of the running lease: not valid (%s)", problem)
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			Config: cfg,
+			// Before its end the same read is valid: only the overrun
+			// makes it not.
+			Check: func(s *terraform.State) error {
+				waitTimerToken(t, name)
+				log, err := acctest.AllocFile(nomad, name, "alloc/logs/"+lease.TimerTask+".stdout.0")
+				if err != nil {
+					return err
+				}
+				token := strings.TrimSpace(strings.SplitN(log, "\n", 2)[0])
+				if valid, problem := readLeaseResult(t, key, s.RootModule().Resources[leaseAddr].Primary.ID, token); !valid {
+					return fmt.Errorf("berth_lease_result of the running lease: not valid (%s)", problem)
+				}
+				return nil
+			},
+		},
+		{
+			PreConfig:          pause,
+			RefreshState:       true,
+			ExpectNonEmptyPlan: true,
+			RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(leaseAddr, "verified", "false"),
+				resource.TestCheckResourceAttr(leaseAddr, "expired", "false"),
+				resource.TestCheckResourceAttr(leaseAddr, "user", pub),
+				resource.TestCheckResourceAttr(leaseAddr, "result.state", resultOverrun),
+				func(s *terraform.State) error {
+					// berth_lease_result, as the provider configured
+					// with this key reads it, for the lease's token.
+					a := s.RootModule().Resources[leaseAddr].Primary.Attributes
+					valid, problem := readLeaseResult(t, key, a["id"], a["result.signature"])
+					if valid || !strings.Contains(problem, "has not ended") || !strings.Contains(problem, "timer paused") {
+						return fmt.Errorf("berth_lease_result: valid %v, problem %q; want false naming the paused timer", valid, problem)
 					}
 					return nil
 				},
-			},
-			{
-				PreConfig:          pause,
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
-				RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(leaseAddr, "verified", "false"),
-					resource.TestCheckResourceAttr(leaseAddr, "expired", "false"),
-					resource.TestCheckResourceAttr(leaseAddr, "user", pub),
-					resource.TestCheckResourceAttr(leaseAddr, "result.state", resultOverrun),
-					func(s *terraform.State) error {
-						// berth_lease_result, as the provider configured
-						// with this key reads it, for the lease's token.
-						a := s.RootModule().Resources[leaseAddr].Primary.Attributes
-						valid, problem := readLeaseResult(t, key, a["id"], a["result.signature"])
-						if valid || !strings.Contains(problem, "has not ended") || !strings.Contains(problem, "timer paused") {
-							return fmt.Errorf("berth_lease_result: valid %v, problem %q; want false naming the paused timer", valid, problem)
-						}
-						return nil
-					},
-				),
-			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(leaseAddr, "verified", "true"),
-					func(*terraform.State) error {
-						a, _, err := nomad.Allocations().Info(paused.ID, nil)
-						if err == nil && a.ClientStatus == "running" {
-							return fmt.Errorf("the paused allocation %s still runs after the replacement", a.ID)
-						}
-						return nil // stopped, or already collected with its purged job
-					},
-				),
-			},
+			),
+		},
+		{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(leaseAddr, "verified", "true"),
+				func(*terraform.State) error {
+					a, _, err := nomad.Allocations().Info(paused.ID, nil)
+					if err == nil && a.ClientStatus == "running" {
+						return fmt.Errorf("the paused allocation %s still runs after the replacement", a.ID)
+					}
+					return nil // stopped, or already collected with its purged job
+				},
+			),
 		},
 	})
 }

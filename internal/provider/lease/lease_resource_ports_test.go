@@ -19,10 +19,7 @@ import (
 // test connects there and gets the workload's answer, and the address is
 // the one Nomad gave the allocation.
 func TestAccLease_resultData(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-ports-" + acctest.RandomHex(3)
+	key, _, name := startLeaseTest(t, "lease-ports")
 	cfg := leaseProvider(key) + fmt.Sprintf(`
 resource "berth_reservation" "l" {
   name     = %q
@@ -39,49 +36,45 @@ resource "berth_reservation" "l" {
 }
 `, name)
 	nomad := acctest.Nomad(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				// Read again: the workload is running by now (create waited).
-				RefreshState: true,
-				Check: func(s *terraform.State) error {
-					attrs := s.RootModule().Resources[leaseAddr].Primary.Attributes
-					at := attrs["result.data.http"]
-					if attrs["result.state"] != "ok" || at == "" || !strings.HasPrefix(at, attrs["result.address"]+":") {
-						return fmt.Errorf("result state %q, address %q, data.http %q", attrs["result.state"], attrs["result.address"], at)
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: cfg},
+		{
+			// Read again: the workload is running by now (create waited).
+			RefreshState: true,
+			Check: func(s *terraform.State) error {
+				attrs := s.RootModule().Resources[leaseAddr].Primary.Attributes
+				at := attrs["result.data.http"]
+				if attrs["result.state"] != "ok" || at == "" || !strings.HasPrefix(at, attrs["result.address"]+":") {
+					return fmt.Errorf("result state %q, address %q, data.http %q", attrs["result.state"], attrs["result.address"], at)
+				}
+				alloc, _, err := nomad.Allocations().Info(attrs["result.allocation_id"], nil)
+				if err != nil {
+					return err
+				}
+				var want string
+				for _, p := range alloc.AllocatedResources.Shared.Ports {
+					if p.Label == "http" {
+						want = net.JoinHostPort(p.HostIP, fmt.Sprint(p.Value))
 					}
-					alloc, _, err := nomad.Allocations().Info(attrs["result.allocation_id"], nil)
+				}
+				if at != want {
+					return fmt.Errorf("result.data.http is %q, Nomad gave the allocation %q", at, want)
+				}
+				var answer string
+				acctest.WaitFor(t, "the workload to answer on "+at, time.Minute, func() (bool, error) {
+					conn, err := net.DialTimeout("tcp", at, 5*time.Second)
 					if err != nil {
-						return err
+						return false, nil // still starting
 					}
-					var want string
-					for _, p := range alloc.AllocatedResources.Shared.Ports {
-						if p.Label == "http" {
-							want = net.JoinHostPort(p.HostIP, fmt.Sprint(p.Value))
-						}
-					}
-					if at != want {
-						return fmt.Errorf("result.data.http is %q, Nomad gave the allocation %q", at, want)
-					}
-					var answer string
-					acctest.WaitFor(t, "the workload to answer on "+at, time.Minute, func() (bool, error) {
-						conn, err := net.DialTimeout("tcp", at, 5*time.Second)
-						if err != nil {
-							return false, nil // still starting
-						}
-						defer conn.Close()
-						_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-						answer, err = bufio.NewReader(conn).ReadString('\n')
-						return err == nil, nil
-					})
-					if strings.TrimSpace(answer) != "leased" {
-						return fmt.Errorf("the workload at %s answered %q", at, answer)
-					}
-					return nil
-				},
+					defer conn.Close()
+					_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+					answer, err = bufio.NewReader(conn).ReadString('\n')
+					return err == nil, nil
+				})
+				if strings.TrimSpace(answer) != "leased" {
+					return fmt.Errorf("the workload at %s answered %q", at, answer)
+				}
+				return nil
 			},
 		},
 	})

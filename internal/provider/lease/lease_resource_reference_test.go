@@ -20,10 +20,8 @@ import (
 // (as its expiry or destroy would stop it); the next refresh reads it
 // expired. A reference to a lease that does not exist is refused.
 func TestAccLease_referenceEndsWithReferenced(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	parent, child := "berth-acc-lease-parent-"+acctest.RandomHex(3), "berth-acc-lease-child-"+acctest.RandomHex(3)
+	key, pub, parent := startLeaseTest(t, "lease-parent")
+	child := "berth-acc-lease-child-" + acctest.RandomHex(3)
 	nomad := acctest.Nomad(t)
 	// renew = false: both stay ended, so the plans after this test's
 	// steps are empty.

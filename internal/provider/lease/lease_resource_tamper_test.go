@@ -124,21 +124,14 @@ func TestAccLease_tamperingIsDetected(t *testing.T) {
 			delete(j.Meta, k)
 		}
 	})...)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps:                    steps,
-	})
+	acctest.TestJobSteps(t, name, steps)
 }
 
 // TestAccLease_jobChangedAfterPlan changes the job in Nomad after
 // the plan of an in-place duration change and before its apply: the apply
 // must fail instead of overwriting and re-signing the change.
 func TestAccLease_jobChangedAfterPlan(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-cas-" + acctest.RandomHex(3)
+	key, _, name := startLeaseTest(t, "lease-cas")
 	var expiresAt string
 	changeInNomad := planCheckFunc(func(context.Context, plancheck.CheckPlanRequest, *plancheck.CheckPlanResponse) {
 		// Runs between plan and apply (the apply uses the saved plan).
@@ -146,46 +139,42 @@ func TestAccLease_jobChangedAfterPlan(t *testing.T) {
 			leaseTask(j, lease.WorkloadTask).Env = map[string]string{"SNEAKY": "1"}
 		})()
 	})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: leaseConfig(key, name, "1h", ""),
-				Check:  recordAttr(leaseAddr, "expires_at", &expiresAt),
-			},
-			{
-				Config: leaseConfig(key, name, "2h", ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
-					changeInNomad,
-				}},
-				ExpectError: regexp.MustCompile(`(?s)Job changed in Nomad since the last refresh.*workload\.env\.SNEAKY`),
-			},
-			{
-				// Nomad still holds the change, not a re-signed 2h lease, and
-				// the refresh sees it as tampering.
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(leaseAddr, "verified", "false"),
-					resource.TestCheckResourceAttrWith(leaseAddr, "expires_at", func(v string) error {
-						if v != expiresAt {
-							return fmt.Errorf("expires_at in state = %q, want the untouched %q", v, expiresAt)
-						}
-						return nil
-					}),
-					withLeaseJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
-						if got := leaseTask(job, lease.WorkloadTask).Env["SNEAKY"]; got != "1" {
-							return fmt.Errorf("the out-of-band change was overwritten (SNEAKY = %q)", got)
-						}
-						if job.Meta[lease.MetaExpiresAt] != expiresAt {
-							return fmt.Errorf("expires_at in Nomad = %q, want the untouched %q", job.Meta[lease.MetaExpiresAt], expiresAt)
-						}
-						return nil
-					}),
-				),
-			},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			Config: leaseConfig(key, name, "1h", ""),
+			Check:  recordAttr(leaseAddr, "expires_at", &expiresAt),
+		},
+		{
+			Config: leaseConfig(key, name, "2h", ""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
+				changeInNomad,
+			}},
+			ExpectError: regexp.MustCompile(`(?s)Job changed in Nomad since the last refresh.*workload\.env\.SNEAKY`),
+		},
+		{
+			// Nomad still holds the change, not a re-signed 2h lease, and
+			// the refresh sees it as tampering.
+			RefreshState:       true,
+			ExpectNonEmptyPlan: true,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(leaseAddr, "verified", "false"),
+				resource.TestCheckResourceAttrWith(leaseAddr, "expires_at", func(v string) error {
+					if v != expiresAt {
+						return fmt.Errorf("expires_at in state = %q, want the untouched %q", v, expiresAt)
+					}
+					return nil
+				}),
+				withLeaseJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					if got := leaseTask(job, lease.WorkloadTask).Env["SNEAKY"]; got != "1" {
+						return fmt.Errorf("the out-of-band change was overwritten (SNEAKY = %q)", got)
+					}
+					if job.Meta[lease.MetaExpiresAt] != expiresAt {
+						return fmt.Errorf("expires_at in Nomad = %q, want the untouched %q", job.Meta[lease.MetaExpiresAt], expiresAt)
+					}
+					return nil
+				}),
+			),
 		},
 	})
 }

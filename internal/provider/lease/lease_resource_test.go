@@ -35,6 +35,17 @@ func testSigningKey(t *testing.T) (string, string) {
 	return base64.StdEncoding.EncodeToString(priv.Seed()), hex.EncodeToString(pub)
 }
 
+// startLeaseTest readies an acceptance test on a lease: it runs in
+// parallel once the agent is checked, with a fresh signing key (as
+// testSigningKey gives it) and a job name "berth-acc-<label>-<random>".
+func startLeaseTest(t *testing.T, label string) (key, pub, name string) {
+	t.Helper()
+	t.Parallel()
+	acctest.PreCheck(t)
+	key, pub = testSigningKey(t)
+	return key, pub, "berth-acc-" + label + "-" + acctest.RandomHex(3)
+}
+
 func leaseConfig(key, name, duration, extra string) string {
 	return leaseProvider(key) + leaseResourceConfig("l", name, duration, extra)
 }
@@ -130,10 +141,7 @@ func checkLeaseVerifies(t *testing.T, name, pub string) resource.TestCheckFunc {
 // enough to outlast any step; expiry and renewal use a deliberately short
 // one whose end is awaited as a condition, never assumed from the clock.
 func TestAccLease_expiresAndRenews(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-" + acctest.RandomHex(3)
+	key, pub, name := startLeaseTest(t, "lease")
 	short := name + "-short"
 	const liveAddr, shortAddr = "berth_reservation.live", "berth_reservation.short"
 	live := leaseResourceConfig("live", name, "1h", "")
@@ -223,37 +231,27 @@ func TestAccLease_expiresAndRenews(t *testing.T) {
 // TestAccLease_expiredWithoutRenewStays: a short lease without renew
 // ends on its own; the refreshed state says so and no change is planned.
 func TestAccLease_expiredWithoutRenewStays(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-norenew-" + acctest.RandomHex(3)
+	key, _, name := startLeaseTest(t, "lease-norenew")
 	// Nothing checks the lease while it runs, so it may end at any point
 	// of the first step without changing any outcome.
 	cfg := leaseConfig(key, name, "3s", "renew = false\n  wait_for_running = false")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig:    func() { waitLeaseEnded(t, name) },
-				RefreshState: true,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(leaseAddr, "expired", "true"),
-					resource.TestCheckResourceAttr(leaseAddr, "result.state", "expired"),
-					resource.TestCheckResourceAttr(leaseAddr, "verified", "true"),
-				),
-			},
-			{Config: cfg, PlanOnly: true},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: cfg},
+		{
+			PreConfig:    func() { waitLeaseEnded(t, name) },
+			RefreshState: true,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(leaseAddr, "expired", "true"),
+				resource.TestCheckResourceAttr(leaseAddr, "result.state", "expired"),
+				resource.TestCheckResourceAttr(leaseAddr, "verified", "true"),
+			),
 		},
+		{Config: cfg, PlanOnly: true},
 	})
 }
 
 func TestAccLease_durationInPlaceAndImport(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, pub := testSigningKey(t)
-	name := "berth-acc-lease-dur-" + acctest.RandomHex(3)
+	key, pub, name := startLeaseTest(t, "lease-dur")
 	var created, sig string
 	var jobVersion uint64
 	timeouts := `timeouts = { create = "5m", update = "5m", delete = "5m" }`
@@ -261,87 +259,83 @@ func TestAccLease_durationInPlaceAndImport(t *testing.T) {
 data "berth_node" "n" {
   id = berth_reservation.l.result.node_id
 }`
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: leaseConfig(key, name, "1h", timeouts) + nodeDS,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					func(s *terraform.State) error {
-						a := s.RootModule().Resources[leaseAddr].Primary.Attributes
-						created, sig = a["created_at"], a["signature"]
-						return nil
-					},
-					// The node data source lists the lease running there.
-					resource.TestCheckTypeSetElemNestedAttrs("data.berth_node.n", "leases.*", map[string]string{
-						"name": name, "namespace": "default", "user": pub, "resources.cpu": fmt.Sprint(50 + lease.TimerCPU), "resources.memory": fmt.Sprint(32 + lease.TimerMemoryMB),
-					}),
-				),
-			},
-			{
-				Config: leaseConfig(key, name, "2h", timeouts) + nodeDS,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(leaseAddr, tfjsonpath.New("verified"), knownvalue.Bool(true)),
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{
+			Config: leaseConfig(key, name, "1h", timeouts) + nodeDS,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				func(s *terraform.State) error {
+					a := s.RootModule().Resources[leaseAddr].Primary.Attributes
+					created, sig = a["created_at"], a["signature"]
+					return nil
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttrWith(leaseAddr, "created_at", func(v string) error {
-						if v != created {
-							return fmt.Errorf("created_at moved from %s to %s", created, v)
-						}
-						return nil
-					}),
-					resource.TestCheckResourceAttrWith(leaseAddr, "signature", func(v string) error {
-						if v == sig {
-							return fmt.Errorf("the lease was not signed again")
-						}
-						return nil
-					}),
-					withLeaseJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
-						c, _ := time.Parse(time.RFC3339, created)
-						if want := c.Add(2 * time.Hour).UTC().Format(time.RFC3339); job.Meta[lease.MetaExpiresAt] != want {
-							return fmt.Errorf("expires_at in Nomad = %q, want %q", job.Meta[lease.MetaExpiresAt], want)
-						}
-						return nil
-					}),
-					func(s *terraform.State) error {
-						job, _, err := acctest.Nomad(t).Jobs().Info(name, nil)
-						if err != nil {
-							return err
-						}
-						return acctest.CheckAttrInt(s, leaseAddr, "job_modify_index", int64(deref(job.JobModifyIndex)))
-					},
-					func(*terraform.State) error {
-						job, _, err := acctest.Nomad(t).Jobs().Info(name, nil)
-						jobVersion = deref(job.Version)
-						return err
-					},
-				),
+				// The node data source lists the lease running there.
+				resource.TestCheckTypeSetElemNestedAttrs("data.berth_node.n", "leases.*", map[string]string{
+					"name": name, "namespace": "default", "user": pub, "resources.cpu": fmt.Sprint(50 + lease.TimerCPU), "resources.memory": fmt.Sprint(32 + lease.TimerMemoryMB),
+				}),
+			),
+		},
+		{
+			Config: leaseConfig(key, name, "2h", timeouts) + nodeDS,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(leaseAddr, tfjsonpath.New("verified"), knownvalue.Bool(true)),
 			},
-			{
-				// Settings berth keeps to itself change in place without a
-				// new job version (which would restart the workload).
-				Config: leaseConfig(key, name, "2h", `timeouts = { create = "5m", update = "7m", delete = "5m" }`) + nodeDS,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
-				}},
-				Check: withLeaseJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
-					if deref(job.Version) != jobVersion {
-						return fmt.Errorf("job version %d after changing only timeouts, want %d", deref(job.Version), jobVersion)
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrWith(leaseAddr, "created_at", func(v string) error {
+					if v != created {
+						return fmt.Errorf("created_at moved from %s to %s", created, v)
 					}
 					return nil
 				}),
-			},
-			{
-				ResourceName:            leaseAddr,
-				ImportState:             true,
-				ImportStateId:           "default/" + name,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"result", "timeouts"},
-			},
+				resource.TestCheckResourceAttrWith(leaseAddr, "signature", func(v string) error {
+					if v == sig {
+						return fmt.Errorf("the lease was not signed again")
+					}
+					return nil
+				}),
+				withLeaseJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+					c, _ := time.Parse(time.RFC3339, created)
+					if want := c.Add(2 * time.Hour).UTC().Format(time.RFC3339); job.Meta[lease.MetaExpiresAt] != want {
+						return fmt.Errorf("expires_at in Nomad = %q, want %q", job.Meta[lease.MetaExpiresAt], want)
+					}
+					return nil
+				}),
+				func(s *terraform.State) error {
+					job, _, err := acctest.Nomad(t).Jobs().Info(name, nil)
+					if err != nil {
+						return err
+					}
+					return acctest.CheckAttrInt(s, leaseAddr, "job_modify_index", int64(deref(job.JobModifyIndex)))
+				},
+				func(*terraform.State) error {
+					job, _, err := acctest.Nomad(t).Jobs().Info(name, nil)
+					jobVersion = deref(job.Version)
+					return err
+				},
+			),
+		},
+		{
+			// Settings berth keeps to itself change in place without a
+			// new job version (which would restart the workload).
+			Config: leaseConfig(key, name, "2h", `timeouts = { create = "5m", update = "7m", delete = "5m" }`) + nodeDS,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
+			}},
+			Check: withLeaseJob(t, name, func(job *api.Job, _ []*api.AllocationListStub) error {
+				if deref(job.Version) != jobVersion {
+					return fmt.Errorf("job version %d after changing only timeouts, want %d", deref(job.Version), jobVersion)
+				}
+				return nil
+			}),
+		},
+		{
+			ResourceName:            leaseAddr,
+			ImportState:             true,
+			ImportStateId:           "default/" + name,
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"result", "timeouts"},
 		},
 	})
 }
@@ -350,19 +344,15 @@ func TestAccLease_workloadThatCannotStart(t *testing.T) {
 	t.Parallel()
 	acctest.PreCheck(t)
 	name := "berth-acc-lease-fail-" + acctest.RandomHex(3)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
+	acctest.TestJobSteps(t, name, []resource.TestStep{{
+		Config: fmt.Sprintf(`
 resource "berth_reservation" "l" {
   name     = %q
   duration = "5m"
   workload = { driver = "raw_exec", command = "/bin/sh", args = ["-c", "echo no >&2; exit 3"], cpu = 50, memory = 32, disk = 150 }
 }`, name),
-			ExpectError: regexp.MustCompile(`(?s)workload did not start.*Exit Code: 3`),
-		}},
-	})
+		ExpectError: regexp.MustCompile(`(?s)workload did not start.*Exit Code: 3`),
+	}})
 }
 
 // deref is *p, or the zero value when p is nil.

@@ -23,10 +23,7 @@ import (
 // allocation the result names; the same signature with its signature part
 // changed, or checked against another lease, does not verify.
 func TestAccLeaseResult_signatureVerifies(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-sig-" + acctest.RandomHex(3)
+	key, _, name := startLeaseTest(t, "lease-sig")
 	lease := leaseProvider(key) + leaseResourceConfig("l", name, "1h", "")
 	checks := lease + `
 locals {
@@ -46,34 +43,30 @@ data "berth_lease_result" "other_lease" {
   signature = local.sig
 }
 `
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: lease},
-			{
-				// Once the timer has printed its token, the refresh reads it.
-				PreConfig: func() { waitTimerToken(t, name) },
-				Config:    checks,
-				Check: func(s *terraform.State) error {
-					res := s.RootModule().Resources
-					l := res[leaseAddr].Primary.Attributes
-					if l["result.signature"] == "" {
-						return fmt.Errorf("the running lease has no result signature")
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: lease},
+		{
+			// Once the timer has printed its token, the refresh reads it.
+			PreConfig: func() { waitTimerToken(t, name) },
+			Config:    checks,
+			Check: func(s *terraform.State) error {
+				res := s.RootModule().Resources
+				l := res[leaseAddr].Primary.Attributes
+				if l["result.signature"] == "" {
+					return fmt.Errorf("the running lease has no result signature")
+				}
+				genuine := res["data.berth_lease_result.genuine"].Primary.Attributes
+				if genuine["valid"] != "true" || genuine["allocation_id"] != l["result.allocation_id"] {
+					return fmt.Errorf("genuine: valid %s (%s), allocation %q, want true and %q", genuine["valid"], genuine["problem"],
+						genuine["allocation_id"], l["result.allocation_id"])
+				}
+				for _, bad := range []string{"tampered", "other_lease"} {
+					a := res["data.berth_lease_result."+bad].Primary.Attributes
+					if a["valid"] != "false" || a["problem"] == "" {
+						return fmt.Errorf("%s: valid %s, problem %q; want false with a reason", bad, a["valid"], a["problem"])
 					}
-					genuine := res["data.berth_lease_result.genuine"].Primary.Attributes
-					if genuine["valid"] != "true" || genuine["allocation_id"] != l["result.allocation_id"] {
-						return fmt.Errorf("genuine: valid %s (%s), allocation %q, want true and %q", genuine["valid"], genuine["problem"],
-							genuine["allocation_id"], l["result.allocation_id"])
-					}
-					for _, bad := range []string{"tampered", "other_lease"} {
-						a := res["data.berth_lease_result."+bad].Primary.Attributes
-						if a["valid"] != "false" || a["problem"] == "" {
-							return fmt.Errorf("%s: valid %s, problem %q; want false with a reason", bad, a["valid"], a["problem"])
-						}
-					}
-					return nil
-				},
+				}
+				return nil
 			},
 		},
 	})
@@ -120,10 +113,7 @@ func waitTimerToken(t *testing.T, name string) {
 // an earlier lease). Each is a genuine token of the cluster's for an
 // allocation of a job of that name. The current lease's own is valid.
 func TestAccLeaseResult_boundToTheCurrentLease(t *testing.T) {
-	t.Parallel()
-	acctest.PreCheck(t)
-	key, _ := testSigningKey(t)
-	name := "berth-acc-lease-bound-" + acctest.RandomHex(3)
+	key, _, name := startLeaseTest(t, "lease-bound")
 	lease := func(duration, args string) string {
 		return leaseProvider(key) + strings.Replace(leaseResourceConfig("l", name, duration, ""), `["3600"]`, args, 1) + `
 variable "old_signature" {
@@ -171,33 +161,29 @@ data "berth_lease_result" "new" {
 			return nil
 		}
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckInstanceDestroyed(t, name),
-		Steps: []resource.TestStep{
-			{Config: lease("1h", `["3600"]`)},
-			{PreConfig: func() { waitTimerToken(t, name) }, Config: lease("1h", `["3600"]`), Check: record},
-			{
-				Config: lease("2h", `["3600"]`), ConfigVariables: old,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
-				}},
-			},
-			{
-				PreConfig: func() { waitTimerToken(t, name) }, Config: lease("2h", `["3600"]`), ConfigVariables: old,
-				Check: resource.ComposeAggregateTestCheckFunc(check("issued to an earlier version of this lease"), record),
-			},
-			{
-				// A workload change replaces the lease.
-				Config: lease("2h", `["3599"]`), ConfigVariables: old,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionReplace),
-				}},
-			},
-			{
-				PreConfig: func() { waitTimerToken(t, name) }, Config: lease("2h", `["3599"]`), ConfigVariables: old,
-				Check: check(`issued to an earlier lease of the same name|is no longer in Nomad`),
-			},
+	acctest.TestJobSteps(t, name, []resource.TestStep{
+		{Config: lease("1h", `["3600"]`)},
+		{PreConfig: func() { waitTimerToken(t, name) }, Config: lease("1h", `["3600"]`), Check: record},
+		{
+			Config: lease("2h", `["3600"]`), ConfigVariables: old,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionUpdate),
+			}},
+		},
+		{
+			PreConfig: func() { waitTimerToken(t, name) }, Config: lease("2h", `["3600"]`), ConfigVariables: old,
+			Check: resource.ComposeAggregateTestCheckFunc(check("issued to an earlier version of this lease"), record),
+		},
+		{
+			// A workload change replaces the lease.
+			Config: lease("2h", `["3599"]`), ConfigVariables: old,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(leaseAddr, plancheck.ResourceActionReplace),
+			}},
+		},
+		{
+			PreConfig: func() { waitTimerToken(t, name) }, Config: lease("2h", `["3599"]`), ConfigVariables: old,
+			Check: check(`issued to an earlier lease of the same name|is no longer in Nomad`),
 		},
 	})
 }

@@ -79,11 +79,12 @@ func ListStream[T any](items []T, limit int64, find func(T) (list.ListResult, bo
 }
 
 // StreamJobs lists the jobs filter selects (in the provider's namespace
-// when it names none) and streams what listed makes of each, leaving out
-// berth's own lease and hold jobs: the body of the berth_instance and
-// berth_job list resources.
+// when it names none), reads each and streams what listed makes of it,
+// leaving out berth's own lease and hold jobs and the jobs gone since the
+// listing: the body of the berth_instance and berth_job list resources. A
+// job that cannot be read is an error result naming it.
 func StreamJobs(ctx context.Context, data *ProviderData, filter nomadclient.JobFilter, req list.ListRequest,
-	stream *list.ListResultsStream, listed func(nomadclient.JobSummary) (list.ListResult, bool)) {
+	stream *list.ListResultsStream, listed func(nomadclient.JobSummary, *nomadclient.Job) (list.ListResult, bool)) {
 	if filter.Namespace == "" {
 		filter.Namespace = data.Nomad.Namespace()
 	}
@@ -96,6 +97,15 @@ func StreamJobs(ctx context.Context, data *ProviderData, filter nomadclient.JobF
 		if j.Kind != "" && j.Kind != instance.KindInstance {
 			return list.ListResult{}, false // a lease or a node reservation's hold: berth manages those
 		}
-		return listed(j)
+		job, err := data.Nomad.GetJob(ctx, j.Namespace, j.ID)
+		if err != nil {
+			result := list.ListResult{}
+			AddNomadError(&result.Diagnostics, "Could not read job "+j.Namespace+"/"+j.ID, err)
+			return result, true
+		}
+		if job == nil {
+			return list.ListResult{}, false
+		}
+		return listed(j, job)
 	})
 }
