@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -13,14 +14,10 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var _ datasource.DataSourceWithConfigure = &allocationsDataSource{}
-
 // NewAllocationsDataSource builds the berth_allocations data source.
 func NewAllocationsDataSource() datasource.DataSource {
-	return &allocationsDataSource{shared.NewDataSourceBase("allocations")}
+	return shared.NewDataSource("allocations", allocationsDataSourceSchema, readAllocations)
 }
-
-type allocationsDataSource struct{ shared.DataSourceBase }
 
 type allocationsModel struct {
 	Namespace   types.String      `tfsdk:"namespace"`
@@ -56,14 +53,14 @@ type taskModel struct {
 	LastEventMessage types.String `tfsdk:"last_event_message"`
 }
 
-func (d *allocationsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func allocationsDataSourceSchema() schema.Schema {
 	str := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
 	}
 	num := func(desc string) schema.Int64Attribute {
 		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc}
 	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "The allocations of a namespace (or all of them), of one job, or those a Nomad filter " +
 			"expression selects, with each task's state: what `nomad alloc status` shows, for checks and outputs. " +
 			"Needs `read-job` in the namespaces read when ACLs are on.",
@@ -109,22 +106,18 @@ func (d *allocationsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 	}
 }
 
-func (d *allocationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m allocationsModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	allocs, err := d.Data.Nomad.ListAllocations(ctx, nomadclient.AllocationQuery{
+func readAllocations(ctx context.Context, data *shared.ProviderData, m *allocationsModel, diags *diag.Diagnostics) {
+	allocs, err := data.Nomad.ListAllocations(ctx, nomadclient.AllocationQuery{
 		Namespace: m.Namespace.ValueString(), Job: m.Job.ValueString(), Filter: m.Filter.ValueString()})
 	var bad *nomadclient.BadFilterError
 	switch {
 	case errors.As(err, &bad):
-		resp.Diagnostics.AddAttributeError(path.Root("filter"), "Nomad refused the filter expression",
+		diags.AddAttributeError(path.Root("filter"), "Nomad refused the filter expression",
 			"Nomad said: "+bad.Error()+". Fix the expression; the syntax is at https://developer.hashicorp.com/nomad/api-docs#filtering "+
 				"and the fields are those of an allocation in `nomad alloc status -json`.")
 		return
 	case err != nil:
-		shared.AddNomadError(&resp.Diagnostics, "Could not list allocations", err)
+		shared.AddNomadError(diags, "Could not list allocations", err)
 		return
 	}
 	m.Allocations = make([]allocationModel, 0, len(allocs))
@@ -143,5 +136,4 @@ func (d *allocationsDataSource) Read(ctx context.Context, req datasource.ReadReq
 		}
 		m.Allocations = append(m.Allocations, am)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -12,17 +13,10 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var (
-	_ datasource.DataSource              = &clusterDataSource{}
-	_ datasource.DataSourceWithConfigure = &clusterDataSource{}
-)
-
 // NewClusterDataSource builds the berth_cluster data source.
 func NewClusterDataSource() datasource.DataSource {
-	return &clusterDataSource{shared.NewDataSourceBase("cluster")}
+	return shared.NewDataSource("cluster", clusterDataSourceSchema, readCluster)
 }
-
-type clusterDataSource struct{ shared.DataSourceBase }
 
 // clusterModel is berth_cluster's state; every attribute is computed.
 type clusterModel struct {
@@ -56,7 +50,7 @@ type agentHealthModel struct {
 	ServerMessage types.String `tfsdk:"server_message"`
 }
 
-func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func clusterDataSourceSchema() schema.Schema {
 	str := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
 	}
@@ -69,7 +63,7 @@ func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 	stringList := func(desc string) schema.ListAttribute {
 		return schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: desc}
 	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "The health of the Nomad servers of the provider's region, as a team checks it before and after an " +
 			"apply: Raft membership and leader, autopilot's verdict, each server's version, and the health of the agent " +
 			"berth talks to. A server that is down is reported unhealthy; it does not fail the read. Needs `operator:read` " +
@@ -114,23 +108,22 @@ func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 	}
 }
 
-func (d *clusterDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	st, err := d.Data.Nomad.ClusterStatus(ctx)
+func readCluster(ctx context.Context, data *shared.ProviderData, m *clusterModel, diags *diag.Diagnostics) {
+	st, err := data.Nomad.ClusterStatus(ctx)
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the Nomad cluster's status", err)
+		shared.AddNomadError(diags, "Could not read the Nomad cluster's status", err)
 		return
 	}
 	if st.AgentError != "" {
-		resp.Diagnostics.AddWarning("Could not read the agent's health",
-			"Nomad did not report the health of the agent at "+d.Data.Nomad.Address()+": "+st.AgentError+
+		diags.AddWarning("Could not read the agent's health",
+			"Nomad did not report the health of the agent at "+data.Nomad.Address()+": "+st.AgentError+
 				". agent_health is null; the servers' health is still reported.")
 	}
-	m := newClusterModel(st)
+	*m = newClusterModel(st)
 	tflog.Debug(ctx, "Read the Nomad cluster's status", map[string]any{
 		"region": st.Region, "leader": st.Leader, "healthy": st.Healthy, "servers": len(st.Servers),
 		"healthy_servers": m.HealthyServers.ValueInt64(), "failure_tolerance": st.FailureTolerance,
 	})
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
 func newClusterModel(st *nomadclient.ClusterStatus) clusterModel {

@@ -18,18 +18,14 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var _ datasource.DataSourceWithConfigure = &csiPluginDataSource{}
-
 // defaultCSIPluginWait bounds a wait for the plugin when wait_timeout
 // does not.
 const defaultCSIPluginWait = 5 * time.Minute
 
 // NewCSIPluginDataSource builds the berth_csi_plugin data source.
 func NewCSIPluginDataSource() datasource.DataSource {
-	return &csiPluginDataSource{shared.NewDataSourceBase("csi_plugin")}
+	return shared.NewDataSource("csi_plugin", csiPluginDataSourceSchema, readCSIPlugin)
 }
-
-type csiPluginDataSource struct{ shared.DataSourceBase }
 
 type csiPluginDataModel struct {
 	PluginID              types.String         `tfsdk:"plugin_id"`
@@ -52,7 +48,7 @@ type csiPluginDataModel struct {
 // csiInstanceTypes is one element of controllers and nodes.
 var csiInstanceTypes = map[string]attr.Type{"name": types.StringType, "healthy": types.BoolType, "healthy_description": types.StringType}
 
-func (d *csiPluginDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func csiPluginDataSourceSchema() schema.Schema {
 	instances := func(what string) schema.ListNestedAttribute {
 		return shared.ComputedObjects("The plugin's "+what+", sorted by node.", map[string]schema.Attribute{
 			"name":                shared.ComputedString("ID of the node it runs on."),
@@ -60,7 +56,7 @@ func (d *csiPluginDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"healthy_description": shared.ComputedString("What it says of its health."),
 		})
 	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "One CSI plugin by ID, with its health and instances, as `nomad plugin status <id>` shows it; " +
 			"optionally waits until the plugin is registered or healthy (its jobs just started). Reading a plugin Nomad " +
 			"does not have, without waiting, is an error. Needs `plugin:read` when ACLs are on.",
@@ -89,22 +85,18 @@ func (d *csiPluginDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-func (d *csiPluginDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m csiPluginDataModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
+func readCSIPlugin(ctx context.Context, data *shared.ProviderData, m *csiPluginDataModel, diags *diag.Diagnostics) {
 	id := m.PluginID.ValueString()
-	p, err := d.read(ctx, &m, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	p, err := fetchCSIPlugin(ctx, data, m, diags)
+	if diags.HasError() {
 		return
 	}
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read CSI plugin "+id, err)
+		shared.AddNomadError(diags, "Could not read CSI plugin "+id, err)
 		return
 	}
 	if p == nil {
-		resp.Diagnostics.AddAttributeError(path.Root("plugin_id"), "CSI plugin not found",
+		diags.AddAttributeError(path.Root("plugin_id"), "CSI plugin not found",
 			fmt.Sprintf("Nomad has no CSI plugin %q. Its job registers it once the plugin task runs: check the job "+
 				"(`nomad plugin status`, `nomad job status`), or set wait_for_registration to wait for it.", id))
 		return
@@ -113,17 +105,16 @@ func (d *csiPluginDataSource) Read(ctx context.Context, req datasource.ReadReque
 	m.ControllerRequired, m.Healthy = types.BoolValue(p.ControllerRequired), types.BoolValue(p.Healthy())
 	m.ControllersExpected, m.ControllersHealthy = types.Int64Value(int64(p.ControllersExpected)), types.Int64Value(int64(p.ControllersHealthy))
 	m.NodesExpected, m.NodesHealthy = types.Int64Value(int64(p.NodesExpected)), types.Int64Value(int64(p.NodesHealthy))
-	m.Controllers = csiInstancesList(p.Controllers, &resp.Diagnostics)
-	m.Nodes = csiInstancesList(p.Nodes, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	m.Controllers = csiInstancesList(p.Controllers, diags)
+	m.Nodes = csiInstancesList(p.Nodes, diags)
 }
 
-// read reads the plugin once, or waits for it as the configuration asks,
+// fetchCSIPlugin reads the plugin once, or waits for it as the configuration asks,
 // within its deadline.
-func (d *csiPluginDataSource) read(ctx context.Context, m *csiPluginDataModel, diags *diag.Diagnostics) (*nomadclient.CSIPluginDetail, error) {
+func fetchCSIPlugin(ctx context.Context, data *shared.ProviderData, m *csiPluginDataModel, diags *diag.Diagnostics) (*nomadclient.CSIPluginDetail, error) {
 	healthy := m.WaitForHealthy.ValueBool()
 	if !healthy && !m.WaitForRegistration.ValueBool() {
-		return d.Data.Nomad.GetCSIPlugin(ctx, m.PluginID.ValueString())
+		return data.Nomad.GetCSIPlugin(ctx, m.PluginID.ValueString())
 	}
 	wait := defaultCSIPluginWait
 	if !m.WaitTimeout.IsNull() {
@@ -136,7 +127,7 @@ func (d *csiPluginDataSource) read(ctx context.Context, m *csiPluginDataModel, d
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	p, err := d.Data.Nomad.WaitCSIPlugin(ctx, m.PluginID.ValueString(), healthy)
+	p, err := data.Nomad.WaitCSIPlugin(ctx, m.PluginID.ValueString(), healthy)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return p, fmt.Errorf("waited %s (wait_timeout): %w", wait, err)
 	}

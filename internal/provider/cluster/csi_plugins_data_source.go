@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -12,10 +13,8 @@ import (
 
 // NewCSIPluginsDataSource builds the berth_csi_plugins data source.
 func NewCSIPluginsDataSource() datasource.DataSource {
-	return &csiPluginsDataSource{shared.NewDataSourceBase("csi_plugins")}
+	return shared.NewDataSource("csi_plugins", csiPluginsDataSourceSchema, readCsiPlugins)
 }
-
-type csiPluginsDataSource struct{ shared.DataSourceBase }
 
 type csiPluginsModel struct {
 	Plugins []csiPluginModel `tfsdk:"plugins"`
@@ -32,8 +31,8 @@ type csiPluginModel struct {
 	Healthy             types.Bool   `tfsdk:"healthy"`
 }
 
-func (d *csiPluginsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+func csiPluginsDataSourceSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "The region's CSI plugins and their health, as `nomad plugin status` shows them. Needs " +
 			"`plugin:read` when ACLs are on.",
 		Attributes: map[string]schema.Attribute{
@@ -52,18 +51,17 @@ func (d *csiPluginsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	}
 }
 
-func (d *csiPluginsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	plugins, err := d.Data.Nomad.ListCSIPlugins(ctx)
+func readCsiPlugins(ctx context.Context, data *shared.ProviderData, m *csiPluginsModel, diags *diag.Diagnostics) {
+	plugins, err := data.Nomad.ListCSIPlugins(ctx)
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list CSI plugins", err)
+		shared.AddNomadError(diags, "Could not list CSI plugins", err)
 		return
 	}
-	m := csiPluginsModel{Plugins: make([]csiPluginModel, 0, len(plugins))}
+	*m = csiPluginsModel{Plugins: make([]csiPluginModel, 0, len(plugins))}
 	for _, p := range plugins {
 		m.Plugins = append(m.Plugins, csiPluginModel{ID: types.StringValue(p.ID), Provider: types.StringValue(p.Provider),
 			ControllerRequired: types.BoolValue(p.ControllerRequired), ControllersHealthy: types.Int64Value(int64(p.ControllersHealthy)),
 			ControllersExpected: types.Int64Value(int64(p.ControllersExpected)), NodesHealthy: types.Int64Value(int64(p.NodesHealthy)),
 			NodesExpected: types.Int64Value(int64(p.NodesExpected)), Healthy: types.BoolValue(p.Healthy())})
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -12,10 +13,8 @@ import (
 
 // NewDatacentersDataSource builds the berth_datacenters data source.
 func NewDatacentersDataSource() datasource.DataSource {
-	return &datacentersDataSource{shared.NewDataSourceBase("datacenters")}
+	return shared.NewDataSource("datacenters", datacentersDataSourceSchema, readDatacenters)
 }
-
-type datacentersDataSource struct{ shared.DataSourceBase }
 
 type datacentersModel struct {
 	Prefix          types.String   `tfsdk:"prefix"`
@@ -23,8 +22,8 @@ type datacentersModel struct {
 	Datacenters     []types.String `tfsdk:"datacenters"`
 }
 
-func (d *datacentersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+func datacentersDataSourceSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "The datacenters of the region's client nodes. Nomad has no list of datacenters of its own: a " +
 			"datacenter exists while a node names it. Needs `node:read` when ACLs are on.",
 		Attributes: map[string]schema.Attribute{
@@ -37,16 +36,11 @@ func (d *datacentersDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 	}
 }
 
-func (d *datacentersDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m datacentersModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	dcs, err := d.Data.Nomad.ListDatacenters(ctx, m.Prefix.ValueString(), m.IgnoreDownNodes.ValueBool())
+func readDatacenters(ctx context.Context, data *shared.ProviderData, m *datacentersModel, diags *diag.Diagnostics) {
+	dcs, err := data.Nomad.ListDatacenters(ctx, m.Prefix.ValueString(), m.IgnoreDownNodes.ValueBool())
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list the nodes' datacenters", err)
+		shared.AddNomadError(diags, "Could not list the nodes' datacenters", err)
 		return
 	}
 	m.Datacenters = stringValues(dcs)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

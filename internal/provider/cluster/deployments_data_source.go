@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -12,10 +13,8 @@ import (
 
 // NewDeploymentsDataSource builds the berth_deployments data source.
 func NewDeploymentsDataSource() datasource.DataSource {
-	return &deploymentsDataSource{shared.NewDataSourceBase("deployments")}
+	return shared.NewDataSource("deployments", deploymentsDataSourceSchema, readDeployments)
 }
-
-type deploymentsDataSource struct{ shared.DataSourceBase }
 
 type deploymentsModel struct {
 	Namespace   types.String      `tfsdk:"namespace"`
@@ -45,8 +44,8 @@ type deploymentGroupModel struct {
 	Unhealthy       types.Int64 `tfsdk:"unhealthy"`
 }
 
-func (d *deploymentsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+func deploymentsDataSourceSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "Deployments of a namespace (or all of them) or of one job, newest first, with each task " +
 			"group's progress: what `nomad deployment list` and `status` show. Needs `read-job` when ACLs are on.",
 		Attributes: map[string]schema.Attribute{
@@ -77,14 +76,10 @@ func (d *deploymentsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 	}
 }
 
-func (d *deploymentsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m deploymentsModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	deps, err := d.Data.Nomad.ListDeployments(ctx, m.Namespace.ValueString(), m.Job.ValueString())
+func readDeployments(ctx context.Context, data *shared.ProviderData, m *deploymentsModel, diags *diag.Diagnostics) {
+	deps, err := data.Nomad.ListDeployments(ctx, m.Namespace.ValueString(), m.Job.ValueString())
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list deployments", err)
+		shared.AddNomadError(diags, "Could not list deployments", err)
 		return
 	}
 	m.Deployments = make([]deploymentModel, 0, len(deps))
@@ -101,5 +96,4 @@ func (d *deploymentsDataSource) Read(ctx context.Context, req datasource.ReadReq
 		}
 		m.Deployments = append(m.Deployments, dm)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

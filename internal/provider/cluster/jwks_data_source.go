@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -12,10 +13,8 @@ import (
 
 // NewJWKSDataSource builds the berth_jwks data source.
 func NewJWKSDataSource() datasource.DataSource {
-	return &jwksDataSource{shared.NewDataSourceBase("jwks")}
+	return shared.NewDataSource("jwks", jwksDataSourceSchema, readJwks)
 }
-
-type jwksDataSource struct{ shared.DataSourceBase }
 
 type jwksModel struct {
 	Keys []jwksKeyModel `tfsdk:"keys"`
@@ -29,8 +28,8 @@ type jwksKeyModel struct {
 	PEM       types.String `tfsdk:"public_key_pem"`
 }
 
-func (d *jwksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+func jwksDataSourceSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "The public keys that sign the cluster's workload identities (`/.well-known/jwks.json`), " +
 			"for a service that verifies them: Vault's or a cloud's JWT auth, Consul. Needs no token.",
 		Attributes: map[string]schema.Attribute{
@@ -45,16 +44,15 @@ func (d *jwksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 	}
 }
 
-func (d *jwksDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	keys, err := d.Data.Nomad.WorkloadIdentityKeys(ctx)
+func readJwks(ctx context.Context, data *shared.ProviderData, m *jwksModel, diags *diag.Diagnostics) {
+	keys, err := data.Nomad.WorkloadIdentityKeys(ctx)
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the workload identity keys", err)
+		shared.AddNomadError(diags, "Could not read the workload identity keys", err)
 		return
 	}
-	m := jwksModel{Keys: make([]jwksKeyModel, 0, len(keys))}
+	*m = jwksModel{Keys: make([]jwksKeyModel, 0, len(keys))}
 	for _, k := range keys {
 		m.Keys = append(m.Keys, jwksKeyModel{KeyID: types.StringValue(k.ID), Algorithm: types.StringValue(k.Algorithm),
 			KeyType: types.StringValue(k.Type), Use: types.StringValue(k.Use), PEM: types.StringValue(k.PEM)})
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -12,17 +13,15 @@ import (
 
 // NewRegionsDataSource builds the berth_regions data source.
 func NewRegionsDataSource() datasource.DataSource {
-	return &regionsDataSource{shared.NewDataSourceBase("regions")}
+	return shared.NewDataSource("regions", regionsDataSourceSchema, readRegions)
 }
-
-type regionsDataSource struct{ shared.DataSourceBase }
 
 type regionsModel struct {
 	Regions []types.String `tfsdk:"regions"`
 }
 
-func (d *regionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+func regionsDataSourceSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "Every region the cluster knows of, federated regions included (`nomad server members` " +
 			"across regions). Needs no capability beyond a valid token.",
 		Attributes: map[string]schema.Attribute{
@@ -31,11 +30,11 @@ func (d *regionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 	}
 }
 
-func (d *regionsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	regions, err := d.Data.Nomad.ListRegions(ctx)
+func readRegions(ctx context.Context, data *shared.ProviderData, m *regionsModel, diags *diag.Diagnostics) {
+	regions, err := data.Nomad.ListRegions(ctx)
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list regions", err)
+		shared.AddNomadError(diags, "Could not list regions", err)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &regionsModel{Regions: stringValues(regions)})...)
+	m.Regions = stringValues(regions)
 }

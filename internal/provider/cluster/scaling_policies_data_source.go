@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
@@ -12,10 +13,8 @@ import (
 
 // NewScalingPoliciesDataSource builds the berth_scaling_policies data source.
 func NewScalingPoliciesDataSource() datasource.DataSource {
-	return &scalingPoliciesDataSource{shared.NewDataSourceBase("scaling_policies")}
+	return shared.NewDataSource("scaling_policies", scalingPoliciesDataSourceSchema, readScalingPolicies)
 }
-
-type scalingPoliciesDataSource struct{ shared.DataSourceBase }
 
 type scalingPoliciesModel struct {
 	Namespace types.String         `tfsdk:"namespace"`
@@ -31,8 +30,8 @@ type scalingPolicyModel struct {
 	Target  types.Map    `tfsdk:"target"`
 }
 
-func (d *scalingPoliciesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+func scalingPoliciesDataSourceSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "The scaling policies of a namespace (or all of them), as the Nomad Autoscaler reads them from " +
 			"jobs' `scaling` blocks. Needs `list-scaling-policies` when ACLs are on.",
 		Attributes: map[string]schema.Attribute{
@@ -50,22 +49,17 @@ func (d *scalingPoliciesDataSource) Schema(_ context.Context, _ datasource.Schem
 	}
 }
 
-func (d *scalingPoliciesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m scalingPoliciesModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	policies, err := d.Data.Nomad.ListScalingPolicies(ctx, m.Namespace.ValueString(), m.Job.ValueString(), m.Type.ValueString())
+func readScalingPolicies(ctx context.Context, data *shared.ProviderData, m *scalingPoliciesModel, diags *diag.Diagnostics) {
+	policies, err := data.Nomad.ListScalingPolicies(ctx, m.Namespace.ValueString(), m.Job.ValueString(), m.Type.ValueString())
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list scaling policies", err)
+		shared.AddNomadError(diags, "Could not list scaling policies", err)
 		return
 	}
 	m.Policies = make([]scalingPolicyModel, 0, len(policies))
 	for _, p := range policies {
 		target, diags := types.MapValueFrom(ctx, types.StringType, p.Target)
-		resp.Diagnostics.Append(diags...)
+		diags.Append(diags...)
 		m.Policies = append(m.Policies, scalingPolicyModel{ID: types.StringValue(p.ID), Type: types.StringValue(p.Type),
 			Enabled: types.BoolValue(p.Enabled), Target: target})
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

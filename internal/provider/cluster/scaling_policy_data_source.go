@@ -7,20 +7,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var _ datasource.DataSourceWithConfigure = &scalingPolicyDataSource{}
-
 // NewScalingPolicyDataSource builds the berth_scaling_policy data source.
 func NewScalingPolicyDataSource() datasource.DataSource {
-	return &scalingPolicyDataSource{shared.NewDataSourceBase("scaling_policy")}
+	return shared.NewDataSource("scaling_policy", scalingPolicyDataSourceSchema, readScalingPolicy)
 }
-
-type scalingPolicyDataSource struct{ shared.DataSourceBase }
 
 type scalingPolicyDataModel struct {
 	ID      types.String         `tfsdk:"id"`
@@ -32,8 +29,8 @@ type scalingPolicyDataModel struct {
 	Target  types.Map            `tfsdk:"target"`
 }
 
-func (d *scalingPolicyDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+func scalingPolicyDataSourceSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "One scaling policy by ID (find IDs with `berth_scaling_policies`), as the Nomad Autoscaler " +
 			"reads it from a job's `scaling` block. Needs `read-scaling-policy` when ACLs are on.",
 		Attributes: map[string]schema.Attribute{
@@ -51,19 +48,15 @@ func (d *scalingPolicyDataSource) Schema(_ context.Context, _ datasource.SchemaR
 	}
 }
 
-func (d *scalingPolicyDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m scalingPolicyDataModel
-	if resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("id"), &m.ID)...); resp.Diagnostics.HasError() {
-		return
-	}
+func readScalingPolicy(ctx context.Context, data *shared.ProviderData, m *scalingPolicyDataModel, diags *diag.Diagnostics) {
 	id := m.ID.ValueString()
-	p, err := d.Data.Nomad.GetScalingPolicy(ctx, id)
+	p, err := data.Nomad.GetScalingPolicy(ctx, id)
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read scaling policy "+id, err)
+		shared.AddNomadError(diags, "Could not read scaling policy "+id, err)
 		return
 	}
 	if p == nil {
-		resp.Diagnostics.AddAttributeError(path.Root("id"), "Scaling policy not found",
+		diags.AddAttributeError(path.Root("id"), "Scaling policy not found",
 			fmt.Sprintf("Nomad has no scaling policy %q (or the token may not see it). List the policies with the "+
 				"berth_scaling_policies data source or `nomad scaling policy list`.", id))
 		return
@@ -71,6 +64,5 @@ func (d *scalingPolicyDataSource) Read(ctx context.Context, req datasource.ReadR
 	m.Enabled, m.Type = types.BoolValue(p.Enabled), types.StringValue(p.Type)
 	m.Min, m.Max = types.Int64PointerValue(p.Min), types.Int64PointerValue(p.Max)
 	m.Policy = jsontypes.NewNormalizedValue(p.PolicyJSON)
-	m.Target = shared.MapOrNull(ctx, p.Target, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	m.Target = shared.MapOrNull(ctx, p.Target, diags)
 }

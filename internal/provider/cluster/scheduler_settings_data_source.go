@@ -4,19 +4,16 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var _ datasource.DataSourceWithConfigure = &schedulerSettingsDataSource{}
-
 // NewSchedulerSettingsDataSource builds the berth_scheduler_settings data source.
 func NewSchedulerSettingsDataSource() datasource.DataSource {
-	return &schedulerSettingsDataSource{shared.NewDataSourceBase("scheduler_settings")}
+	return shared.NewDataSource("scheduler_settings", schedulerSettingsDataSourceSchema, readSchedulerSettings)
 }
-
-type schedulerSettingsDataSource struct{ shared.DataSourceBase }
 
 // schedulerSettingsDataModel is the resource's model and the index.
 type schedulerSettingsDataModel struct {
@@ -30,25 +27,20 @@ type schedulerSettingsDataModel struct {
 	ModifyIndex            types.Int64      `tfsdk:"modify_index"`
 }
 
-func (d *schedulerSettingsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schedulerSettingsDataSourceSchema()
-}
-
-func (d *schedulerSettingsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	region, err := d.Data.Nomad.Region(ctx)
+func readSchedulerSettings(ctx context.Context, data *shared.ProviderData, m *schedulerSettingsDataModel, diags *diag.Diagnostics) {
+	region, err := data.Nomad.Region(ctx)
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not find the region", err)
+		shared.AddNomadError(diags, "Could not find the region", err)
 		return
 	}
-	s, index, err := d.Data.Nomad.GetSchedulerSettings(ctx)
+	s, index, err := data.Nomad.GetSchedulerSettings(ctx)
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the scheduler configuration", err)
+		shared.AddNomadError(diags, "Could not read the scheduler configuration", err)
 		return
 	}
 	var r schedulerSettingsModel
 	r.record(region, s)
-	m := schedulerSettingsDataModel{ID: r.ID, Region: r.Region, Algorithm: r.Algorithm, Preemption: r.Preemption,
+	*m = schedulerSettingsDataModel{ID: r.ID, Region: r.Region, Algorithm: r.Algorithm, Preemption: r.Preemption,
 		MemoryOversubscription: r.MemoryOversubscription, RejectJobRegistration: r.RejectJobRegistration,
 		PauseEvalBroker: r.PauseEvalBroker, ModifyIndex: types.Int64Value(int64(index))}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -13,17 +14,13 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var _ datasource.DataSourceWithConfigure = &namespaceDataSource{}
-
 // NewNamespaceDataSource builds the berth_namespace data source.
 func NewNamespaceDataSource() datasource.DataSource {
-	return &namespaceDataSource{shared.NewDataSourceBase("namespace")}
+	return shared.NewDataSource("namespace", namespaceDataSourceSchema, readNamespace)
 }
 
-type namespaceDataSource struct{ shared.DataSourceBase }
-
 // Schema mirrors berth_namespace's attributes, computed but for name.
-func (d *namespaceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func namespaceDataSourceSchema() schema.Schema {
 	set := func(doc string) schema.SetAttribute {
 		return schema.SetAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: doc}
 	}
@@ -37,7 +34,7 @@ func (d *namespaceDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				"denied":  set("The " + many + " jobs may not use."),
 			}}
 	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "One Nomad namespace and its settings, as `berth_namespace` manages them.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The namespace's name."},
@@ -61,25 +58,21 @@ func (d *namespaceDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-func (d *namespaceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var name types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &name)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ns, err := d.Data.Nomad.GetNamespace(ctx, name.ValueString())
+func readNamespace(ctx context.Context, data *shared.ProviderData, m *namespaceModel, diags *diag.Diagnostics) {
+	name := m.Name
+	ns, err := data.Nomad.GetNamespace(ctx, name.ValueString())
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the namespace", err)
+		shared.AddNomadError(diags, "Could not read the namespace", err)
 		return
 	}
 	if ns == nil {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Namespace not found",
+		diags.AddAttributeError(path.Root("name"), "Namespace not found",
 			fmt.Sprintf("Nomad has no namespace named %q (or the token may not see it). List the namespaces with the "+
 				"berth_namespaces data source or `nomad namespace list`.", name.ValueString()))
 		return
 	}
-	m := namespaceModel{Description: types.StringNull(), Meta: types.MapNull(types.StringType),
+	// Only the name comes from configuration: start the rest afresh.
+	*m = namespaceModel{Description: types.StringNull(), Meta: types.MapNull(types.StringType),
 		Capabilities: types.ObjectNull(capabilitiesTypes)}
-	m.fromNamespace(ctx, ns, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	m.fromNamespace(ctx, ns, diags)
 }

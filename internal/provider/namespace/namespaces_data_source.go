@@ -6,19 +6,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var _ datasource.DataSourceWithConfigure = &namespacesDataSource{}
-
 // NewNamespacesDataSource builds the berth_namespaces data source.
 func NewNamespacesDataSource() datasource.DataSource {
-	return &namespacesDataSource{shared.NewDataSourceBase("namespaces")}
+	return shared.NewDataSource("namespaces", namespacesDataSourceSchema, readNamespaces)
 }
-
-type namespacesDataSource struct{ shared.DataSourceBase }
 
 type namespacesModel struct {
 	NamePrefix types.String `tfsdk:"name_prefix"`
@@ -29,8 +26,8 @@ type namespacesModel struct {
 // namespaceSummaryTypes is one element of namespaces.
 var namespaceSummaryTypes = map[string]attr.Type{"name": types.StringType, "description": types.StringType}
 
-func (d *namespacesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+func namespacesDataSourceSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "The Nomad namespaces the provider's token can see, with their descriptions, sorted by name.",
 		Attributes: map[string]schema.Attribute{
 			"name_prefix": schema.StringAttribute{Optional: true, MarkdownDescription: "Only namespaces whose name starts with this."},
@@ -45,29 +42,23 @@ func (d *namespacesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	}
 }
 
-func (d *namespacesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m namespacesModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	all, err := d.Data.Nomad.ListNamespaces(ctx, m.NamePrefix.ValueString())
+func readNamespaces(ctx context.Context, data *shared.ProviderData, m *namespacesModel, diags *diag.Diagnostics) {
+	all, err := data.Nomad.ListNamespaces(ctx, m.NamePrefix.ValueString())
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list namespaces", err)
+		shared.AddNomadError(diags, "Could not list namespaces", err)
 		return
 	}
 	names := make([]string, 0, len(all))
 	summaries := make([]attr.Value, 0, len(all))
 	for _, ns := range all {
 		names = append(names, ns.Name)
-		o, diags := types.ObjectValue(namespaceSummaryTypes, map[string]attr.Value{
+		o, d := types.ObjectValue(namespaceSummaryTypes, map[string]attr.Value{
 			"name": types.StringValue(ns.Name), "description": types.StringValue(ns.Description)})
-		resp.Diagnostics.Append(diags...)
+		diags.Append(d...)
 		summaries = append(summaries, o)
 	}
-	m.Names = shared.ListOf(ctx, names, &resp.Diagnostics)
-	list, diags := types.ListValue(types.ObjectType{AttrTypes: namespaceSummaryTypes}, summaries)
-	resp.Diagnostics.Append(diags...)
+	m.Names = shared.ListOf(ctx, names, diags)
+	list, d := types.ListValue(types.ObjectType{AttrTypes: namespaceSummaryTypes}, summaries)
+	diags.Append(d...)
 	m.Namespaces = list
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -13,11 +13,10 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var (
-	_ datasource.DataSource                     = &nodeDataSource{}
-	_ datasource.DataSourceWithConfigure        = &nodeDataSource{}
-	_ datasource.DataSourceWithConfigValidators = &nodeDataSource{}
-)
+// berth_node keeps its own Read rather than shared.DataSource: its model
+// holds nested objects by value, which cannot take the configuration's
+// nulls, so it reads id and name alone.
+var _ datasource.DataSourceWithConfigValidators = &nodeDataSource{}
 
 // NewNodeDataSource builds the berth_node data source.
 func NewNodeDataSource() datasource.DataSource {

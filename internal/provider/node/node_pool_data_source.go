@@ -6,25 +6,22 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var _ datasource.DataSourceWithConfigure = &nodePoolDataSource{}
-
 // NewNodePoolDataSource builds the berth_node_pool data source: one pool
 // by name, built-in pools included.
 func NewNodePoolDataSource() datasource.DataSource {
-	return &nodePoolDataSource{shared.NewDataSourceBase("node_pool")}
+	return shared.NewDataSource("node_pool", nodePoolDataSourceSchema, readNodePool)
 }
 
-type nodePoolDataSource struct{ shared.DataSourceBase }
-
 // Schema mirrors berth_node_pool's attributes, computed but for name.
-func (d *nodePoolDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+func nodePoolDataSourceSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "One Nomad node pool by name, Nomad's built-in pools `all` and `default` included. Needs " +
 			"`node_pool:read` on the pool when ACLs are on.",
 		Attributes: map[string]schema.Attribute{
@@ -41,23 +38,19 @@ func (d *nodePoolDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	}
 }
 
-func (d *nodePoolDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	m := nodePoolModel{Description: types.StringNull(), Meta: types.MapNull(types.StringType)}
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &m.Name)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	p, err := d.Data.Nomad.GetNodePool(ctx, m.Name.ValueString())
+func readNodePool(ctx context.Context, data *shared.ProviderData, m *nodePoolModel, diags *diag.Diagnostics) {
+	// Only the name comes from configuration: start the rest afresh.
+	*m = nodePoolModel{Name: m.Name, Description: types.StringNull(), Meta: types.MapNull(types.StringType)}
+	p, err := data.Nomad.GetNodePool(ctx, m.Name.ValueString())
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not read the node pool", err)
+		shared.AddNomadError(diags, "Could not read the node pool", err)
 		return
 	}
 	if p == nil {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Node pool not found",
+		diags.AddAttributeError(path.Root("name"), "Node pool not found",
 			fmt.Sprintf("Nomad has no node pool named %q (or the token may not see it). List the pools with the "+
 				"berth_node_pools data source or `nomad node pool list`.", m.Name.ValueString()))
 		return
 	}
-	m.fromNodePool(ctx, p, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	m.fromNodePool(ctx, p, diags)
 }

@@ -13,14 +13,10 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var _ datasource.DataSourceWithConfigure = &nodePoolsDataSource{}
-
 // NewNodePoolsDataSource builds the berth_node_pools data source.
 func NewNodePoolsDataSource() datasource.DataSource {
-	return &nodePoolsDataSource{shared.NewDataSourceBase("node_pools")}
+	return shared.NewDataSource("node_pools", nodePoolsDataSourceSchema, readNodePools)
 }
-
-type nodePoolsDataSource struct{ shared.DataSourceBase }
 
 type nodePoolsModel struct {
 	NamePrefix types.String `tfsdk:"name_prefix"`
@@ -35,11 +31,11 @@ var nodePoolSummaryTypes = map[string]attr.Type{
 	"scheduler_algorithm": types.StringType, "memory_oversubscription": types.BoolType,
 }
 
-func (d *nodePoolsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func nodePoolsDataSourceSchema() schema.Schema {
 	computed := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
 	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "The Nomad node pools the provider's token can see (built-in `all` and `default` included), " +
 			"sorted by name. Needs `node_pool` read on them.",
 		Attributes: map[string]schema.Attribute{
@@ -59,28 +55,22 @@ func (d *nodePoolsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-func (d *nodePoolsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m nodePoolsModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	pools, err := d.Data.Nomad.ListNodePools(ctx, m.NamePrefix.ValueString())
+func readNodePools(ctx context.Context, data *shared.ProviderData, m *nodePoolsModel, diags *diag.Diagnostics) {
+	pools, err := data.Nomad.ListNodePools(ctx, m.NamePrefix.ValueString())
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list node pools", err)
+		shared.AddNomadError(diags, "Could not list node pools", err)
 		return
 	}
 	names := make([]string, 0, len(pools))
 	summaries := make([]attr.Value, 0, len(pools))
 	for _, p := range pools {
 		names = append(names, p.Name)
-		summaries = append(summaries, nodePoolSummary(ctx, p, &resp.Diagnostics))
+		summaries = append(summaries, nodePoolSummary(ctx, p, diags))
 	}
-	m.Names = shared.ListOf(ctx, names, &resp.Diagnostics)
-	list, diags := types.ListValue(types.ObjectType{AttrTypes: nodePoolSummaryTypes}, summaries)
-	resp.Diagnostics.Append(diags...)
+	m.Names = shared.ListOf(ctx, names, diags)
+	list, d := types.ListValue(types.ObjectType{AttrTypes: nodePoolSummaryTypes}, summaries)
+	diags.Append(d...)
 	m.Pools = list
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
 // nodePoolSummary is one element of pools.

@@ -4,36 +4,21 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
-var (
-	_ datasource.DataSource              = &nodesDataSource{}
-	_ datasource.DataSourceWithConfigure = &nodesDataSource{}
-)
-
 // NewNodesDataSource builds the berth_nodes data source.
 func NewNodesDataSource() datasource.DataSource {
-	return &nodesDataSource{shared.NewDataSourceBase("nodes")}
+	return shared.NewDataSource("nodes", nodesDataSourceSchema, readNodes)
 }
 
-type nodesDataSource struct{ shared.DataSourceBase }
-
-func (d *nodesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = nodesDataSourceSchema()
-}
-
-func (d *nodesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m nodesDataSourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	nodes, err := d.Data.Nomad.ListNodes(ctx, m.filter(), m.IncludeMeta.ValueBool(), d.Data.LedgerNamespace)
+func readNodes(ctx context.Context, data *shared.ProviderData, m *nodesDataSourceModel, diags *diag.Diagnostics) {
+	nodes, err := data.Nomad.ListNodes(ctx, m.filter(), m.IncludeMeta.ValueBool(), data.LedgerNamespace)
 	if err != nil {
-		shared.AddNomadError(&resp.Diagnostics, "Could not list Nomad nodes", err)
+		shared.AddNomadError(diags, "Could not list Nomad nodes", err)
 		return
 	}
 	want := m.MinFree.resources()
@@ -48,5 +33,4 @@ func (d *nodesDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		m.Nodes = append(m.Nodes, newNodeModel(n))
 	}
 	tflog.Debug(ctx, "Listed Nomad nodes", map[string]any{"listed": len(nodes), "matched": len(m.Nodes)})
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

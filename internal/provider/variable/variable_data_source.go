@@ -15,16 +15,12 @@ import (
 	"github.com/berthhq/terraform-provider-berth/internal/variable"
 )
 
-var _ datasource.DataSourceWithConfigure = &variableDataSource{}
-
 // NewVariableDataSource builds the berth_variable data source: a
 // Variable's metadata and keys, never its values (read those with the
 // ephemeral berth_variable).
 func NewVariableDataSource() datasource.DataSource {
-	return &variableDataSource{shared.NewDataSourceBase("variable")}
+	return shared.NewDataSource("variable", variableDataSourceSchema, readVariableMetadata)
 }
-
-type variableDataSource struct{ shared.DataSourceBase }
 
 type variableDataModel struct {
 	ID          types.String `tfsdk:"id"`
@@ -37,8 +33,8 @@ type variableDataModel struct {
 	ModifyTime  types.String `tfsdk:"modify_time"`
 }
 
-func (d *variableDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+func variableDataSourceSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "A Nomad Variable's metadata: its keys, indexes and times, never its values, which would " +
 			"be stored in state. Read the values for one run with the ephemeral `berth_variable`.",
 		Attributes: map[string]schema.Attribute{
@@ -57,21 +53,16 @@ func (d *variableDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	}
 }
 
-func (d *variableDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m variableDataModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	v, ns := readVariable(ctx, d.Data, m.Path, m.Namespace, &resp.Diagnostics)
+func readVariableMetadata(ctx context.Context, data *shared.ProviderData, m *variableDataModel, diags *diag.Diagnostics) {
+	v, ns := readVariable(ctx, data, m.Path, m.Namespace, diags)
 	if v == nil {
 		return
 	}
 	m.ID, m.Namespace = types.StringValue(refID(variable.Ref{Namespace: ns, Path: v.Path})), types.StringValue(ns)
-	m.Keys = shared.ListOf(ctx, v.Keys(), &resp.Diagnostics)
+	m.Keys = shared.ListOf(ctx, v.Keys(), diags)
 	m.CreateIndex, m.ModifyIndex = types.Int64Value(int64(v.CreateIndex)), types.Int64Value(int64(v.ModifyIndex))
 	m.CreateTime = types.StringValue(v.CreateTime.UTC().Format(time.RFC3339))
 	m.ModifyTime = types.StringValue(v.ModifyTime.UTC().Format(time.RFC3339))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
 // readVariable is the Variable at path in namespace (the default namespace
