@@ -61,6 +61,14 @@ tests=(
 	TestAccCSIPluginsDataSource_healthy
 	TestAccDatacentersDataSource_prefixAndDownNodes
 	TestAccClusterDataSource_threeServersOneDown
+	TestAccJobDataSource_matchesNomad
+	TestAccJobspecDataSource_matchesClusterParse
+	TestAccACLPolicyDataSource_matchesNomad
+	TestAccACLRoleDataSource_byIDAndByName
+	TestAccACLTokenDataSource_noSecret
+	TestAccNodePoolDataSource_matchesNomad
+	TestAccCSIPluginDataSource_waitForHealthy
+	TestAccScalingPolicyDataSource_asNomadSays
 	# Nomad's own jobspecs, of the agent's version.
 	'TestAccJob_corpus.*'
 	# What only the newer Nomad has, and the node intro tokens.
