@@ -24,6 +24,9 @@
 #                measure the providers and the agent's API, not the scheduler);
 #                only floor, berth-nowait, job-nowait and peer-detach run, and
 #                no target is judged
+#   RTT          a round-trip time (e.g. 25ms) added to every request through
+#                the proxy, for every provider alike: a cluster across a network;
+#                with GROWTH=1 the remote plan's targets are judged (README)
 #   GROWTH_NS    growth mode at each of these N in turn ("100 300 1000"),
 #                then a growth table (cost per resource against the smallest N)
 set -euo pipefail
@@ -50,6 +53,7 @@ case "${GROWTH:-}" in
 *) echo "bench: GROWTH=$GROWTH: give 1 (or nothing)" >&2; exit 2 ;;
 esac
 [[ -n "${GROWTH_NS:-}" ]] && args+=(-ns "$GROWTH_NS")
+[[ -n "${RTT:-}" ]] && args+=(-rtt "$RTT")
 
 go build -o bin/bench ./internal/bench/cmd/bench
 

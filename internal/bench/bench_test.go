@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -69,7 +70,7 @@ func TestProxyCounts(t *testing.T) {
 		_, _ = io.WriteString(w, r.URL.Path)
 	}))
 	defer backend.Close()
-	p, err := StartProxy(backend.URL)
+	p, err := StartProxy(backend.URL, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestProxyCounts(t *testing.T) {
 	get("/v1/job/bench-x-1")
 	get("/v1/job/bench-x-2")
 	get("/v1/job/bench-x-2/allocations")
-	got := p.Reset()
+	got, _ := p.Reset()
 	if got["GET /v1/job/:name"] != 2 || got["GET /v1/job/:name/allocations"] != 1 || Total(got) != 3 {
 		t.Errorf("counts = %v", got)
 	}
@@ -97,8 +98,28 @@ func TestProxyCounts(t *testing.T) {
 		t.Errorf("ByEndpoint = %v", by)
 	}
 	get("/v1/jobs")
-	if got := p.Reset(); Total(got) != 1 {
-		t.Errorf("after Reset counts = %v", got)
+	if got, chain := p.Reset(); Total(got) != 1 || chain != 1 {
+		t.Errorf("after Reset counts = %v, chain %d", got, chain)
+	}
+}
+
+func TestLongestChain(t *testing.T) {
+	at := func(ms int) time.Time { return time.Unix(0, 0).Add(time.Duration(ms) * time.Millisecond) }
+	sp := func(from, to int) span { return span{at(from), at(to)} }
+	for name, c := range map[string]struct {
+		spans []span
+		want  int
+	}{
+		"none":                 {nil, 0},
+		"ten at once":          {[]span{sp(0, 10), sp(0, 10), sp(1, 11), sp(2, 12), sp(2, 9), sp(3, 10), sp(0, 5), sp(4, 9), sp(1, 8), sp(0, 10)}, 1},
+		"three in a row":       {[]span{sp(20, 30), sp(0, 10), sp(10, 20)}, 3},
+		"overlap breaks a row": {[]span{sp(0, 10), sp(9, 19), sp(18, 28)}, 2},
+		"two rows, longest":    {[]span{sp(0, 5), sp(5, 10), sp(10, 15), sp(0, 14), sp(14, 20)}, 3},
+		"a long one beside":    {[]span{sp(0, 100), sp(0, 1), sp(1, 2), sp(2, 3), sp(3, 4)}, 4},
+	} {
+		if got := LongestChain(c.spans); got != c.want {
+			t.Errorf("%s: %d, want %d", name, got, c.want)
+		}
 	}
 }
 
@@ -277,5 +298,29 @@ func TestConfigsFormatted(t *testing.T) {
 		if string(out) != cfg {
 			t.Errorf("%s is not formatted:\n%s\nterraform fmt writes:\n%s", name, cfg, out)
 		}
+	}
+}
+
+func TestRemoteTargets(t *testing.T) {
+	rep := Report{N: 1000, Rows: []Row{
+		row(KeyFloor, 1, 2.0, 1, 0),
+		row(KeyBerthNoWait, 1, 2.5, 1, 3),
+		row(KeyJobNoWait, 1, 2.7, 1, 6),
+		row(KeyPeerDetach, 1, 20, 1, 2000),
+	}}
+	got := map[string]string{}
+	for _, tg := range rep.RemoteTargets(true) {
+		got[tg.Name] = tg.Status
+	}
+	want := map[string]string{
+		"berth-nowait plan <= 1.30x floor plan":           "PASS",
+		"berth-nowait plan <= 0.25x peer-detach plan":     "PASS",
+		"berth-nowait plan requests <= 5 (one namespace)": "PASS",
+		"job-nowait plan <= 1.30x floor plan":             "FAIL",
+		"job-nowait plan <= 0.25x peer-detach plan":       "PASS",
+		"job-nowait plan requests <= 5 (one namespace)":   "FAIL",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("targets = %v, want %v", got, want)
 	}
 }

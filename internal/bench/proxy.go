@@ -6,6 +6,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,7 +15,9 @@ import (
 
 // Proxy is a reverse proxy in front of the Nomad agent that counts the
 // requests passing through it. Both providers are pointed at it, so the
-// counts cover every request a plugin makes, whatever its logging.
+// counts cover every request a plugin makes, whatever its logging. With
+// an RTT it holds every request that long before passing it on: a
+// cluster across a network, for every provider alike.
 type Proxy struct {
 	URL string // http://127.0.0.1:<port>
 
@@ -23,10 +26,15 @@ type Proxy struct {
 
 	mu     sync.Mutex
 	counts map[string]int // "METHOD /v1/path/:name" -> requests since Reset
+	spans  []span         // each request's time in the proxy since Reset
 }
 
-// StartProxy starts a counting proxy to target on a free loopback port.
-func StartProxy(target string) (*Proxy, error) {
+// span is when a request entered the proxy and when its answer left.
+type span struct{ start, end time.Time }
+
+// StartProxy starts a counting proxy to target on a free loopback port,
+// adding rtt to every request.
+func StartProxy(target string, rtt time.Duration) (*Proxy, error) {
 	u, err := url.Parse(target)
 	if err != nil {
 		return nil, err
@@ -49,8 +57,16 @@ func StartProxy(target string) (*Proxy, error) {
 	}
 	p.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			p.count(r.Method + " " + Endpoint(r.URL.Path))
+			start := time.Now()
+			if rtt > 0 {
+				select {
+				case <-time.After(rtt):
+				case <-r.Context().Done():
+					return
+				}
+			}
 			rp.ServeHTTP(w, r)
+			p.record(r.Method+" "+Endpoint(r.URL.Path), span{start, time.Now()})
 		}),
 		ReadHeaderTimeout: time.Minute,
 	}
@@ -58,20 +74,48 @@ func StartProxy(target string) (*Proxy, error) {
 	return p, nil
 }
 
-func (p *Proxy) count(key string) {
+func (p *Proxy) record(key string, s span) {
 	p.mu.Lock()
 	p.counts[key]++
+	p.spans = append(p.spans, s)
 	p.mu.Unlock()
 }
 
 // Reset starts a new count and returns the one it ends: requests by
-// endpoint since the last Reset.
-func (p *Proxy) Reset() map[string]int {
+// endpoint since the last Reset, and the longest chain among them
+// (LongestChain).
+func (p *Proxy) Reset() (map[string]int, int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	old := p.counts
-	p.counts = map[string]int{}
-	return old
+	old, spans := p.counts, p.spans
+	p.counts, p.spans = map[string]int{}, nil
+	return old, LongestChain(spans)
+}
+
+// LongestChain is the most requests of spans that ran one after another:
+// each started after the one before it was answered. Across a network a
+// command waits at least that many round trips, whatever its parallelism.
+func LongestChain(spans []span) int {
+	byStart := slices.Clone(spans)
+	slices.SortFunc(byStart, func(a, b span) int { return a.start.Compare(b.start) })
+	type done struct {
+		end   time.Time
+		chain int
+	}
+	var ended []done // chains of the spans already seen, to merge by end
+	best, longest := 0, 0
+	for _, s := range byStart {
+		// Every span that ended before s started may precede it.
+		slices.SortFunc(ended, func(a, b done) int { return a.end.Compare(b.end) })
+		i := 0
+		for ; i < len(ended) && !ended[i].end.After(s.start); i++ {
+			best = max(best, ended[i].chain)
+		}
+		ended = ended[i:]
+		ended = append(ended, done{s.end, best + 1})
+		longest = max(longest, best+1)
+	}
+	return longest
 }
 
 // Close stops the proxy.

@@ -22,14 +22,15 @@ type Row struct {
 
 // Report is a whole bench run; it is also the JSON written for BASELINE.
 type Report struct {
-	N           int    `json:"n"`
-	Runs        int    `json:"runs"`
-	Parallelism int    `json:"parallelism"`
-	Terraform   string `json:"terraform"`
-	Nomad       string `json:"nomad"`
-	CPUs        int    `json:"cpus"`
-	Growth      bool   `json:"growth,omitempty"` // jobs never placed (growth mode)
-	Rows        []Row  `json:"rows"`
+	N           int           `json:"n"`
+	Runs        int           `json:"runs"`
+	Parallelism int           `json:"parallelism"`
+	Terraform   string        `json:"terraform"`
+	Nomad       string        `json:"nomad"`
+	CPUs        int           `json:"cpus"`
+	Growth      bool          `json:"growth,omitempty"` // jobs never placed (growth mode)
+	RTT         time.Duration `json:"rtt_ns,omitempty"` // added to every request (a cluster across a network)
+	Rows        []Row         `json:"rows"`
 }
 
 // NewReport builds the rows of variants from their samples.
@@ -70,6 +71,7 @@ func MedianSample(ss []Sample) Sample {
 		PluginCPU:    pick(func(s Sample) time.Duration { return s.PluginCPU }),
 		AgentCPU:     pick(func(s Sample) time.Duration { return s.AgentCPU }),
 		PluginPeak:   int64(pick(func(s Sample) time.Duration { return time.Duration(s.PluginPeak) })),
+		Chain:        int(pick(func(s Sample) time.Duration { return time.Duration(s.Chain) })),
 	}
 	for _, s := range ss {
 		m.PlanChanged = m.PlanChanged || s.PlanChanged
@@ -160,12 +162,14 @@ func (rep Report) Targets(peerGiven bool, baseline *Report) []Target {
 		}
 		out = append(out, t)
 	}
-	for _, ph := range Phases {
+	// The targets of those issues are on the phases they named.
+	judged := []Phase{Apply, Plan, Destroy}
+	for _, ph := range judged {
 		ratio(KeyBerthNoWait, KeyPeerDetach, ph, MaxPeerRatio)
 	}
 	ratio(KeyBerthWait, KeyPeerWait, Apply, MaxWaitPeerRatio)
 	// berth_job runs the peer's own jobspec.
-	for _, ph := range Phases {
+	for _, ph := range judged {
 		ratio(KeyJobNoWait, KeyPeerDetach, ph, MaxPeerRatio)
 		ratio(KeyJobWait, KeyPeerWait, ph, MaxJobWaitPeerRatio)
 	}
@@ -219,6 +223,9 @@ func (rep Report) regressions(base Report, what string) []Target {
 			continue
 		}
 		for _, ph := range Phases {
+			if old.secs(ph) == 0 || b.secs(ph) == 0 {
+				continue // a phase one of the runs did not have (an older report)
+			}
 			t := Target{Name: fmt.Sprintf("%s %s <= %.2fx %s", key, ph, MaxRegression, what)}
 			r := b.secs(ph) / old.secs(ph)
 			t.Status = passFail(r <= MaxRegression)
@@ -230,6 +237,52 @@ func (rep Report) regressions(base Report, what string) []Target {
 		t.Status = passFail(float64(now) <= MaxRegression*float64(was))
 		t.Detail = fmt.Sprintf("%d vs %d", now, was)
 		out = append(out, t)
+	}
+	return out
+}
+
+// The targets of a plan against a cluster across a network (growth mode
+// with an RTT, issue 44): the plan of an unchanged configuration of
+// berth_instance and of berth_job costs at most MaxRemotePlanFloorRatio
+// times terraform_data's and MaxRemotePlanPeerRatio times the other
+// provider's, in at most MaxRemotePlanRequests requests (the bench's jobs
+// are in one namespace) whatever N.
+const (
+	MaxRemotePlanFloorRatio = 1.3
+	MaxRemotePlanPeerRatio  = 0.25
+	MaxRemotePlanRequests   = 5
+)
+
+// RemoteTargets evaluates the targets of a remote plan on rep.
+func (rep Report) RemoteTargets(peerGiven bool) []Target {
+	var out []Target
+	for _, key := range []string{KeyBerthNoWait, KeyJobNoWait} {
+		b, ok := rep.row(key)
+		if !ok {
+			out = append(out, Target{Name: key + " plan", Status: "skipped (" + key + " not run)"})
+			continue
+		}
+		for _, against := range []struct {
+			key   string
+			limit float64
+		}{{KeyFloor, MaxRemotePlanFloorRatio}, {KeyPeerDetach, MaxRemotePlanPeerRatio}} {
+			t := Target{Name: fmt.Sprintf("%s plan <= %.2fx %s plan", key, against.limit, against.key)}
+			o, ok := rep.row(against.key)
+			switch {
+			case against.key == KeyPeerDetach && !peerGiven:
+				t.Status = "skipped (no PEER_PROVIDER)"
+			case !ok:
+				t.Status = "skipped (" + against.key + " not run)"
+			default:
+				r := b.secs(Plan) / o.secs(Plan)
+				t.Status = passFail(r <= against.limit)
+				t.Detail = fmt.Sprintf("%.2fs vs %.2fs: %.2fx", b.secs(Plan), o.secs(Plan), r)
+			}
+			out = append(out, t)
+		}
+		req := b.Median[Plan].Requests
+		out = append(out, Target{Name: fmt.Sprintf("%s plan requests <= %d (one namespace)", key, MaxRemotePlanRequests),
+			Status: passFail(req <= MaxRemotePlanRequests), Detail: fmt.Sprintf("%d requests, longest chain %d", req, b.Median[Plan].Chain)})
 	}
 	return out
 }
@@ -273,21 +326,37 @@ func (rep Report) Print(w io.Writer, targets []Target) bool {
 			"compared but never placed, and only the variants that do not wait run.\n\n", neverAttribute, neverOperator)
 	}
 
-	fmt.Fprintln(w, "Seconds (wall) and the requests each plan made:")
+	if rep.RTT > 0 {
+		fmt.Fprintf(w, "Every request waited %s in the proxy (a cluster across a network).\n\n", rep.RTT)
+	}
+	fmt.Fprintln(w, "Seconds (wall): create N (apply), plan N unchanged (refresh), apply a change to one of N, destroy N; and the requests each plan made:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| | apply | plan (refresh) | destroy | plan requests | per resource |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| | create | plan (refresh) | change one | destroy | plan requests | per resource |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %d | %.2f |\n", r.Label, r.secs(Apply), r.secs(Plan), r.secs(Destroy),
+		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %.2f | %d | %.2f |\n", r.Label, r.secs(Apply), r.secs(Plan), r.secs(Change), r.secs(Destroy),
 			r.Median[Plan].Requests, float64(r.Median[Plan].Requests)/float64(rep.N))
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Requests / the longest chain of them in sequence (each sent after the one before was answered; across a network a command waits at least that many round trips):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| | create | plan | change one | destroy |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+	for _, r := range rep.Rows {
+		cells := []string{r.Label}
+		for _, ph := range Phases {
+			cells = append(cells, fmt.Sprintf("%d / %d", r.Median[ph].Requests, r.Median[ph].Chain))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
 
 	floor, hasFloor := rep.row(KeyFloor)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Ratios of the medians (berth rows to their peer: detach = true for no wait, detach = false for waiting):")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| | apply ×peer | plan ×peer | destroy ×peer | apply ×floor | plan ×floor | destroy ×floor |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| | create ×peer | plan ×peer | change ×peer | destroy ×peer | create ×floor | plan ×floor | change ×floor | destroy ×floor |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rep.Rows {
 		cells := []string{r.Label}
 		p, hasPeer := rep.row(r.Peer)
@@ -303,8 +372,8 @@ func (rep Report) Print(w io.Writer, targets []Target) bool {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "CPU seconds (user+sys, median): terraform / plugins / Nomad agent:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| | apply | plan | destroy |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|")
+	fmt.Fprintln(w, "| | create | plan | change one | destroy |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
 	for _, r := range rep.Rows {
 		cells := []string{r.Label}
 		for _, ph := range Phases {
@@ -317,13 +386,14 @@ func (rep Report) Print(w io.Writer, targets []Target) bool {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Peak resident memory of the plugin (MiB, median; the largest plugin process of the command):")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| | apply | plan | destroy |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|")
+	fmt.Fprintln(w, "| | create | plan | change one | destroy |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
 	for _, r := range rep.Rows {
 		if r.Key == KeyFloor {
 			continue // terraform_data is built into Terraform: no plugin
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Label, mib(r.Median[Apply].PluginPeak), mib(r.Median[Plan].PluginPeak), mib(r.Median[Destroy].PluginPeak))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", r.Label, mib(r.Median[Apply].PluginPeak), mib(r.Median[Plan].PluginPeak),
+			mib(r.Median[Change].PluginPeak), mib(r.Median[Destroy].PluginPeak))
 	}
 
 	fmt.Fprintln(w)

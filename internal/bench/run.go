@@ -22,20 +22,27 @@ import (
 // Phase is one timed Terraform command.
 type Phase string
 
-// The phases of one cycle, in order.
+// The phases of one cycle, in order: create N, plan them unchanged, apply
+// a change to one of them, destroy N.
 const (
 	Apply   Phase = "apply"
 	Plan    Phase = "plan"
+	Change  Phase = "change"
 	Destroy Phase = "destroy"
 )
 
 // Phases lists the phases in cycle order.
-var Phases = []Phase{Apply, Plan, Destroy}
+var Phases = []Phase{Apply, Plan, Change, Destroy}
+
+// changeVar is the configurations' variable that changes resource 0
+// (the Change phase sets it).
+const changeVar = "bench_change"
 
 // Sample is what one Terraform command cost.
 type Sample struct {
 	Wall         time.Duration  `json:"wall_ns"`
 	Requests     int            `json:"requests"`
+	Chain        int            `json:"chain,omitempty"` // the longest chain of requests in sequence (LongestChain)
 	Endpoints    map[string]int `json:"endpoints,omitempty"`
 	TerraformCPU time.Duration  `json:"terraform_cpu_ns"`                // user+sys of terraform itself
 	PluginCPU    time.Duration  `json:"plugin_cpu_ns"`                   // user+sys of every plugin process it started
@@ -57,9 +64,10 @@ type Options struct {
 	Peer        string // terraform-provider-nomad binary, gzipped or not ("" skips the peer rows)
 	Base        string // another terraform-provider-berth binary, run beside Berth in the same cycles ("" skips the base rows)
 	Only        []string
-	Growth      bool      // every job has a constraint no node meets; only the variants that do not wait run
-	PprofDir    string    // when set, each command's plugins get BERTH_PPROF_DIR=<dir>/<variant>/<run>-<phase>
-	Progress    io.Writer // one line per command
+	Growth      bool          // every job has a constraint no node meets; only the variants that do not wait run
+	RTT         time.Duration // added to every request through the proxy (a cluster across a network)
+	PprofDir    string        // when set, each command's plugins get BERTH_PPROF_DIR=<dir>/<variant>/<run>-<phase>
+	Progress    io.Writer     // one line per command
 }
 
 // Runner runs the cycles.
@@ -119,7 +127,7 @@ func NewRunner(o Options) (*Runner, error) {
 	if err := os.WriteFile(r.cliCfg, []byte(CLIConfig(dirs)), 0o644); err != nil {
 		return nil, err
 	}
-	if r.proxy, err = StartProxy(o.NomadAddr); err != nil {
+	if r.proxy, err = StartProxy(o.NomadAddr, o.RTT); err != nil {
 		return nil, err
 	}
 	for _, v := range Variants() {
@@ -225,6 +233,7 @@ func (r *Runner) cycle(ctx context.Context, v Variant, run int) (map[Phase]Sampl
 	args := map[Phase][]string{
 		Apply:   {"apply", "-auto-approve", "-input=false", "-no-color", par},
 		Plan:    {"plan", "-input=false", "-no-color", "-detailed-exitcode", par},
+		Change:  {"apply", "-auto-approve", "-input=false", "-no-color", par, "-var=" + changeVar + "=true"},
 		Destroy: {"destroy", "-auto-approve", "-input=false", "-no-color", par},
 	}
 	out := map[Phase]Sample{}
@@ -253,8 +262,8 @@ func (r *Runner) cycle(ctx context.Context, v Variant, run int) (map[Phase]Sampl
 		if s.PlanChanged {
 			note = "  (plan NOT empty)"
 		}
-		fmt.Fprintf(r.o.Progress, "bench: N=%d run %d/%d %-13s %-7s %7.2fs %5d requests  cpu terraform %.2fs plugin %.2fs agent %.2fs  plugin peak %s%s\n",
-			r.o.N, run, r.o.Runs, v.Key, ph, s.Wall.Seconds(), s.Requests, s.TerraformCPU.Seconds(), s.PluginCPU.Seconds(),
+		fmt.Fprintf(r.o.Progress, "bench: N=%d run %d/%d %-13s %-7s %7.2fs %5d requests (chain %d)  cpu terraform %.2fs plugin %.2fs agent %.2fs  plugin peak %s%s\n",
+			r.o.N, run, r.o.Runs, v.Key, ph, s.Wall.Seconds(), s.Requests, s.Chain, s.TerraformCPU.Seconds(), s.PluginCPU.Seconds(),
 			s.AgentCPU.Seconds(), mib(s.PluginPeak), note)
 	}
 	return out, nil
@@ -287,13 +296,13 @@ func (r *Runner) command(ctx context.Context, v Variant, run int, ph Phase, args
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, logOut, logOut
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // let terraform stop its plugins
 	cmd.WaitDelay = time.Minute
-	r.proxy.Reset()
+	_, _ = r.proxy.Reset()
 	agent0 := agentCPU(r.o.AgentPID)
 	start := time.Now()
 	runErr := cmd.Run()
 	s := Sample{Wall: time.Since(start)}
 	s.AgentCPU = agentCPU(r.o.AgentPID) - agent0
-	s.Endpoints = r.proxy.Reset()
+	s.Endpoints, s.Chain = r.proxy.Reset()
 	s.Requests = Total(s.Endpoints)
 	if ph != Plan {
 		s.Endpoints = nil // only plans' breakdowns are reported

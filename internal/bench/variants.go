@@ -127,11 +127,11 @@ func (v Variant) GrowthVariant() bool { return !v.Waits }
 func jobName(key string) string { return "bench-" + key + "-" }
 
 func floorConfig(n int, _ string, _ bool) string {
-	return fmt.Sprintf(`resource "terraform_data" "bench" {
+	return changeVariable + fmt.Sprintf(`resource "terraform_data" "bench" {
   count = %d
-  input = "%s${count.index}"
+  input = "%s${count.index}${count.index == 0 && var.%s ? "-changed" : ""}"
 }
-`, n, jobName(KeyFloor))
+`, n, jobName(KeyFloor), changeVar)
 }
 
 func berthConfig(key string, n int, addr string, wait, never bool) string {
@@ -145,7 +145,7 @@ func berthConfig(key string, n int, addr string, wait, never bool) string {
     }]
   }`, hclEscape(neverAttribute), neverOperator)
 	}
-	return fmt.Sprintf(`terraform {
+	return changeVariable + fmt.Sprintf(`terraform {
   required_providers {
     berth = { source = %q }
   }
@@ -166,7 +166,7 @@ resource "berth_instance" "bench" {
       command = %q
       args    = [%q]
       cpu     = %d
-      memory  = %d
+      memory  = %s
     }
   }
   update = {
@@ -178,7 +178,7 @@ resource "berth_instance" "bench" {
     canary            = 0
   }%s
 }
-`, berthProvider.Source, addr, n, jobName(key), wait, jobTask, jobCommand, jobArg, jobCPU, jobMemory,
+`, berthProvider.Source, addr, n, jobName(key), wait, jobTask, jobCommand, jobArg, jobCPU, memoryExpr,
 		minHealthyTime, healthyDL, progressDL, placement)
 }
 
@@ -190,7 +190,7 @@ func peerConfig(n int, addr string, detach, never bool) string {
 	if detach {
 		key = KeyPeerDetach
 	}
-	return fmt.Sprintf(`terraform {
+	return changeVariable + fmt.Sprintf(`terraform {
   required_providers {
     nomad = { source = %q }
   }
@@ -213,7 +213,7 @@ EOT
 
 // jobConfig is the peer's jobspec as berth_job.
 func jobConfig(key string, n int, addr string, wait, never bool) string {
-	return fmt.Sprintf(`terraform {
+	return changeVariable + fmt.Sprintf(`terraform {
   required_providers {
     berth = { source = %q }
   }
@@ -277,12 +277,26 @@ func benchJobspec(key string, never bool) string {
 
       resources {
         cpu    = %d
-        memory = %d
+        memory = ${%s}
       }
     }
   }
-}`, jobName(key), jobGroup, constraint, minHealthyTime, healthyDL, progressDL, jobTask, jobCommand, jobArg, jobCPU, jobMemory)
+}`, jobName(key), jobGroup, constraint, minHealthyTime, healthyDL, progressDL, jobTask, jobCommand, jobArg, jobCPU, memoryExpr)
 }
+
+// changeVariable declares changeVar: false by default, and true in the
+// Change phase, where it changes resource 0 of every configuration (its
+// memory by 1 MiB, the floor's input).
+var changeVariable = fmt.Sprintf(`variable %q {
+  type    = bool
+  default = false
+}
+
+`, changeVar)
+
+// memoryExpr is the task memory of resource count.index: jobMemory, one
+// more for resource 0 when changeVar is set.
+var memoryExpr = fmt.Sprintf("count.index == 0 && var.%s ? %d : %d", changeVar, jobMemory+1, jobMemory)
 
 // hclEscape escapes Terraform's template interpolation in s ("${" becomes
 // "$${"), for a literal string in a configuration.

@@ -84,6 +84,7 @@ type Client struct {
 	drivers        driverCache      // see DetectedDrivers
 	identity       *clusterIdentity // see ClusterKey
 	gate           *versionGate     // see ClusterVersion
+	listings       *jobListings     // see ListedJobModifyIndex
 	// now is the clock waits measure time on (time.Now when nil); tests
 	// set a fake one so no test races the wall clock.
 	now func() time.Time
@@ -172,7 +173,8 @@ func New(cfg Config) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultRequestTimeout
 	}
-	gate := &versionGate{next: &loggingTransport{next: httpClient.Transport}, address: shown}
+	listings := &jobListings{}
+	gate := &versionGate{next: &writeWatch{next: &loggingTransport{next: httpClient.Transport}, listings: listings}, address: shown}
 	httpClient.Transport = &deadlineTransport{next: gate, timeout: timeout, address: shown}
 
 	secrets := []string{cfg.Token}
@@ -213,7 +215,7 @@ func New(cfg Config) (*Client, error) {
 		api: c, address: shown, namespace: cfg.Namespace, region: cfg.Region, secrets: nonEmpty(secrets),
 		retry: retry, requestTimeout: timeout, holdDriver: holdDriver,
 		identity: &clusterIdentity{selects: [3]string{bare, cfg.Region, cfg.TLSServerName}},
-		gate:     gate,
+		gate:     gate, listings: listings,
 	}, nil
 }
 

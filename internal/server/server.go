@@ -62,6 +62,10 @@ func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, er
 		if err != nil {
 			return nil, err
 		}
+		jobReads, err := newUnchangedJobReads(configured, version, verify)
+		if err != nil {
+			return nil, err
+		}
 		creates, err := newCreatePlans(configured, verify)
 		if err != nil {
 			return nil, err
@@ -70,8 +74,9 @@ func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, er
 		unchanged.shortcuts = shortcutSwitchFrom(os.LookupEnv)
 		upgrades := newUpgradeStates(p, verify)
 		creates.shortcuts, reads.shortcuts, upgrades.shortcuts = unchanged.shortcuts, unchanged.shortcuts, unchanged.shortcuts
+		jobReads.shortcuts = unchanged.shortcuts
 		return &server{frameworkServer: full, configured: configured, unchanged: unchanged, creates: creates, reads: reads,
-			upgrades: upgrades}, nil
+			jobReads: jobReads, upgrades: upgrades}, nil
 	}
 }
 
@@ -94,8 +99,19 @@ type server struct {
 	configured *atomic.Pointer[shared.ProviderData]
 	unchanged  *unchangedPlans
 	creates    *createPlans
-	reads      *unchangedReads
+	reads      *unchangedReads // berth_instance's
+	jobReads   *unchangedReads // berth_job's
 	upgrades   *upgradeStates
+}
+
+// readsOf is the unchanged-read shortcut of typeName, nil when it has none.
+func (s *server) readsOf(typeName string) *unchangedReads {
+	for _, r := range []*unchangedReads{s.reads, s.jobReads} {
+		if r.typeName == typeName {
+			return r
+		}
+	}
+	return nil
 }
 
 var _ frameworkServer = &server{}
@@ -150,17 +166,18 @@ func (s *server) UpgradeResourceState(ctx context.Context, req *tfprotov6.Upgrad
 	return verifiedUpgrade(s.upgrades.typeOf(req.TypeName).stateType, framework, answer), nil
 }
 
-// ReadResource answers the refresh of an unchanged instance itself
+// ReadResource answers the refresh of an unchanged instance or job itself
 // (unchangedReads) and records what each full read of one saw.
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	ctx = s.mask(ctx)
-	if req.TypeName != s.reads.typeName {
+	reads := s.readsOf(req.TypeName)
+	if reads == nil {
 		return s.frameworkServer.ReadResource(ctx, req)
 	}
-	answer := s.reads.answer(ctx, req)
+	answer := reads.answer(ctx, req)
 	if answer != nil {
-		s.reads.taken.Add(1)
-		if !s.reads.verify {
+		reads.taken.Add(1)
+		if !reads.verify {
 			return answer, nil
 		}
 	}
@@ -168,25 +185,26 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	s.reads.recordRead(ctx, req, resp)
+	reads.recordRead(ctx, req, resp)
 	if answer != nil {
-		return s.reads.verifiedAnswer(resp, answer), nil
+		return reads.verifiedAnswer(resp, answer), nil
 	}
 	return resp, nil
 }
 
-// ApplyResourceChange records what an instance's apply left once a full
-// read agrees with it, so the next refresh of an unchanged job takes the
-// read shortcut.
+// ApplyResourceChange records what an instance's or job's apply left once
+// a full read agrees with it, so the next refresh of an unchanged job
+// takes the read shortcut.
 func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	ctx = s.mask(ctx)
-	if req.TypeName != s.reads.typeName {
+	reads := s.readsOf(req.TypeName)
+	if reads == nil {
 		return s.frameworkServer.ApplyResourceChange(ctx, req)
 	}
 	ctx, applied := shared.WithAppliedJob(ctx)
 	resp, err := s.frameworkServer.ApplyResourceChange(ctx, req)
 	if err == nil && resp != nil {
-		s.reads.recordApplied(ctx, s.frameworkServer.ReadResource, req, resp, applied)
+		reads.recordApplied(ctx, s.frameworkServer.ReadResource, req, resp, applied)
 	}
 	return resp, err
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
-	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
@@ -51,14 +50,14 @@ func (u *unchangedReads) recordApplied(ctx context.Context, read readFunc, req *
 // to record when the read answers it unchanged, else nil.
 func (u *unchangedReads) readBack(ctx context.Context, read readFunc, req *tfprotov6.ApplyResourceChangeRequest,
 	resp *tfprotov6.ApplyResourceChangeResponse, private []byte, appliedJob *shared.AppliedJob) *readSeen {
-	if resp.NewState == nil || len(resp.NewState.MsgPack) == 0 || privateHasKey(private, instance.SecretEnvReadKey) {
+	if resp.NewState == nil || len(resp.NewState.MsgPack) == 0 || u.dependsOnMore(private) {
 		return nil
 	}
 	applied, err := resp.NewState.Unmarshal(u.stateType)
 	if err != nil {
 		return nil
 	}
-	seen := u.stamped(ctx, readSeenOf(applied, resp.NewState.MsgPack))
+	seen := u.stamped(ctx, u.seenOf(applied, resp.NewState.MsgPack))
 	if seen == nil {
 		return nil // not an instance the shortcut answers: no request
 	}
@@ -80,7 +79,7 @@ func (u *unchangedReads) readBack(ctx context.Context, read readFunc, req *tfpro
 	if v, err := rr.NewState.Unmarshal(u.stateType); err != nil || !v.Equal(applied) {
 		return nil // the next refresh reads in full and answers what Nomad holds
 	}
-	if !samePrivate(private, rr.Private) || privateHasKey(rr.Private, instance.SecretEnvReadKey) {
+	if !samePrivate(private, rr.Private) || u.dependsOnMore(rr.Private) {
 		return nil
 	}
 	if resp.NewIdentity != nil && rr.NewIdentity != nil && !identityEqual(u.identityType, resp.NewIdentity, rr.NewIdentity) {
@@ -103,7 +102,7 @@ func (u *unchangedReads) reuseDifferences(ctx context.Context, read readFunc, re
 	if err1 != nil || err2 != nil {
 		return []string{"a read's state does not decode"}
 	}
-	if f, r := readSeenOf(fv, nil), readSeenOf(rv, nil); f == nil || r == nil || f.Index != r.Index {
+	if f, r := u.seenOf(fv, nil), u.seenOf(rv, nil); f == nil || r == nil || f.Index != r.Index {
 		return nil
 	}
 	diffs := u.differences(fresh, reused)

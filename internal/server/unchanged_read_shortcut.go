@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/berthhq/terraform-provider-berth/internal/provider/instance"
+	"github.com/berthhq/terraform-provider-berth/internal/provider/job"
 	"github.com/berthhq/terraform-provider-berth/internal/provider/shared"
 )
 
@@ -47,10 +48,25 @@ import (
 // state), nor with BERTH_SHORTCUTS=off. Every acceptance test runs with
 // verify on: the framework reads as well, and any difference fails the
 // test.
+//
+// berth_job refreshes the same way: its Read is a function of the state,
+// the private state (the kept parse) and the job at its modify index
+// (drift is the job compared with the jobspec), so a job still at the
+// index its last full read saw reads the same again. The index is asked
+// of the namespace's shared listing (nomadclient.ListedJobModifyIndex),
+// so an unchanged refresh of N resources costs one listing per namespace,
+// not a request per resource; a failed listing falls back to reading the
+// job's own index.
 type unchangedReads struct {
 	typeName     string
 	stateType    tftypes.Type
 	identityType tftypes.Type
+	// seenOf is what to record of a state the type's full read answered
+	// (nil: never answered from a record).
+	seenOf func(v tftypes.Value, raw []byte) *readSeen
+	// moreThanJob is a private state key whose presence says the read
+	// depended on more than the job ("" when none does).
+	moreThanJob string
 	// data is the configured provider's (nil until Configure).
 	data *atomic.Pointer[shared.ProviderData]
 	// build is the provider build's buildKey, recorded and compared.
@@ -78,6 +94,9 @@ type readSeen struct {
 	// region and TLS server name, never a credential): the same job name
 	// at the same index elsewhere is another job.
 	Cluster string `json:"cluster"`
+	// Version is the cluster's Nomad version: berth_job's read parses its
+	// jobspec with the cluster's parser, which an upgrade may change.
+	Version string `json:"version,omitempty"`
 }
 
 func newUnchangedReads(data *atomic.Pointer[shared.ProviderData], version string, verify bool) (*unchangedReads, error) {
@@ -87,7 +106,18 @@ func newUnchangedReads(data *atomic.Pointer[shared.ProviderData], version string
 	}
 	it := instance.Identity.Schema().Type().TerraformType(context.Background())
 	return &unchangedReads{typeName: d.typeName, stateType: d.stateType, identityType: it, data: data,
-		build: buildKey(version), verify: verify}, nil
+		build: buildKey(version), verify: verify, seenOf: readSeenOf, moreThanJob: instance.SecretEnvReadKey}, nil
+}
+
+// newUnchangedJobReads is unchangedReads for berth_job.
+func newUnchangedJobReads(data *atomic.Pointer[shared.ProviderData], version string, verify bool) (*unchangedReads, error) {
+	d, err := jobDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("reading berth_job's schema: %w", err)
+	}
+	it := job.Identity.Schema().Type().TerraformType(context.Background())
+	return &unchangedReads{typeName: d.typeName, stateType: d.stateType, identityType: it, data: data,
+		build: buildKey(version), verify: verify, seenOf: jobReadSeenOf}, nil
 }
 
 // answer returns the refresh of an unchanged instance, or nil when req is
@@ -95,15 +125,18 @@ func newUnchangedReads(data *atomic.Pointer[shared.ProviderData], version string
 func (u *unchangedReads) answer(ctx context.Context, req *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
 	data := u.data.Load()
 	if u.shortcuts.stepsAside(ctx) || data == nil || req.CurrentState == nil || len(req.CurrentState.MsgPack) == 0 ||
-		privateHasKey(req.Private, instance.SecretEnvReadKey) {
+		u.dependsOnMore(req.Private) {
 		return nil
 	}
 	seen, ok := privateReadSeen(req.Private)
 	if !ok || seen.State != stateHash(req.CurrentState.MsgPack) || seen.Build != u.build || seen.Cluster == "" ||
-		seen.Cluster != data.Nomad.ClusterKey(ctx) {
+		seen.Cluster != data.Nomad.ClusterKey(ctx) || seen.Version != data.Nomad.ClusterVersion(ctx) {
 		return nil
 	}
-	index, found, err := data.Nomad.JobModifyIndex(ctx, seen.Namespace, seen.Name)
+	index, found, err := data.Nomad.ListedJobModifyIndex(ctx, seen.Namespace, seen.Name)
+	if err != nil {
+		index, found, err = data.Nomad.JobModifyIndex(ctx, seen.Namespace, seen.Name)
+	}
 	if err != nil || !found || index != seen.Index {
 		return nil // the framework's read says what changed or went wrong
 	}
@@ -135,7 +168,7 @@ func (u *unchangedReads) recordRead(ctx context.Context, req *tfprotov6.ReadReso
 		}
 	}
 	var seen *readSeen
-	if len(resp.Diagnostics) == 0 && resp.Deferred == nil && !privateHasKey(resp.Private, instance.SecretEnvReadKey) &&
+	if len(resp.Diagnostics) == 0 && resp.Deferred == nil && !u.dependsOnMore(resp.Private) &&
 		resp.NewState != nil && len(resp.NewState.MsgPack) > 0 {
 		if v, err := resp.NewState.Unmarshal(u.stateType); err == nil {
 			raw := resp.NewState.MsgPack
@@ -144,7 +177,7 @@ func (u *unchangedReads) recordRead(ctx context.Context, req *tfprotov6.ReadReso
 					raw = req.CurrentState.MsgPack
 				}
 			}
-			seen = u.stamped(ctx, readSeenOf(v, raw))
+			seen = u.stamped(ctx, u.seenOf(v, raw))
 		}
 	}
 	if out, err := withReadSeen(resp.Private, seen); err == nil {
@@ -160,7 +193,7 @@ func (u *unchangedReads) stamped(ctx context.Context, seen *readSeen) *readSeen 
 	if seen == nil || data == nil {
 		return nil
 	}
-	seen.Build, seen.Cluster = u.build, data.Nomad.ClusterKey(ctx)
+	seen.Build, seen.Cluster, seen.Version = u.build, data.Nomad.ClusterKey(ctx), data.Nomad.ClusterVersion(ctx)
 	if seen.Cluster == "" {
 		return nil
 	}
@@ -192,6 +225,29 @@ func readSeenOf(v tftypes.Value, raw []byte) *readSeen {
 	}
 	i, _ := index.Uint64()
 	return &readSeen{Namespace: ns, Name: name, Index: i, State: stateHash(raw)}
+}
+
+// jobReadSeenOf is readSeenOf for a berth_job state: its namespace, name
+// and modify index, all known.
+func jobReadSeenOf(v tftypes.Value, raw []byte) *readSeen {
+	var attrs map[string]tftypes.Value
+	if v.IsNull() || !v.IsFullyKnown() || v.As(&attrs) != nil {
+		return nil
+	}
+	var ns, name string
+	var index big.Float
+	if attrs["namespace"].As(&ns) != nil || attrs["name"].As(&name) != nil || ns == "" || name == "" ||
+		attrs["job_modify_index"].IsNull() || attrs["job_modify_index"].As(&index) != nil {
+		return nil
+	}
+	i, _ := index.Uint64()
+	return &readSeen{Namespace: ns, Name: name, Index: i, State: stateHash(raw)}
+}
+
+// dependsOnMore reports whether raw private state says the read depended
+// on more than the job.
+func (u *unchangedReads) dependsOnMore(raw []byte) bool {
+	return u.moreThanJob != "" && privateHasKey(raw, u.moreThanJob)
 }
 
 func stateHash(msgpack []byte) string {

@@ -60,6 +60,17 @@ func (f *fakeInstanceCluster) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/job/bench-1" && f.job != nil:
 		_, _ = w.Write(f.job)
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/jobs":
+		var stubs []map[string]any
+		if f.job != nil {
+			var j struct {
+				ID             string
+				JobModifyIndex uint64
+			}
+			_ = json.Unmarshal(f.job, &j)
+			stubs = append(stubs, map[string]any{"ID": j.ID, "Namespace": "default", "JobModifyIndex": j.JobModifyIndex})
+		}
+		_ = json.NewEncoder(w).Encode(stubs)
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/vars":
 		var out []api.VariableMetadata
 		for p, present := range f.vars {
@@ -174,6 +185,9 @@ func (p *readProbe) read(t *testing.T, state tftypes.Value, private []byte) *tfp
 
 func (p *readProbe) readDiag(t *testing.T, state tftypes.Value, private []byte) *tfprotov6.ReadResourceResponse {
 	t.Helper()
+	if data := p.srv.configured.Load(); data != nil {
+		data.Nomad.ForgetJobListings() // each refresh here plays a command of its own
+	}
 	resp, err := p.srv.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{
 		TypeName: instanceTypeName(), CurrentState: p.dv(state), Private: private, CurrentIdentity: p.identity,
 	})

@@ -67,7 +67,7 @@ func (r *jobListResource) listed(ctx context.Context, req list.ListRequest, j no
 	}
 	result := req.NewListResult(ctx)
 	result.DisplayName = j.Namespace + "/" + j.ID
-	jobIdentity.Record(ctx, result.Identity, j.Namespace, j.ID, &result.Diagnostics)
+	Identity.Record(ctx, result.Identity, j.Namespace, j.ID, &result.Diagnostics)
 	if !req.IncludeResource {
 		return result, true
 	}

@@ -32,7 +32,7 @@ var (
 func NewJobResource() resource.Resource { return newJobResource() }
 
 func newJobResource() *jobResource {
-	return &jobResource{ResourceBase: shared.NewResourceBase("job"), WithIdentity: shared.WithIdentity{Identity: jobIdentity}}
+	return &jobResource{ResourceBase: shared.NewResourceBase("job"), WithIdentity: shared.WithIdentity{Identity: Identity}}
 }
 
 type jobResource struct {
@@ -40,7 +40,8 @@ type jobResource struct {
 	shared.WithIdentity
 }
 
-var jobIdentity = shared.ResourceIdentity{
+// Identity is berth_job's resource identity.
+var Identity = shared.ResourceIdentity{
 	{Name: "namespace", Doc: "Nomad namespace of the job; default: the provider's namespace.", Optional: true},
 	{Name: "name", Doc: "Job ID."},
 }
@@ -144,8 +145,14 @@ func (r *jobResource) recordOutcome(ctx context.Context, m *jobModel, out workfl
 }
 
 // refresh reads the job into m: its index, version, type and drift.
+// After an apply, the read that checks the apply's state (the server's
+// recordApplied) reads the job the apply read back (shared.AppliedJob).
 func (r *jobResource) refresh(ctx context.Context, m *jobModel, diags *diag.Diagnostics) shared.ReadOutcome {
-	job, err := r.Data.Nomad.GetJob(ctx, m.Namespace.ValueString(), m.Name.ValueString())
+	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
+	job, err := shared.ReadBackJob(ctx, ns, name), error(nil)
+	if job == nil {
+		job, err = r.Data.Nomad.GetJob(ctx, ns, name)
+	}
 	if err != nil {
 		shared.AddNomadError(diags, "Could not read the job", err)
 		return shared.ObjectUnread
@@ -153,6 +160,7 @@ func (r *jobResource) refresh(ctx context.Context, m *jobModel, diags *diag.Diag
 	if job == nil {
 		return shared.ObjectGone
 	}
+	shared.RecordAppliedJob(ctx, job)
 	return r.recordJob(ctx, m, job, diags)
 }
 

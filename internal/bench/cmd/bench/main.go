@@ -65,6 +65,7 @@ func run(args []string) (bool, error) {
 	baseline := fs.String("baseline", "", "JSON from an earlier run: fail any berth figure more than 10% worse")
 	work := fs.String("work", "", "scratch directory (default: a temporary one, removed at the end)")
 	growth := fs.Bool("growth", false, "growth mode: every job has a constraint no node meets, so it registers but never places; only the variants that do not wait run")
+	rtt := fs.Duration("rtt", 0, "round-trip time added to every request (e.g. 25ms): a cluster across a network")
 	nsFlag := fs.String("ns", "", "growth mode at each of these comma-separated N in turn, then the growth table (implies -growth, replaces -n)")
 	if err := fs.Parse(args); err != nil {
 		return false, err
@@ -139,14 +140,14 @@ func run(args []string) (bool, error) {
 		r, err := bench.NewRunner(bench.Options{
 			Terraform: tfPath, N: n, Runs: *runs, Parallelism: *par, Work: workN,
 			NomadAddr: addr, AgentPID: pid, Berth: *provider, Peer: *peer, Base: *baseBin, Only: onlyList,
-			Growth: *growth, PprofDir: os.Getenv("BERTH_PPROF_DIR"), Progress: os.Stderr,
+			Growth: *growth, RTT: *rtt, PprofDir: os.Getenv("BERTH_PPROF_DIR"), Progress: os.Stderr,
 		})
 		if err != nil {
 			return false, err
 		}
 		samples, runErr := r.Run(ctx)
 		rep := bench.NewReport(r.Variants(), samples)
-		rep.N, rep.Runs, rep.Parallelism, rep.CPUs, rep.Growth = n, *runs, *par, runtime.NumCPU(), *growth
+		rep.N, rep.Runs, rep.Parallelism, rep.CPUs, rep.Growth, rep.RTT = n, *runs, *par, runtime.NumCPU(), *growth, *rtt
 		rep.Terraform, rep.Nomad = terraformVersion(tfPath), r.NomadVersion(ctx)
 		_ = r.Close()
 		if runErr != nil {
@@ -157,10 +158,13 @@ func run(args []string) (bool, error) {
 			g.Print(os.Stderr)
 			return false, runErr
 		}
-		if *growth {
+		switch {
+		case *growth && *rtt > 0:
+			failed = rep.Print(os.Stdout, rep.RemoteTargets(*peer != "")) || failed
+		case *growth:
 			// The targets are those of the placing bench: not judged here.
 			rep.Print(os.Stdout, nil)
-		} else {
+		default:
 			failed = rep.Print(os.Stdout, rep.Targets(*peer != "", base))
 		}
 		g.Reports = append(g.Reports, rep)
