@@ -58,7 +58,7 @@ func (u *unchangedReads) readBack(ctx context.Context, read readFunc, req *tfpro
 		return nil
 	}
 	seen := u.stamped(ctx, u.seenOf(applied, resp.NewState.MsgPack))
-	if seen == nil {
+	if seen == nil || u.repeats != nil && !u.repeats(applied, private) {
 		return nil // not an instance the shortcut answers: no request
 	}
 	rreq := &tfprotov6.ReadResourceRequest{

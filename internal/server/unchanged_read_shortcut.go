@@ -67,6 +67,9 @@ type unchangedReads struct {
 	// moreThanJob is a private state key whose presence says the read
 	// depended on more than the job ("" when none does).
 	moreThanJob string
+	// repeats, when set, says whether a read that answered a state with
+	// its private state answers the same again for the same job.
+	repeats func(state tftypes.Value, private []byte) bool
 	// data is the configured provider's (nil until Configure).
 	data *atomic.Pointer[shared.ProviderData]
 	// build is the provider build's buildKey, recorded and compared.
@@ -117,7 +120,7 @@ func newUnchangedJobReads(data *atomic.Pointer[shared.ProviderData], version str
 	}
 	it := job.Identity.Schema().Type().TerraformType(context.Background())
 	return &unchangedReads{typeName: d.typeName, stateType: d.stateType, identityType: it, data: data,
-		build: buildKey(version), verify: verify, seenOf: jobReadSeenOf}, nil
+		build: buildKey(version), verify: verify, seenOf: jobReadSeenOf, repeats: job.ReadRepeats}, nil
 }
 
 // answer returns the refresh of an unchanged instance, or nil when req is
@@ -177,7 +180,9 @@ func (u *unchangedReads) recordRead(ctx context.Context, req *tfprotov6.ReadReso
 					raw = req.CurrentState.MsgPack
 				}
 			}
-			seen = u.stamped(ctx, u.seenOf(v, raw))
+			if u.repeats == nil || u.repeats(v, resp.Private) {
+				seen = u.stamped(ctx, u.seenOf(v, raw))
+			}
 		}
 	}
 	if out, err := withReadSeen(resp.Private, seen); err == nil {

@@ -1,6 +1,12 @@
 package job
 
-import "github.com/hashicorp/terraform-plugin-go/tftypes"
+import (
+	"encoding/json"
+
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/berthhq/terraform-provider-berth/internal/jobspec"
+)
 
 // What the provider's unchanged-plan shortcut (internal/provider's
 // unchanged_plan_shortcut.go) needs from berth_job besides the resource
@@ -21,4 +27,23 @@ func PlanKeepsUnchanged(prior tftypes.Value) bool {
 	var drift []tftypes.Value
 	d := attrs["drift"]
 	return d.IsKnown() && !d.IsNull() && d.As(&drift) == nil && len(drift) == 0
+}
+
+// ReadRepeats reports whether Read of state, with raw private state (as
+// the protocol carries it), answers the same again while the job keeps
+// its modify index: its jobspec is JSON (decoded, never evaluated) or its
+// parse is kept in private state, which only a jobspec that parses to the
+// same job every time is (jobspec.Keep). A jobspec that calls uuidv4()
+// parses to another job on every read.
+func ReadRepeats(state tftypes.Value, private []byte) bool {
+	var attrs map[string]tftypes.Value
+	var format string
+	if state.As(&attrs) != nil || attrs["format"].As(&format) != nil {
+		return false
+	}
+	if format == jobspec.FormatJSON {
+		return true
+	}
+	var keys map[string][]byte
+	return len(private) > 0 && json.Unmarshal(private, &keys) == nil && len(keys[parseKey]) > 0
 }
