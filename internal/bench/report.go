@@ -397,17 +397,19 @@ func (rep Report) Print(w io.Writer, targets []Target) bool {
 	}
 
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Plan requests by endpoint (a run with the median count):")
-	for _, r := range rep.Rows {
-		m := r.Median[Plan]
-		if m.Requests == 0 {
-			continue
+	fmt.Fprintln(w, "Requests by endpoint (a run with the median count):")
+	for _, ph := range Phases {
+		for _, r := range rep.Rows {
+			m := r.Median[ph]
+			if m.Requests == 0 {
+				continue
+			}
+			var parts []string
+			for _, e := range ByEndpoint(m.Endpoints) {
+				parts = append(parts, fmt.Sprintf("%s ×%d", e.Endpoint, e.Requests))
+			}
+			fmt.Fprintf(w, "  %-8s %-13s %s\n", string(ph)+":", r.Key+":", strings.Join(parts, ", "))
 		}
-		var parts []string
-		for _, e := range ByEndpoint(m.Endpoints) {
-			parts = append(parts, fmt.Sprintf("%s ×%d", e.Endpoint, e.Requests))
-		}
-		fmt.Fprintf(w, "  %-13s %s\n", r.Key+":", strings.Join(parts, ", "))
 	}
 	for _, r := range rep.Rows {
 		if r.Median[Plan].PlanChanged {

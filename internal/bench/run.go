@@ -304,9 +304,6 @@ func (r *Runner) command(ctx context.Context, v Variant, run int, ph Phase, args
 	s.AgentCPU = agentCPU(r.o.AgentPID) - agent0
 	s.Endpoints, s.Chain = r.proxy.Reset()
 	s.Requests = Total(s.Endpoints)
-	if ph != Plan {
-		s.Endpoints = nil // only plans' breakdowns are reported
-	}
 	var exit *exec.ExitError
 	if ph == Plan && errors.As(runErr, &exit) && exit.ExitCode() == 2 {
 		s.PlanChanged, runErr = true, nil
