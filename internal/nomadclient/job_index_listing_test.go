@@ -154,7 +154,7 @@ func TestListedJobModifyIndex_aFailedListingIsAnErrorTheCallerReadsPast(t *testi
 	}
 }
 
-func TestListedJobModifyIndex_aCancelledWaiterDoesNotEndTheListing(t *testing.T) {
+func TestListedJobModifyIndex_aWaiterGivingUpDoesNotEndTheListing(t *testing.T) {
 	f := newFakeNomad(t)
 	release := make(chan struct{})
 	f.handle("GET /v1/jobs", func(w http.ResponseWriter, r *http.Request) {
@@ -173,7 +173,7 @@ func TestListedJobModifyIndex_aCancelledWaiterDoesNotEndTheListing(t *testing.T)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, _, err := c.ListedJobModifyIndex(ctx, "default", "web-1"); err == nil {
-		t.Error("a cancelled waiter got an answer")
+		t.Error("a waiter whose context ended got an answer")
 	}
 	close(release)
 	if err := <-first; err != nil {
