@@ -69,6 +69,8 @@ tests=(
 	TestAccNodePoolDataSource_matchesNomad
 	TestAccCSIPluginDataSource_waitForHealthy
 	TestAccScalingPolicyDataSource_asNomadSays
+	# The refresh of unchanged jobs from one job listing, and a changed one found.
+	TestAccRefresh_sharedListingFindsTheOneChangedJob
 	# Nomad's own jobspecs, of the agent's version.
 	'TestAccJob_corpus.*'
 	# What only the newer Nomad has, and the node intro tokens.
