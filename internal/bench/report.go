@@ -341,15 +341,7 @@ func (rep Report) Print(w io.Writer, targets []Target) bool {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Requests / the longest chain of them in sequence (each sent after the one before was answered; across a network a command waits at least that many round trips):")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| | create | plan | change one | destroy |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
-	for _, r := range rep.Rows {
-		cells := []string{r.Label}
-		for _, ph := range Phases {
-			cells = append(cells, fmt.Sprintf("%d / %d", r.Median[ph].Requests, r.Median[ph].Chain))
-		}
-		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
-	}
+	rep.phaseTable(w, false, func(m Sample) string { return fmt.Sprintf("%d / %d", m.Requests, m.Chain) })
 
 	floor, hasFloor := rep.row(KeyFloor)
 	fmt.Fprintln(w)
@@ -372,29 +364,15 @@ func (rep Report) Print(w io.Writer, targets []Target) bool {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "CPU seconds (user+sys, median): terraform / plugins / Nomad agent:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| | create | plan | change one | destroy |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
-	for _, r := range rep.Rows {
-		cells := []string{r.Label}
-		for _, ph := range Phases {
-			m := r.Median[ph]
-			cells = append(cells, fmt.Sprintf("%.2f / %.2f / %.2f", m.TerraformCPU.Seconds(), m.PluginCPU.Seconds(), m.AgentCPU.Seconds()))
-		}
-		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
-	}
+	rep.phaseTable(w, false, func(m Sample) string {
+		return fmt.Sprintf("%.2f / %.2f / %.2f", m.TerraformCPU.Seconds(), m.PluginCPU.Seconds(), m.AgentCPU.Seconds())
+	})
 
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Peak resident memory of the plugin (MiB, median; the largest plugin process of the command):")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| | create | plan | change one | destroy |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
-	for _, r := range rep.Rows {
-		if r.Key == KeyFloor {
-			continue // terraform_data is built into Terraform: no plugin
-		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", r.Label, mib(r.Median[Apply].PluginPeak), mib(r.Median[Plan].PluginPeak),
-			mib(r.Median[Change].PluginPeak), mib(r.Median[Destroy].PluginPeak))
-	}
+	// terraform_data is built into Terraform: no plugin.
+	rep.phaseTable(w, true, func(m Sample) string { return mib(m.PluginPeak) })
 
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Requests by endpoint (a run with the median count):")
@@ -435,6 +413,23 @@ func (rep Report) Print(w io.Writer, targets []Target) bool {
 		failed = failed || t.Failed()
 	}
 	return failed
+}
+
+// phaseTable writes a table of a cell per phase for every row (but the
+// floor's, with noFloor).
+func (rep Report) phaseTable(w io.Writer, noFloor bool, cell func(Sample) string) {
+	fmt.Fprintln(w, "| | create | plan | change one | destroy |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+	for _, r := range rep.Rows {
+		if noFloor && r.Key == KeyFloor {
+			continue
+		}
+		cells := []string{r.Label}
+		for _, ph := range Phases {
+			cells = append(cells, cell(r.Median[ph]))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
 }
 
 // mib formats bytes as MiB ("–" for unknown).

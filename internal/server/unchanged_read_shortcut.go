@@ -103,24 +103,35 @@ type readSeen struct {
 }
 
 func newUnchangedReads(data *atomic.Pointer[shared.ProviderData], version string, verify bool) (*unchangedReads, error) {
-	d, err := instanceDefaults()
+	u, err := newReadsOf(instanceDefaults, instance.Identity, data, version, verify)
 	if err != nil {
-		return nil, fmt.Errorf("reading berth_instance's schema: %w", err)
+		return nil, err
 	}
-	it := instance.Identity.Schema().Type().TerraformType(context.Background())
-	return &unchangedReads{typeName: d.typeName, stateType: d.stateType, identityType: it, data: data,
-		build: buildKey(version), verify: verify, seenOf: readSeenOf, moreThanJob: instance.SecretEnvReadKey}, nil
+	u.seenOf, u.moreThanJob = readSeenOf, instance.SecretEnvReadKey
+	return u, nil
 }
 
 // newUnchangedJobReads is unchangedReads for berth_job.
 func newUnchangedJobReads(data *atomic.Pointer[shared.ProviderData], version string, verify bool) (*unchangedReads, error) {
-	d, err := jobDefaults()
+	u, err := newReadsOf(jobDefaults, job.Identity, data, version, verify)
 	if err != nil {
-		return nil, fmt.Errorf("reading berth_job's schema: %w", err)
+		return nil, err
 	}
-	it := job.Identity.Schema().Type().TerraformType(context.Background())
+	u.seenOf, u.repeats = jobReadSeenOf, job.ReadRepeats
+	return u, nil
+}
+
+// newReadsOf is the unchanged-read shortcut of the type defaults reads,
+// without its record rules.
+func newReadsOf(defaults func() (*plannedType, error), identity shared.ResourceIdentity,
+	data *atomic.Pointer[shared.ProviderData], version string, verify bool) (*unchangedReads, error) {
+	d, err := defaults()
+	if err != nil {
+		return nil, fmt.Errorf("reading a resource's schema: %w", err)
+	}
+	it := identity.Schema().Type().TerraformType(context.Background())
 	return &unchangedReads{typeName: d.typeName, stateType: d.stateType, identityType: it, data: data,
-		build: buildKey(version), verify: verify, seenOf: jobReadSeenOf, repeats: job.ReadRepeats}, nil
+		build: buildKey(version), verify: verify}, nil
 }
 
 // answer returns the refresh of an unchanged instance, or nil when req is
