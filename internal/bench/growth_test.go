@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +23,10 @@ import (
 func TestGrowthJobspecHasTheNeverConstraint(t *testing.T) {
 	parse := func(spec string) *api.Job {
 		t.Helper()
-		// As Terraform renders the heredoc for count.index = 0.
+		// As Terraform renders the heredoc for count.index = 0 (and the
+		// change variable unset).
 		spec = strings.ReplaceAll(spec, "${count.index}", "0")
+		spec = strings.ReplaceAll(spec, "${"+memoryExpr+"}", strconv.Itoa(jobMemory))
 		spec = strings.ReplaceAll(spec, "$${", "${")
 		job, _, err := jobspec.Parse(jobspec.Spec{Source: spec}, clusterParser(t))
 		if err != nil {
