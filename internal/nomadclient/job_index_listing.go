@@ -2,6 +2,7 @@ package nomadclient
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -79,13 +80,9 @@ func (c *Client) ListedJobModifyIndex(ctx context.Context, namespace, id string)
 }
 
 var (
-	errNoListings   = sentinel("this client shares no job listings")
-	errListingStale = sentinel("the client wrote to Nomad since the job listing was made")
+	errNoListings   = errors.New("this client shares no job listings")
+	errListingStale = errors.New("the client wrote to Nomad since the job listing was made")
 )
-
-type sentinel string
-
-func (s sentinel) Error() string { return string(s) }
 
 // get returns the namespace's listing, asking for a new one (in this
 // goroutine; later callers wait for it) when there is none or the one
